@@ -1,0 +1,43 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Wirelens",
+    products: [
+        .executable(name: "wirelens", targets: ["wirelens"]),
+        .library(name: "WirelensCore", targets: ["WirelensCore"]),
+        .library(name: "WirelensProbe", targets: ["WirelensProbe"]),
+        .library(name: "WirelensReport", targets: ["WirelensReport"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        .target(name: "CCurlShim", dependencies: ["CCurl"]),
+        .systemLibrary(
+            name: "CPcap",
+            pkgConfig: "libpcap",
+            providers: [.apt(["libpcap-dev"])]
+        ),
+        .target(name: "WirelensCore"),
+        .target(name: "WirelensProbe", dependencies: ["WirelensCore", "CCurl", "CCurlShim"]),
+        .target(name: "WirelensReport", dependencies: ["WirelensCore"]),
+        .executableTarget(
+            name: "wirelens",
+            dependencies: [
+                "WirelensCore", "WirelensProbe", "WirelensReport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "WirelensCoreTests", dependencies: ["WirelensCore"]),
+        .testTarget(name: "WirelensReportTests", dependencies: ["WirelensCore", "WirelensReport"]),
+        .testTarget(name: "WirelensProbeTests", dependencies: ["WirelensCore", "WirelensProbe"]),
+        .testTarget(name: "WirelensCLITests", dependencies: ["WirelensCore"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

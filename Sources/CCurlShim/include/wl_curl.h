@@ -1,0 +1,47 @@
+/// Typed wrappers for libcurl's variadic setopt/getinfo calls.
+///
+/// Swift cannot call C variadic functions, and passing a value of the wrong
+/// width through `...` is undefined behaviour. Each wrapper takes exactly the
+/// type libcurl documents for its option family (`long`, `curl_off_t`, a
+/// pointer, a string, or a callback of the right prototype).
+#ifndef WL_CURL_H
+#define WL_CURL_H
+
+#include <curl/curl.h>
+
+CURLcode wl_easy_setopt_long(CURL *handle, CURLoption option, long value);
+CURLcode wl_easy_setopt_off(CURL *handle, CURLoption option, curl_off_t value);
+CURLcode wl_easy_setopt_ptr(CURL *handle, CURLoption option, void *value);
+CURLcode wl_easy_setopt_str(CURL *handle, CURLoption option, const char *value);
+CURLcode wl_easy_setopt_slist(CURL *handle, CURLoption option, struct curl_slist *value);
+
+/// WRITEFUNCTION, HEADERFUNCTION and READFUNCTION share this prototype.
+CURLcode wl_easy_setopt_data_cb(CURL *handle, CURLoption option, curl_write_callback cb);
+CURLcode wl_easy_setopt_debug_cb(CURL *handle, curl_debug_callback cb);
+CURLcode wl_easy_setopt_prereq_cb(CURL *handle, curl_prereq_callback cb);
+CURLcode wl_easy_setopt_seek_cb(CURL *handle, curl_seek_callback cb);
+CURLcode wl_easy_setopt_xferinfo_cb(CURL *handle, curl_xferinfo_callback cb);
+
+CURLcode wl_easy_getinfo_long(CURL *handle, CURLINFO info, long *out);
+CURLcode wl_easy_getinfo_off(CURL *handle, CURLINFO info, curl_off_t *out);
+CURLcode wl_easy_getinfo_double(CURL *handle, CURLINFO info, double *out);
+CURLcode wl_easy_getinfo_str(CURL *handle, CURLINFO info, const char **out);
+CURLcode wl_easy_getinfo_ptr(CURL *handle, CURLINFO info, void **out);
+
+CURLMcode wl_multi_setopt_long(CURLM *multi, CURLMoption option, long value);
+
+/// The value of the CURL_PREREQFUNC_OK macro (Swift does not import it).
+int wl_prereq_ok(void);
+/// The value of CURL_READFUNC_ABORT.
+size_t wl_readfunc_abort(void);
+/// The value of CURL_SEEKFUNC_OK / CURL_SEEKFUNC_FAIL / CURL_SEEKFUNC_CANTSEEK.
+int wl_seekfunc_ok(void);
+int wl_seekfunc_cantseek(void);
+/// CURL_HTTP_VERSION_* and CURLPIPE_* constants as plain longs.
+long wl_http_version_1_1(void);
+long wl_http_version_2tls(void);
+long wl_http_version_2_prior_knowledge(void);
+long wl_pipe_nothing(void);
+long wl_pipe_multiplex(void);
+
+#endif

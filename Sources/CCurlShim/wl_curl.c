@@ -1,0 +1,31 @@
+#include "wl_curl.h"
+
+CURLcode wl_easy_setopt_long(CURL *h, CURLoption o, long v) { return curl_easy_setopt(h, o, v); }
+CURLcode wl_easy_setopt_off(CURL *h, CURLoption o, curl_off_t v) { return curl_easy_setopt(h, o, v); }
+CURLcode wl_easy_setopt_ptr(CURL *h, CURLoption o, void *v) { return curl_easy_setopt(h, o, v); }
+CURLcode wl_easy_setopt_str(CURL *h, CURLoption o, const char *v) { return curl_easy_setopt(h, o, v); }
+CURLcode wl_easy_setopt_slist(CURL *h, CURLoption o, struct curl_slist *v) { return curl_easy_setopt(h, o, v); }
+
+CURLcode wl_easy_setopt_data_cb(CURL *h, CURLoption o, curl_write_callback cb) { return curl_easy_setopt(h, o, cb); }
+CURLcode wl_easy_setopt_debug_cb(CURL *h, curl_debug_callback cb) { return curl_easy_setopt(h, CURLOPT_DEBUGFUNCTION, cb); }
+CURLcode wl_easy_setopt_prereq_cb(CURL *h, curl_prereq_callback cb) { return curl_easy_setopt(h, CURLOPT_PREREQFUNCTION, cb); }
+CURLcode wl_easy_setopt_seek_cb(CURL *h, curl_seek_callback cb) { return curl_easy_setopt(h, CURLOPT_SEEKFUNCTION, cb); }
+CURLcode wl_easy_setopt_xferinfo_cb(CURL *h, curl_xferinfo_callback cb) { return curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, cb); }
+
+CURLcode wl_easy_getinfo_long(CURL *h, CURLINFO i, long *out) { return curl_easy_getinfo(h, i, out); }
+CURLcode wl_easy_getinfo_off(CURL *h, CURLINFO i, curl_off_t *out) { return curl_easy_getinfo(h, i, out); }
+CURLcode wl_easy_getinfo_double(CURL *h, CURLINFO i, double *out) { return curl_easy_getinfo(h, i, out); }
+CURLcode wl_easy_getinfo_str(CURL *h, CURLINFO i, const char **out) { return curl_easy_getinfo(h, i, out); }
+CURLcode wl_easy_getinfo_ptr(CURL *h, CURLINFO i, void **out) { return curl_easy_getinfo(h, i, out); }
+
+CURLMcode wl_multi_setopt_long(CURLM *m, CURLMoption o, long v) { return curl_multi_setopt(m, o, v); }
+
+int wl_prereq_ok(void) { return CURL_PREREQFUNC_OK; }
+size_t wl_readfunc_abort(void) { return CURL_READFUNC_ABORT; }
+int wl_seekfunc_ok(void) { return CURL_SEEKFUNC_OK; }
+int wl_seekfunc_cantseek(void) { return CURL_SEEKFUNC_CANTSEEK; }
+long wl_http_version_1_1(void) { return CURL_HTTP_VERSION_1_1; }
+long wl_http_version_2tls(void) { return CURL_HTTP_VERSION_2TLS; }
+long wl_http_version_2_prior_knowledge(void) { return CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE; }
+long wl_pipe_nothing(void) { return CURLPIPE_NOTHING; }
+long wl_pipe_multiplex(void) { return CURLPIPE_MULTIPLEX; }

@@ -1,0 +1,43 @@
+/// A limit of this run's measurements that a reader should know, with a stable identifier.
+public struct Caveat: Sendable, Codable, Equatable {
+    public var id: String
+    public var text: String
+
+    public init(id: String, text: String) {
+        self.id = id
+        self.text = text
+    }
+
+    /// The caveats that follow from the libcurl in use and the run's options.
+    public static func applicable(libcurl: LibcurlDescription, options: ProbeOptions, hasUploads: Bool) -> [Caveat] {
+        var list: [Caveat] = []
+        let v = libcurl.versionTriple ?? (0, 0, 0)
+        func older(_ major: Int, _ minor: Int) -> Bool { (v.0, v.1) < (major, minor) }
+        if older(8, 6) {
+            list.append(Caveat(id: "queue-time", text: "libcurl \(libcurl.version) has no CURLINFO_QUEUE_TIME_T: "
+                + "queue wait is measured by Wirelens from the moment a transfer is added to the moment libcurl "
+                + "starts it (derived from CURLOPT_PREREQFUNCTION and PRETRANSFER)."))
+        }
+        if older(8, 3), hasUploads {
+            list.append(Caveat(id: "starttransfer-upload", text: "libcurl \(libcurl.version) stamps STARTTRANSFER "
+                + "at the first upload byte; responseStart comes from Wirelens' own clock (first response header)."))
+        }
+        if older(8, 10) {
+            list.append(Caveat(id: "request-end", text: "libcurl \(libcurl.version) has no POSTTRANSFER time: "
+                + "requestEnd is the moment the last request byte was written (libcurl's debug callback)."))
+        }
+        if older(8, 2) {
+            list.append(Caveat(id: "connection-id", text: "libcurl \(libcurl.version) has no CURLINFO_CONN_ID: "
+                + "connectionId is the number in libcurl's debug text, unique within this run only."))
+        }
+        if older(8, 7), options.proxy != nil {
+            list.append(Caveat(id: "used-proxy", text: "libcurl \(libcurl.version) has no CURLINFO_USED_PROXY: "
+                + "proxyConnection follows the configuration, not what libcurl did."))
+        }
+        if options.httpVersion != .http1_1 && options.multiplex {
+            list.append(Caveat(id: "h2-phases", text: "On a multiplexed HTTP/2 connection the streams share one "
+                + "TCP connection; per-stream send and receive phases overlap and do not add up to wall time."))
+        }
+        return list
+    }
+}

@@ -1,0 +1,24 @@
+import Foundation
+
+/// Parses durations written like `500ms`, `15s`, `2m`, `1.5s` or a bare number of seconds.
+public enum DurationText {
+    /// Returns the duration in microseconds, or nil if the text is not a non-negative duration.
+    public static func parseMicroseconds(_ text: String) -> Int64? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
+        guard !trimmed.isEmpty else { return nil }
+        let digitsEnd = trimmed.firstIndex(where: { !($0.isNumber || $0 == ".") }) ?? trimmed.endIndex
+        guard let number = Double(trimmed[..<digitsEnd]), number >= 0, number.isFinite else { return nil }
+        let unitMicros: [String: Double] = ["": 1e6, "s": 1e6, "ms": 1e3, "us": 1, "µs": 1, "m": 60e6, "min": 60e6, "h": 3600e6]
+        guard let multiplier = unitMicros[String(trimmed[digitsEnd...])] else { return nil }
+        let value = number * multiplier
+        guard value < 9.0e18 else { return nil }
+        return Int64(value.rounded())
+    }
+
+    /// Formats microseconds for a person: `850µs`, `12.3ms`, `4.20s`.
+    public static func format(micros: Int64) -> String {
+        if micros < 1000 { return "\(micros)µs" }
+        if micros < 1_000_000 { return "\(Format.fixed(Double(micros) / 1000, digits: micros < 100_000 ? 1 : 0))ms" }
+        return "\(Format.fixed(Double(micros) / 1e6, digits: 2))s"
+    }
+}

@@ -1,0 +1,48 @@
+/// What kind of failure ended a transaction or task; the JSON value is the raw value.
+public enum ErrorClass: String, Sendable, Codable, CaseIterable, Comparable {
+    case dns
+    case connect
+    case tls
+    case proxy
+    case connectTimeout = "timeout.connect"
+    case idleTimeout = "timeout.idle"
+    case totalTimeout = "timeout.total"
+    case network
+    case `protocol`
+    case http
+    case file
+    case cancelled
+    case other
+
+    public static func < (lhs: ErrorClass, rhs: ErrorClass) -> Bool { lhs.rawValue < rhs.rawValue }
+
+    /// True for failures that may pass on a second try: connect errors, timeouts, dropped connections.
+    public var isTransient: Bool {
+        switch self {
+        case .connect, .connectTimeout, .idleTimeout, .network: true
+        default: false
+        }
+    }
+}
+
+/// A failure of a transaction or a task.
+public struct TransferError: Sendable, Codable, Equatable {
+    /// The failure's class.
+    public var errorClass: ErrorClass
+    /// libcurl's CURLcode, when libcurl reported the failure.
+    public var curlCode: Int?
+    /// A one-line, redacted description.
+    public var message: String
+
+    public init(errorClass: ErrorClass, curlCode: Int? = nil, message: String) {
+        self.errorClass = errorClass
+        self.curlCode = curlCode
+        self.message = message
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case errorClass = "class"
+        case curlCode
+        case message
+    }
+}

@@ -1,0 +1,65 @@
+/// The documented exit codes of the `wirelens` command.
+public enum ExitStatus: Int32, Sendable, CaseIterable {
+    /// Every task finished with a non-error status.
+    case success = 0
+    /// Bad usage: unknown option, bad value, malformed URL, unsupported scheme.
+    case usage = 2
+    /// A local file could not be read or written (upload file, output, report, CA file).
+    case localFile = 3
+    /// At least one task ended with an HTTP status of 400 or more (and no transport failure).
+    case httpError = 4
+    /// Name resolution failed.
+    case dns = 5
+    /// The connection failed: refused, unreachable, reset, proxy failure.
+    case connect = 6
+    /// TLS failed: handshake error or certificate verification.
+    case tls = 7
+    /// A connect, idle or total timeout expired.
+    case timeout = 8
+    /// Another transfer failure (protocol error, unexpected reply).
+    case transfer = 9
+    /// An internal error: a bug; please report it.
+    case internalError = 70
+    /// Interrupted by SIGINT or SIGTERM; the report holds what was gathered until then.
+    case interrupted = 130
+
+    /// The exit code for a transport failure of the given class.
+    public static func forError(_ errorClass: ErrorClass) -> ExitStatus {
+        switch errorClass {
+        case .dns: .dns
+        case .connect, .proxy, .network: .connect
+        case .tls: .tls
+        case .connectTimeout, .idleTimeout, .totalTimeout: .timeout
+        case .http: .httpError
+        case .file: .localFile
+        case .cancelled: .interrupted
+        case .protocol, .other: .transfer
+        }
+    }
+
+    /// The exit code for a finished run: the first transport failure in task order wins over HTTP error statuses.
+    public static func forTasks(_ tasks: [TaskRecord], interrupted: Bool) -> ExitStatus {
+        if interrupted { return .interrupted }
+        if let failure = tasks.lazy.compactMap(\.error).first(where: { $0.errorClass != .http }) {
+            return forError(failure.errorClass)
+        }
+        return tasks.contains { $0.error?.errorClass == .http } ? .httpError : .success
+    }
+
+    /// One line per code for help texts and the README.
+    public var meaning: String {
+        switch self {
+        case .success: "every task finished with a status below 400"
+        case .usage: "bad usage: unknown option, bad value, malformed URL, unsupported scheme"
+        case .localFile: "a local file could not be read or written (upload, output, report, CA file)"
+        case .httpError: "a task ended with an HTTP status of 400 or more"
+        case .dns: "name resolution failed"
+        case .connect: "connection failed: refused, unreachable, reset, or the proxy failed"
+        case .tls: "TLS failed: handshake error or certificate verification"
+        case .timeout: "a connect, idle or total timeout expired"
+        case .transfer: "another transfer failure (protocol error, unexpected reply)"
+        case .internalError: "internal error (a bug)"
+        case .interrupted: "interrupted (SIGINT/SIGTERM); the report holds what was gathered"
+        }
+    }
+}

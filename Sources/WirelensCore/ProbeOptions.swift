@@ -1,0 +1,61 @@
+/// The engine's per-run options: concurrency, connection limits, protocol, timeouts, retries and TLS.
+public struct ProbeOptions: Sendable, Codable, Equatable {
+    /// Tasks in flight at once.
+    public var concurrency: Int = 1
+    /// CURLMOPT_MAX_HOST_CONNECTIONS; nil is unlimited.
+    public var maxHostConnections: Int?
+    /// CURLMOPT_MAX_TOTAL_CONNECTIONS; nil is unlimited.
+    public var maxConnections: Int?
+    /// The HTTP version asked for.
+    public var httpVersion: HTTPVersion = .auto
+    /// Keep connections alive and reuse them; false opens a fresh connection per transaction and closes it after.
+    public var reuseConnections = true
+    /// Multiplex HTTP/2 streams over one connection.
+    public var multiplex = true
+    /// Connect timeout in microseconds (DNS, TCP and TLS); nil is libcurl's default of 300 s.
+    public var connectTimeout: Int64?
+    /// Fails a transaction when no byte moves for this many microseconds (like timeoutIntervalForRequest).
+    public var idleTimeout: Int64?
+    /// Fails a task that lasts longer than this many microseconds, redirects and retries included
+    /// (like timeoutIntervalForResource).
+    public var totalTimeout: Int64?
+    /// Retries for connect errors, timeouts, 5xx and 429.
+    public var retry = RetryPolicy()
+    /// Redirects followed by the engine, one transaction each; 0 follows none.
+    public var maxRedirects = 10
+    /// Proxy URL (redacted in reports).
+    public var proxy: String?
+    /// CA bundle file used to verify servers.
+    public var caFile: String?
+    /// Skip TLS certificate verification (off unless asked).
+    public var insecure = false
+    /// Extra request headers (redacted in reports).
+    public var headers: [HeaderField] = []
+    /// Send `Expect: 100-continue` before request bodies, as libcurl does by default.
+    public var expectContinue = true
+    /// Keep each transaction's response headers in the report.
+    public var includeResponseHeaders = false
+    /// The User-Agent header.
+    public var userAgent = "wirelens/\(WirelensVersion.current)"
+
+    public init() {}
+
+    private enum CodingKeys: String, CodingKey {
+        case concurrency, maxHostConnections, maxConnections, httpVersion, reuseConnections, multiplex
+        case connectTimeout = "connectTimeoutUs", idleTimeout = "idleTimeoutUs", totalTimeout = "totalTimeoutUs"
+        case retry, maxRedirects, proxy, caFile, insecure, headers, expectContinue, includeResponseHeaders, userAgent
+    }
+
+    /// A copy fit for a report: secrets in headers and the proxy URL are masked.
+    public var redacted: ProbeOptions {
+        var copy = self
+        copy.headers = Redactor.headers(headers)
+        copy.proxy = proxy.map(Redactor.url)
+        return copy
+    }
+}
+
+/// The version of Wirelens itself.
+public enum WirelensVersion {
+    public static let current = "0.1.0"
+}

@@ -1,0 +1,74 @@
+import Foundation
+
+/// Removes secrets from headers, URLs and messages before they reach a report or a log.
+public enum Redactor {
+    /// What a redacted value is replaced with.
+    public static let mask = "[REDACTED]"
+
+    private static let exactNames: Set<String> = ["authorization", "proxy-authorization", "cookie", "set-cookie"]
+    private static let nameFragments = ["token", "signature", "secret", "key", "password", "passwd", "auth",
+                                        "session", "credential", "sig"]
+
+    /// True when a header or query parameter of this name carries a secret.
+    public static func isSensitive(name: String) -> Bool {
+        let lower = name.lowercased()
+        if exactNames.contains(lower) { return true }
+        return nameFragments.contains { lower.contains($0) }
+    }
+
+    /// The header with its value masked when its name is sensitive.
+    public static func header(_ field: HeaderField) -> HeaderField {
+        isSensitive(name: field.name) ? HeaderField(name: field.name, value: mask) : field
+    }
+
+    /// The headers with sensitive values masked.
+    public static func headers(_ fields: [HeaderField]) -> [HeaderField] {
+        fields.map(header)
+    }
+
+    /// The URL with a password in its user info and the values of sensitive query parameters masked.
+    public static func url(_ text: String) -> String {
+        var rest = Substring(text)
+        var fragment = ""
+        if let hash = rest.firstIndex(of: "#") {
+            fragment = String(rest[hash...])
+            rest = rest[..<hash]
+        }
+        var query: Substring?
+        if let mark = rest.firstIndex(of: "?") {
+            query = rest[rest.index(after: mark)...]
+            rest = rest[..<mark]
+        }
+        var result = redactUserInfo(String(rest))
+        if let query {
+            let parts = query.split(separator: "&", omittingEmptySubsequences: false).map { part -> String in
+                guard let eq = part.firstIndex(of: "=") else { return String(part) }
+                let name = String(part[..<eq])
+                let decoded = name.removingPercentEncoding ?? name
+                return isSensitive(name: decoded) ? "\(name)=\(mask)" : String(part)
+            }
+            result += "?" + parts.joined(separator: "&")
+        }
+        return result + fragment
+    }
+
+    /// Masks the password of `scheme://user:password@host`.
+    private static func redactUserInfo(_ text: String) -> String {
+        guard let schemeEnd = text.range(of: "://") else { return text }
+        let authorityStart = schemeEnd.upperBound
+        let authorityEnd = text[authorityStart...].firstIndex(of: "/") ?? text.endIndex
+        let authority = text[authorityStart..<authorityEnd]
+        guard let at = authority.lastIndex(of: "@") else { return text }
+        let userInfo = authority[..<at]
+        let user = userInfo.split(separator: ":", maxSplits: 1).first.map(String.init) ?? ""
+        let masked = userInfo.contains(":") ? "\(user):\(mask)" : user
+        return String(text[..<authorityStart]) + masked + String(authority[at...]) + String(text[authorityEnd...])
+    }
+
+    /// Masks URLs and `Name: value` secrets that appear inside free text, such as libcurl's error messages.
+    public static func message(_ text: String) -> String {
+        text.split(separator: " ", omittingEmptySubsequences: false).map { word -> String in
+            word.contains("://") ? url(String(word)) : String(word)
+        }.joined(separator: " ")
+    }
+}

@@ -1,0 +1,213 @@
+/// JSON coding of reports: wall-clock instants as RFC 3339 text with microseconds, durations in ms.
+extension Report: Codable {
+    private enum CodingKeys: String, CodingKey {
+        case schema, tool, libcurl, command, startedAt, endedAt, interrupted, configuration, caveats, summary, tasks
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(schema, forKey: .schema)
+        try c.encode(tool, forKey: .tool)
+        try c.encode(libcurl, forKey: .libcurl)
+        try c.encode(command, forKey: .command)
+        try c.encode(WallClock.iso8601(micros: startedAt), forKey: .startedAt)
+        try c.encode(WallClock.iso8601(micros: endedAt), forKey: .endedAt)
+        try c.encode(interrupted, forKey: .interrupted)
+        try c.encode(configuration, forKey: .configuration)
+        try c.encode(caveats, forKey: .caveats)
+        try c.encode(summary, forKey: .summary)
+        try c.encode(tasks, forKey: .tasks)
+    }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        schema = try c.decode(String.self, forKey: .schema)
+        guard schema == Report.schemaID else {
+            throw DecodingError.dataCorruptedError(forKey: .schema, in: c,
+                                                   debugDescription: "not a \(Report.schemaID) document")
+        }
+        tool = try c.decode(Tool.self, forKey: .tool)
+        libcurl = try c.decode(LibcurlDescription.self, forKey: .libcurl)
+        command = try c.decode(String.self, forKey: .command)
+        startedAt = try decodeInstant(c, .startedAt)
+        endedAt = try decodeInstant(c, .endedAt)
+        interrupted = try c.decode(Bool.self, forKey: .interrupted)
+        configuration = try c.decode(RunConfiguration.self, forKey: .configuration)
+        caveats = try c.decode([Caveat].self, forKey: .caveats)
+        summary = try c.decode(Summary.self, forKey: .summary)
+        tasks = try c.decode([TaskRecord].self, forKey: .tasks)
+    }
+}
+
+/// Decodes an RFC 3339 instant written by `WallClock.iso8601(micros:)`.
+func decodeInstant<K: CodingKey>(_ c: KeyedDecodingContainer<K>, _ key: K) throws -> Int64 {
+    let text = try c.decode(String.self, forKey: key)
+    guard let micros = WallClock.parseISO8601(text) else {
+        throw DecodingError.dataCorruptedError(forKey: key, in: c, debugDescription: "bad timestamp \(text)")
+    }
+    return micros
+}
+
+extension TaskRecord: Codable {
+    private enum CodingKeys: String, CodingKey {
+        case index, url, method, startedAt, endedAt, durationMs, redirectCount, retries, statusCode, error,
+             transactions
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(index, forKey: .index)
+        try c.encode(url, forKey: .url)
+        try c.encode(method, forKey: .method)
+        try c.encode(WallClock.iso8601(micros: startedAt), forKey: .startedAt)
+        try c.encode(WallClock.iso8601(micros: endedAt), forKey: .endedAt)
+        try c.encode(Format.millis(fromMicros: duration), forKey: .durationMs)
+        try c.encode(redirectCount, forKey: .redirectCount)
+        try c.encode(retries, forKey: .retries)
+        try c.encode(statusCode, forKey: .statusCode)
+        try c.encode(error, forKey: .error)
+        try c.encode(transactions.map { TransactionCoding(metrics: $0, taskStart: startedAt) }, forKey: .transactions)
+    }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            index: try c.decode(Int.self, forKey: .index), url: try c.decode(String.self, forKey: .url),
+            method: try c.decode(String.self, forKey: .method), startedAt: try decodeInstant(c, .startedAt),
+            endedAt: try decodeInstant(c, .endedAt), redirectCount: try c.decode(Int.self, forKey: .redirectCount),
+            retries: try c.decode(Int.self, forKey: .retries),
+            statusCode: try c.decodeIfPresent(Int.self, forKey: .statusCode),
+            error: try c.decodeIfPresent(TransferError.self, forKey: .error),
+            transactions: try c.decode([TransactionCoding].self, forKey: .transactions).map(\.metrics))
+    }
+}
+
+/// A transaction as JSON: its timeline both as wall-clock timestamps and as offsets from its task's start.
+struct TransactionCoding: Codable {
+    var metrics: TransactionMetrics
+    var taskStart: Int64
+
+    init(metrics: TransactionMetrics, taskStart: Int64) {
+        self.metrics = metrics
+        self.taskStart = taskStart
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case kind, url, method, timestamps, offsetsMs, phasesMs, networkProtocolName, reusedConnection, connectionId,
+             proxyConnection, localAddress, localPort, remoteAddress, remotePort, tlsVersion, tlsCipher, alpn,
+             statusCode, requestHeaderBytes, requestBodyBytes, responseHeaderBytes, responseBodyBytes,
+             uploadBytesPerSecond, downloadBytesPerSecond, expectContinueWaitMs, curlTimersUs, responseHeaders, error
+    }
+
+    private struct DynamicKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    func encode(to encoder: Encoder) throws {
+        let m = metrics
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(m.kind, forKey: .kind)
+        try c.encode(m.url, forKey: .url)
+        try c.encode(m.method, forKey: .method)
+        var stamps = c.nestedContainer(keyedBy: DynamicKey.self, forKey: .timestamps)
+        for field in m.timeline.fields {
+            try stamps.encode(field.value.map { WallClock.iso8601(micros: $0) }, forKey: DynamicKey(stringValue: field.name))
+        }
+        var offsets = c.nestedContainer(keyedBy: DynamicKey.self, forKey: .offsetsMs)
+        for field in m.timeline.fields {
+            try offsets.encode(field.value.map { Format.millis(fromMicros: $0 - taskStart) },
+                               forKey: DynamicKey(stringValue: field.name))
+        }
+        try c.encode(m.phases, forKey: .phasesMs)
+        try c.encode(m.networkProtocolName, forKey: .networkProtocolName)
+        try c.encode(m.reusedConnection, forKey: .reusedConnection)
+        try c.encode(m.connectionId, forKey: .connectionId)
+        try c.encode(m.proxyConnection, forKey: .proxyConnection)
+        try c.encode(m.localAddress, forKey: .localAddress)
+        try c.encode(m.localPort, forKey: .localPort)
+        try c.encode(m.remoteAddress, forKey: .remoteAddress)
+        try c.encode(m.remotePort, forKey: .remotePort)
+        try c.encode(m.tlsVersion, forKey: .tlsVersion)
+        try c.encode(m.tlsCipher, forKey: .tlsCipher)
+        try c.encode(m.alpn, forKey: .alpn)
+        try c.encode(m.statusCode, forKey: .statusCode)
+        try c.encode(m.requestHeaderBytes, forKey: .requestHeaderBytes)
+        try c.encode(m.requestBodyBytes, forKey: .requestBodyBytes)
+        try c.encode(m.responseHeaderBytes, forKey: .responseHeaderBytes)
+        try c.encode(m.responseBodyBytes, forKey: .responseBodyBytes)
+        try c.encode(m.uploadSpeed.map { $0.rounded() }, forKey: .uploadBytesPerSecond)
+        try c.encode(m.downloadSpeed.map { $0.rounded() }, forKey: .downloadBytesPerSecond)
+        try c.encode(m.expectContinueWait.map(Format.millis(fromMicros:)), forKey: .expectContinueWaitMs)
+        try c.encode(CurlTimersCoding(m.curlTimers), forKey: .curlTimersUs)
+        if let headers = m.responseHeaders { try c.encode(headers, forKey: .responseHeaders) }
+        try c.encode(m.error, forKey: .error)
+    }
+
+    init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let stamps = try c.nestedContainer(keyedBy: DynamicKey.self, forKey: .timestamps)
+        var fields: [String: Int64] = [:]
+        for key in stamps.allKeys {
+            if let text = try stamps.decodeIfPresent(String.self, forKey: key), let micros = WallClock.parseISO8601(text) {
+                fields[key.stringValue] = micros
+            }
+        }
+        guard let timeline = Timeline(fields: fields) else {
+            throw DecodingError.dataCorruptedError(forKey: .timestamps, in: c, debugDescription: "no fetchStart")
+        }
+        var m = TransactionMetrics(
+            kind: try c.decode(TransactionKind.self, forKey: .kind), url: try c.decode(String.self, forKey: .url),
+            method: try c.decode(String.self, forKey: .method), timeline: timeline,
+            phases: try c.decode(Phases.self, forKey: .phasesMs),
+            reusedConnection: try c.decode(Bool.self, forKey: .reusedConnection),
+            proxyConnection: try c.decode(Bool.self, forKey: .proxyConnection),
+            curlTimers: try c.decode(CurlTimersCoding.self, forKey: .curlTimersUs).timers)
+        m.networkProtocolName = try c.decodeIfPresent(String.self, forKey: .networkProtocolName)
+        m.connectionId = try c.decodeIfPresent(Int.self, forKey: .connectionId)
+        m.localAddress = try c.decodeIfPresent(String.self, forKey: .localAddress)
+        m.localPort = try c.decodeIfPresent(Int.self, forKey: .localPort)
+        m.remoteAddress = try c.decodeIfPresent(String.self, forKey: .remoteAddress)
+        m.remotePort = try c.decodeIfPresent(Int.self, forKey: .remotePort)
+        m.tlsVersion = try c.decodeIfPresent(String.self, forKey: .tlsVersion)
+        m.tlsCipher = try c.decodeIfPresent(String.self, forKey: .tlsCipher)
+        m.alpn = try c.decodeIfPresent(String.self, forKey: .alpn)
+        m.statusCode = try c.decodeIfPresent(Int.self, forKey: .statusCode)
+        m.requestHeaderBytes = try c.decode(Int64.self, forKey: .requestHeaderBytes)
+        m.requestBodyBytes = try c.decode(Int64.self, forKey: .requestBodyBytes)
+        m.responseHeaderBytes = try c.decode(Int64.self, forKey: .responseHeaderBytes)
+        m.responseBodyBytes = try c.decode(Int64.self, forKey: .responseBodyBytes)
+        m.expectContinueWait = try c.decodeIfPresent(Double.self, forKey: .expectContinueWaitMs)
+            .map { Int64(($0 * 1000).rounded()) }
+        m.responseHeaders = try c.decodeIfPresent([HeaderField].self, forKey: .responseHeaders)
+        m.error = try c.decodeIfPresent(TransferError.self, forKey: .error)
+        metrics = m
+        taskStart = timeline.fetchStart
+    }
+}
+
+/// libcurl's timers in µs as JSON.
+struct CurlTimersCoding: Codable {
+    var nameLookup: Int64
+    var connect: Int64
+    var appConnect: Int64
+    var preTransfer: Int64
+    var startTransfer: Int64
+    var total: Int64
+
+    init(_ t: CurlTimers) {
+        nameLookup = t.nameLookup
+        connect = t.connect
+        appConnect = t.appConnect
+        preTransfer = t.preTransfer
+        startTransfer = t.startTransfer
+        total = t.total
+    }
+
+    var timers: CurlTimers {
+        CurlTimers(nameLookup: nameLookup, connect: connect, appConnect: appConnect, preTransfer: preTransfer,
+                   startTransfer: startTransfer, total: total)
+    }
+}

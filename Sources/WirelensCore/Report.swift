@@ -1,0 +1,64 @@
+/// A probe run's report: the document behind `--format json`, schema `wirelens.report/1`.
+public struct Report: Sendable, Equatable {
+    /// The schema identifier written in every report.
+    public static let schemaID = "wirelens.report/1"
+
+    public var schema = Report.schemaID
+    public var tool = Tool()
+    public var libcurl: LibcurlDescription
+    public var command: String
+    /// Wall-clock µs when the run started and ended.
+    public var startedAt: Int64
+    public var endedAt: Int64
+    /// True when SIGINT/SIGTERM ended the run early; `tasks` holds what had finished.
+    public var interrupted: Bool
+    public var configuration: RunConfiguration
+    public var caveats: [Caveat]
+    public var summary: Summary
+    public var tasks: [TaskRecord]
+
+    public init(libcurl: LibcurlDescription, command: String, startedAt: Int64, endedAt: Int64, interrupted: Bool,
+                configuration: RunConfiguration, caveats: [Caveat], tasks: [TaskRecord]) {
+        self.libcurl = libcurl
+        self.command = command
+        self.startedAt = startedAt
+        self.endedAt = endedAt
+        self.interrupted = interrupted
+        self.configuration = configuration
+        self.caveats = caveats
+        self.tasks = tasks
+        self.summary = Summary.build(tasks: tasks)
+    }
+
+    /// The program that wrote the report.
+    public struct Tool: Sendable, Codable, Equatable {
+        public var name = "wirelens"
+        public var version = WirelensVersion.current
+    }
+}
+
+/// What a run was asked to do, redacted, as recorded in its report.
+public struct RunConfiguration: Sendable, Codable, Equatable {
+    /// The URLs (redacted).
+    public var urls: [String]
+    public var method: String
+    /// The request body: "none", "file" or "generated".
+    public var body: String
+    public var bodyPath: String?
+    public var bodyBytes: Int64
+    public var repeatCount: Int
+    public var options: ProbeOptions
+
+    public init(urls: [String], method: String, body: BodySource, repeatCount: Int, options: ProbeOptions) {
+        self.urls = urls.map(Redactor.url)
+        self.method = method
+        switch body {
+        case .none: self.body = "none"
+        case .file(let path, _): self.body = "file"; bodyPath = path
+        case .generated: self.body = "generated"
+        }
+        bodyBytes = body.size
+        self.repeatCount = repeatCount
+        self.options = options.redacted
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+
+/// Decides whether and when a failed transaction is tried again: exponential backoff with jitter, Retry-After honoured.
+public struct RetryPolicy: Sendable, Codable, Equatable {
+    /// How many times a task may be retried after its first attempt.
+    public var maxRetries: Int
+    /// The first backoff delay in microseconds; it doubles with each retry.
+    public var baseDelay: Int64
+    /// The largest backoff delay in microseconds, and the largest Retry-After honoured.
+    public var maxDelay: Int64
+
+    private enum CodingKeys: String, CodingKey {
+        case maxRetries, baseDelay = "baseDelayUs", maxDelay = "maxDelayUs"
+    }
+
+    public init(maxRetries: Int = 0, baseDelay: Int64 = 250_000, maxDelay: Int64 = 30_000_000) {
+        self.maxRetries = maxRetries
+        self.baseDelay = baseDelay
+        self.maxDelay = maxDelay
+    }
+
+    /// True when the outcome is worth another try: a transient transport failure, a 5xx or a 429.
+    public static func isRetryable(error: ErrorClass?, status: Int?) -> Bool {
+        if let error, error != .http { return error.isTransient }
+        guard let status else { return false }
+        return status == 429 || (500...599).contains(status)
+    }
+
+    /// The delay in microseconds before retry number `retry` (1-based), or nil when no retry is due.
+    ///
+    /// - Parameters:
+    ///   - retryAfter: the server's Retry-After in microseconds, which replaces the backoff when present.
+    ///   - unit: a number in [0, 1) for the jitter; the backoff is `d/2 + unit * d/2` with `d = base * 2^(retry-1)`.
+    public func delay(retry: Int, error: ErrorClass?, status: Int?, retryAfter: Int64?, unit: Double) -> Int64? {
+        guard retry <= maxRetries, Self.isRetryable(error: error, status: status) else { return nil }
+        if let retryAfter { return min(max(0, retryAfter), maxDelay) }
+        let exponent = min(retry - 1, 30)
+        let full = min(maxDelay, baseDelay.multipliedReportingOverflow(by: Int64(1) << exponent).overflow
+                       ? maxDelay : baseDelay << exponent)
+        let half = full / 2
+        return half + Int64(Double(full - half) * min(max(unit, 0), 0.999_999))
+    }
+
+    /// Parses a Retry-After value (delay-seconds or an IMF-fixdate) into microseconds from `nowMicros`.
+    public static func parseRetryAfter(_ value: String, nowMicros: Int64) -> Int64? {
+        let trimmed = value.trimmingCharacters(in: .whitespaces)
+        if let seconds = Int64(trimmed), seconds >= 0 { return seconds * 1_000_000 }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        guard let date = formatter.date(from: trimmed) else { return nil }
+        return max(0, Int64(date.timeIntervalSince1970 * 1e6) - nowMicros)
+    }
+}

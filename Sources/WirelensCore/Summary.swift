@@ -1,0 +1,105 @@
+/// Aggregates of a run: phase percentiles, throughput, connection reuse, statuses and errors.
+public struct Summary: Sendable, Codable, Equatable {
+    public var tasks: Int
+    public var succeeded: Int
+    public var failed: Int
+    public var transactions: Int
+    /// From the first task's start to the last task's end, in ms.
+    public var wallTimeMs: Double
+    /// Tasks finished per second of wall time.
+    public var tasksPerSecond: Double
+    public var requestBodyBytes: Int64
+    public var responseBodyBytes: Int64
+    /// Request body bytes per second of wall time.
+    public var uploadBytesPerSecond: Double
+    /// Response body bytes per second of wall time.
+    public var downloadBytesPerSecond: Double
+    /// Per-phase statistics in ms, over the transactions in which the phase happened.
+    public var phases: [String: PhaseStats]
+    public var connections: ConnectionSummary
+    /// Final status codes by count.
+    public var statusCodes: [String: Int]
+    /// Failed tasks by error class.
+    public var errors: [String: Int]
+    /// Transactions by protocol name.
+    public var protocols: [String: Int]
+
+    /// Connection figures of a run.
+    public struct ConnectionSummary: Sendable, Codable, Equatable {
+        /// Transactions that opened a new connection.
+        public var opened: Int
+        /// Transactions that reused a pooled connection.
+        public var reused: Int
+        /// Distinct connections seen (by connection number and 4-tuple).
+        public var distinct: Int
+        /// The most connections open at once, each counted from its handshake to its last response byte.
+        public var maxOpenAtOnce: Int
+    }
+
+    /// Builds the summary of a run's tasks.
+    public static func build(tasks: [TaskRecord]) -> Summary {
+        let transactions = tasks.flatMap(\.transactions)
+        let start = tasks.map(\.startedAt).min() ?? 0
+        let end = tasks.map(\.endedAt).max() ?? start
+        let wallMicros = max(end - start, 1)
+        let seconds = Double(wallMicros) / 1e6
+        let up = transactions.reduce(Int64(0)) { $0 + $1.requestBodyBytes }
+        let down = transactions.reduce(Int64(0)) { $0 + $1.responseBodyBytes }
+        var phases: [String: PhaseStats] = [:]
+        for name in Phases.names {
+            let values = transactions.compactMap { $0.phases.value(named: name) }.map(Double.init)
+            if let stats = PhaseStats(values) { phases[name] = stats.scaled(by: 1000) }
+        }
+        var statuses: [String: Int] = [:]
+        var errors: [String: Int] = [:]
+        for task in tasks {
+            if let status = task.statusCode { statuses[String(status), default: 0] += 1 }
+            if let error = task.error { errors[error.errorClass.rawValue, default: 0] += 1 }
+        }
+        var protocols: [String: Int] = [:]
+        for tx in transactions {
+            if let name = tx.networkProtocolName { protocols[name, default: 0] += 1 }
+        }
+        let failed = tasks.filter { !$0.succeeded }.count
+        return Summary(
+            tasks: tasks.count, succeeded: tasks.count - failed, failed: failed, transactions: transactions.count,
+            wallTimeMs: Double(wallMicros) / 1000, tasksPerSecond: Double(tasks.count) / seconds,
+            requestBodyBytes: up, responseBodyBytes: down,
+            uploadBytesPerSecond: Double(up) / seconds, downloadBytesPerSecond: Double(down) / seconds,
+            phases: phases, connections: connectionSummary(transactions), statusCodes: statuses,
+            errors: errors, protocols: protocols)
+    }
+
+    /// The key that identifies a transaction's connection: libcurl's number plus the 4-tuple.
+    public static func connectionKey(_ tx: TransactionMetrics) -> String? {
+        guard let port = tx.localPort else { return nil }
+        return "\(tx.connectionId.map(String.init) ?? "?")|\(tx.localAddress ?? ""):\(port)|"
+            + "\(tx.remoteAddress ?? ""):\(tx.remotePort ?? 0)"
+    }
+
+    private static func connectionSummary(_ transactions: [TransactionMetrics]) -> ConnectionSummary {
+        var spans: [String: (Int64, Int64)] = [:]
+        for tx in transactions {
+            guard let key = connectionKey(tx) else { continue }
+            let start = tx.timeline.connectStart ?? tx.timeline.requestStart ?? tx.timeline.fetchStart
+            let end = tx.timeline.responseEnd ?? tx.timeline.requestEnd ?? start
+            if let span = spans[key] {
+                spans[key] = (min(span.0, start), max(span.1, end))
+            } else {
+                spans[key] = (start, end)
+            }
+        }
+        // Sweep: +1 at each start, -1 at each end; ends sort before starts at the same instant.
+        let events = spans.values.flatMap { [($0.0, 1), ($0.1, -1)] }.sorted { ($0.0, $0.1) < ($1.0, $1.1) }
+        var open = 0
+        var peak = 0
+        for event in events {
+            open += event.1
+            peak = max(peak, open)
+        }
+        return ConnectionSummary(
+            opened: transactions.filter(\.openedConnection).count,
+            reused: transactions.filter(\.reusedConnection).count,
+            distinct: spans.count, maxOpenAtOnce: peak)
+    }
+}

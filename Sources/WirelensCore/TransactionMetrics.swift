@@ -1,0 +1,70 @@
+/// Everything measured about one HTTP request/response exchange, after URLSessionTaskTransactionMetrics.
+public struct TransactionMetrics: Sendable, Equatable {
+    public var kind: TransactionKind
+    /// The URL requested (redacted).
+    public var url: String
+    public var method: String
+    /// When each step happened (wall clock, µs since the epoch; nil if it did not happen).
+    public var timeline: Timeline
+    /// The phase durations in µs.
+    public var phases: Phases
+    /// "http/1.1", "h2" or "http/1.0"; nil when no response arrived.
+    public var networkProtocolName: String?
+    /// True when the connection came from the pool.
+    public var reusedConnection: Bool
+    /// libcurl's connection number (`#N` in its debug text); unique within a run.
+    public var connectionId: Int?
+    /// True when the request went through a proxy.
+    public var proxyConnection: Bool
+    public var localAddress: String?
+    public var localPort: Int?
+    public var remoteAddress: String?
+    public var remotePort: Int?
+    /// The negotiated TLS version, e.g. "TLSv1.3".
+    public var tlsVersion: String?
+    /// The negotiated TLS cipher suite.
+    public var tlsCipher: String?
+    /// The protocol chosen by ALPN, e.g. "h2".
+    public var alpn: String?
+    /// The final response's status code.
+    public var statusCode: Int?
+    public var requestHeaderBytes: Int64 = 0
+    public var requestBodyBytes: Int64 = 0
+    public var responseHeaderBytes: Int64 = 0
+    public var responseBodyBytes: Int64 = 0
+    /// Time in µs between the request headers and the first body byte when `Expect: 100-continue` was sent.
+    public var expectContinueWait: Int64?
+    /// libcurl's own cumulative timers, for comparison with `curl -w`.
+    public var curlTimers: CurlTimers
+    /// Response headers (redacted), when asked for.
+    public var responseHeaders: [HeaderField]?
+    /// Why the transaction failed, if it did.
+    public var error: TransferError?
+
+    public init(kind: TransactionKind, url: String, method: String, timeline: Timeline, phases: Phases,
+                reusedConnection: Bool, proxyConnection: Bool, curlTimers: CurlTimers) {
+        self.kind = kind
+        self.url = url
+        self.method = method
+        self.timeline = timeline
+        self.phases = phases
+        self.reusedConnection = reusedConnection
+        self.proxyConnection = proxyConnection
+        self.curlTimers = curlTimers
+    }
+
+    /// Request body bytes per second over the send phase.
+    public var uploadSpeed: Double? {
+        guard requestBodyBytes > 0, let send = phases.send, send > 0 else { return nil }
+        return Double(requestBodyBytes) * 1e6 / Double(send)
+    }
+
+    /// Response body bytes per second over the receive phase.
+    public var downloadSpeed: Double? {
+        guard responseBodyBytes > 0, let receive = phases.receive, receive > 0 else { return nil }
+        return Double(responseBodyBytes) * 1e6 / Double(receive)
+    }
+
+    /// True when this transaction opened its own connection.
+    public var openedConnection: Bool { !reusedConnection && timeline.connectEnd != nil }
+}
