@@ -34,6 +34,11 @@ public struct Caveat: Sendable, Codable, Equatable {
             list.append(Caveat(id: "used-proxy", text: "libcurl \(libcurl.version) has no CURLINFO_USED_PROXY: "
                 + "proxyConnection follows the configuration, not what libcurl did."))
         }
+        if options.httpVersion == .http2PriorKnowledge, libcurl.h2cReuseBroken {
+            list.append(Caveat(id: "h2c-no-reuse", text: "libcurl \(libcurl.version) fails every transfer that joins "
+                + "an existing h2c prior-knowledge connection (\"Error in the HTTP2 framing layer\", fixed in curl 8.0.0): "
+                + "Wirelens opens a fresh connection per transaction for h2c, so h2c reuse and multiplexing are not measured."))
+        }
         if options.httpVersion != .http1_1 && options.multiplex {
             list.append(Caveat(id: "h2-phases", text: "On a multiplexed HTTP/2 connection the streams share one "
                 + "TCP connection; per-stream send and receive phases overlap and do not add up to wall time."))

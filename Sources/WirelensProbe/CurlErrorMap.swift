@@ -1,0 +1,22 @@
+import WirelensCore
+
+/// Maps libcurl's CURLcode values to Wirelens' error classes.
+public enum CurlErrorMap {
+    /// The class of a failed transfer's CURLcode; `connected` tells whether a connection was ready when it failed.
+    public static func classify(code: Int, connected: Bool) -> ErrorClass {
+        switch code {
+        case 5: .proxy                       // COULDNT_RESOLVE_PROXY
+        case 6: .dns                         // COULDNT_RESOLVE_HOST
+        case 7: .connect                     // COULDNT_CONNECT
+        case 8, 16, 92, 47, 1, 3: .protocol  // WEIRD_SERVER_REPLY, HTTP2, HTTP2_STREAM, TOO_MANY_REDIRECTS, …
+        case 18, 52, 55, 56: .network        // PARTIAL_FILE, GOT_NOTHING, SEND_ERROR, RECV_ERROR
+        case 23, 26: .file                   // WRITE_ERROR, READ_ERROR (local file)
+        case 77: .file                       // SSL_CACERT_BADFILE
+        case 28: connected ? .totalTimeout : .connectTimeout
+        case 35, 58, 59, 60, 64, 66, 80, 83, 90, 91, 98: .tls
+        case 42: .cancelled                  // ABORTED_BY_CALLBACK
+        case 97: .proxy                      // PROXY
+        default: .other
+        }
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+
+/// Reads the facts libcurl 7.88 only tells in its verbose text: connection numbers, TLS version, cipher and ALPN.
+public enum DebugText {
+    /// One fact found in a line of libcurl's informational text.
+    public enum Fact: Equatable, Sendable {
+        /// A new connection got number N ("Connected to host (ip) port p (#N)").
+        case connected(id: Int)
+        /// An existing connection N was taken from the pool ("Re-using existing connection #N with host …").
+        case reused(id: Int)
+        /// "SSL connection using TLSv1.3 / TLS_AES_256_GCM_SHA384".
+        case tls(version: String, cipher: String?)
+        /// "ALPN: server accepted h2" (or the older "ALPN, server accepted to use h2").
+        case alpn(String)
+    }
+
+    /// The fact in one line of CURLINFO_TEXT, or nil when the line carries none that Wirelens uses.
+    public static func parse(_ line: Substring) -> Fact? {
+        if line.hasPrefix("Connected to "), let id = connectionNumber(in: line) {
+            return .connected(id: id)
+        }
+        if line.hasPrefix("Re-using existing connection"), let id = connectionNumber(in: line) {
+            return .reused(id: id)
+        }
+        if let range = line.range(of: "SSL connection using ") {
+            let rest = line[range.upperBound...].trimmingCharacters(in: .whitespacesAndNewlines)
+            let parts = rest.components(separatedBy: " / ")
+            guard let version = parts.first, !version.isEmpty else { return nil }
+            return .tls(version: version, cipher: parts.count > 1 ? parts[1] : nil)
+        }
+        if line.hasPrefix("ALPN"), let range = line.range(of: "server accepted ") {
+            var rest = line[range.upperBound...].trimmingCharacters(in: .whitespacesAndNewlines)
+            if rest.hasPrefix("to use ") { rest.removeFirst("to use ".count) }
+            return rest.isEmpty ? nil : .alpn(rest)
+        }
+        return nil
+    }
+
+    /// The number after the first `#` in the line, as libcurl prints connection numbers.
+    static func connectionNumber(in line: Substring) -> Int? {
+        guard let hash = line.firstIndex(of: "#") else { return nil }
+        let digits = line[line.index(after: hash)...].prefix { $0.isNumber }
+        return Int(digits)
+    }
+
+    /// True when request header text sent by libcurl asks for `100-continue`.
+    public static func asksForContinue(_ headerText: Substring) -> Bool {
+        headerText.range(of: "expect: 100-continue", options: .caseInsensitive) != nil
+    }
+}

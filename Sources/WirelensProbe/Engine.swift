@@ -1,0 +1,442 @@
+import CCurl
+import CCurlShim
+import Foundation
+import WirelensCore
+
+/// Runs HTTP transfers through one libcurl multi handle owned by a single loop thread.
+///
+/// The rest of the code talks to it with async/await (`run(_:)`) and `cancel()`. Redirects and retries are
+/// followed by the engine itself, so each hop and each attempt is its own transaction.
+public final class Engine: @unchecked Sendable {
+    public let options: ProbeOptions
+    /// The clock pairing used to turn the engine's monotonic stamps into wall-clock time.
+    public let anchor: ClockAnchor
+
+    private let multi: UnsafeMutableRawPointer
+    private let lock = NSLock()
+    private var inbox: [Command] = []
+    private var loopThread: Thread?
+    private let finished = NSCondition()
+    private var loopDone = false
+
+    // Owned by the loop thread.
+    private var pending: [TaskState] = []
+    private var pendingHead = 0
+    private var active: [UnsafeMutableRawPointer: TransferContext] = [:]
+    private var waiting: [TaskState] = []
+    private var tasksInFlight = 0
+    private var cancelled = false
+    private var nextTaskIndex = 0
+    private var connectionTLS: [Int: (version: String?, cipher: String?, alpn: String?)] = [:]
+    private var random = SystemRandomNumberGenerator()
+
+    private enum Command {
+        case submit([TaskSpec], Batch)
+        case cancel
+        case shutdown
+    }
+
+    /// Creates the multi handle with the run's connection limits and starts the loop thread.
+    public init(options: ProbeOptions) throws(ProbeError) {
+        try Libcurl.initialize()
+        guard let multi = curl_multi_init() else { throw ProbeError.engine("curl_multi_init returned NULL") }
+        self.multi = multi
+        self.options = options
+        anchor = MonotonicClock.anchor()
+        func set(_ option: CURLMoption, _ value: Int, _ name: String) throws(ProbeError) {
+            let code = wl_multi_setopt_long(multi, option, value)
+            guard code == CURLM_OK else {
+                throw ProbeError.engine("\(name): \(String(cString: curl_multi_strerror(code)))")
+            }
+        }
+        do {
+            if let limit = options.maxHostConnections {
+                try set(CURLMOPT_MAX_HOST_CONNECTIONS, limit, "max host connections")
+            }
+            if let limit = options.maxConnections {
+                try set(CURLMOPT_MAX_TOTAL_CONNECTIONS, limit, "max connections")
+            }
+            try set(CURLMOPT_PIPELINING, options.multiplex ? wl_pipe_multiplex() : wl_pipe_nothing(), "multiplexing")
+            try set(CURLMOPT_MAXCONNECTS, max(options.concurrency, options.maxConnections ?? 0, 8), "connection cache")
+        } catch {
+            curl_multi_cleanup(multi)
+            throw error
+        }
+        let thread = Thread { [unowned self] in self.loop() }
+        thread.name = "wirelens-engine"
+        loopThread = thread
+        thread.start()
+    }
+
+    deinit {
+        post(.shutdown)
+        finished.lock()
+        while !loopDone { finished.wait() }
+        finished.unlock()
+        curl_multi_cleanup(multi)
+    }
+
+    /// Runs the tasks, at most `options.concurrency` at a time, and returns their records in task order.
+    ///
+    /// After `cancel()`, in-flight tasks end as cancelled, tasks not yet started are dropped, and this returns
+    /// what was gathered.
+    public func run(_ specs: [TaskSpec], onTaskFinished: (@Sendable (TaskRecord) -> Void)? = nil) async -> [TaskRecord] {
+        guard !specs.isEmpty else { return [] }
+        return await withCheckedContinuation { continuation in
+            let batch = Batch(count: specs.count, onTaskFinished: onTaskFinished) { records in
+                continuation.resume(returning: records)
+            }
+            post(.submit(specs, batch))
+        }
+    }
+
+    /// Stops the run: transfers in flight end as cancelled and no new task starts. Safe from any thread.
+    public func cancel() {
+        post(.cancel)
+    }
+
+    private func post(_ command: Command) {
+        lock.lock()
+        inbox.append(command)
+        lock.unlock()
+        curl_multi_wakeup(multi)
+    }
+
+    // MARK: The loop
+
+    private func loop() {
+        var running = true
+        while running {
+            lock.lock()
+            let commands = inbox
+            inbox.removeAll(keepingCapacity: true)
+            lock.unlock()
+            for command in commands {
+                switch command {
+                case .submit(let specs, let batch): enqueue(specs, batch)
+                case .cancel: cancelAll()
+                case .shutdown: running = false
+                }
+            }
+            if !running { break }
+            startReadyWork()
+            var stillRunning: Int32 = 0
+            curl_multi_perform(multi, &stillRunning)
+            collectFinishedTransfers()
+            enforceTimeouts()
+            startReadyWork()
+            curl_multi_poll(multi, nil, 0, pollTimeoutMillis(), nil)
+        }
+        cancelAll()
+        finished.lock()
+        loopDone = true
+        finished.broadcast()
+        finished.unlock()
+    }
+
+    private func enqueue(_ specs: [TaskSpec], _ batch: Batch) {
+        for (slot, spec) in specs.enumerated() {
+            let task = TaskState(index: nextTaskIndex, spec: spec, batch: batch, batchSlot: slot)
+            nextTaskIndex += 1
+            if cancelled {
+                batch.settle(slot: slot, record: nil)
+            } else {
+                pending.append(task)
+            }
+        }
+    }
+
+    /// Starts pending tasks up to the concurrency limit, and retries whose backoff has passed.
+    private func startReadyWork() {
+        if !waiting.isEmpty {
+            let now = MonotonicClock.now()
+            var stillWaiting: [TaskState] = []
+            for task in waiting {
+                if let due = task.retryDue, due <= now {
+                    task.retryDue = nil
+                    startTransaction(task, kind: .retry)
+                } else {
+                    stillWaiting.append(task)
+                }
+            }
+            waiting = stillWaiting
+        }
+        while tasksInFlight < max(1, options.concurrency), pendingHead < pending.count {
+            let task = pending[pendingHead]
+            pendingHead += 1
+            tasksInFlight += 1
+            task.started = MonotonicClock.now()
+            if let total = options.totalTimeout { task.deadline = task.started + total * 1000 }
+            startTransaction(task, kind: .initial)
+        }
+        if pendingHead > 4096, pendingHead * 2 > pending.count {
+            pending.removeFirst(pendingHead)
+            pendingHead = 0
+        }
+    }
+
+    private func pollTimeoutMillis() -> Int32 {
+        var next = Int64.max
+        for task in waiting { next = min(next, task.retryDue ?? .max) }
+        if options.idleTimeout != nil || options.totalTimeout != nil {
+            for ctx in active.values {
+                next = min(next, ctx.task.deadline)
+                if let idle = options.idleTimeout, ctx.connectionReady != nil {
+                    next = min(next, ctx.lastActivity + idle * 1000)
+                }
+            }
+        }
+        guard next != .max else { return 1000 }
+        let millis = (next - MonotonicClock.now()) / 1_000_000 + 1
+        return Int32(max(0, min(1000, millis)))
+    }
+
+    // MARK: Transactions
+
+    private func startTransaction(_ task: TaskState, kind: TransactionKind) {
+        let now = MonotonicClock.now()
+        let target: TargetURL
+        do {
+            target = try TargetURL(task.url)
+        } catch {
+            task.transactions.append(failedBeforeStart(task, kind: kind, at: now,
+                                                       error: TransferError(errorClass: .protocol, message: error.description)))
+            finishTask(task)
+            return
+        }
+        guard let easy = curl_easy_init() else {
+            task.transactions.append(failedBeforeStart(task, kind: kind, at: now,
+                                                       error: TransferError(errorClass: .other, message: "curl_easy_init failed")))
+            finishTask(task)
+            return
+        }
+        let ctx = TransferContext(
+            easy: easy, task: task, kind: kind, target: target, method: task.method,
+            body: task.sendsBody ? task.spec.body : .none, captureHeaders: options.includeResponseHeaders,
+            followsRedirects: task.redirects < options.maxRedirects, now: now)
+        ctx.outputPath = task.spec.outputPath
+        do {
+            try EasyConfigurator(options: options).configure(ctx, remainingMicros: remainingMicros(task, now: now))
+        } catch {
+            let failure = TransferError(errorClass: .other, message: error.description)
+            ctx.release()
+            curl_easy_cleanup(easy)
+            task.transactions.append(failedBeforeStart(task, kind: kind, at: now, error: failure))
+            finishTask(task)
+            return
+        }
+        active[easy] = ctx
+        let code = curl_multi_add_handle(multi, easy)
+        if code != CURLM_OK {
+            active[easy] = nil
+            ctx.release()
+            curl_easy_cleanup(easy)
+            let failure = TransferError(errorClass: .other,
+                                        message: "curl_multi_add_handle: \(String(cString: curl_multi_strerror(code)))")
+            task.transactions.append(failedBeforeStart(task, kind: kind, at: now, error: failure))
+            finishTask(task)
+        }
+    }
+
+    private func remainingMicros(_ task: TaskState, now: Int64) -> Int64? {
+        guard task.deadline != .max else { return nil }
+        return max(1000, (task.deadline - now) / 1000)
+    }
+
+    private func failedBeforeStart(_ task: TaskState, kind: TransactionKind, at now: Int64,
+                                   error: TransferError) -> TransactionMetrics {
+        let wall = anchor.wallMicros(ofMonotonic: now)
+        var m = TransactionMetrics(kind: kind, url: Redactor.url(task.url), method: task.method,
+                                   timeline: Timeline(fetchStart: wall), phases: Phases(total: 0),
+                                   reusedConnection: false, proxyConnection: options.proxy != nil,
+                                   curlTimers: CurlTimers())
+        m.error = error
+        return m
+    }
+
+    private func collectFinishedTransfers() {
+        var done: [(UnsafeMutableRawPointer, CURLcode)] = []
+        var left: Int32 = 0
+        while let message = curl_multi_info_read(multi, &left) {
+            if message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle {
+                done.append((easy, message.pointee.data.result))
+            }
+        }
+        for (easy, code) in done {
+            guard let ctx = active[easy] else { continue }
+            complete(ctx, code: code)
+        }
+    }
+
+    /// Aborts transfers whose task passed its total timeout or that moved no byte for the idle timeout.
+    private func enforceTimeouts() {
+        guard options.idleTimeout != nil || options.totalTimeout != nil else { return }
+        let now = MonotonicClock.now()
+        var expired: [(TransferContext, ErrorClass)] = []
+        for ctx in active.values {
+            if now >= ctx.task.deadline {
+                expired.append((ctx, .totalTimeout))
+            } else if let idle = options.idleTimeout, ctx.connectionReady != nil, now - ctx.lastActivity >= idle * 1000 {
+                expired.append((ctx, .idleTimeout))
+            }
+        }
+        for (ctx, reason) in expired {
+            ctx.abortReason = reason
+            complete(ctx, code: nil)
+        }
+        if options.totalTimeout != nil, !waiting.isEmpty {
+            let overdue = waiting.filter { now >= $0.deadline }
+            waiting.removeAll { now >= $0.deadline }
+            for task in overdue { finishTask(task) }
+        }
+    }
+
+    private func cancelAll() {
+        cancelled = true
+        for ctx in Array(active.values) {
+            ctx.abortReason = .cancelled
+            complete(ctx, code: nil)
+        }
+        let parked = waiting
+        waiting.removeAll()
+        for task in parked { finishTask(task) }
+        while pendingHead < pending.count {
+            let task = pending[pendingHead]
+            pendingHead += 1
+            task.batch.settle(slot: task.batchSlot, record: nil)
+        }
+        pending.removeAll()
+        pendingHead = 0
+    }
+
+    /// Ends a transfer: reads libcurl's facts, records the transaction, then follows, retries or finishes the task.
+    private func complete(_ ctx: TransferContext, code: CURLcode?) {
+        let easy = ctx.easy
+        curl_multi_remove_handle(multi, easy)
+        active[easy] = nil
+        let end = MonotonicClock.now()
+        let info = EasyInfo(easy)
+        let metrics = transaction(ctx, info: info, code: code, end: end)
+        let redirectURL = info.redirectURL
+        ctx.release()
+        curl_easy_cleanup(easy)
+
+        let task = ctx.task
+        task.lastEnd = end
+        task.transactions.append(metrics)
+        if cancelled || metrics.error?.errorClass == .cancelled {
+            finishTask(task)
+            return
+        }
+        if metrics.error == nil, let status = metrics.statusCode, (300..<400).contains(status), options.maxRedirects > 0,
+           let hop = RedirectPolicy.next(status: status, method: task.method, hasLocation: redirectURL != nil),
+           let next = redirectURL {
+            guard task.redirects < options.maxRedirects else {
+                task.transactions[task.transactions.count - 1].error = TransferError(
+                    errorClass: .protocol, message: "more than \(options.maxRedirects) redirects")
+                finishTask(task)
+                return
+            }
+            task.redirects += 1
+            task.url = next
+            task.method = hop.method
+            task.sendsBody = task.sendsBody && hop.keepsBody
+            startTransaction(task, kind: .redirect)
+            return
+        }
+        let retryAfter = ctx.retryAfter.flatMap {
+            RetryPolicy.parseRetryAfter($0, nowMicros: anchor.wallMicros(ofMonotonic: end))
+        }
+        if let delay = options.retry.delay(retry: task.retries + 1, error: metrics.error?.errorClass,
+                                            status: metrics.statusCode, retryAfter: retryAfter,
+                                            unit: Double.random(in: 0..<1, using: &random)),
+           end + delay * 1000 < task.deadline {
+            task.retries += 1
+            task.retryDue = end + delay * 1000
+            waiting.append(task)
+            return
+        }
+        finishTask(task)
+    }
+
+    private func transaction(_ ctx: TransferContext, info: EasyInfo, code: CURLcode?, end: Int64) -> TransactionMetrics {
+        let reused = ctx.connectionReady != nil && info.numConnects == 0
+        let raw = RawTimings(
+            fetchStart: ctx.fetchStart, connectionReady: ctx.connectionReady, requestEnd: ctx.requestEnd,
+            responseStart: ctx.responseStart, end: end, curl: info.timers, reusedConnection: reused,
+            hostIsIPLiteral: ctx.target.hostIsIPLiteral, usesTLS: ctx.target.scheme == "https")
+        let computed = PhaseMath.compute(raw, anchor: anchor)
+        var m = TransactionMetrics(kind: ctx.kind, url: Redactor.url(ctx.target.text), method: ctx.method,
+                                   timeline: computed.timeline, phases: computed.phases, reusedConnection: reused,
+                                   proxyConnection: options.proxy != nil, curlTimers: info.timers)
+        m.networkProtocolName = info.protocolName
+        m.connectionId = ctx.connectionId
+        m.localAddress = ctx.localIP ?? info.localIP
+        m.localPort = ctx.localPort ?? info.localPort
+        m.remoteAddress = ctx.remoteIP ?? info.primaryIP
+        m.remotePort = ctx.remotePort ?? info.primaryPort
+        if let id = ctx.connectionId {
+            if ctx.tlsVersion != nil || ctx.alpn != nil {
+                connectionTLS[id] = (ctx.tlsVersion, ctx.tlsCipher, ctx.alpn)
+            } else if reused, let known = connectionTLS[id] {
+                ctx.tlsVersion = known.version
+                ctx.tlsCipher = known.cipher
+                ctx.alpn = known.alpn
+            }
+        }
+        m.tlsVersion = ctx.tlsVersion
+        m.tlsCipher = ctx.tlsCipher
+        m.alpn = ctx.alpn
+        m.statusCode = ctx.responseStart != nil ? ctx.status : nil
+        m.requestHeaderBytes = info.requestSize
+        m.requestBodyBytes = ctx.requestBodyBytes
+        m.responseHeaderBytes = info.headerSize
+        m.responseBodyBytes = ctx.responseBodyBytes
+        if ctx.expectSent, let sent = ctx.headerOutAt {
+            let bodyStart = ctx.firstBodyOutAt ?? ctx.responseStart ?? end
+            m.expectContinueWait = max(0, bodyStart - sent) / 1000
+        }
+        if ctx.captureHeaders { m.responseHeaders = ctx.headers }
+        m.error = transferError(ctx, code: code, info: info, end: end)
+        return m
+    }
+
+    private func transferError(_ ctx: TransferContext, code: CURLcode?, info: EasyInfo, end: Int64) -> TransferError? {
+        if let reason = ctx.abortReason {
+            let message: String
+            switch reason {
+            case .idleTimeout:
+                message = "no byte moved for \(DurationText.format(micros: options.idleTimeout ?? 0)) (idle timeout)"
+            case .totalTimeout:
+                message = "the task took longer than \(DurationText.format(micros: options.totalTimeout ?? 0)) (total timeout)"
+            default:
+                message = "cancelled"
+            }
+            return TransferError(errorClass: reason, message: message)
+        }
+        guard let code, code != CURLE_OK else { return nil }
+        if let local = ctx.localFailure {
+            return TransferError(errorClass: .file, curlCode: Int(code.rawValue), message: local)
+        }
+        let text = ctx.errorText ?? String(cString: curl_easy_strerror(code))
+        return TransferError(errorClass: CurlErrorMap.classify(code: Int(code.rawValue), connected: ctx.connectionReady != nil),
+                             curlCode: Int(code.rawValue), message: Redactor.message(text))
+    }
+
+    private func finishTask(_ task: TaskState) {
+        let last = task.transactions.last
+        var error = last?.error
+        if error == nil, let status = last?.statusCode, status >= 400 {
+            error = TransferError(errorClass: .http, message: "HTTP status \(status) from \(Redactor.url(task.url))")
+        }
+        let started = task.transactions.first?.timeline.fetchStart ?? anchor.wallMicros(ofMonotonic: task.started)
+        let ended = anchor.wallMicros(ofMonotonic: task.lastEnd ?? MonotonicClock.now())
+        let record = TaskRecord(
+            index: task.index, url: Redactor.url(task.spec.url), method: task.spec.method, startedAt: started,
+            endedAt: max(started, ended),
+            redirectCount: task.redirects, retries: task.retries, statusCode: last?.statusCode, error: error,
+            transactions: task.transactions)
+        tasksInFlight -= 1
+        task.batch.settle(slot: task.batchSlot, record: record)
+    }
+}

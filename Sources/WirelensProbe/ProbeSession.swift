@@ -1,0 +1,21 @@
+import WirelensCore
+
+/// Runs a checked plan on an engine and assembles the report.
+public enum ProbeSession {
+    /// Runs the plan's tasks and returns the report; `interrupted` tells whether `engine.cancel()` was called.
+    public static func run(_ plan: ProbePlan, engine: Engine, command: String = "probe",
+                           interrupted: @Sendable () -> Bool,
+                           onTaskFinished: (@Sendable (TaskRecord) -> Void)? = nil) async -> Report {
+        let started = MonotonicClock.wallMicros()
+        let records = await engine.run(plan.tasks, onTaskFinished: onTaskFinished)
+        let ended = MonotonicClock.wallMicros()
+        let libcurl = Libcurl.description
+        let configuration = RunConfiguration(urls: plan.urls, method: plan.method, body: plan.body,
+                                             repeatCount: plan.repeatCount, options: engine.options)
+        return Report(libcurl: libcurl, command: command, startedAt: started, endedAt: ended,
+                      interrupted: interrupted(), configuration: configuration,
+                      caveats: Caveat.applicable(libcurl: libcurl, options: engine.options,
+                                                 hasUploads: plan.body != .none),
+                      tasks: records)
+    }
+}

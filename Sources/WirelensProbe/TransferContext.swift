@@ -1,0 +1,251 @@
+import CCurl
+import CCurlShim
+#if canImport(Glibc)
+import Glibc
+#endif
+import WirelensCore
+
+/// The state of one transfer (one transaction) that libcurl's callbacks write into; lives until the transfer ends.
+final class TransferContext {
+    let easy: UnsafeMutableRawPointer
+    let task: TaskState
+    let kind: TransactionKind
+    let target: TargetURL
+    let method: String
+    let body: BodySource
+    let captureHeaders: Bool
+    /// True when a 3xx answer of this transfer will be followed, so its body is not written to the output.
+    let followsRedirects: Bool
+    let errorBuffer: UnsafeMutablePointer<CChar>
+    var headerList: UnsafeMutablePointer<curl_slist>?
+
+    // Request body
+    var bodyFD: Int32 = -1
+    var bodyOffset: Int64 = 0
+    var bodyReadEnd: Int64?
+
+    // Response body output
+    var outputPath: String?
+    var outputFD: Int32 = -1
+    var localFailure: String?
+
+    // Stamps (monotonic ns)
+    let fetchStart: Int64
+    var connectionReady: Int64?
+    var lastSend: Int64?
+    var headerOutAt: Int64?
+    var firstBodyOutAt: Int64?
+    var responseStart: Int64?
+    var lastActivity: Int64
+    var expectSent = false
+
+    // Connection facts
+    var remoteIP: String?
+    var localIP: String?
+    var remotePort: Int?
+    var localPort: Int?
+    var connectionId: Int?
+    var tlsVersion: String?
+    var tlsCipher: String?
+    var alpn: String?
+
+    // Response facts
+    var status: Int?
+    var inFinalResponse = false
+    var location: String?
+    var retryAfter: String?
+    var headers: [HeaderField] = []
+    var responseBodyBytes: Int64 = 0
+    var requestBodyBytes: Int64 = 0
+    var abortReason: ErrorClass?
+
+    init(easy: UnsafeMutableRawPointer, task: TaskState, kind: TransactionKind, target: TargetURL, method: String,
+         body: BodySource, captureHeaders: Bool, followsRedirects: Bool, now: Int64) {
+        self.easy = easy
+        self.task = task
+        self.kind = kind
+        self.target = target
+        self.method = method
+        self.body = body
+        self.captureHeaders = captureHeaders
+        self.followsRedirects = followsRedirects
+        errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+        fetchStart = now
+        lastActivity = now
+    }
+
+    /// Frees what the context owns: the header list, the error buffer and open files.
+    func release() {
+        if let headerList { curl_slist_free_all(headerList) }
+        headerList = nil
+        errorBuffer.deallocate()
+        if bodyFD >= 0 { close(bodyFD) }
+        if outputFD >= 0 { close(outputFD) }
+        bodyFD = -1
+        outputFD = -1
+    }
+
+    /// libcurl's error text for this transfer, if it wrote one.
+    var errorText: String? {
+        let text = String(cString: errorBuffer)
+        return text.isEmpty ? nil : text
+    }
+
+    // MARK: Callback bodies (run on the engine's loop thread, inside curl_multi_perform)
+
+    /// A response header line (status lines included).
+    func onHeader(_ bytes: UnsafeBufferPointer<UInt8>) {
+        let now = MonotonicClock.now()
+        lastActivity = now
+        if bytes.count >= 5, bytes[0] == 72, bytes[1] == 84, bytes[2] == 84, bytes[3] == 80, bytes[4] == 47 { // "HTTP/"
+            let line = String(decoding: bytes, as: UTF8.self)
+            let fields = line.split(separator: " ", maxSplits: 2)
+            let code = fields.count > 1 ? Int(fields[1].prefix(3)) : nil
+            status = code
+            inFinalResponse = (code ?? 200) >= 200
+            if inFinalResponse, responseStart == nil { responseStart = now }
+            if inFinalResponse {
+                location = nil
+                retryAfter = nil
+                headers.removeAll()
+            }
+            return
+        }
+        guard inFinalResponse else { return }
+        let line = String(decoding: bytes, as: UTF8.self)
+        guard let field = HeaderField.parse(line) else { return }
+        switch field.name.lowercased() {
+        case "location": location = field.value
+        case "retry-after": retryAfter = field.value
+        default: break
+        }
+        if captureHeaders { headers.append(Redactor.header(field)) }
+    }
+
+    /// A chunk of the response body; returns the count consumed (less makes libcurl fail the transfer).
+    func onBody(_ data: UnsafeMutablePointer<CChar>?, count: Int) -> Int {
+        lastActivity = MonotonicClock.now()
+        responseBodyBytes += Int64(count)
+        guard let path = outputPath, let data else { return count }
+        if followsRedirects, let status, (300..<400).contains(status), location != nil { return count }
+        if outputFD < 0 {
+            outputFD = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+            if outputFD < 0 {
+                localFailure = "cannot write output file '\(path)': \(String(cString: strerror(errno)))"
+                return 0
+            }
+        }
+        var written = 0
+        while written < count {
+            let n = write(outputFD, data + written, count - written)
+            if n <= 0 {
+                localFailure = "cannot write output file '\(path)': \(String(cString: strerror(errno)))"
+                return 0
+            }
+            written += n
+        }
+        return count
+    }
+
+    /// Fills libcurl's upload buffer; returns 0 at the end of the body.
+    func onRead(_ buffer: UnsafeMutablePointer<CChar>?, capacity: Int) -> Int {
+        guard let buffer else { return 0 }
+        let now = MonotonicClock.now()
+        lastActivity = now
+        let remaining = body.size - bodyOffset
+        let want = Int(min(Int64(capacity), max(0, remaining)))
+        if want == 0 {
+            if bodyReadEnd == nil { bodyReadEnd = now }
+            return 0
+        }
+        switch body {
+        case .none:
+            return 0
+        case .generated:
+            BodyPattern.fill(buffer, count: want, offset: bodyOffset)
+            bodyOffset += Int64(want)
+            requestBodyBytes = bodyOffset
+            return want
+        case .file(let path, _):
+            if bodyFD < 0 {
+                bodyFD = open(path, O_RDONLY)
+                if bodyFD < 0 {
+                    localFailure = "cannot read upload file '\(path)': \(String(cString: strerror(errno)))"
+                    return wl_readfunc_abort()
+                }
+            }
+            let n = pread(bodyFD, buffer, want, off_t(bodyOffset))
+            if n < 0 {
+                localFailure = "cannot read upload file '\(path)': \(String(cString: strerror(errno)))"
+                return wl_readfunc_abort()
+            }
+            if n == 0 {
+                localFailure = "upload file '\(path)' shrank while it was being sent"
+                return wl_readfunc_abort()
+            }
+            bodyOffset += Int64(n)
+            requestBodyBytes = bodyOffset
+            return n
+        }
+    }
+
+    /// Moves the body's read position (libcurl rewinds on some redirects and retries of its own).
+    func onSeek(to offset: Int64) -> Bool {
+        guard offset >= 0, offset <= body.size else { return false }
+        bodyOffset = offset
+        bodyReadEnd = nil
+        return true
+    }
+
+    /// The connection is ready and the request is about to be sent.
+    func onConnectionReady(remoteIP: String?, localIP: String?, remotePort: Int, localPort: Int) {
+        let now = MonotonicClock.now()
+        connectionReady = now
+        lastActivity = now
+        self.remoteIP = remoteIP
+        self.localIP = localIP
+        self.remotePort = remotePort
+        self.localPort = localPort
+    }
+
+    /// One event of libcurl's verbose output.
+    func onDebug(type: curl_infotype, text: UnsafeBufferPointer<UInt8>) {
+        let now = MonotonicClock.now()
+        switch type {
+        case CURLINFO_TEXT:
+            let line = Substring(String(decoding: text, as: UTF8.self))
+            switch DebugText.parse(line) {
+            case .connected(let id)?, .reused(let id)?: connectionId = id
+            case .tls(let version, let cipher)?: tlsVersion = version; tlsCipher = cipher
+            case .alpn(let name)?: alpn = name
+            case nil: break
+            }
+        case CURLINFO_HEADER_OUT:
+            lastActivity = now
+            if responseStart == nil { lastSend = now }
+            if headerOutAt == nil {
+                headerOutAt = now
+                expectSent = DebugText.asksForContinue(Substring(String(decoding: text, as: UTF8.self)))
+            }
+        case CURLINFO_DATA_OUT:
+            lastActivity = now
+            if responseStart == nil { lastSend = now }
+            if firstBodyOutAt == nil { firstBodyOutAt = now }
+        case CURLINFO_HEADER_IN, CURLINFO_DATA_IN, CURLINFO_SSL_DATA_IN, CURLINFO_SSL_DATA_OUT:
+            lastActivity = now
+        default:
+            break
+        }
+    }
+
+    /// The end of the request as observed: the last write to the socket or the end of the body, whichever is later.
+    var requestEnd: Int64? {
+        switch (lastSend, bodyReadEnd) {
+        case let (a?, b?): max(a, b)
+        case let (a?, nil): a
+        case let (nil, b?): b
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,7 @@
+import ArgumentParser
+
+/// The formats `--format` accepts.
+enum ReportFormat: String, ExpressibleByArgument, CaseIterable {
+    case json
+    case text
+}
