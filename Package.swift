@@ -34,10 +34,11 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        .target(name: "WirelensTestSupport", dependencies: ["WirelensCore"], path: "Tests/WirelensTestSupport"),
         .testTarget(name: "WirelensCoreTests", dependencies: ["WirelensCore"]),
         .testTarget(name: "WirelensReportTests", dependencies: ["WirelensCore", "WirelensReport"]),
-        .testTarget(name: "WirelensProbeTests", dependencies: ["WirelensCore", "WirelensProbe"]),
-        .testTarget(name: "WirelensCLITests", dependencies: ["WirelensCore"]),
+        .testTarget(name: "WirelensProbeTests", dependencies: ["WirelensCore", "WirelensProbe", "WirelensTestSupport"]),
+        .testTarget(name: "WirelensCLITests", dependencies: ["WirelensCore", "WirelensTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -21,8 +21,11 @@ public enum ByteSize {
         ]
         guard let multiplier = multipliers[unit] else { return nil }
         let value = number * multiplier
-        guard value == value.rounded(), value < 9.0e18 else { return nil }
-        return Int64(value)
+        // Binary floating point makes whole decimal quantities inexact (4.1 * 1e6 == 4099999.9999999995):
+        // a difference of a few ulps from the nearest integer is rounding error, not a fraction of a byte.
+        let whole = value.rounded()
+        guard abs(value - whole) <= 4 * whole.ulp, whole < 9.0e18 else { return nil }
+        return Int64(whole)
     }
 
     /// Formats a byte count with a binary unit, e.g. `1.5 MiB`.

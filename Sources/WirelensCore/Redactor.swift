@@ -67,8 +67,30 @@ public enum Redactor {
 
     /// Masks URLs and `Name: value` secrets that appear inside free text, such as libcurl's error messages.
     public static func message(_ text: String) -> String {
-        text.split(separator: " ", omittingEmptySubsequences: false).map { word -> String in
-            word.contains("://") ? url(String(word)) : String(word)
-        }.joined(separator: " ")
+        var result = ""
+        var line = ""
+        for character in text {
+            if character.isNewline {
+                result += messageLine(line) + String(character)
+                line = ""
+            } else {
+                line.append(character)
+            }
+        }
+        return result + messageLine(line)
+    }
+
+    /// One line of `message(_:)`: URLs masked, and after a sensitive `Name:` the rest of the line.
+    private static func messageLine(_ line: String) -> String {
+        var words: [String] = []
+        for word in line.split(separator: " ", omittingEmptySubsequences: false) {
+            if word.count > 1, word.last == ":", !word.contains("://"), isSensitive(name: String(word.dropLast())) {
+                words.append(String(word))
+                words.append(mask)
+                break
+            }
+            words.append(word.contains("://") ? url(String(word)) : String(word))
+        }
+        return words.joined(separator: " ")
     }
 }

@@ -1,0 +1,72 @@
+import WirelensCore
+
+/// Formatting shared by the text views: errors, connections, milliseconds, counts and key-value lines.
+enum ReportText {
+    /// The width of the key column in `key  value` lines.
+    static let keyWidth = 14
+
+    /// `  key           value`, wrapped to the line width with the value column kept.
+    static func keyValue(_ key: String, _ value: String) -> [String] {
+        TextLayout.wrap(value, firstPrefix: "  " + TextLayout.padRight(key, keyWidth),
+                        restPrefix: String(repeating: " ", count: 2 + keyWidth))
+    }
+
+    /// `  key           item, item, item`, wrapped between items.
+    static func keyList(_ key: String, _ items: [String], style: ANSIStyle = ANSIStyle(enabled: false),
+                        tone: ANSIStyle.Tone? = nil) -> [String] {
+        let lines = TextLayout.fill(items.isEmpty ? ["none"] : items, separator: ", ",
+                                    firstPrefix: "  " + TextLayout.padRight(key, keyWidth),
+                                    restPrefix: String(repeating: " ", count: 2 + keyWidth))
+        guard let tone, !items.isEmpty else { return lines }
+        return lines.map { line in
+            let indent = line.prefix(2 + keyWidth)
+            return String(indent) + style.paint(String(line.dropFirst(2 + keyWidth)), tone)
+        }
+    }
+
+    /// `timeout.idle (curl 28): Operation timed out`, with the message made safe for a terminal.
+    static func error(_ error: TransferError) -> String {
+        let code = error.curlCode.map { " (curl \($0))" } ?? ""
+        return "\(error.errorClass.rawValue)\(code): \(TextLayout.sanitize(error.message))"
+    }
+
+    /// `address:port`, with an IPv6 address in brackets.
+    static func endpoint(_ address: String?, _ port: Int?) -> String? {
+        guard let address else { return nil }
+        let host = address.contains(":") ? "[\(address)]" : address
+        return port.map { "\(host):\($0)" } ?? host
+    }
+
+    /// How the transaction got its connection: `new connection #3 127.0.0.1:54321 → 127.0.0.1:8080`.
+    static func connection(_ tx: TransactionMetrics) -> String {
+        let number = tx.connectionId.map { " #\($0)" } ?? ""
+        var ends = ""
+        let local = endpoint(tx.localAddress, tx.localPort)
+        let remote = endpoint(tx.remoteAddress, tx.remotePort)
+        if local != nil || remote != nil {
+            ends = " \(local ?? "?") → \(remote ?? "?")"
+        }
+        let proxy = tx.proxyConnection ? " via proxy" : ""
+        if tx.reusedConnection { return "reused connection\(number)\(ends)\(proxy)" }
+        if tx.openedConnection { return "new connection\(number)\(ends)\(proxy)" }
+        if tx.timeline.connectStart != nil { return "connection not established\(ends)\(proxy)" }
+        return "no connection\(proxy)"
+    }
+
+    /// Milliseconds for a table column: more fraction digits for small values, at most 7 characters up to 10⁷ ms.
+    static func millis(_ value: Double) -> String {
+        let magnitude = abs(value)
+        let digits = magnitude < 10 ? 3 : magnitude < 1000 ? 2 : magnitude < 100_000 ? 1 : 0
+        return Format.fixed(value, digits: digits)
+    }
+
+    /// `1 redirect`, `2 redirects`.
+    static func count(_ n: Int, _ singular: String, _ plural: String? = nil) -> String {
+        "\(n) \(n == 1 ? singular : (plural ?? singular + "s"))"
+    }
+
+    /// A duration given in ms, formatted like `DurationText.format(micros:)`.
+    static func duration(ms: Double) -> String {
+        DurationText.format(micros: Int64((ms * 1000).rounded()))
+    }
+}

@@ -1,0 +1,70 @@
+/// Column layout helpers for the text report: padding, word wrapping and making foreign text safe for a terminal.
+///
+/// Widths count Characters; every character the report writes itself (`µ`, `—`, `→`, box and block
+/// characters) takes one terminal column.
+enum TextLayout {
+    /// The width the text report is laid out for.
+    static let lineWidth = 80
+
+    /// `text` followed by spaces up to `width` characters.
+    static func padRight(_ text: String, _ width: Int) -> String {
+        text + String(repeating: " ", count: max(0, width - text.count))
+    }
+
+    /// `text` preceded by spaces up to `width` characters.
+    static func padLeft(_ text: String, _ width: Int) -> String {
+        String(repeating: " ", count: max(0, width - text.count)) + text
+    }
+
+    /// Replaces control characters (escape sequences included) in text that came from a server,
+    /// a URL or libcurl, so it cannot move the cursor or change colours.
+    static func sanitize(_ text: String) -> String {
+        String(String.UnicodeScalarView(text.unicodeScalars.map { scalar in
+            scalar.properties.generalCategory == .control ? "?" : scalar
+        }))
+    }
+
+    /// Words of `text` filled into lines of at most `width` characters; the first line starts with
+    /// `firstPrefix`, the others with `restPrefix`. A word longer than a line gets a line of its own.
+    static func wrap(_ text: String, width: Int = lineWidth, firstPrefix: String, restPrefix: String) -> [String] {
+        fill(text.split(separator: " ").map(String.init), separator: " ", width: width,
+             firstPrefix: firstPrefix, restPrefix: restPrefix)
+    }
+
+    /// Items joined by `separator` and filled into lines like `wrap`, never breaking inside an item.
+    static func fill(_ items: [String], separator: String, width: Int = lineWidth, firstPrefix: String,
+                     restPrefix: String) -> [String] {
+        var lines: [String] = []
+        var line = firstPrefix
+        var lineHasItem = false
+        for (index, item) in items.enumerated() {
+            let isLast = index == items.count - 1
+            // Separators such as ", " keep their comma on the line they end.
+            let piece = isLast ? item : item + separator.trimmingTrailingSpaces
+            let gap = lineHasItem ? String(separator.trailingSpaces) : ""
+            if lineHasItem, line.count + gap.count + piece.count > width {
+                lines.append(line)
+                line = restPrefix + piece
+            } else {
+                line += gap + piece
+            }
+            lineHasItem = true
+        }
+        lines.append(line)
+        return lines
+    }
+}
+
+private extension String {
+    /// The string without its trailing spaces (", " becomes ",").
+    var trimmingTrailingSpaces: String {
+        var copy = self
+        while copy.last == " " { copy.removeLast() }
+        return copy
+    }
+
+    /// The trailing spaces of the string (", " gives " ").
+    var trailingSpaces: Substring {
+        self[(lastIndex { $0 != " " }.map { index(after: $0) } ?? startIndex)...]
+    }
+}

@@ -1,0 +1,250 @@
+import Foundation
+import WirelensCore
+import WirelensTestSupport
+import XCTest
+@testable import WirelensProbe
+
+/// The engine against real loopback servers: nginx (HTTP/1.1, HTTPS with h2, h2c) and slowpeer.py.
+final class EngineIntegrationTests: XCTestCase {
+    private func run(_ specs: [TaskSpec], _ configure: (inout ProbeOptions) -> Void = { _ in }) async throws -> [TaskRecord] {
+        var options = ProbeOptions()
+        configure(&options)
+        let engine = try Engine(options: options)
+        return await engine.run(specs)
+    }
+
+    private func gets(_ url: String, _ count: Int) -> [TaskSpec] {
+        Array(repeating: TaskSpec(url: url), count: count)
+    }
+
+    /// Every transaction's non-null phases plus queue wait add up to its total within 1 ms, and its instants are ordered.
+    private func assertPhasesAccountForTotal(_ tasks: [TaskRecord], file: StaticString = #filePath, line: UInt = #line) {
+        for task in tasks {
+            for tx in task.transactions {
+                XCTAssertLessThanOrEqual(abs(tx.phases.sumOfParts - tx.phases.total), 1000,
+                                         "phases \(tx.phases) do not add up", file: file, line: line)
+                let instants = tx.timeline.fields.compactMap(\.value)
+                XCTAssertEqual(instants, instants.sorted(), "timeline out of order: \(tx.timeline)", file: file, line: line)
+            }
+        }
+    }
+
+    func testSequentialRequestsReuseOneConnection() async throws {
+        let servers = try TestServers.get()
+        let tasks = try await run(gets(servers.http("/small.txt"), 20))
+        XCTAssertEqual(tasks.count, 20)
+        XCTAssertTrue(tasks.allSatisfy { $0.succeeded && $0.statusCode == 200 })
+        let txs = tasks.flatMap(\.transactions)
+        XCTAssertEqual(txs.filter { !$0.reusedConnection }.count, 1)
+        XCTAssertEqual(txs.filter(\.reusedConnection).count, 19)
+        XCTAssertEqual(Set(txs.compactMap(\.localPort)).count, 1, "all 20 share one local port")
+        XCTAssertEqual(Set(txs.compactMap(\.connectionId)).count, 1)
+        // A reused connection has no DNS, connect or TLS phase: null, never 0.
+        for tx in txs where tx.reusedConnection {
+            XCTAssertNil(tx.phases.dns)
+            XCTAssertNil(tx.phases.connect)
+            XCTAssertNil(tx.phases.tls)
+            XCTAssertNil(tx.timeline.connectStart)
+        }
+        XCTAssertNotNil(txs[0].phases.connect)
+        XCTAssertNil(txs[0].phases.dns, "an IP literal is not resolved")
+        XCTAssertEqual(txs[0].networkProtocolName, "http/1.1")
+        XCTAssertEqual(txs[0].remotePort, servers.httpPort)
+        assertPhasesAccountForTotal(tasks)
+    }
+
+    func testNoReuseOpensAConnectionPerRequest() async throws {
+        let servers = try TestServers.get()
+        let tasks = try await run(gets(servers.http("/small.txt"), 20)) { $0.reuseConnections = false }
+        let txs = tasks.flatMap(\.transactions)
+        XCTAssertEqual(txs.count, 20)
+        XCTAssertTrue(txs.allSatisfy { !$0.reusedConnection && $0.phases.connect != nil })
+        XCTAssertEqual(Set(txs.compactMap(\.localPort)).count, 20, "20 distinct local ports")
+        assertPhasesAccountForTotal(tasks)
+    }
+
+    func testHostLimitCapsSimultaneousConnectionsAndShowsQueueWait() async throws {
+        let servers = try TestServers.get()
+        let tasks = try await run(gets(servers.peer("/delay/200"), 8)) {
+            $0.concurrency = 8
+            $0.maxHostConnections = 2
+        }
+        XCTAssertTrue(tasks.allSatisfy(\.succeeded))
+        let txs = tasks.flatMap(\.transactions)
+        // Independently of Summary: sweep each local port's busy intervals.
+        var spans: [Int: (Int64, Int64)] = [:]
+        for tx in txs {
+            guard let port = tx.localPort, let end = tx.timeline.responseEnd else {
+                XCTFail("a transaction without a port or an end")
+                continue
+            }
+            let start = tx.timeline.connectStart ?? tx.timeline.requestStart!
+            let old = spans[port] ?? (start, end)
+            spans[port] = (min(old.0, start), max(old.1, end))
+        }
+        XCTAssertEqual(spans.count, 2, "two connections in all")
+        var peak = 0
+        for (_, span) in spans {
+            let overlapping = spans.values.filter { $0.0 < span.1 && span.0 < $0.1 }.count
+            peak = max(peak, overlapping)
+        }
+        XCTAssertLessThanOrEqual(peak, 2)
+        let queued = txs.compactMap(\.phases.queue).filter { $0 > 150_000 }
+        XCTAssertGreaterThanOrEqual(queued.count, 4, "six transfers wait for a slot; at least 4 wait ≥ 150 ms")
+        XCTAssertEqual(Summary.build(tasks: tasks).connections.maxOpenAtOnce, 2)
+        assertPhasesAccountForTotal(tasks)
+    }
+
+    func testHTTPSReportsTLSPhaseVersionAndHTTP2() async throws {
+        let servers = try TestServers.get()
+        let tasks = try await run(gets(servers.https("/small.txt"), 3)) { $0.caFile = servers.certPath }
+        let txs = tasks.flatMap(\.transactions)
+        XCTAssertTrue(tasks.allSatisfy(\.succeeded), "\(tasks.compactMap(\.error))")
+        XCTAssertNotNil(txs[0].phases.tls)
+        XCTAssertNotNil(txs[0].phases.dns, "localhost is resolved")
+        XCTAssertTrue(txs[0].tlsVersion?.hasPrefix("TLSv1.") == true, "\(String(describing: txs[0].tlsVersion))")
+        XCTAssertEqual(txs.map(\.networkProtocolName), ["h2", "h2", "h2"])
+        XCTAssertEqual(txs[0].alpn, "h2")
+        XCTAssertTrue(txs[1].reusedConnection)
+        XCTAssertNil(txs[1].phases.tls)
+        XCTAssertEqual(txs[1].tlsVersion, txs[0].tlsVersion, "a reused connection keeps its TLS version")
+        assertPhasesAccountForTotal(tasks)
+    }
+
+    func testHTTP11OverTLSWhenAsked() async throws {
+        let servers = try TestServers.get()
+        let tasks = try await run(gets(servers.https("/small.txt"), 1)) {
+            $0.caFile = servers.certPath
+            $0.httpVersion = .http1_1
+        }
+        XCTAssertEqual(tasks.first?.transactions.first?.networkProtocolName, "http/1.1")
+    }
+
+    func testH2CPriorKnowledgeSucceedsRepeatedly() async throws {
+        let servers = try TestServers.get()
+        let tasks = try await run(gets(servers.h2c("/small.txt"), 4)) { $0.httpVersion = .http2PriorKnowledge }
+        XCTAssertTrue(tasks.allSatisfy(\.succeeded), "\(tasks.compactMap(\.error))")
+        XCTAssertTrue(tasks.flatMap(\.transactions).allSatisfy { $0.networkProtocolName == "h2" })
+    }
+
+    func testRedirectChainIsOneTransactionPerHop() async throws {
+        let servers = try TestServers.get()
+        let tasks = try await run([TaskSpec(url: servers.http("/hops/3"))])
+        let task = try XCTUnwrap(tasks.first)
+        XCTAssertEqual(task.transactions.count, 3)
+        XCTAssertEqual(task.redirectCount, 2)
+        XCTAssertEqual(task.transactions.map(\.statusCode), [302, 302, 200])
+        XCTAssertEqual(task.transactions.map(\.kind), [.initial, .redirect, .redirect])
+        XCTAssertTrue(task.transactions[2].url.hasSuffix("/hops/1"))
+        XCTAssertEqual(task.statusCode, 200)
+        XCTAssertLessThanOrEqual(task.transactions[0].timeline.responseEnd!, task.transactions[1].timeline.fetchStart)
+    }
+
+    func testStalledResponseTripsIdleTimeout() async throws {
+        let servers = try TestServers.get()
+        let began = Date()
+        let tasks = try await run([TaskSpec(url: servers.peer("/stall/5000"))]) { $0.idleTimeout = 300_000 }
+        let task = try XCTUnwrap(tasks.first)
+        XCTAssertEqual(task.error?.errorClass, .idleTimeout)
+        XCTAssertEqual(task.transactions.first?.responseBodyBytes, 100, "the first 100 bytes arrived before the stall")
+        XCTAssertLessThan(Date().timeIntervalSince(began), 3, "ended by the idle timeout, not by the server")
+    }
+
+    func testTotalTimeoutEndsASlowDownload() async throws {
+        let servers = try TestServers.get()
+        let tasks = try await run([TaskSpec(url: servers.http("/slow/1m.bin"))]) { $0.totalTimeout = 400_000 }
+        let task = try XCTUnwrap(tasks.first)
+        XCTAssertEqual(task.error?.errorClass, .totalTimeout)
+        XCTAssertLessThan(task.duration, 1_500_000)
+        XCTAssertGreaterThanOrEqual(task.duration, 390_000)
+    }
+
+    /// libcurl 7.88 stamps STARTTRANSFER at the first upload byte; Wirelens' own responseStart must not.
+    func testSlowAnsweringUploadPutsServerTimeInWaitNotSend() async throws {
+        let servers = try TestServers.get()
+        let tasks = try await run([TaskSpec(url: servers.peer("/answer-after/500"), method: "POST",
+                                            body: .generated(size: 256 * 1024))]) { $0.expectContinue = false }
+        let tx = try XCTUnwrap(tasks.first?.transactions.first)
+        XCTAssertEqual(tx.statusCode, 200)
+        XCTAssertEqual(tx.requestBodyBytes, 256 * 1024)
+        let wait = try XCTUnwrap(tx.phases.wait)
+        let send = try XCTUnwrap(tx.phases.send)
+        XCTAssertGreaterThanOrEqual(wait, 450_000, "the server's 500 ms are server wait")
+        XCTAssertLessThan(send, 300_000, "the upload itself is fast on loopback")
+        let responseOffset = tx.timeline.responseStart! - tx.timeline.fetchStart
+        XCTAssertGreaterThanOrEqual(responseOffset, 500_000)
+        if let v = Libcurl.description.versionTriple, (v.0, v.1) < (8, 3) {
+            XCTAssertLessThan(tx.curlTimers.startTransfer, 450_000, "libcurl's own STARTTRANSFER is early for uploads")
+        }
+    }
+
+    func testExpectContinueWaitIsMeasured() async throws {
+        let servers = try TestServers.get()
+        let tasks = try await run([TaskSpec(url: servers.peer("/answer-after/0"), method: "PUT",
+                                            body: .generated(size: 2 * 1024 * 1024))])
+        let tx = try XCTUnwrap(tasks.first?.transactions.first)
+        XCTAssertEqual(tx.statusCode, 200)
+        XCTAssertNotNil(tx.expectContinueWait, "libcurl sent Expect: 100-continue for a 2 MiB body")
+    }
+
+    func testRetriesFlakyServerUntilSuccess() async throws {
+        let servers = try TestServers.get()
+        let key = "k\(UUID().uuidString.prefix(8))"
+        let tasks = try await run([TaskSpec(url: servers.peer("/flaky/\(key)/2"))]) {
+            $0.retry = RetryPolicy(maxRetries: 3, baseDelay: 10_000, maxDelay: 100_000)
+        }
+        let task = try XCTUnwrap(tasks.first)
+        XCTAssertEqual(task.retries, 2)
+        XCTAssertEqual(task.transactions.map(\.statusCode), [503, 503, 200])
+        XCTAssertEqual(task.transactions.map(\.kind), [.initial, .retry, .retry])
+        XCTAssertTrue(task.succeeded)
+    }
+
+    func testUploadStreamsAFileToNginx() async throws {
+        let servers = try TestServers.get()
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("wl-upload-\(UUID().uuidString)").path
+        let size = 3 * 1024 * 1024 + 17
+        FileManager.default.createFile(atPath: path, contents: Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31) }))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let name = "up-\(UUID().uuidString).bin"
+        let tasks = try await run([TaskSpec(url: servers.http("/upload/\(name)"), method: "PUT",
+                                            body: .file(path: path, size: Int64(size)))])
+        let task = try XCTUnwrap(tasks.first)
+        XCTAssertTrue(task.succeeded, "\(String(describing: task.error))")
+        XCTAssertEqual(task.transactions.first?.requestBodyBytes, Int64(size))
+        XCTAssertTrue([201, 204].contains(task.statusCode ?? 0))
+        let stored = try XCTUnwrap(FileManager.default.enumerator(atPath: servers.uploadRoot)?
+            .compactMap { $0 as? String }.first { $0.hasSuffix(name) })
+        let storedData = try Data(contentsOf: URL(fileURLWithPath: servers.uploadRoot).appendingPathComponent(stored))
+        XCTAssertEqual(storedData, try Data(contentsOf: URL(fileURLWithPath: path)))
+    }
+
+    func testFailuresAreClassified() async throws {
+        let servers = try TestServers.get()
+        let tasks = try await run([
+            TaskSpec(url: "http://127.0.0.1:1/"),
+            TaskSpec(url: "http://wirelens-test.invalid/"),
+            TaskSpec(url: servers.https("/small.txt")),
+            TaskSpec(url: servers.http("/status/404")),
+        ]) { $0.concurrency = 4 }
+        XCTAssertEqual(tasks.map { $0.error?.errorClass }, [.connect, .dns, .tls, .http])
+        let refused = tasks[0].transactions[0]
+        XCTAssertNotNil(refused.timeline.connectStart)
+        XCTAssertNil(refused.timeline.connectEnd, "a refused connect never ended")
+        XCTAssertNil(refused.timeline.requestStart)
+        XCTAssertEqual(ExitStatus.forTasks(tasks, interrupted: false), .connect)
+    }
+
+    func testCancelEndsInFlightTasksAndKeepsFinishedOnes() async throws {
+        let servers = try TestServers.get()
+        let engine = try Engine(options: ProbeOptions())
+        let specs = [TaskSpec(url: servers.peer("/delay/10"))] + Array(repeating: TaskSpec(url: servers.peer("/delay/3000")), count: 5)
+        async let records = engine.run(specs)
+        try await Task.sleep(nanoseconds: 500_000_000)
+        engine.cancel()
+        let tasks = await records
+        XCTAssertEqual(tasks.count, 2, "the finished task and the cancelled one in flight; the rest never started")
+        XCTAssertTrue(tasks[0].succeeded)
+        XCTAssertEqual(tasks[1].error?.errorClass, .cancelled)
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import WirelensCore
+import WirelensReport
+import XCTest
+
+final class JSONRendererTests: XCTestCase {
+    private func object(_ report: Report) throws -> [String: Any] {
+        let text = try JSONRenderer.render(report)
+        return try XCTUnwrap(JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+    }
+
+    private func transactions(_ json: [String: Any], task: Int = 0) throws -> [[String: Any]] {
+        let tasks = try XCTUnwrap(json["tasks"] as? [[String: Any]])
+        return try XCTUnwrap(tasks[task]["transactions"] as? [[String: Any]])
+    }
+
+    func testRoundTripsToAnEqualReport() throws {
+        for report in [Fixtures.report(tasks: [Fixtures.redirectTask()]),
+                       Fixtures.report(tasks: [Fixtures.dnsFailureTask()]),
+                       Fixtures.report(tasks: Fixtures.manyTasks(), interrupted: true),
+                       Fixtures.report(tasks: [])] {
+            let text = try JSONRenderer.render(report)
+            let decoded = try JSONRenderer.decode(Data(text.utf8))
+            XCTAssertEqual(decoded, report)
+            // A second pass writes the same bytes.
+            XCTAssertEqual(try JSONRenderer.render(decoded), text)
+        }
+    }
+
+    func testWritesSchemaPrettyPrintedWithUnescapedSlashesAndTrailingNewline() throws {
+        let text = try JSONRenderer.render(Fixtures.report(tasks: [Fixtures.redirectTask()]))
+        XCTAssertTrue(text.hasSuffix("}\n"))
+        XCTAssertTrue(text.contains("\n  "), "pretty-printed")
+        XCTAssertTrue(text.contains("https://localhost:8443/store"))
+        XCTAssertFalse(text.contains("\\/"))
+        let json = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
+        XCTAssertEqual(json?["schema"] as? String, "wirelens.report/1")
+    }
+
+    func testReusedTransactionHasNullNotZeroForPhasesThatDidNotHappen() throws {
+        let json = try object(Fixtures.report(tasks: [Fixtures.redirectTask()]))
+        let reused = try transactions(json)[1]
+        XCTAssertEqual(reused["reusedConnection"] as? Bool, true)
+        let phases = try XCTUnwrap(reused["phasesMs"] as? [String: Any])
+        let stamps = try XCTUnwrap(reused["timestamps"] as? [String: Any])
+        let offsets = try XCTUnwrap(reused["offsetsMs"] as? [String: Any])
+        for name in ["dns", "connect", "tls"] {
+            XCTAssertTrue(phases[name] is NSNull, "phasesMs.\(name) is \(String(describing: phases[name]))")
+        }
+        for name in ["domainLookupStart", "domainLookupEnd", "connectStart", "connectEnd", "secureConnectionStart",
+                     "secureConnectionEnd", "responseStart", "responseEnd"] {
+            XCTAssertTrue(stamps[name] is NSNull, "timestamps.\(name) is \(String(describing: stamps[name]))")
+            XCTAssertTrue(offsets[name] is NSNull, "offsetsMs.\(name) is \(String(describing: offsets[name]))")
+        }
+        // The phases that happened are numbers, and the failure is recorded.
+        XCTAssertEqual(phases["queue"] as? Double, 0.012)
+        XCTAssertEqual(phases["send"] as? Double, 1900)
+        XCTAssertTrue(phases["wait"] is NSNull)
+        XCTAssertTrue(reused["statusCode"] is NSNull)
+        let error = try XCTUnwrap(reused["error"] as? [String: Any])
+        XCTAssertEqual(error["class"] as? String, "timeout.idle")
+        XCTAssertEqual(error["curlCode"] as? Int, 28)
+    }
+
+    func testNewConnectionHasEveryPhaseInMillisecondsAndMicrosecondTimestamps() throws {
+        let task = Fixtures.redirectTask()
+        let json = try object(Fixtures.report(tasks: [task]))
+        let first = try transactions(json)[0]
+        let phases = try XCTUnwrap(first["phasesMs"] as? [String: Any])
+        XCTAssertEqual(phases["dns"] as? Double, 1.2)
+        XCTAssertEqual(phases["connect"] as? Double, 0.31)
+        XCTAssertEqual(phases["tls"] as? Double, 4.5)
+        XCTAssertEqual(phases["wait"] as? Double, 12.345)
+        let stamps = try XCTUnwrap(first["timestamps"] as? [String: Any])
+        XCTAssertEqual(stamps["fetchStart"] as? String, "2025-07-31T22:13:20.123456Z")
+        XCTAssertEqual(stamps["domainLookupStart"] as? String, "2025-07-31T22:13:20.123496Z")
+        let offsets = try XCTUnwrap(first["offsetsMs"] as? [String: Any])
+        XCTAssertEqual(offsets["fetchStart"] as? Double, 0)
+        XCTAssertEqual(offsets["domainLookupStart"] as? Double, 0.04)
+        let timers = try XCTUnwrap(first["curlTimersUs"] as? [String: Any])
+        XCTAssertEqual(timers["nameLookup"] as? Int, 1_200)
+        XCTAssertEqual(timers["appConnect"] as? Int, 1_200 + 310 + 4_500)
+        // Offsets count from the task's start, so a later transaction has a later fetchStart offset.
+        let third = try transactions(json)[2]
+        let thirdOffsets = try XCTUnwrap(third["offsetsMs"] as? [String: Any])
+        let expected = Double(task.transactions[2].timeline.fetchStart - task.startedAt) / 1000
+        XCTAssertEqual(thirdOffsets["fetchStart"] as? Double, expected)
+        XCTAssertNotNil(third["responseHeaders"] as? [[String: Any]])
+        XCTAssertNil(first["responseHeaders"], "responseHeaders is left out when they were not kept")
+        XCTAssertEqual(third["expectContinueWaitMs"] as? Double, 1000)
+    }
+
+    func testConfigurationIsRedactedAndUsesMicrosecondKeys() throws {
+        let json = try object(Fixtures.report(tasks: [Fixtures.redirectTask()]))
+        let configuration = try XCTUnwrap(json["configuration"] as? [String: Any])
+        let urls = try XCTUnwrap(configuration["urls"] as? [String])
+        XCTAssertEqual(urls, ["https://localhost:8443/upload?token=[REDACTED]"])
+        let options = try XCTUnwrap(configuration["options"] as? [String: Any])
+        XCTAssertEqual(options["connectTimeoutUs"] as? Int, 5_000_000)
+        XCTAssertEqual(options["idleTimeoutUs"] as? Int, 15_000_000)
+        XCTAssertNil(options["totalTimeoutUs"])
+        XCTAssertEqual(options["proxy"] as? String, "http://user:[REDACTED]@proxy.local:3128")
+        let text = try JSONRenderer.render(Fixtures.report(tasks: [Fixtures.redirectTask()]))
+        XCTAssertFalse(text.contains("Bearer abc"))
+        XCTAssertFalse(text.contains("secret@"))
+    }
+
+    func testDecodeRejectsAnotherSchema() throws {
+        var text = try JSONRenderer.render(Fixtures.report(tasks: []))
+        text = text.replacingOccurrences(of: "wirelens.report/1", with: "wirelens.report/2")
+        XCTAssertThrowsError(try JSONRenderer.decode(Data(text.utf8)))
+        XCTAssertThrowsError(try JSONRenderer.decode(Data("{}".utf8)))
+    }
+}

@@ -1,0 +1,161 @@
+import Foundation
+import WirelensCore
+import WirelensReport
+import XCTest
+
+/// Validates rendered reports against docs/report.schema.json with Python's `jsonschema` package.
+final class SchemaValidationTests: XCTestCase {
+    /// Exit status of the validator script when the document does not match the schema.
+    private static let invalidDocument: Int32 = 3
+    /// Exit status when `jsonschema` is not installed.
+    private static let missingPackage: Int32 = 77
+
+    private static let script = """
+    import json, sys
+    try:
+        import jsonschema
+    except ImportError:
+        sys.exit(77)
+    with open(sys.argv[1]) as f:
+        schema = json.load(f)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    with open(sys.argv[2]) as f:
+        document = json.load(f)
+    errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(document), key=lambda e: list(map(str, e.absolute_path)))
+    for error in errors:
+        print("/".join(map(str, error.absolute_path)) + ": " + error.message)
+    sys.exit(3 if errors else 0)
+    """
+
+    /// docs/report.schema.json, found from this file's place in the package.
+    private static var schemaURL: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("docs/report.schema.json")
+    }
+
+    /// Runs the validator on `json`; returns its exit status and output.
+    private func validate(_ json: String, file: StaticString = #filePath, line: UInt = #line) throws -> (Int32, String) {
+        XCTAssertTrue(FileManager.default.fileExists(atPath: Self.schemaURL.path), "no schema at \(Self.schemaURL.path)")
+        let document = FileManager.default.temporaryDirectory
+            .appendingPathComponent("wirelens-report-\(UUID().uuidString).json")
+        try Data(json.utf8).write(to: document)
+        defer { try? FileManager.default.removeItem(at: document) }
+
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", Self.script, Self.schemaURL.path, document.path]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        if process.terminationStatus == Self.missingPackage {
+            throw XCTSkip("python3 has no jsonschema package")
+        }
+        return (process.terminationStatus, output)
+    }
+
+    private func assertValid(_ report: Report, file: StaticString = #filePath, line: UInt = #line) throws {
+        let (status, output) = try validate(try JSONRenderer.render(report))
+        XCTAssertEqual(status, 0, "report does not match docs/report.schema.json:\n\(output)", file: file, line: line)
+    }
+
+    func testRenderedReportsMatchTheSchema() throws {
+        // Null and non-null phases, reused and new connections, a failure, response headers, options with
+        // and without the optional keys.
+        let redirect = Fixtures.report(tasks: [Fixtures.redirectTask()])
+        XCTAssertNotNil(redirect.tasks[0].transactions[2].responseHeaders)
+        XCTAssertNotNil(redirect.tasks[0].transactions[1].error)
+        try assertValid(redirect)
+        try assertValid(Fixtures.report(tasks: [Fixtures.dnsFailureTask()]))
+        try assertValid(Fixtures.report(tasks: Fixtures.manyTasks(), interrupted: true))
+        try assertValid(Fixtures.report(tasks: []))
+    }
+
+    func testMinimalConfigurationMatchesTheSchema() throws {
+        var report = Fixtures.report(tasks: [Fixtures.redirectTask()])
+        report.configuration = RunConfiguration(urls: ["http://127.0.0.1:8080/"], method: "GET", body: .none,
+                                                repeatCount: 1, options: ProbeOptions())
+        report.libcurl.sslBackend = nil
+        report.libcurl.nghttp2 = nil
+        try assertValid(report)
+    }
+
+    func testEveryKeyTheEncoderWritesIsDocumented() throws {
+        let docURL = Self.schemaURL.deletingLastPathComponent().appendingPathComponent("report-schema.md")
+        let doc = try String(contentsOf: docURL, encoding: .utf8)
+        var keys = Set<String>()
+        // The keys of these objects are data (status codes, error classes, protocol names), not field names.
+        let maps: Set<String> = ["statusCodes", "errors", "protocols"]
+        func collect(_ value: Any, isMap: Bool = false) {
+            if let object = value as? [String: Any] {
+                for (key, child) in object {
+                    if !isMap { keys.insert(key) }
+                    collect(child, isMap: maps.contains(key))
+                }
+            } else if let array = value as? [Any] {
+                array.forEach { collect($0) }
+            }
+        }
+        for report in [Fixtures.report(tasks: [Fixtures.redirectTask()]), Fixtures.report(tasks: Fixtures.manyTasks())] {
+            collect(try JSONSerialization.jsonObject(with: Data(try JSONRenderer.render(report).utf8)))
+        }
+        XCTAssertGreaterThan(keys.count, 100)
+        for key in keys.sorted() {
+            XCTAssertTrue(doc.contains("`\(key)`"), "docs/report-schema.md does not mention `\(key)`")
+        }
+    }
+
+    /// Renders the redirect report, changes it with `edit` and returns the validator's verdict.
+    private func validateEdited(_ edit: (inout [String: Any]) -> Void) throws -> (Int32, String) {
+        let text = try JSONRenderer.render(Fixtures.report(tasks: [Fixtures.redirectTask()]))
+        var json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        edit(&json)
+        let edited = try JSONSerialization.data(withJSONObject: json)
+        return try validate(String(decoding: edited, as: UTF8.self))
+    }
+
+    /// Sets `value` at `key` of the first task's transaction `index`, in its object `member` (or itself when nil).
+    private static func setTransaction(_ json: inout [String: Any], _ index: Int, _ member: String?, _ key: String,
+                                       _ value: Any?) {
+        var tasks = json["tasks"] as! [[String: Any]]
+        var transactions = tasks[0]["transactions"] as! [[String: Any]]
+        if let member {
+            var object = transactions[index][member] as! [String: Any]
+            object[key] = value
+            transactions[index][member] = object
+        } else {
+            transactions[index][key] = value
+        }
+        tasks[0]["transactions"] = transactions
+        json["tasks"] = tasks
+    }
+
+    func testAPhaseWrittenAsTextFailsValidation() throws {
+        let (status, output) = try validateEdited { Self.setTransaction(&$0, 0, "phasesMs", "dns", "1.2") }
+        XCTAssertEqual(status, Self.invalidDocument, output)
+        XCTAssertTrue(output.contains("phasesMs/dns"), output)
+    }
+
+    func testOtherMistakesFailValidation() throws {
+        let mistakes: [(String, (inout [String: Any]) -> Void)] = [
+            ("missing total", { Self.setTransaction(&$0, 0, "phasesMs", "total", nil) }),
+            ("timestamp without microseconds", {
+                Self.setTransaction(&$0, 0, "timestamps", "fetchStart", "2025-07-31T22:13:20Z")
+            }),
+            ("null fetchStart", { Self.setTransaction(&$0, 0, "timestamps", "fetchStart", NSNull()) }),
+            ("unknown error class", {
+                Self.setTransaction(&$0, 1, nil, "error", ["class": "timeout", "message": "slow"])
+            }),
+            ("unknown kind", { Self.setTransaction(&$0, 0, nil, "kind", "followup") }),
+            ("unknown transaction key", { Self.setTransaction(&$0, 0, nil, "dnsMs", 1.2) }),
+            ("missing statusCode", { Self.setTransaction(&$0, 0, nil, "statusCode", nil) }),
+            ("other schema", { $0["schema"] = "wirelens.report/2" }),
+        ]
+        for (name, edit) in mistakes {
+            let (status, output) = try validateEdited(edit)
+            XCTAssertEqual(status, Self.invalidDocument, "\(name) passed validation: \(output)")
+        }
+    }
+}

@@ -1,0 +1,181 @@
+import Foundation
+import WirelensCore
+@testable import WirelensReport
+import XCTest
+
+final class TextRendererTests: XCTestCase {
+    private let labels = ["Queue wait", "DNS lookup", "TCP connect", "TLS handshake", "Request sent (upload)",
+                          "Server wait", "Content download"]
+
+    /// The lines of `text` that start with `needle` after two spaces of indent, or contain it when `anywhere`.
+    private func lines(_ text: String, containing needle: String, anywhere: Bool = false) -> [String] {
+        text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init).filter {
+            anywhere ? $0.contains(needle) : $0.hasPrefix("  " + needle)
+        }
+    }
+
+    // MARK: one task
+
+    func testSingleTaskShowsOneWaterfallPerTransactionWithEveryPhaseLabel() {
+        let text = TextRenderer(color: false).render(Fixtures.report(tasks: [Fixtures.redirectTask()]))
+        for label in labels {
+            XCTAssertEqual(lines(text, containing: label).count, 3, "\(label) in each of the 3 transactions:\n\(text)")
+        }
+        XCTAssertEqual(lines(text, containing: "Total ").count, 3)
+        XCTAssertTrue(text.contains("1/3 initial  POST https://localhost:8443/upload?token=[REDACTED]"), text)
+        XCTAssertTrue(text.contains("2/3 redirect  POST https://localhost:8443/store"), text)
+        XCTAssertTrue(text.contains("3/3 retry  POST https://localhost:8443/store"), text)
+        XCTAssertFalse(text.contains("token=abc"))
+    }
+
+    func testHeaderShowsStatusProtocolTLSAndConnection() {
+        let text = TextRenderer(color: false).render(Fixtures.report(tasks: [Fixtures.redirectTask()]))
+        XCTAssertTrue(text.contains("  307  http/1.1  TLSv1.3  new connection #0 127.0.0.1:54321 → 127.0.0.1:8443"), text)
+        XCTAssertTrue(text.contains("  no response  TLSv1.3  reused connection #0 127.0.0.1:54321 → 127.0.0.1:8443"), text)
+        XCTAssertTrue(text.contains("  200  http/1.1  TLSv1.3  new connection #1 127.0.0.1:54322 → 127.0.0.1:8443"), text)
+        XCTAssertTrue(text.contains("Result        200 in "), text)
+        XCTAssertTrue(text.contains("3 transactions (1 redirect, 1 retry)"), text)
+    }
+
+    func testPhasesThatDidNotHappenShowADashAndNoBar() throws {
+        let text = TextRenderer(color: false).render(Fixtures.report(tasks: [Fixtures.redirectTask()]))
+        // The second block is the reused connection: no DNS, TCP or TLS.
+        for label in ["DNS lookup", "TCP connect", "TLS handshake"] {
+            let row = lines(text, containing: label)[1]
+            XCTAssertTrue(row.contains("—"), row)
+            XCTAssertFalse(row.contains("█") || row.contains("▏"), row)
+            XCTAssertFalse(row.contains("0µs"), row)
+        }
+        // Its server wait never ended: a dash, and a note instead of a bar.
+        let wait = lines(text, containing: "Server wait")[1]
+        XCTAssertTrue(wait.contains("—") && wait.contains("did not finish"), wait)
+        XCTAssertFalse(wait.contains("█"), wait)
+        // In the first block every phase happened, with its duration and a bar.
+        let dns = lines(text, containing: "DNS lookup")[0]
+        XCTAssertTrue(dns.contains("1.2ms"), dns)
+        XCTAssertTrue(dns.contains("█") || dns.contains("▏"), dns)
+        let send = lines(text, containing: "Request sent (upload)")[0]
+        XCTAssertTrue(send.contains("2.00s"), send)
+        XCTAssertTrue(send.contains("███████████"), send)
+    }
+
+    func testShowsBytesSpeedsExpectContinueErrorsAndCaveats() {
+        let text = TextRenderer(color: false).render(Fixtures.report(tasks: [Fixtures.redirectTask()]))
+        XCTAssertTrue(text.contains("Sent          2.86 MiB body + 180 B headers at 1.50 MB/s"), text)
+        XCTAssertTrue(text.contains("Received      1.50 KiB body + 120 B headers at 1.02 MB/s"), text)
+        XCTAssertTrue(text.contains("100-continue  waited 1.00s"), text)
+        XCTAssertTrue(text.contains("Error         timeout.idle (curl 28): Operation too slow."), text)
+        XCTAssertTrue(text.contains("Caveats\n  • libcurl 7.88.1 has no CURLINFO_QUEUE_TIME_T"), text)
+        XCTAssertTrue(text.contains("  • On a multiplexed HTTP/2 connection"), text)
+    }
+
+    func testFailedLookupShowsUnfinishedDNSAndTheTaskError() {
+        let text = TextRenderer(color: false).render(Fixtures.report(tasks: [Fixtures.dnsFailureTask()]))
+        XCTAssertTrue(text.contains("Result        failed (no response) in 3.0ms"), text)
+        XCTAssertTrue(text.contains("Error         dns (curl 6): Could not resolve host: nowhere.invalid"), text)
+        XCTAssertTrue(lines(text, containing: "DNS lookup")[0].contains("did not finish"), text)
+        XCTAssertTrue(text.contains("no response  no connection"), text)
+    }
+
+    func testColourOnlyWhenAsked() {
+        for report in [Fixtures.report(tasks: [Fixtures.redirectTask()]), Fixtures.report(tasks: Fixtures.manyTasks())] {
+            let plain = TextRenderer(color: false).render(report)
+            XCTAssertFalse(plain.contains("\u{1B}"))
+            XCTAssertFalse(plain.utf8.contains(0x1B))
+            let coloured = TextRenderer(color: true).render(report)
+            XCTAssertTrue(coloured.contains("\u{1B}["))
+            XCTAssertTrue(coloured.contains("\u{1B}[31m"), "errors in red")
+            // Without the escapes, the coloured text is the plain text.
+            XCTAssertEqual(Self.strippingSGR(coloured), plain)
+        }
+    }
+
+    func testEscapeBytesFromTheServerOrLibcurlNeverReachTheTerminal() {
+        var task = Fixtures.dnsFailureTask()
+        task.error?.message = "bad \u{1B}[2J host\u{07}"
+        task.url = "https://x.test/\u{1B}]0;title\u{07}"
+        let text = TextRenderer(color: false).render(Fixtures.report(tasks: [task]))
+        XCTAssertFalse(text.utf8.contains(0x1B), text)
+        XCTAssertFalse(text.utf8.contains(0x07), text)
+        XCTAssertTrue(text.contains("bad ?[2J host?"), text)
+    }
+
+    func testFitsEightyColumns() {
+        for report in [Fixtures.report(tasks: [Fixtures.redirectTask()]), Fixtures.report(tasks: [Fixtures.dnsFailureTask()]),
+                       Fixtures.report(tasks: Fixtures.manyTasks(), interrupted: true)] {
+            let text = TextRenderer(color: false).render(report)
+            for line in text.split(separator: "\n") {
+                XCTAssertLessThanOrEqual(line.count, 80, String(line))
+            }
+        }
+    }
+
+    // MARK: many tasks
+
+    func testManyTasksShowsPercentilesFromTheSummary() throws {
+        let report = Fixtures.report(tasks: Fixtures.manyTasks())
+        let wait = try XCTUnwrap(report.summary.phases["wait"])
+        // Waits of 1…10 ms: numpy's linear percentiles.
+        XCTAssertEqual(wait.count, 10)
+        XCTAssertEqual(wait.p50, 5.5, accuracy: 1e-9)
+        XCTAssertEqual(wait.p90, 9.1, accuracy: 1e-9)
+        XCTAssertEqual(wait.p99, 9.91, accuracy: 1e-9)
+        XCTAssertEqual(wait.max, 10, accuracy: 1e-9)
+
+        let text = TextRenderer(color: false).render(report)
+        let header = try XCTUnwrap(lines(text, containing: "Phase (ms)").first)
+        XCTAssertEqual(header.split(separator: " ").suffix(5), ["count", "p50", "p90", "p99", "max"])
+        let row = try XCTUnwrap(lines(text, containing: "Server wait").first)
+        XCTAssertEqual(row.split(separator: " ").suffix(5), ["10", "5.500", "9.100", "9.910", "10.00"], row)
+        // Columns line up under their headers.
+        XCTAssertEqual(row.count, header.count)
+        let dns = try XCTUnwrap(lines(text, containing: "DNS lookup").first)
+        XCTAssertEqual(dns.split(separator: " ").suffix(5), ["1", "0.900", "0.900", "0.900", "0.900"], dns)
+        for label in labels + ["Total"] {
+            XCTAssertEqual(lines(text, containing: label).count, 1, label)
+        }
+    }
+
+    func testManyTasksShowsDashForPhasesWithoutValues() throws {
+        let text = TextRenderer(color: false).render(Fixtures.report(tasks: Fixtures.manyTasks()))
+        let tls = try XCTUnwrap(lines(text, containing: "TLS handshake").first)
+        XCTAssertEqual(tls.split(separator: " ").suffix(5), ["0", "—", "—", "—", "—"], tls)
+    }
+
+    func testManyTasksShowsOutcomeConnectionsStatusesErrorsAndProtocols() {
+        let text = TextRenderer(color: false).render(Fixtures.report(tasks: Fixtures.manyTasks()))
+        XCTAssertTrue(text.contains("Tasks         8 ok, 2 failed of 10 (10 transactions)"), text)
+        XCTAssertTrue(text.contains("tasks/s)"), text)
+        XCTAssertTrue(text.contains("Download      37.0 KiB at "), text)
+        XCTAssertTrue(text.contains("Connections   1 opened, 9 reused, 1 distinct, at most 1 open at once"), text)
+        XCTAssertTrue(text.contains("Status codes  200 (9), 503 (1)"), text)
+        XCTAssertTrue(text.contains("Errors        http (1), timeout.idle (1)"), text)
+        XCTAssertTrue(text.contains("Protocols     http/1.1 (10)"), text)
+        XCTAssertFalse(text.contains("Interrupted"))
+    }
+
+    func testInterruptedRunSaysSoOnTop() {
+        let text = TextRenderer(color: false).render(Fixtures.report(tasks: Fixtures.manyTasks(), interrupted: true))
+        XCTAssertTrue(text.hasPrefix("Interrupted: the run was stopped by a signal"), text)
+        XCTAssertTrue(text.contains("covers the 10 tasks that ended"), text)
+        let single = TextRenderer(color: false).render(Fixtures.report(tasks: [Fixtures.redirectTask()], interrupted: true))
+        XCTAssertTrue(single.hasPrefix("Interrupted:"), single)
+        let empty = TextRenderer(color: false).render(Fixtures.report(tasks: [], interrupted: true))
+        XCTAssertTrue(empty.hasPrefix("Interrupted:"), empty)
+        XCTAssertTrue(empty.contains("0 ok, 0 failed of 0"), empty)
+    }
+
+    /// The text without ANSI SGR sequences.
+    static func strippingSGR(_ text: String) -> String {
+        var out = ""
+        var scalars = text.unicodeScalars.makeIterator()
+        while let scalar = scalars.next() {
+            if scalar == "\u{1B}" {
+                while let next = scalars.next(), next != "m" {}
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+}

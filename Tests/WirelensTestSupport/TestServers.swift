@@ -1,0 +1,110 @@
+import Foundation
+
+/// The loopback servers the integration tests share: nginx from Debian (started by scripts/nginx-up.sh) and
+/// scripts/slowpeer.py for behaviours nginx cannot give (stalls, late answers, flaky statuses).
+///
+/// Started once per test process, stopped when it exits.
+public final class TestServers: @unchecked Sendable {
+    public let httpPort: Int
+    public let httpsPort: Int
+    public let h2cPort: Int
+    public let peerPort: Int
+    public let certPath: String
+    public let nginxDir: String
+    private let peerPID: pid_t
+
+    /// The servers, started on first use; nil with a message when they could not start.
+    public static let shared: Result<TestServers, TestServerError> = {
+        do {
+            let servers = try TestServers()
+            atexit { TestServers.stopShared() }
+            return .success(servers)
+        } catch let error as TestServerError {
+            return .failure(error)
+        } catch {
+            return .failure(TestServerError(message: "\(error)"))
+        }
+    }()
+
+    /// The servers, or a thrown error that fails the calling test with the reason.
+    public static func get() throws -> TestServers {
+        try shared.get()
+    }
+
+    private static func stopShared() {
+        if case .success(let servers) = shared { servers.stop() }
+    }
+
+    /// The repository root, found from this file's path.
+    public static let repositoryRoot: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    private init() throws {
+        let root = Self.repositoryRoot
+        nginxDir = FileManager.default.temporaryDirectory
+            .appendingPathComponent("wirelens-tests-\(getpid())").path
+        let up = try Self.runScript(root.appendingPathComponent("scripts/nginx-up.sh").path, [nginxDir])
+        var values: [String: String] = [:]
+        for line in up.split(separator: "\n") {
+            let parts = line.split(separator: "=", maxSplits: 1)
+            if parts.count == 2 { values[String(parts[0])] = String(parts[1]) }
+        }
+        guard let http = values["HTTP_PORT"].flatMap(Int.init), let https = values["HTTPS_PORT"].flatMap(Int.init),
+              let h2c = values["H2C_PORT"].flatMap(Int.init), let cert = values["CERT"] else {
+            throw TestServerError(message: "nginx-up.sh printed no ports: \(up)")
+        }
+        httpPort = http
+        httpsPort = https
+        h2cPort = h2c
+        certPath = cert
+
+        let peerOut = FileManager.default.temporaryDirectory.appendingPathComponent("wl-peer-\(getpid()).out").path
+        peerPID = try ProcessRunner.spawn("/usr/bin/env", [
+            "python3", root.appendingPathComponent("scripts/slowpeer.py").path, "--max-seconds", "900", "--no-stdin-watch",
+        ], stdoutPath: peerOut, stderrPath: "/dev/null")
+        // The first line is PORT=<n>; wait for it, bounded.
+        var port: Int?
+        for _ in 0..<200 where port == nil {
+            if let text = try? String(contentsOfFile: peerOut, encoding: .utf8), let line = text.split(separator: "\n").first,
+               line.hasPrefix("PORT=") {
+                port = Int(line.dropFirst(5))
+            } else {
+                usleep(25_000)
+            }
+        }
+        guard let port else {
+            kill(peerPID, SIGTERM)
+            throw TestServerError(message: "slowpeer.py did not print its port within 5 s")
+        }
+        peerPort = port
+    }
+
+    private func stop() {
+        kill(peerPID, SIGTERM)
+        _ = try? Self.runScript(Self.repositoryRoot.appendingPathComponent("scripts/nginx-down.sh").path, [nginxDir])
+    }
+
+    /// Runs a shell script and returns its stdout; throws with its stderr when it fails.
+    @discardableResult
+    public static func runScript(_ path: String, _ arguments: [String]) throws -> String {
+        let result = try ProcessRunner.run("/bin/bash", [path] + arguments, timeout: 60)
+        guard result.status == 0 else {
+            throw TestServerError(message: "\(path) failed (\(result.status)): \(result.stderr)")
+        }
+        return result.stdout
+    }
+
+    public func http(_ path: String) -> String { "http://127.0.0.1:\(httpPort)\(path)" }
+    public func https(_ path: String) -> String { "https://localhost:\(httpsPort)\(path)" }
+    public func h2c(_ path: String) -> String { "http://127.0.0.1:\(h2cPort)\(path)" }
+    public func peer(_ path: String) -> String { "http://127.0.0.1:\(peerPort)\(path)" }
+
+    /// The directory nginx's upload location writes PUT bodies into.
+    public var uploadRoot: String { nginxDir }
+}
+
+/// Why the test servers could not start.
+public struct TestServerError: Error, CustomStringConvertible {
+    public let message: String
+    public var description: String { message }
+}
