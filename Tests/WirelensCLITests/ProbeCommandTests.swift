@@ -1,0 +1,156 @@
+import Foundation
+import WirelensCore
+import WirelensTestSupport
+import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The `wirelens` executable end to end: exit codes, one-line errors, reports, redaction, SIGINT.
+final class ProbeCommandTests: XCTestCase {
+    /// The built executable, next to the test bundle.
+    private var binary: String {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("wirelens").path
+    }
+
+    private func wirelens(_ arguments: [String], timeout: TimeInterval = 60,
+                          afterStart: ((pid_t) -> Void)? = nil) throws -> ProcessRunner.Outcome {
+        try ProcessRunner.run(binary, arguments, timeout: timeout, afterStart: afterStart)
+    }
+
+    private func temporaryPath(_ name: String) -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("wl-\(UUID().uuidString)-\(name)").path
+    }
+
+    /// Asserts the exit code and that stderr is exactly one line naming `mention`.
+    private func assertFails(_ arguments: [String], code: ExitStatus, mention: String,
+                             file: StaticString = #filePath, line: UInt = #line) throws {
+        let outcome = try wirelens(arguments)
+        XCTAssertEqual(outcome.status, code.rawValue, "stderr: \(outcome.stderr)", file: file, line: line)
+        let lines = outcome.stderr.split(separator: "\n")
+        XCTAssertEqual(lines.count, 1, "one-line error expected, got: \(outcome.stderr)", file: file, line: line)
+        XCTAssertTrue(outcome.stderr.contains(mention), "'\(mention)' not in: \(outcome.stderr)", file: file, line: line)
+        XCTAssertFalse(outcome.stderr.contains("Fatal error"), file: file, line: line)
+    }
+
+    func testVersionNamesLibcurl() throws {
+        let outcome = try wirelens(["--version"])
+        XCTAssertEqual(outcome.status, 0)
+        XCTAssertTrue(outcome.stdout.hasPrefix("wirelens \(WirelensVersion.current) (libcurl 7."), outcome.stdout)
+    }
+
+    func testBadInputGivesOneLineAndDocumentedCode() throws {
+        let servers = try TestServers.get()
+        try assertFails(["probe", "http://exa mple.com/"], code: .usage, mention: "exa mple.com")
+        try assertFails(["probe", "ftp://127.0.0.1/file"], code: .usage, mention: "ftp")
+        try assertFails(["probe", "--upload", "/nonexistent/upload.bin", servers.http("/upload/x")],
+                        code: .localFile, mention: "/nonexistent/upload.bin")
+        try assertFails(["probe", "--upload-size", "ten", servers.http("/")], code: .usage, mention: "ten")
+        try assertFails(["probe", "--idle-timeout", "soon", servers.http("/")], code: .usage, mention: "soon")
+        try assertFails(["probe", "--concurrency", "0", servers.http("/")], code: .usage, mention: "--concurrency")
+        try assertFails(["probe", "--frobnicate", servers.http("/")], code: .usage, mention: "frobnicate")
+        try assertFails(["probe", "-H", "no colon here", servers.http("/")], code: .usage, mention: "Name: value")
+        try assertFails(["probe", "http://wirelens-test.invalid/"], code: .dns, mention: "wirelens-test.invalid")
+        try assertFails(["probe", "http://127.0.0.1:1/"], code: .connect, mention: "127.0.0.1:1")
+        try assertFails(["probe", servers.https("/small.txt")], code: .tls, mention: "certificate")
+        try assertFails(["probe", "--cacert", "/nonexistent/ca.pem", servers.https("/small.txt")],
+                        code: .localFile, mention: "/nonexistent/ca.pem")
+        try assertFails(["probe", servers.http("/status/404")], code: .httpError, mention: "404")
+        try assertFails(["probe", "--idle-timeout", "300ms", servers.peer("/stall/5000")], code: .timeout,
+                        mention: "idle timeout")
+        try assertFails(["probe", "--timeout", "300ms", servers.http("/slow/1m.bin")], code: .timeout,
+                        mention: "total timeout")
+        try assertFails(["probe", "--report", "/nonexistent/dir/r.json", servers.http("/small.txt")],
+                        code: .localFile, mention: "/nonexistent/dir/r.json")
+    }
+
+    func testFailedTransferIsATaskInTheReport() throws {
+        let report = temporaryPath("refused.json")
+        defer { unlink(report) }
+        let outcome = try wirelens(["probe", "http://127.0.0.1:1/", "--format", "json", "--report", report, "-q"])
+        XCTAssertEqual(outcome.status, ExitStatus.connect.rawValue)
+        let decoded = try JSONDecoder().decode(Report.self, from: Data(contentsOf: URL(fileURLWithPath: report)))
+        XCTAssertEqual(decoded.tasks.count, 1)
+        XCTAssertEqual(decoded.tasks[0].error?.errorClass, .connect)
+        XCTAssertEqual(decoded.summary.errors["connect"], 1)
+    }
+
+    func testJSONReportOf1000RequestsValidatesAgainstTheSchema() throws {
+        let servers = try TestServers.get()
+        let report = temporaryPath("many.json")
+        defer { unlink(report) }
+        let outcome = try wirelens(["probe", servers.http("/small.txt"), "--repeat", "1000", "--concurrency", "8",
+                                    "--max-host-connections", "4", "--format", "json", "--report", report, "-q"])
+        XCTAssertEqual(outcome.status, 0, outcome.stderr)
+        let decoded = try JSONDecoder().decode(Report.self, from: Data(contentsOf: URL(fileURLWithPath: report)))
+        XCTAssertEqual(decoded.tasks.count, 1000)
+        XCTAssertEqual(decoded.summary.succeeded, 1000)
+        XCTAssertLessThanOrEqual(decoded.summary.connections.opened, 4)
+        XCTAssertLessThanOrEqual(decoded.summary.connections.maxOpenAtOnce, 4)
+        XCTAssertEqual(decoded.summary.connections.opened + decoded.summary.connections.reused, 1000)
+        let schema = TestServers.repositoryRoot.appendingPathComponent("docs/report.schema.json").path
+        let check = try ProcessRunner.run("/usr/bin/env", ["python3", "-c", """
+            import json, sys, jsonschema
+            jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))
+            print("valid")
+            """, report, schema])
+        XCTAssertEqual(check.status, 0, check.stderr)
+        XCTAssertEqual(check.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "valid")
+    }
+
+    func testTextWaterfallForOneURL() throws {
+        let servers = try TestServers.get()
+        let outcome = try wirelens(["probe", servers.https("/bytes/1k.bin"), "--cacert", servers.certPath])
+        XCTAssertEqual(outcome.status, 0, outcome.stderr)
+        for label in ["DNS lookup", "TCP connect", "TLS handshake", "Server wait", "TLSv1."] {
+            XCTAssertTrue(outcome.stdout.contains(label), "\(label) missing in:\n\(outcome.stdout)")
+        }
+        XCTAssertFalse(outcome.stdout.contains("\u{1B}["), "no colour when stdout is not a terminal")
+    }
+
+    func testSecretsNeverReachTheReport() throws {
+        let servers = try TestServers.get()
+        let report = temporaryPath("secret.json")
+        defer { unlink(report) }
+        let outcome = try wirelens([
+            "probe", servers.peer("/echo-headers?access_token=tok-SECRET-1&page=2"),
+            "-H", "Authorization: Bearer SECRET-2", "-H", "Cookie: session=SECRET-3",
+            "-H", "X-Oss-Security-Token: SECRET-4", "-H", "X-Trace: visible-value",
+            "--include-headers", "--format", "json", "--report", report,
+        ])
+        XCTAssertEqual(outcome.status, 0, outcome.stderr)
+        let text = try String(contentsOfFile: report, encoding: .utf8)
+        XCTAssertFalse(text.contains("SECRET"), "a secret reached the report")
+        XCTAssertFalse(outcome.stderr.contains("SECRET"))
+        XCTAssertTrue(text.contains("visible-value"), "other headers are kept")
+        XCTAssertTrue(text.contains("page=2"))
+        XCTAssertTrue(text.contains(Redactor.mask))
+    }
+
+    func testOutputWritesTheBody() throws {
+        let servers = try TestServers.get()
+        let output = temporaryPath("body.bin")
+        defer { unlink(output) }
+        let outcome = try wirelens(["probe", servers.http("/bytes/1m.bin"), "-o", output, "-q"])
+        XCTAssertEqual(outcome.status, 0, outcome.stderr)
+        let expected = try Data(contentsOf: URL(fileURLWithPath: servers.nginxDir).appendingPathComponent("www/bytes/1m.bin"))
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: output)), expected)
+    }
+
+    func testSIGINTWritesWhatWasGathered() throws {
+        let servers = try TestServers.get()
+        let report = temporaryPath("interrupted.json")
+        defer { unlink(report) }
+        let outcome = try wirelens(["probe", servers.peer("/delay/400"), "--repeat", "50", "--format", "json",
+                                    "--report", report, "-q"], timeout: 30) { pid in
+            usleep(1_500_000)
+            kill(pid, SIGINT)
+        }
+        XCTAssertEqual(outcome.status, ExitStatus.interrupted.rawValue, outcome.stderr)
+        let decoded = try JSONDecoder().decode(Report.self, from: Data(contentsOf: URL(fileURLWithPath: report)))
+        XCTAssertTrue(decoded.interrupted)
+        XCTAssertGreaterThanOrEqual(decoded.tasks.filter(\.succeeded).count, 2)
+        XCTAssertLessThan(decoded.tasks.count, 50)
+        XCTAssertTrue(outcome.stderr.contains("interrupted"))
+    }
+}
