@@ -9,7 +9,11 @@ public struct Caveat: Sendable, Codable, Equatable {
     }
 
     /// The caveats that follow from the libcurl in use and the run's options.
-    public static func applicable(libcurl: LibcurlDescription, options: ProbeOptions, hasUploads: Bool) -> [Caveat] {
+    ///
+    /// - Parameter protocolsUsed: the protocol names the run's transactions used, once known; the HTTP/2 caveat is
+    ///   then given only when "h2" is among them.
+    public static func applicable(libcurl: LibcurlDescription, options: ProbeOptions, hasUploads: Bool,
+                                  protocolsUsed: Set<String>? = nil) -> [Caveat] {
         var list: [Caveat] = []
         let v = libcurl.versionTriple ?? (0, 0, 0)
         func older(_ major: Int, _ minor: Int) -> Bool { (v.0, v.1) < (major, minor) }
@@ -39,7 +43,7 @@ public struct Caveat: Sendable, Codable, Equatable {
                 + "an existing h2c prior-knowledge connection (\"Error in the HTTP2 framing layer\", fixed in curl 8.0.0): "
                 + "Wirelens opens a fresh connection per transaction for h2c, so h2c reuse and multiplexing are not measured."))
         }
-        if options.httpVersion != .http1_1 && options.multiplex {
+        if options.httpVersion != .http1_1 && options.multiplex && (protocolsUsed?.contains("h2") ?? true) {
             list.append(Caveat(id: "h2-phases", text: "On a multiplexed HTTP/2 connection the streams share one "
                 + "TCP connection; per-stream send and receive phases overlap and do not add up to wall time."))
         }

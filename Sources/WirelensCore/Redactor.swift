@@ -31,7 +31,8 @@ public enum Redactor {
         var rest = Substring(text)
         var fragment = ""
         if let hash = rest.firstIndex(of: "#") {
-            fragment = String(rest[hash...])
+            // A fragment can carry OAuth tokens (#access_token=…): its parameters are masked like the query's.
+            fragment = "#" + parameters(rest[rest.index(after: hash)...])
             rest = rest[..<hash]
         }
         var query: Substring?
@@ -40,22 +41,24 @@ public enum Redactor {
             rest = rest[..<mark]
         }
         var result = redactUserInfo(String(rest))
-        if let query {
-            let parts = query.split(separator: "&", omittingEmptySubsequences: false).map { part -> String in
-                guard let eq = part.firstIndex(of: "=") else { return String(part) }
-                let name = String(part[..<eq])
-                let decoded = name.removingPercentEncoding ?? name
-                return isSensitive(name: decoded) ? "\(name)=\(mask)" : String(part)
-            }
-            result += "?" + parts.joined(separator: "&")
-        }
+        if let query { result += "?" + parameters(query) }
         return result + fragment
+    }
+
+    /// `name=value&…` with the values of sensitive names masked.
+    private static func parameters(_ text: Substring) -> String {
+        text.split(separator: "&", omittingEmptySubsequences: false).map { part -> String in
+            guard let eq = part.firstIndex(of: "=") else { return String(part) }
+            let name = String(part[..<eq])
+            let decoded = name.removingPercentEncoding ?? name
+            return isSensitive(name: decoded) ? "\(name)=\(mask)" : String(part)
+        }.joined(separator: "&")
     }
 
     /// Masks the password of `scheme://user:password@host`.
     private static func redactUserInfo(_ text: String) -> String {
-        guard let schemeEnd = text.range(of: "://") else { return text }
-        let authorityStart = schemeEnd.upperBound
+        // A proxy may be given without a scheme: user:password@host:port.
+        let authorityStart = text.range(of: "://")?.upperBound ?? text.startIndex
         let authorityEnd = text[authorityStart...].firstIndex(of: "/") ?? text.endIndex
         let authority = text[authorityStart..<authorityEnd]
         guard let at = authority.lastIndex(of: "@") else { return text }

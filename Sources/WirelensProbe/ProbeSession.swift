@@ -15,7 +15,9 @@ public enum ProbeSession {
         return Report(libcurl: libcurl, command: command, startedAt: started, endedAt: ended,
                       interrupted: interrupted(), configuration: configuration,
                       caveats: Caveat.applicable(libcurl: libcurl, options: engine.options,
-                                                 hasUploads: plan.body != .none),
+                                                 hasUploads: plan.body != .none,
+                                                 protocolsUsed: Set(records.flatMap(\.transactions)
+                                                     .compactMap(\.networkProtocolName))),
                       tasks: records)
     }
 }

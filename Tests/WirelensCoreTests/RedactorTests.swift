@@ -157,3 +157,16 @@ final class RedactorTests: XCTestCase {
         XCTAssertEqual(options.headers[0].value, "Bearer t", "the original is left alone")
     }
 }
+
+final class RedactorEdgeTests: XCTestCase {
+    func testProxyWithoutSchemeHidesPassword() {
+        XCTAssertEqual(Redactor.url("alice:pw123@proxy.local:3128"), "alice:[REDACTED]@proxy.local:3128")
+        XCTAssertEqual(Redactor.url("proxy.local:3128"), "proxy.local:3128")
+    }
+
+    func testFragmentTokensAreMasked() {
+        XCTAssertEqual(Redactor.url("https://app.example/cb#access_token=abc&state=x"),
+                       "https://app.example/cb#access_token=[REDACTED]&state=x")
+        XCTAssertEqual(Redactor.url("https://app.example/page#section-2"), "https://app.example/page#section-2")
+    }
+}
