@@ -10,6 +10,9 @@ enum CommandLineEntry {
             if let probe = command as? ProbeCommand {
                 return await probe.execute()
             }
+            if let render = command as? RenderCommand {
+                return render.execute()
+            }
             var other = command
             try other.run()
             return ExitStatus.success.rawValue

@@ -1,0 +1,59 @@
+import ArgumentParser
+import Foundation
+import WirelensCore
+import WirelensReport
+
+/// `wirelens render REPORT.json`: shows a saved JSON report as text (or re-encodes it).
+struct RenderCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "render",
+        abstract: "Show a saved wirelens.report/1 JSON report as text.")
+
+    @Argument(help: "A JSON report written by 'wirelens probe --format json'.")
+    var path: String
+
+    @Option(help: "Output format: text or json.")
+    var format: ReportFormat = .text
+
+    @Flag(name: .customLong("no-color"), help: "No colour in text output.")
+    var noColor = false
+
+    /// Renders the report and returns the exit code.
+    func execute() -> Int32 {
+        let report: Report
+        do {
+            report = try JSONRenderer.decode(Data(contentsOf: URL(fileURLWithPath: path)))
+        } catch let error as DecodingError {
+            Console.error("'\(path)' is not a \(Report.schemaID) report: \(Self.describe(error))")
+            return ExitStatus.usage.rawValue
+        } catch {
+            Console.error("cannot read report '\(path)': \(error.localizedDescription)")
+            return ExitStatus.localFile.rawValue
+        }
+        switch format {
+        case .text:
+            let color = !noColor && Console.isTerminal(STDOUT_FILENO)
+                && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
+            FileHandle.standardOutput.write(Data(TextRenderer(color: color).render(report).utf8))
+        case .json:
+            do {
+                FileHandle.standardOutput.write(Data(try JSONRenderer.render(report).utf8))
+            } catch {
+                Console.error("could not encode the report: \(error)")
+                return ExitStatus.internalError.rawValue
+            }
+        }
+        return ExitStatus.success.rawValue
+    }
+
+    private static func describe(_ error: DecodingError) -> String {
+        switch error {
+        case .dataCorrupted(let context), .keyNotFound(_, let context), .typeMismatch(_, let context),
+             .valueNotFound(_, let context):
+            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
+            return path.isEmpty ? context.debugDescription : "\(path): \(context.debugDescription)"
+        @unknown default:
+            return "\(error)"
+        }
+    }
+}
