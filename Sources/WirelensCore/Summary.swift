@@ -36,6 +36,32 @@ public struct Summary: Sendable, Codable, Equatable {
         public var maxOpenAtOnce: Int
     }
 
+    private enum CodingKeys: String, CodingKey {
+        case tasks, succeeded, failed, transactions, wallTimeMs, tasksPerSecond, requestBodyBytes, responseBodyBytes,
+             uploadBytesPerSecond, downloadBytesPerSecond, phases, connections, statusCodes, errors, protocols
+    }
+
+    /// Encodes the maps with their keys in a fixed order (phases in timeline order, the others sorted),
+    /// so that the same summary always gives the same document.
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(tasks, forKey: .tasks)
+        try c.encode(succeeded, forKey: .succeeded)
+        try c.encode(failed, forKey: .failed)
+        try c.encode(transactions, forKey: .transactions)
+        try c.encode(wallTimeMs, forKey: .wallTimeMs)
+        try c.encode(tasksPerSecond, forKey: .tasksPerSecond)
+        try c.encode(requestBodyBytes, forKey: .requestBodyBytes)
+        try c.encode(responseBodyBytes, forKey: .responseBodyBytes)
+        try c.encode(uploadBytesPerSecond, forKey: .uploadBytesPerSecond)
+        try c.encode(downloadBytesPerSecond, forKey: .downloadBytesPerSecond)
+        try c.encode(OrderedMap(phases, order: Phases.names), forKey: .phases)
+        try c.encode(connections, forKey: .connections)
+        try c.encode(OrderedMap(statusCodes), forKey: .statusCodes)
+        try c.encode(OrderedMap(errors), forKey: .errors)
+        try c.encode(OrderedMap(protocols), forKey: .protocols)
+    }
+
     /// Builds the summary of a run's tasks.
     public static func build(tasks: [TaskRecord]) -> Summary {
         let transactions = tasks.flatMap(\.transactions)
@@ -101,5 +127,32 @@ public struct Summary: Sendable, Codable, Equatable {
             opened: transactions.filter(\.openedConnection).count,
             reused: transactions.filter(\.reusedConnection).count,
             distinct: spans.count, maxOpenAtOnce: peak)
+    }
+}
+
+/// A string-keyed map encoded with its keys in a given order (by default sorted).
+struct OrderedMap<Value: Encodable>: Encodable {
+    let entries: [(String, Value)]
+
+    init(_ map: [String: Value], order: [String]? = nil) {
+        if let order {
+            let known = order.compactMap { key in map[key].map { (key, $0) } }
+            let rest = map.filter { !order.contains($0.key) }.sorted { $0.key < $1.key }
+            entries = known + rest.map { ($0.key, $0.value) }
+        } else {
+            entries = map.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        }
+    }
+
+    private struct Key: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: Key.self)
+        for (key, value) in entries { try c.encode(value, forKey: Key(stringValue: key)) }
     }
 }

@@ -29,6 +29,9 @@ public final class Engine: @unchecked Sendable {
     private var nextTaskIndex = 0
     private var connectionTLS: [Int: (version: String?, cipher: String?, alpn: String?)] = [:]
     private var random = SystemRandomNumberGenerator()
+    /// Parsed and redacted forms of the URLs seen so far (runs repeat the same few URLs many times).
+    private var targetCache: [String: TargetURL] = [:]
+    private var redactedCache: [String: String] = [:]
 
     private enum Command {
         case submit([TaskSpec], Batch)
@@ -197,7 +200,7 @@ public final class Engine: @unchecked Sendable {
         let now = MonotonicClock.now()
         let target: TargetURL
         do {
-            target = try TargetURL(task.url)
+            target = try parsedTarget(task.url)
         } catch {
             task.transactions.append(failedBeforeStart(task, kind: kind, at: now,
                                                        error: TransferError(errorClass: .protocol, message: error.description)))
@@ -238,6 +241,22 @@ public final class Engine: @unchecked Sendable {
         }
     }
 
+    private func parsedTarget(_ url: String) throws(ProbeError) -> TargetURL {
+        if let known = targetCache[url] { return known }
+        let target = try TargetURL(url)
+        if targetCache.count > 4096 { targetCache.removeAll() }
+        targetCache[url] = target
+        return target
+    }
+
+    private func redacted(_ url: String) -> String {
+        if let known = redactedCache[url] { return known }
+        let text = Redactor.url(url)
+        if redactedCache.count > 4096 { redactedCache.removeAll() }
+        redactedCache[url] = text
+        return text
+    }
+
     private func remainingMicros(_ task: TaskState, now: Int64) -> Int64? {
         guard task.deadline != .max else { return nil }
         return max(1000, (task.deadline - now) / 1000)
@@ -246,7 +265,7 @@ public final class Engine: @unchecked Sendable {
     private func failedBeforeStart(_ task: TaskState, kind: TransactionKind, at now: Int64,
                                    error: TransferError) -> TransactionMetrics {
         let wall = anchor.wallMicros(ofMonotonic: now)
-        var m = TransactionMetrics(kind: kind, url: Redactor.url(task.url), method: task.method,
+        var m = TransactionMetrics(kind: kind, url: redacted(task.url), method: task.method,
                                    timeline: Timeline(fetchStart: wall), phases: Phases(total: 0),
                                    reusedConnection: false, proxyConnection: options.proxy != nil,
                                    curlTimers: CurlTimers())
@@ -366,7 +385,7 @@ public final class Engine: @unchecked Sendable {
             responseStart: ctx.responseStart, end: end, curl: info.timers, reusedConnection: reused,
             hostIsIPLiteral: ctx.target.hostIsIPLiteral, usesTLS: ctx.target.scheme == "https")
         let computed = PhaseMath.compute(raw, anchor: anchor)
-        var m = TransactionMetrics(kind: ctx.kind, url: Redactor.url(ctx.target.text), method: ctx.method,
+        var m = TransactionMetrics(kind: ctx.kind, url: redacted(ctx.target.text), method: ctx.method,
                                    timeline: computed.timeline, phases: computed.phases, reusedConnection: reused,
                                    proxyConnection: options.proxy != nil, curlTimers: info.timers)
         m.networkProtocolName = info.protocolName
@@ -432,7 +451,7 @@ public final class Engine: @unchecked Sendable {
         let started = task.transactions.first?.timeline.fetchStart ?? anchor.wallMicros(ofMonotonic: task.started)
         let ended = anchor.wallMicros(ofMonotonic: task.lastEnd ?? MonotonicClock.now())
         let record = TaskRecord(
-            index: task.index, url: Redactor.url(task.spec.url), method: task.spec.method, startedAt: started,
+            index: task.index, url: redacted(task.spec.url), method: task.spec.method, startedAt: started,
             endedAt: max(started, ended),
             redirectCount: task.redirects, retries: task.retries, statusCode: last?.statusCode, error: error,
             transactions: task.transactions)

@@ -113,8 +113,10 @@ final class TransferContext {
             return
         }
         guard inFinalResponse else { return }
-        let line = String(decoding: bytes, as: UTF8.self)
-        guard let field = HeaderField.parse(line) else { return }
+        // Only Location and Retry-After matter to the engine; other lines become Strings only when kept.
+        let wanted = RawHeader.hasName(bytes, "location") || RawHeader.hasName(bytes, "retry-after")
+        guard wanted || captureHeaders else { return }
+        guard let field = HeaderField.parse(String(decoding: bytes, as: UTF8.self)) else { return }
         switch field.name.lowercased() {
         case "location": location = field.value
         case "retry-after": retryAfter = field.value
@@ -214,6 +216,9 @@ final class TransferContext {
         let now = MonotonicClock.now()
         switch type {
         case CURLINFO_TEXT:
+            // Most informational lines carry nothing the engine uses: look at the first byte before making a String.
+            guard let first = text.first, first == UInt8(ascii: "C") || first == UInt8(ascii: "R")
+                || first == UInt8(ascii: "S") || first == UInt8(ascii: "A") else { return }
             let line = Substring(String(decoding: text, as: UTF8.self))
             switch DebugText.parse(line) {
             case .connected(let id)?, .reused(let id)?: connectionId = id
@@ -226,7 +231,9 @@ final class TransferContext {
             if responseStart == nil { lastSend = now }
             if headerOutAt == nil {
                 headerOutAt = now
-                expectSent = DebugText.asksForContinue(Substring(String(decoding: text, as: UTF8.self)))
+                if body != .none {
+                    expectSent = DebugText.asksForContinue(Substring(String(decoding: text, as: UTF8.self)))
+                }
             }
         case CURLINFO_DATA_OUT:
             lastActivity = now

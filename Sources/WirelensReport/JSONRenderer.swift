@@ -8,13 +8,12 @@ import WirelensCore
 public enum JSONRenderer {
     /// The report as pretty-printed JSON text, slashes unescaped, ending with a newline.
     ///
-    /// Keys are sorted, so the same report always gives the same bytes: the summary's maps (phases,
-    /// status codes, errors, protocols) are Swift dictionaries, whose order changes from run to run.
+    /// Keys keep the order the types encode them in (a transaction's timeline in time order); the summary's
+    /// maps write their keys in a fixed order, so the same report always gives the same bytes.
     public static func render(_ report: Report) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        let data = try encoder.encode(report)
-        return String(decoding: data, as: UTF8.self) + "\n"
+        var bytes = try StreamingJSONEncoder(prettyPrinted: true).encode(report)
+        bytes.append(UInt8(ascii: "\n"))
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Reads a `wirelens.report/1` document; throws a `DecodingError` for any other document.
