@@ -32,6 +32,8 @@ public final class Engine: @unchecked Sendable {
     /// Parsed and redacted forms of the URLs seen so far (runs repeat the same few URLs many times).
     private var targetCache: [String: TargetURL] = [:]
     private var redactedCache: [String: String] = [:]
+    /// Easy handles kept for reuse (curl_easy_reset clears their options; connections live in the multi handle).
+    private var spareHandles: [UnsafeMutableRawPointer] = []
 
     private enum Command {
         case submit([TaskSpec], Batch)
@@ -131,6 +133,8 @@ public final class Engine: @unchecked Sendable {
             curl_multi_poll(multi, nil, 0, pollTimeoutMillis(), nil)
         }
         cancelAll()
+        spareHandles.forEach { curl_easy_cleanup($0) }
+        spareHandles.removeAll()
         finished.lock()
         loopDone = true
         finished.broadcast()
@@ -207,7 +211,7 @@ public final class Engine: @unchecked Sendable {
             finishTask(task)
             return
         }
-        guard let easy = curl_easy_init() else {
+        guard let easy = spareHandles.popLast() ?? curl_easy_init() else {
             task.transactions.append(failedBeforeStart(task, kind: kind, at: now,
                                                        error: TransferError(errorClass: .other, message: "curl_easy_init failed")))
             finishTask(task)
@@ -255,6 +259,16 @@ public final class Engine: @unchecked Sendable {
         if redactedCache.count > 4096 { redactedCache.removeAll() }
         redactedCache[url] = text
         return text
+    }
+
+    /// Keeps a finished easy handle for the next transfer, up to the concurrency limit.
+    private func recycle(_ easy: UnsafeMutableRawPointer) {
+        if spareHandles.count < max(1, options.concurrency) {
+            curl_easy_reset(easy)
+            spareHandles.append(easy)
+        } else {
+            curl_easy_cleanup(easy)
+        }
     }
 
     private func remainingMicros(_ task: TaskState, now: Int64) -> Int64? {
@@ -338,7 +352,7 @@ public final class Engine: @unchecked Sendable {
         let metrics = transaction(ctx, info: info, code: code, end: end)
         let redirectURL = info.redirectURL
         ctx.release()
-        curl_easy_cleanup(easy)
+        recycle(easy)
 
         let task = ctx.task
         task.lastEnd = end
