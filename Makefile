@@ -1,0 +1,54 @@
+# Wirelens: build, test, demo and bench plumbing.
+#
+#   make deps    install missing system packages and python jsonschema
+#   make build   swift build (debug)
+#   make test    swift build --build-tests, then swift test --skip-build
+#   make demo    build, then scripts/demo.sh (reports/demo/)
+#   make bench   release build, then scripts/bench.py (reports/bench/)
+#   make clean   swift package clean (keeps dependency checkouts), drop bench raw files
+#
+# Knobs: SWIFT_FLAGS (e.g. SWIFT_FLAGS="--scratch-path .build-mine"),
+#        BENCH_ARGS (e.g. BENCH_ARGS=--quick).
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+SWIFT       ?= swift
+SWIFT_FLAGS ?=
+BENCH_ARGS  ?=
+PYTHON      ?= python3
+
+.PHONY: help deps build test demo bench clean
+
+help:
+	@echo "Wirelens make targets:"
+	@echo "  make deps    install missing packages (apt: libcurl4-openssl-dev libpcap-dev"
+	@echo "               nginx-light tshark tcpdump nghttp2-client openssl; pip: jsonschema)"
+	@echo "  make build   deps + swift build (debug: .build/debug/wirelens)"
+	@echo "  make test    deps + swift build --build-tests + swift test --skip-build"
+	@echo "  make demo    deps + build + scripts/demo.sh (reports/demo/)"
+	@echo "  make bench   deps + release build + scripts/bench.py (reports/bench/)"
+	@echo "               BENCH_ARGS=--quick for a short smoke run (writes reports/bench/raw/quick/)"
+	@echo "  make clean   swift package clean + remove reports/bench/raw/"
+	@echo "Variables: SWIFT_FLAGS='$(SWIFT_FLAGS)' BENCH_ARGS='$(BENCH_ARGS)'"
+
+deps:
+	@bash scripts/deps.sh
+
+build: deps
+	$(SWIFT) build $(SWIFT_FLAGS)
+
+test: deps
+	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
+	$(SWIFT) test --skip-build $(SWIFT_FLAGS)
+
+demo: build
+	WIRELENS="$$($(SWIFT) build $(SWIFT_FLAGS) --show-bin-path)/wirelens" bash scripts/demo.sh
+
+bench: deps
+	$(SWIFT) build -c release --product wirelens $(SWIFT_FLAGS)
+	$(PYTHON) scripts/bench.py --wirelens "$$($(SWIFT) build -c release $(SWIFT_FLAGS) --show-bin-path)/wirelens" $(BENCH_ARGS)
+
+clean:
+	$(SWIFT) package $(SWIFT_FLAGS) clean
+	rm -rf reports/bench/raw

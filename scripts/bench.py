@@ -1,0 +1,632 @@
+#!/usr/bin/env python3
+"""Wirelens benchmark against a local nginx: wirelens vs curl (libcurl's own CLI) vs h2load.
+
+  python3 scripts/bench.py [--quick] [--wirelens PATH] [--rounds N] [--out DIR]
+
+(a) N small GETs of /small.txt over HTTP/1.1, 16 at a time:
+      wirelens probe URL --repeat N --concurrency 16 --max-host-connections 16 ...
+      curl --parallel --parallel-max 16 -K CONFIG   (N "url"/"output = /dev/null" pairs)
+      h2load --h1 -n N -c 16 URL
+    requests/s from the wall time of the process (h2load's own req/s is kept too)
+    and the peak RSS of the process (wait4 rusage ru_maxrss).
+(b) one PUT of a large random file to nginx's WebDAV sink:
+      wirelens probe URL -X PUT --upload FILE ...   vs   curl -sS -T FILE URL -o /dev/null
+    throughput in MB/s (10^6 bytes per second) and peak RSS.
+
+Tools are interleaved (A B C A B C A B C) over --rounds rounds (default 3) and the
+median is reported. Full run: 20000 requests and a 1 GiB file; --quick: 2000
+requests and a 64 MiB file, written to reports/bench/raw/quick/ unless --out is
+given, so a smoke run never replaces the real results in reports/bench/.
+
+Outputs: OUT/bench.json (every raw figure, tool versions, date, machine) and
+OUT/RESULTS.md (medians, ratios, targets met / not met). Per-run stdout/stderr
+and wirelens reports go to reports/bench/raw/ (gitignored).
+
+A missing wirelens binary is not fatal: its runs are skipped, said so on
+stderr and in the results, and the wirelens targets read "not measured".
+"""
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import re
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+NGINX_UP = os.path.join(ROOT, "scripts", "nginx-up.sh")
+NGINX_DOWN = os.path.join(ROOT, "scripts", "nginx-down.sh")
+
+TARGET_RPS_VS_CURL = 1.5
+TARGET_RPS_VS_H2LOAD = 0.7
+TARGET_UPLOAD_VS_CURL = 0.9
+TARGET_UPLOAD_RSS_MIB = 64.0
+
+MIB = 1024 * 1024
+
+
+def log(msg):
+    print(f"bench: {msg}", file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------------------
+# running one measured process
+# ---------------------------------------------------------------------------
+
+# ru_maxrss of a process forked from this Python interpreter starts at the
+# interpreter's own peak RSS (Linux records the old mm's high-water mark at
+# exec), which would add ~15 MiB to every tool. So the measured tool is forked
+# by a tiny C launcher instead; it reports the child's wait4 rusage and wall time.
+LAUNCHER_C = r"""
+#include <errno.h>
+#include <stdio.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+int main(int argc, char **argv) {
+    if (argc < 3) { fprintf(stderr, "usage: launcher OUTFILE CMD [ARG...]\n"); return 125; }
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    pid_t pid = fork();
+    if (pid < 0) { perror("fork"); return 126; }
+    if (pid == 0) { execvp(argv[2], argv + 2); perror("exec"); _exit(127); }
+    int status = 0;
+    struct rusage ru;
+    while (wait4(pid, &status, 0, &ru) < 0) {
+        if (errno != EINTR) { perror("wait4"); return 126; }
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    long long ns = (long long)(t1.tv_sec - t0.tv_sec) * 1000000000LL + (t1.tv_nsec - t0.tv_nsec);
+    FILE *f = fopen(argv[1], "w");
+    if (f) { fprintf(f, "%ld %lld\n", ru.ru_maxrss, ns); fclose(f); }
+    if (WIFEXITED(status)) return WEXITSTATUS(status);
+    if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+    return 126;
+}
+"""
+
+
+def build_launcher(tmpdir):
+    """Compile the launcher; None (with a warning) when no C compiler exists."""
+    cc = shutil.which("cc") or shutil.which("clang") or shutil.which("gcc")
+    if not cc:
+        return None
+    src = os.path.join(tmpdir, "launcher.c")
+    exe = os.path.join(tmpdir, "launcher")
+    with open(src, "w") as f:
+        f.write(LAUNCHER_C)
+    r = subprocess.run([cc, "-O2", "-o", exe, src], capture_output=True, text=True, timeout=120)
+    if r.returncode != 0:
+        log(f"could not compile the RSS launcher with {cc}:\n{r.stderr}")
+        return None
+    return exe
+
+
+def measure(argv, stdout_path, stderr_path, timeout, launcher=None):
+    """Run argv; return wall seconds, exit code, peak RSS (MiB), timed_out."""
+    stats_path = stdout_path + ".rusage"
+    full = [launcher, stats_path] + list(argv) if launcher else list(argv)
+    with open(stdout_path, "wb") as out, open(stderr_path, "wb") as err:
+        t0 = time.monotonic()
+        proc = subprocess.Popen(full, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+                                start_new_session=True)
+        timed_out = threading.Event()
+
+        def kill():
+            timed_out.set()
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)   # launcher and tool share the group
+            except ProcessLookupError:
+                pass
+        timer = threading.Timer(timeout, kill)
+        timer.start()
+        try:
+            _, status, rusage = os.wait4(proc.pid, 0)
+        except BaseException:
+            # Interrupted (Ctrl-C, SIGTERM): take the child down with us.
+            kill()
+            os.wait4(proc.pid, 0)
+            proc.returncode = -9
+            raise
+        finally:
+            timer.cancel()
+        wall = time.monotonic() - t0
+    code = os.waitstatus_to_exitcode(status)
+    proc.returncode = code          # reaped here; keep Popen from waiting again
+    maxrss_kib = rusage.ru_maxrss
+    if launcher:
+        try:
+            with open(stats_path) as f:
+                kib, ns = f.read().split()
+            maxrss_kib, wall = int(kib), int(ns) / 1e9
+            os.remove(stats_path)
+        except (OSError, ValueError):
+            pass                    # killed before it wrote: keep the outer figures
+    return {
+        "wall_s": wall,
+        "exit": code,
+        "peak_rss_mib": maxrss_kib / 1024.0,   # Linux: ru_maxrss is in KiB
+        "timed_out": timed_out.is_set(),
+    }
+
+
+def tool_version(argv):
+    try:
+        r = subprocess.run(argv, capture_output=True, text=True, timeout=20)
+        text = (r.stdout or r.stderr).strip()
+        return text.splitlines()[0] if text else f"(no output, exit {r.returncode})"
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return f"(unavailable: {e})"
+
+
+def median_of(runs, key):
+    vals = [r[key] for r in runs if r.get("ok") and r.get(key) is not None]
+    return statistics.median(vals) if vals else None
+
+
+def ratio(a, b):
+    return a / b if a is not None and b not in (None, 0) else None
+
+
+# ---------------------------------------------------------------------------
+# the benchmark
+# ---------------------------------------------------------------------------
+
+class Bench:
+    def __init__(self, args):
+        self.args = args
+        self.quick = args.quick
+        self.requests = args.requests or (2000 if args.quick else 20000)
+        self.upload_bytes = (args.upload_mib or (64 if args.quick else 1024)) * MIB
+        self.rounds = args.rounds
+        self.timeout = args.timeout
+        default_out = os.path.join(ROOT, "reports", "bench", "raw", "quick") if args.quick \
+            else os.path.join(ROOT, "reports", "bench")
+        self.out = os.path.abspath(args.out or default_out)
+        self.raw = os.path.join(ROOT, "reports", "bench", "raw",
+                                "quick" if args.quick else "full")
+        self.wirelens = os.path.abspath(args.wirelens) if args.wirelens else \
+            os.path.join(ROOT, ".build", "release", "wirelens")
+        self.tmp = None
+        self.nginx_dir = None
+        self.ports = {}
+        self.notes = []
+        self.launcher = None
+
+    # -- environment ----------------------------------------------------------
+    def check_tools(self):
+        self.have = {}
+        self.have["wirelens"] = os.path.isfile(self.wirelens) and os.access(self.wirelens, os.X_OK)
+        if not self.have["wirelens"]:
+            msg = (f"wirelens binary not found at {self.wirelens} "
+                   "(build it: swift build -c release --product wirelens); its runs are skipped")
+            log(msg)
+            self.notes.append(msg)
+        for t in ("curl", "h2load", "nginx"):
+            self.have[t] = shutil.which(t) is not None
+            if not self.have[t]:
+                msg = f"{t} not found on PATH (make deps installs it); its runs are skipped"
+                log(msg)
+                self.notes.append(msg)
+        if not self.have["nginx"]:
+            raise SystemExit("bench: nginx is required")
+
+    def start_nginx(self):
+        self.nginx_dir = os.path.join(self.tmp, "nginx")
+        r = subprocess.run(["bash", NGINX_UP, self.nginx_dir], capture_output=True,
+                           text=True, timeout=60)
+        if r.returncode != 0:
+            raise SystemExit(f"bench: nginx-up failed:\n{r.stderr}")
+        for line in r.stdout.splitlines():
+            k, _, v = line.partition("=")
+            self.ports[k] = v
+        self.base = f"http://127.0.0.1:{self.ports['HTTP_PORT']}"
+
+    def stop_nginx(self):
+        if self.nginx_dir:
+            subprocess.run(["bash", NGINX_DOWN, self.nginx_dir], timeout=60)
+
+    def versions(self):
+        v = {
+            "curl": tool_version(["curl", "--version"]),
+            "h2load": tool_version(["h2load", "--version"]),
+            "nginx": tool_version(["nginx", "-v"]),
+            "python": sys.version.split()[0],
+        }
+        v["wirelens"] = tool_version([self.wirelens, "--version"]) if self.have["wirelens"] \
+            else "(not built)"
+        return v
+
+    def machine(self):
+        cpu = ""
+        try:
+            with open("/proc/cpuinfo") as f:
+                for line in f:
+                    if line.startswith("model name"):
+                        cpu = line.split(":", 1)[1].strip()
+                        break
+        except OSError:
+            pass
+        mem = None
+        try:
+            with open("/proc/meminfo") as f:
+                mem = int(f.readline().split()[1]) // 1024
+        except (OSError, ValueError, IndexError):
+            pass
+        return {"nproc": os.cpu_count(), "cpu": cpu, "mem_mib": mem,
+                "kernel": platform.release(), "machine": platform.machine()}
+
+    # -- (a) small GETs -------------------------------------------------------
+    def get_commands(self):
+        url = f"{self.base}/small.txt"
+        n = self.requests
+        cfg = os.path.join(self.tmp, "curl-urls.cfg")
+        with open(cfg, "w") as f:
+            for _ in range(n):
+                f.write(f'url = "{url}"\noutput = "/dev/null"\n')
+        cmds = {}
+        if self.have["wirelens"]:
+            cmds["wirelens"] = lambda rnd: [
+                self.wirelens, "probe", url, "--repeat", str(n), "--concurrency", "16",
+                "--max-host-connections", "16", "--format", "json",
+                "--report", os.path.join(self.raw, f"probe-r{rnd}.json"), "--quiet"]
+            # The same probe writing only the text summary: the engine's cost without the per-transaction JSON.
+            cmds["wirelens-summary"] = lambda rnd: [
+                self.wirelens, "probe", url, "--repeat", str(n), "--concurrency", "16",
+                "--max-host-connections", "16", "--format", "text",
+                "--report", os.path.join(self.raw, f"probe-r{rnd}.txt"), "--quiet"]
+        if self.have["curl"]:
+            cmds["curl"] = lambda rnd: [
+                "curl", "-sS", "--parallel", "--parallel-max", "16", "-K", cfg]
+        if self.have["h2load"]:
+            cmds["h2load"] = lambda rnd: ["h2load", "--h1", "-n", str(n), "-c", "16", url]
+        return cmds
+
+    @staticmethod
+    def parse_h2load(text):
+        out = {}
+        m = re.search(r"finished in ([\d.]+)(m?s), ([\d.]+) req/s", text)
+        if m:
+            secs = float(m.group(1)) / (1000.0 if m.group(2) == "ms" else 1.0)
+            out["h2load_elapsed_s"] = secs
+            out["h2load_rps"] = float(m.group(3))
+        m = re.search(r"requests: (\d+) total, (\d+) started, (\d+) done, (\d+) succeeded, "
+                      r"(\d+) failed, (\d+) errored, (\d+) timeout", text)
+        if m:
+            out["succeeded"] = int(m.group(4))
+            out["failed"] = int(m.group(5)) + int(m.group(6)) + int(m.group(7))
+        m = re.search(r"status codes: (\d+) 2xx, (\d+) 3xx, (\d+) 4xx, (\d+) 5xx", text)
+        if m:
+            out["status_2xx"] = int(m.group(1))
+        return out
+
+    def warm_up(self, argv, name):
+        """One unmeasured run so the first measured tool does not pay for cold caches."""
+        so = os.path.join(self.raw, f"warmup-{name}.out")
+        se = os.path.join(self.raw, f"warmup-{name}.err")
+        r = measure(argv, so, se, self.timeout, self.launcher)
+        log(f"warm-up {name}: {r['wall_s']:.2f} s, exit {r['exit']}")
+
+    def run_gets(self):
+        cmds = self.get_commands()
+        runs = {tool: [] for tool in cmds}
+        if "curl" in cmds:
+            self.warm_up(cmds["curl"](0), "get-curl")
+        for rnd in range(1, self.rounds + 1):
+            for tool, make in cmds.items():
+                argv = make(rnd)
+                so = os.path.join(self.raw, f"get-{tool}-r{rnd}.out")
+                se = os.path.join(self.raw, f"get-{tool}-r{rnd}.err")
+                r = measure(argv, so, se, self.timeout, self.launcher)
+                r.update({"round": rnd, "argv": argv, "requests": self.requests})
+                r["rps"] = self.requests / r["wall_s"] if r["wall_s"] > 0 else None
+                r["ok"] = r["exit"] == 0 and not r["timed_out"]
+                if tool == "h2load":
+                    with open(so, errors="replace") as f:
+                        r.update(self.parse_h2load(f.read()))
+                    if r.get("succeeded") != self.requests:
+                        r["ok"] = False
+                runs[tool].append(r)
+                self.say_run("GET", tool, rnd, r,
+                             f"{r['rps']:.0f} req/s" if r["rps"] else "-")
+        return runs
+
+    # -- (b) upload -----------------------------------------------------------
+    def make_upload_file(self):
+        path = os.path.join(self.tmp, "upload.bin")
+        chunk = 4 * MIB
+        left = self.upload_bytes
+        with open(path, "wb") as f:
+            while left > 0:
+                k = min(chunk, left)
+                f.write(os.urandom(k))
+                left -= k
+        return path
+
+    def run_uploads(self):
+        src = self.make_upload_file()
+        url = f"{self.base}/upload/bench.bin"
+        dest = os.path.join(self.nginx_dir, "www", "upload", "bench.bin")
+        cmds = {}
+        if self.have["wirelens"]:
+            cmds["wirelens"] = lambda rnd: [
+                self.wirelens, "probe", url, "-X", "PUT", "--upload", src, "--format", "json",
+                "--report", os.path.join(self.raw, f"upload-r{rnd}.json"), "--quiet"]
+        if self.have["curl"]:
+            cmds["curl"] = lambda rnd: ["curl", "-sS", "-T", src, url, "-o", "/dev/null"]
+        runs = {tool: [] for tool in cmds}
+
+        def fresh_start():
+            # Same starting state for every run: no old file for nginx to replace,
+            # and no dirty pages of the previous run left to write back.
+            if os.path.exists(dest):
+                os.remove(dest)
+            os.sync()
+        try:
+            if "curl" in cmds:
+                fresh_start()
+                self.warm_up(cmds["curl"](0), "upload-curl")
+            for rnd in range(1, self.rounds + 1):
+                for tool, make in cmds.items():
+                    fresh_start()
+                    argv = make(rnd)
+                    so = os.path.join(self.raw, f"upload-{tool}-r{rnd}.out")
+                    se = os.path.join(self.raw, f"upload-{tool}-r{rnd}.err")
+                    r = measure(argv, so, se, self.timeout, self.launcher)
+                    r.update({"round": rnd, "argv": argv, "bytes": self.upload_bytes})
+                    r["mb_per_s"] = self.upload_bytes / r["wall_s"] / 1e6 if r["wall_s"] > 0 else None
+                    stored = os.path.getsize(dest) if os.path.exists(dest) else None
+                    r["stored_bytes"] = stored
+                    r["ok"] = r["exit"] == 0 and not r["timed_out"] and stored == self.upload_bytes
+                    runs[tool].append(r)
+                    self.say_run("PUT", tool, rnd, r,
+                                 f"{r['mb_per_s']:.0f} MB/s" if r["mb_per_s"] else "-")
+        finally:
+            os.remove(src)
+            if os.path.exists(dest):
+                os.remove(dest)
+        return runs
+
+    def say_run(self, kind, tool, rnd, r, figure):
+        state = "ok" if r["ok"] else ("TIMEOUT" if r["timed_out"] else f"FAILED exit {r['exit']}")
+        log(f"{kind} {tool:8s} round {rnd}: {figure}, {r['wall_s']:.2f} s, "
+            f"peak RSS {r['peak_rss_mib']:.1f} MiB, {state}")
+
+    # -- results --------------------------------------------------------------
+    def summarise(self, gets, uploads):
+        med = {"get": {}, "upload": {}}
+        for tool, runs in gets.items():
+            med["get"][tool] = {
+                "rps": median_of(runs, "rps"),
+                "peak_rss_mib": median_of(runs, "peak_rss_mib"),
+                "ok_runs": sum(1 for r in runs if r["ok"]),
+                "runs": len(runs),
+            }
+            if tool == "h2load":
+                med["get"][tool]["h2load_rps"] = median_of(runs, "h2load_rps")
+        for tool, runs in uploads.items():
+            med["upload"][tool] = {
+                "mb_per_s": median_of(runs, "mb_per_s"),
+                "peak_rss_mib": median_of(runs, "peak_rss_mib"),
+                "max_peak_rss_mib": max((r["peak_rss_mib"] for r in runs if r["ok"]), default=None),
+                "ok_runs": sum(1 for r in runs if r["ok"]),
+                "runs": len(runs),
+            }
+        g = lambda t, k: med["get"].get(t, {}).get(k)          # noqa: E731
+        u = lambda t, k: med["upload"].get(t, {}).get(k)       # noqa: E731
+        ratios = {
+            "rps_wirelens_vs_curl": ratio(g("wirelens", "rps"), g("curl", "rps")),
+            "rps_wirelens_vs_h2load": ratio(g("wirelens", "rps"), g("h2load", "rps")),
+            "rps_wirelens_summary_vs_curl": ratio(g("wirelens-summary", "rps"), g("curl", "rps")),
+            "rps_wirelens_summary_vs_h2load": ratio(g("wirelens-summary", "rps"), g("h2load", "rps")),
+            "upload_wirelens_vs_curl": ratio(u("wirelens", "mb_per_s"), u("curl", "mb_per_s")),
+        }
+        rss = u("wirelens", "max_peak_rss_mib")
+
+        def verdict(value, ok):
+            return None if value is None else bool(ok)
+        targets = [
+            {"name": "requests/s >= 1.5x curl --parallel",
+             "value": ratios["rps_wirelens_vs_curl"],
+             "met": verdict(ratios["rps_wirelens_vs_curl"],
+                            (ratios["rps_wirelens_vs_curl"] or 0) >= TARGET_RPS_VS_CURL)},
+            {"name": "requests/s >= 0.7x h2load --h1",
+             "value": ratios["rps_wirelens_vs_h2load"],
+             "met": verdict(ratios["rps_wirelens_vs_h2load"],
+                            (ratios["rps_wirelens_vs_h2load"] or 0) >= TARGET_RPS_VS_H2LOAD)},
+            {"name": "requests/s >= 1.5x curl --parallel (text summary only)",
+             "value": ratios["rps_wirelens_summary_vs_curl"],
+             "met": verdict(ratios["rps_wirelens_summary_vs_curl"],
+                            (ratios["rps_wirelens_summary_vs_curl"] or 0) >= TARGET_RPS_VS_CURL)},
+            {"name": "requests/s >= 0.7x h2load --h1 (text summary only)",
+             "value": ratios["rps_wirelens_summary_vs_h2load"],
+             "met": verdict(ratios["rps_wirelens_summary_vs_h2load"],
+                            (ratios["rps_wirelens_summary_vs_h2load"] or 0) >= TARGET_RPS_VS_H2LOAD)},
+            {"name": "upload MB/s >= 0.9x curl -T",
+             "value": ratios["upload_wirelens_vs_curl"],
+             "met": verdict(ratios["upload_wirelens_vs_curl"],
+                            (ratios["upload_wirelens_vs_curl"] or 0) >= TARGET_UPLOAD_VS_CURL)},
+            {"name": "upload peak RSS of wirelens < 64 MiB (worst run)",
+             "value": rss,
+             "met": verdict(rss, (rss if rss is not None else 1e9) < TARGET_UPLOAD_RSS_MIB)},
+        ]
+        return med, ratios, targets
+
+    def write_markdown(self, path, meta, med, ratios, targets):
+        def f(v, fmt="{:.0f}"):
+            return "n/a" if v is None else fmt.format(v)
+
+        def verdict(t):
+            return "not measured" if t["met"] is None else ("met" if t["met"] else "not met")
+        L = []
+        L.append("# Wirelens benchmark results" + (" (quick smoke run)" if self.quick else ""))
+        L.append("")
+        L.append(f"Date: {meta['date']}  ")
+        m = meta["machine"]
+        L.append(f"Machine: {m['nproc']} CPUs ({m['cpu'] or 'unknown CPU'}), "
+                 f"{f(m['mem_mib'])} MiB RAM, Linux {m['kernel']}  ")
+        L.append(f"Server: {meta['versions']['nginx']}, 1 worker, loopback (127.0.0.1)  ")
+        L.append(f"Method: {self.rounds} rounds, tools interleaved within each round; "
+                 "medians shown. Rate from each process's wall time (start to exit); "
+                 "peak RSS is the process's ru_maxrss (wait4), taken by a small C launcher so "
+                 "the Python driver's own memory is not counted. One unmeasured curl run warms "
+                 "up each part; before every upload the previous file is deleted and the "
+                 "page cache synced (outside the timing).")
+        L.append("")
+        L.append("Tools:")
+        for k in ("wirelens", "curl", "h2load"):
+            L.append(f"- {k}: `{meta['versions'][k]}`")
+        L.append("")
+        L.append(f"## (a) {self.requests} GETs of /small.txt (14 bytes), HTTP/1.1, 16 in parallel")
+        L.append("")
+        L.append("| tool | command | requests/s (median) | peak RSS MiB (median) | ok runs |")
+        L.append("|---|---|---:|---:|---:|")
+        desc = {
+            "wirelens": "`wirelens probe URL --repeat N --concurrency 16 --max-host-connections 16 --format json --report F`",
+            "wirelens-summary": "the same with `--format text` (summary only, no per-transaction JSON)",
+            "curl": "`curl --parallel --parallel-max 16 -K urls.cfg`",
+            "h2load": "`h2load --h1 -n N -c 16 URL`",
+        }
+        for tool in ("wirelens", "wirelens-summary", "curl", "h2load"):
+            d = med["get"].get(tool)
+            if d is None:
+                L.append(f"| {tool} | {desc[tool]} | not run | not run | 0/0 |")
+                continue
+            extra = ""
+            if tool == "h2load" and d.get("h2load_rps") is not None:
+                extra = f" (h2load's own: {f(d['h2load_rps'])})"
+            L.append(f"| {tool} | {desc[tool]} | {f(d['rps'])}{extra} | "
+                     f"{f(d['peak_rss_mib'], '{:.1f}')} | {d['ok_runs']}/{d['runs']} |")
+        L.append("")
+        size = self.upload_bytes
+        size_txt = f"{size // (1024 * MIB)} GiB" if size >= 1024 * MIB else f"{size // MIB} MiB"
+        L.append(f"## (b) PUT of a {size_txt} file to nginx (WebDAV), HTTP/1.1")
+        L.append("")
+        L.append("| tool | command | MB/s (median, 10^6 B/s) | peak RSS MiB (median) | ok runs |")
+        L.append("|---|---|---:|---:|---:|")
+        udesc = {
+            "wirelens": "`wirelens probe URL -X PUT --upload FILE`",
+            "curl": "`curl -sS -T FILE URL -o /dev/null`",
+        }
+        for tool in ("wirelens", "curl"):
+            d = med["upload"].get(tool)
+            if d is None:
+                L.append(f"| {tool} | {udesc[tool]} | not run | not run | 0/0 |")
+                continue
+            L.append(f"| {tool} | {udesc[tool]} | {f(d['mb_per_s'])} | "
+                     f"{f(d['peak_rss_mib'], '{:.1f}')} | {d['ok_runs']}/{d['runs']} |")
+        L.append("")
+        L.append("## Ratios and targets")
+        L.append("")
+        L.append("| target | measured | verdict |")
+        L.append("|---|---:|---|")
+        for t in targets:
+            unit = " MiB" if "RSS" in t["name"] else "x"
+            L.append(f"| {t['name']} | {f(t['value'], '{:.2f}')}{unit if t['value'] is not None else ''} "
+                     f"| {verdict(t)} |")
+        L.append("")
+        if meta["notes"]:
+            L.append("Notes:")
+            for n in meta["notes"]:
+                L.append(f"- {n}")
+            L.append("")
+        L.append("Raw figures: `bench.json`; per-run output under `reports/bench/raw/` (not committed).")
+        with open(path, "w") as fh:
+            fh.write("\n".join(L) + "\n")
+
+    def run(self):
+        self.check_tools()
+        os.makedirs(self.out, exist_ok=True)
+        if os.path.isdir(self.raw):
+            shutil.rmtree(self.raw)
+        os.makedirs(self.raw, exist_ok=True)
+        self.tmp = tempfile.mkdtemp(prefix="wirelens-bench.")
+        started = datetime.datetime.now(datetime.timezone.utc)
+        try:
+            self.launcher = build_launcher(self.tmp)
+            if self.launcher is None:
+                msg = ("no C compiler for the RSS launcher: peak RSS figures include "
+                       "this Python's own (~15 MiB too high)")
+                log(msg)
+                self.notes.append(msg)
+            self.start_nginx()
+            versions = self.versions()
+            log(f"nginx on {self.base}; {self.requests} GETs x {self.rounds} rounds, "
+                f"upload {self.upload_bytes // MIB} MiB x {self.rounds} rounds")
+            gets = self.run_gets()
+            uploads = self.run_uploads()
+        finally:
+            self.stop_nginx()
+            shutil.rmtree(self.tmp, ignore_errors=True)
+        med, ratios, targets = self.summarise(gets, uploads)
+        meta = {
+            "date": started.isoformat(timespec="seconds"),
+            "duration_s": round((datetime.datetime.now(datetime.timezone.utc) - started)
+                                .total_seconds(), 1),
+            "quick": self.quick,
+            "machine": self.machine(),
+            "versions": versions,
+            "notes": self.notes,
+            "config": {"requests": self.requests, "concurrency": 16,
+                       "upload_bytes": self.upload_bytes, "rounds": self.rounds,
+                       "timeout_s": self.timeout, "wirelens": self.wirelens},
+        }
+        doc = dict(meta)
+        doc.update({"get_runs": gets, "upload_runs": uploads, "medians": med,
+                    "ratios": ratios, "targets": targets})
+        jpath = os.path.join(self.out, "bench.json")
+        with open(jpath, "w") as fh:
+            json.dump(doc, fh, indent=2)
+            fh.write("\n")
+        mpath = os.path.join(self.out, "RESULTS.md")
+        self.write_markdown(mpath, meta, med, ratios, targets)
+        log(f"wrote {os.path.relpath(jpath, ROOT)} and {os.path.relpath(mpath, ROOT)}")
+        failed = [f"{kind} {tool} round {r['round']}"
+                  for kind, group in (("GET", gets), ("PUT", uploads))
+                  for tool, runs in group.items() for r in runs if not r["ok"]]
+        if failed:
+            log("failed runs: " + ", ".join(failed))
+            return 1
+        return 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description="Wirelens vs curl vs h2load on a local nginx.")
+    ap.add_argument("--quick", action="store_true",
+                    help="2000 requests and a 64 MiB upload (smoke test)")
+    ap.add_argument("--wirelens", help="wirelens binary (default .build/release/wirelens)")
+    ap.add_argument("--rounds", type=int, default=3, help="rounds (default 3)")
+    ap.add_argument("--requests", type=int, help="override the number of GETs")
+    ap.add_argument("--upload-mib", type=int, help="override the upload size in MiB")
+    ap.add_argument("--timeout", type=float, default=300.0,
+                    help="per-command timeout in seconds (default 300)")
+    ap.add_argument("--out", help="where bench.json and RESULTS.md go "
+                    "(default reports/bench, or reports/bench/raw/quick with --quick)")
+    args = ap.parse_args()
+    if args.rounds < 1 or args.rounds > 20:
+        ap.error("--rounds must be 1..20")
+
+    # SIGTERM/SIGHUP become a normal exit so the finally-blocks stop nginx.
+    def on_signal(signum, frame):
+        raise SystemExit(128 + signum)
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGHUP, on_signal)
+    try:
+        return Bench(args).run()
+    except KeyboardInterrupt:
+        log("interrupted")
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Install what Wirelens needs to build, test, demo and bench, and only what is
+# missing. Quiet when everything is already there. Called by `make deps`.
+set -euo pipefail
+
+PACKAGES=(libcurl4-openssl-dev libpcap-dev nginx-light tshark tcpdump nghttp2-client openssl)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+    if [ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)" != "install ok installed" ]; then
+        missing+=("$p")
+    fi
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "deps: installing ${missing[*]}" >&2
+    SUDO=()
+    [ "$(id -u)" = 0 ] || SUDO=(sudo)
+    "${SUDO[@]}" apt-get update
+    "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y "${missing[@]}"
+    for p in "${missing[@]}"; do
+        if [ "$p" = nginx-light ]; then
+            # The package starts a system nginx on port 80: stop it, tests run
+            # their own (scripts/nginx-up.sh).
+            "${SUDO[@]}" service nginx stop >/dev/null 2>&1 || true
+        fi
+    done
+fi
+
+if ! python3 -c 'import jsonschema' >/dev/null 2>&1; then
+    echo "deps: installing the python module jsonschema" >&2
+    python3 -m pip install --quiet jsonschema ||
+        python3 -m pip install --quiet --break-system-packages jsonschema
+    python3 -c 'import jsonschema' || { echo "deps: jsonschema still not importable" >&2; exit 1; }
+fi
+
+command -v swift >/dev/null 2>&1 || {
+    echo "deps: swift is not on PATH (install a Swift 6 toolchain; apt does not provide one)" >&2
+    exit 1
+}

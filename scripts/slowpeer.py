@@ -1,0 +1,263 @@
+#!/usr/bin/env python3
+"""slowpeer: a small HTTP/1.1 test server for behaviours nginx cannot give.
+
+Standard library only. Binds 127.0.0.1 (port 0 unless --port) and prints
+"PORT=<n>" as its first stdout line. Keep-alive HTTP/1.1, one thread per
+connection. It stops on SIGTERM/SIGINT, on EOF of stdin when stdin is a pipe
+or socket (so a parent that holds the write end and dies takes it down), when
+its parent process goes away, and after --max-seconds (default 600).
+
+Endpoints (any request body is read fully first, so keep-alive survives):
+  GET  /delay/{ms}              sleep ms, then 200 "delayed {ms} ms\\n"
+  POST|PUT /answer-after/{ms}   read the whole body (Content-Length or chunked),
+                                sleep ms, 200 {"bytes": n}. "Expect: 100-continue"
+                                is answered with 100 at once (by http.server).
+  POST|PUT /ignore-expect/{ms}  same, but never sends "100 Continue": a client
+                                that sent Expect waits for its own timeout
+                                (curl: 1 s) before it sends the body.
+  GET  /stall/{ms}              200, Content-Length 1000; first 100 bytes, flush,
+                                sleep ms, then the other 900.
+  GET  /flaky/{key}/{n}         the first n requests for key: 503 + Retry-After: 0;
+                                then 200 "ok after {n} failures\\n". Counters live
+                                as long as the process.
+  GET  /status/{code}           that status (100-599 except 1xx; 204/304 bodiless)
+  GET  /bytes/{n}               200 with n bytes (n <= 1 GiB), Content-Length
+  ANY  /echo-headers            200, JSON object of the request headers as
+                                received (name case kept; repeated names joined
+                                with ", "), plus nothing else.
+Anything else: 404.
+"""
+
+import argparse
+import json
+import os
+import re
+import signal
+import stat
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+MAX_SLEEP_MS = 600_000          # no single sleep beyond 10 minutes
+MAX_BYTES = 1 << 30             # /bytes/{n} cap
+IDLE_TIMEOUT_S = 120            # idle keep-alive connections are dropped after this
+
+_flaky_lock = threading.Lock()
+_flaky_counts = {}
+
+
+def _ms(text):
+    return min(int(text), MAX_SLEEP_MS) / 1000.0
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "slowpeer/1"
+    sys_version = ""
+    timeout = IDLE_TIMEOUT_S
+
+    def log_message(self, format, *args):  # noqa: A002 - quiet
+        pass
+
+    # -- Expect: 100-continue -------------------------------------------------
+    def handle_expect_100(self):
+        if self.path.startswith("/ignore-expect/"):
+            return True          # say nothing; the client has to give up waiting
+        return super().handle_expect_100()
+
+    # -- helpers ----------------------------------------------------------------
+    def _read_body(self):
+        """Read and discard the request body; return its length in bytes."""
+        total = 0
+        te = (self.headers.get("Transfer-Encoding") or "").lower()
+        if "chunked" in te:
+            while True:
+                line = self.rfile.readline(65537)
+                if not line:
+                    raise ConnectionError("eof in chunk size")
+                size = int(line.split(b";", 1)[0].strip() or b"0", 16)
+                if size == 0:
+                    # trailers until the empty line
+                    for _ in range(1000):
+                        t = self.rfile.readline(65537)
+                        if t in (b"\r\n", b"\n", b""):
+                            break
+                    return total
+                left = size
+                while left > 0:
+                    chunk = self.rfile.read(min(left, 1 << 20))
+                    if not chunk:
+                        raise ConnectionError("eof in chunk")
+                    left -= len(chunk)
+                    total += len(chunk)
+                self.rfile.readline(3)  # CRLF after the chunk data
+        length = self.headers.get("Content-Length")
+        if length:
+            left = int(length)
+            while left > 0:
+                chunk = self.rfile.read(min(left, 1 << 20))
+                if not chunk:
+                    raise ConnectionError("eof in body")
+                left -= len(chunk)
+                total += len(chunk)
+        return total
+
+    def _send(self, code, body=b"", ctype="text/plain", extra=None):
+        if isinstance(body, str):
+            body = body.encode()
+        self.send_response(code)
+        for k, v in (extra or {}).items():
+            self.send_header(k, v)
+        bodiless = code in (204, 304) or 100 <= code < 200
+        if not bodiless:
+            self.send_header("Content-Type", ctype)
+            self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if not bodiless and self.command != "HEAD":
+            self.wfile.write(body)
+        self.wfile.flush()
+
+    def _json(self, code, obj):
+        self._send(code, json.dumps(obj) + "\n", "application/json")
+
+    # -- dispatch ---------------------------------------------------------------
+    def _dispatch(self):
+        try:
+            received = self._read_body()
+        except (ValueError, ConnectionError):
+            self.close_connection = True
+            return
+        path = self.path.split("?", 1)[0]
+        m = self.command
+        try:
+            if path == "/echo-headers":
+                heads = {}
+                for k, v in self.headers.items():
+                    heads[k] = f"{heads[k]}, {v}" if k in heads else v
+                return self._json(200, heads)
+            r = re.fullmatch(r"/delay/(\d+)", path)
+            if r and m in ("GET", "HEAD"):
+                time.sleep(_ms(r.group(1)))
+                return self._send(200, f"delayed {r.group(1)} ms\n")
+            r = re.fullmatch(r"/(answer-after|ignore-expect)/(\d+)", path)
+            if r and m in ("POST", "PUT"):
+                time.sleep(_ms(r.group(2)))
+                return self._json(200, {"bytes": received})
+            r = re.fullmatch(r"/stall/(\d+)", path)
+            if r and m == "GET":
+                return self._stall(_ms(r.group(1)))
+            r = re.fullmatch(r"/flaky/([^/]+)/(\d+)", path)
+            if r and m in ("GET", "HEAD", "POST", "PUT"):
+                key, n = r.group(1), int(r.group(2))
+                with _flaky_lock:
+                    seen = _flaky_counts.get(key, 0)
+                    _flaky_counts[key] = seen + 1
+                if seen < n:
+                    return self._send(503, f"flaky {key}: failure {seen + 1} of {n}\n",
+                                      extra={"Retry-After": "0"})
+                return self._send(200, f"ok after {n} failures\n")
+            r = re.fullmatch(r"/status/(\d{3})", path)
+            if r and 200 <= int(r.group(1)) <= 599:
+                code = int(r.group(1))
+                return self._send(code, f"status {code}\n")
+            r = re.fullmatch(r"/bytes/(\d+)", path)
+            if r and m in ("GET", "HEAD"):
+                return self._bytes(min(int(r.group(1)), MAX_BYTES))
+            return self._send(404, "not found\n")
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
+
+    def _stall(self, seconds):
+        self.send_response(200)
+        self.send_header("Content-Type", "application/octet-stream")
+        self.send_header("Content-Length", "1000")
+        self.end_headers()
+        self.wfile.write(b"a" * 100)
+        self.wfile.flush()
+        time.sleep(seconds)
+        self.wfile.write(b"b" * 900)
+        self.wfile.flush()
+
+    def _bytes(self, n):
+        self.send_response(200)
+        self.send_header("Content-Type", "application/octet-stream")
+        self.send_header("Content-Length", str(n))
+        self.end_headers()
+        if self.command != "HEAD":
+            block = b"w" * (1 << 16)
+            left = n
+            while left > 0:
+                k = min(left, len(block))
+                self.wfile.write(block[:k])
+                left -= k
+        self.wfile.flush()
+
+    do_GET = do_HEAD = do_POST = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _dispatch
+
+
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+    request_queue_size = 128
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: any free)")
+    ap.add_argument("--max-seconds", type=float, default=600.0,
+                    help="exit after this many seconds (default 600)")
+    ap.add_argument("--no-stdin-watch", action="store_true",
+                    help="do not exit on EOF of a piped stdin")
+    ap.add_argument("--no-parent-watch", action="store_true",
+                    help="do not exit when the parent process goes away")
+    args = ap.parse_args()
+
+    stop = threading.Event()
+    server = Server(("127.0.0.1", args.port), Handler)
+    print(f"PORT={server.server_address[1]}", flush=True)
+
+    def on_signal(signum, frame):
+        stop.set()
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    signal.signal(signal.SIGHUP, on_signal)
+
+    if not args.no_stdin_watch:
+        try:
+            mode = os.fstat(sys.stdin.fileno()).st_mode
+            watch = stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
+        except (OSError, ValueError, AttributeError):
+            watch = False
+        if watch:
+            def stdin_watch():
+                try:
+                    while os.read(sys.stdin.fileno(), 4096):
+                        pass
+                except OSError:
+                    pass
+                stop.set()
+            threading.Thread(target=stdin_watch, daemon=True).start()
+
+    parent = os.getppid()
+
+    serve = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.2},
+                             daemon=True)
+    serve.start()
+    deadline = time.monotonic() + max(args.max_seconds, 0.0)
+    while not stop.is_set():
+        left = deadline - time.monotonic()
+        if left <= 0:
+            break
+        stop.wait(min(left, 0.2))
+        if not args.no_parent_watch and os.getppid() != parent:
+            break
+    server.shutdown()
+    server.server_close()
+    # Handler threads are daemons: in-flight requests end with the process.
+    sys.stdout.flush()
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    main()
