@@ -22,8 +22,8 @@ public enum DebugText {
         if line.hasPrefix("Re-using existing connection"), let id = connectionNumber(in: line) {
             return .reused(id: id)
         }
-        if let range = line.range(of: "SSL connection using ") {
-            let rest = line[range.upperBound...].trimmingCharacters(in: .whitespacesAndNewlines)
+        if line.hasPrefix(sslPrefix) {
+            let rest = line.dropFirst(sslPrefix.count).trimmingCharacters(in: .whitespacesAndNewlines)
             let parts = rest.components(separatedBy: " / ")
             guard let version = parts.first, !version.isEmpty else { return nil }
             return .tls(version: version, cipher: parts.count > 1 ? parts[1] : nil)
@@ -34,6 +34,18 @@ public enum DebugText {
             return rest.isEmpty ? nil : .alpn(rest)
         }
         return nil
+    }
+
+    private static let sslPrefix = "SSL connection using "
+    private static let prefixes: [[UInt8]] = ["Connected to ", "Re-using existing connection", sslPrefix, "ALPN"]
+        .map { Array($0.utf8) }
+
+    /// True when a raw line of libcurl's text starts like one of the lines `parse` reads; checked on the bytes,
+    /// so that the many other lines cost no String.
+    public static func mayCarryFact(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        prefixes.contains { prefix in
+            bytes.count >= prefix.count && prefix.indices.allSatisfy { bytes[$0] == prefix[$0] }
+        }
     }
 
     /// The number after the first `#` in the line, as libcurl prints connection numbers.

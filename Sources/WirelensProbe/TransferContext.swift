@@ -217,8 +217,7 @@ final class TransferContext {
         switch type {
         case CURLINFO_TEXT:
             // Most informational lines carry nothing the engine uses: look at the first byte before making a String.
-            guard let first = text.first, first == UInt8(ascii: "C") || first == UInt8(ascii: "R")
-                || first == UInt8(ascii: "S") || first == UInt8(ascii: "A") else { return }
+            guard DebugText.mayCarryFact(text) else { return }
             let line = Substring(String(decoding: text, as: UTF8.self))
             switch DebugText.parse(line) {
             case .connected(let id)?, .reused(let id)?: connectionId = id
