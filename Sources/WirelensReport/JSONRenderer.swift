@@ -11,9 +11,14 @@ public enum JSONRenderer {
     /// Keys keep the order the types encode them in (a transaction's timeline in time order); the summary's
     /// maps write their keys in a fixed order, so the same report always gives the same bytes.
     public static func render(_ report: Report) throws -> String {
+        String(decoding: try renderBytes(report), as: UTF8.self)
+    }
+
+    /// The same document as UTF-8 bytes, without the copy into a String (large runs write tens of MB).
+    public static func renderBytes(_ report: Report) throws -> [UInt8] {
         var bytes = try StreamingJSONEncoder(prettyPrinted: true).encode(report)
         bytes.append(UInt8(ascii: "\n"))
-        return String(decoding: bytes, as: UTF8.self)
+        return bytes
     }
 
     /// Reads a `wirelens.report/1` document; throws a `DecodingError` for any other document.

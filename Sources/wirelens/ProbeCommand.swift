@@ -144,11 +144,11 @@ struct ProbeCommand: ParsableCommand {
 
     /// Writes the report and the closing messages; returns the exit code.
     private func deliver(_ report: Report) -> Int32 {
-        let rendered: String
+        let rendered: [UInt8]
         switch format {
         case .json:
             do {
-                rendered = try JSONRenderer.render(report)
+                rendered = try JSONRenderer.renderBytes(report)
             } catch {
                 Console.error("could not encode the report: \(error)")
                 return ExitStatus.internalError.rawValue
@@ -156,18 +156,18 @@ struct ProbeCommand: ParsableCommand {
         case .text:
             let color = reportPath == nil && !noColor && Console.isTerminal(STDOUT_FILENO)
                 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
-            rendered = TextRenderer(color: color).render(report)
+            rendered = Array(TextRenderer(color: color).render(report).utf8)
         }
         if let reportPath {
             do {
                 try ReportFile.write(rendered, to: reportPath)
             } catch {
-                Console.error("cannot write report '\(reportPath)': \(error.localizedDescription)")
-                print(rendered, terminator: "")
+                Console.error("cannot write report '\(reportPath)': \(error); the report follows on stdout")
+                ReportFile.writeAll(rendered, to: STDOUT_FILENO)
                 return ExitStatus.localFile.rawValue
             }
         } else {
-            FileHandle.standardOutput.write(Data(rendered.utf8))
+            ReportFile.writeAll(rendered, to: STDOUT_FILENO)
         }
         let status = ExitStatus.forTasks(report.tasks, interrupted: report.interrupted)
         if report.interrupted {
