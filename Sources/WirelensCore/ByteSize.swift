@@ -6,12 +6,7 @@ public enum ByteSize {
     ///
     /// Returns nil for anything that is not a whole, non-negative quantity.
     public static func parse(_ text: String) -> Int64? {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
-        guard !trimmed.isEmpty else { return nil }
-        let digitsEnd = trimmed.firstIndex(where: { !($0.isNumber || $0 == ".") }) ?? trimmed.endIndex
-        let numberText = String(trimmed[..<digitsEnd])
-        let unit = trimmed[digitsEnd...].trimmingCharacters(in: .whitespaces).lowercased()
-        guard let number = Double(numberText), number >= 0 else { return nil }
+        guard let (number, unit) = QuantityText.split(text) else { return nil }
         let multipliers: [String: Double] = [
             "": 1, "b": 1,
             "k": 1024, "kib": 1024, "kb": 1000,

@@ -4,12 +4,9 @@ import Foundation
 public enum DurationText {
     /// Returns the duration in microseconds, or nil if the text is not a non-negative duration.
     public static func parseMicroseconds(_ text: String) -> Int64? {
-        let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
-        guard !trimmed.isEmpty else { return nil }
-        let digitsEnd = trimmed.firstIndex(where: { !($0.isNumber || $0 == ".") }) ?? trimmed.endIndex
-        guard let number = Double(trimmed[..<digitsEnd]), number >= 0, number.isFinite else { return nil }
+        guard let (number, unit) = QuantityText.split(text) else { return nil }
         let unitMicros: [String: Double] = ["": 1e6, "s": 1e6, "ms": 1e3, "us": 1, "µs": 1, "m": 60e6, "min": 60e6, "h": 3600e6]
-        guard let multiplier = unitMicros[String(trimmed[digitsEnd...])] else { return nil }
+        guard let multiplier = unitMicros[unit] else { return nil }
         let value = number * multiplier
         guard value < 9.0e18 else { return nil }
         return Int64(value.rounded())

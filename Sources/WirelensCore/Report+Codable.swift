@@ -99,27 +99,20 @@ struct TransactionCoding: Codable {
              uploadBytesPerSecond, downloadBytesPerSecond, expectContinueWaitMs, curlTimersUs, responseHeaders, error
     }
 
-    private struct DynamicKey: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
-
     func encode(to encoder: Encoder) throws {
         let m = metrics
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(m.kind, forKey: .kind)
         try c.encode(m.url, forKey: .url)
         try c.encode(m.method, forKey: .method)
-        var stamps = c.nestedContainer(keyedBy: DynamicKey.self, forKey: .timestamps)
+        var stamps = c.nestedContainer(keyedBy: AnyCodingKey.self, forKey: .timestamps)
         for field in m.timeline.fields {
-            try stamps.encode(field.value.map { WallClock.iso8601(micros: $0) }, forKey: DynamicKey(stringValue: field.name))
+            try stamps.encode(field.value.map { WallClock.iso8601(micros: $0) }, forKey: AnyCodingKey(stringValue: field.name))
         }
-        var offsets = c.nestedContainer(keyedBy: DynamicKey.self, forKey: .offsetsMs)
+        var offsets = c.nestedContainer(keyedBy: AnyCodingKey.self, forKey: .offsetsMs)
         for field in m.timeline.fields {
             try offsets.encode(field.value.map { Format.millis(fromMicros: $0 - taskStart) },
-                               forKey: DynamicKey(stringValue: field.name))
+                               forKey: AnyCodingKey(stringValue: field.name))
         }
         try c.encode(m.phases, forKey: .phasesMs)
         try c.encode(m.networkProtocolName, forKey: .networkProtocolName)
@@ -148,7 +141,7 @@ struct TransactionCoding: Codable {
 
     init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        let stamps = try c.nestedContainer(keyedBy: DynamicKey.self, forKey: .timestamps)
+        let stamps = try c.nestedContainer(keyedBy: AnyCodingKey.self, forKey: .timestamps)
         var fields: [String: Int64] = [:]
         for key in stamps.allKeys {
             if let text = try stamps.decodeIfPresent(String.self, forKey: key), let micros = WallClock.parseISO8601(text) {

@@ -144,15 +144,8 @@ struct OrderedMap<Value: Encodable>: Encodable {
         }
     }
 
-    private struct Key: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
-
     func encode(to encoder: Encoder) throws {
-        var c = encoder.container(keyedBy: Key.self)
-        for (key, value) in entries { try c.encode(value, forKey: Key(stringValue: key)) }
+        var c = encoder.container(keyedBy: AnyCodingKey.self)
+        for (key, value) in entries { try c.encode(value, forKey: AnyCodingKey(stringValue: key)) }
     }
 }
