@@ -64,17 +64,30 @@ public struct Summary: Sendable, Codable, Equatable {
 
     /// Builds the summary of a run's tasks.
     public static func build(tasks: [TaskRecord]) -> Summary {
-        let transactions = tasks.flatMap(\.transactions)
         let start = tasks.map(\.startedAt).min() ?? 0
         let end = tasks.map(\.endedAt).max() ?? start
         let wallMicros = max(end - start, 1)
         let seconds = Double(wallMicros) / 1e6
-        let up = transactions.reduce(Int64(0)) { $0 + $1.requestBodyBytes }
-        let down = transactions.reduce(Int64(0)) { $0 + $1.responseBodyBytes }
+        // One pass over the transactions (a large run holds tens of thousands).
+        var up: Int64 = 0
+        var down: Int64 = 0
+        var count = 0
+        var values = Array(repeating: [Double](), count: Phases.names.count)
+        var protocols: [String: Int] = [:]
+        for task in tasks {
+            for tx in task.transactions {
+                count += 1
+                up += tx.requestBodyBytes
+                down += tx.responseBodyBytes
+                for (i, name) in Phases.names.enumerated() {
+                    if let v = tx.phases.value(named: name) { values[i].append(Double(v)) }
+                }
+                if let name = tx.networkProtocolName { protocols[name, default: 0] += 1 }
+            }
+        }
         var phases: [String: PhaseStats] = [:]
-        for name in Phases.names {
-            let values = transactions.compactMap { $0.phases.value(named: name) }.map(Double.init)
-            if let stats = PhaseStats(values) { phases[name] = stats.scaled(by: 1000) }
+        for (i, name) in Phases.names.enumerated() {
+            if let stats = PhaseStats(values[i]) { phases[name] = stats.scaled(by: 1000) }
         }
         var statuses: [String: Int] = [:]
         var errors: [String: Int] = [:]
@@ -82,17 +95,13 @@ public struct Summary: Sendable, Codable, Equatable {
             if let status = task.statusCode { statuses[String(status), default: 0] += 1 }
             if let error = task.error { errors[error.errorClass.rawValue, default: 0] += 1 }
         }
-        var protocols: [String: Int] = [:]
-        for tx in transactions {
-            if let name = tx.networkProtocolName { protocols[name, default: 0] += 1 }
-        }
         let failed = tasks.filter { !$0.succeeded }.count
         return Summary(
-            tasks: tasks.count, succeeded: tasks.count - failed, failed: failed, transactions: transactions.count,
+            tasks: tasks.count, succeeded: tasks.count - failed, failed: failed, transactions: count,
             wallTimeMs: Double(wallMicros) / 1000, tasksPerSecond: Double(tasks.count) / seconds,
             requestBodyBytes: up, responseBodyBytes: down,
             uploadBytesPerSecond: Double(up) / seconds, downloadBytesPerSecond: Double(down) / seconds,
-            phases: phases, connections: connectionSummary(transactions), statusCodes: statuses,
+            phases: phases, connections: connectionSummary(tasks.lazy.flatMap(\.transactions)), statusCodes: statuses,
             errors: errors, protocols: protocols)
     }
 
@@ -103,9 +112,14 @@ public struct Summary: Sendable, Codable, Equatable {
             + "\(tx.remoteAddress ?? ""):\(tx.remotePort ?? 0)"
     }
 
-    private static func connectionSummary(_ transactions: [TransactionMetrics]) -> ConnectionSummary {
+    private static func connectionSummary<S: Sequence>(_ transactions: S) -> ConnectionSummary
+        where S.Element == TransactionMetrics {
         var spans: [String: (Int64, Int64)] = [:]
+        var opened = 0
+        var reused = 0
         for tx in transactions {
+            if tx.openedConnection { opened += 1 }
+            if tx.reusedConnection { reused += 1 }
             guard let key = connectionKey(tx) else { continue }
             let start = tx.timeline.connectStart ?? tx.timeline.requestStart ?? tx.timeline.fetchStart
             let end = tx.timeline.responseEnd ?? tx.timeline.requestEnd ?? start
@@ -124,8 +138,7 @@ public struct Summary: Sendable, Codable, Equatable {
             peak = max(peak, open)
         }
         return ConnectionSummary(
-            opened: transactions.filter(\.openedConnection).count,
-            reused: transactions.filter(\.reusedConnection).count,
+            opened: opened, reused: reused,
             distinct: spans.count, maxOpenAtOnce: peak)
     }
 }

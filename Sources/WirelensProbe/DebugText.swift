@@ -48,6 +48,26 @@ public enum DebugText {
         }
     }
 
+    /// The fact in a raw line of libcurl's text; connection numbers are read from the bytes, and only the rare
+    /// TLS and ALPN lines become Strings.
+    public static func parse(bytes: UnsafeBufferPointer<UInt8>) -> Fact? {
+        guard mayCarryFact(bytes) else { return nil }
+        if bytes[0] == UInt8(ascii: "C") || bytes[0] == UInt8(ascii: "R") {
+            guard let hash = bytes.firstIndex(of: UInt8(ascii: "#")) else { return nil }
+            var id = 0
+            var digits = 0
+            var i = hash + 1
+            while i < bytes.count, bytes[i] >= 48, bytes[i] <= 57, digits < 18 {
+                id = id * 10 + Int(bytes[i] - 48)
+                digits += 1
+                i += 1
+            }
+            guard digits > 0 else { return nil }
+            return bytes[0] == UInt8(ascii: "C") ? .connected(id: id) : .reused(id: id)
+        }
+        return parse(Substring(String(decoding: bytes, as: UTF8.self)))
+    }
+
     /// The number after the first `#` in the line, as libcurl prints connection numbers.
     static func connectionNumber(in line: Substring) -> Int? {
         guard let hash = line.firstIndex(of: "#") else { return nil }

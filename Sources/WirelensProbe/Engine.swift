@@ -220,7 +220,7 @@ public final class Engine: @unchecked Sendable {
         let ctx = TransferContext(
             easy: easy, task: task, kind: kind, target: target, method: task.method,
             body: task.sendsBody ? task.spec.body : .none, captureHeaders: options.includeResponseHeaders,
-            followsRedirects: task.redirects < options.maxRedirects, now: now)
+            followsRedirects: task.redirects < options.maxRedirects, tracksActivity: options.idleTimeout != nil, now: now)
         ctx.outputPath = task.spec.outputPath
         do {
             try EasyConfigurator(options: options).configure(ctx, remainingMicros: remainingMicros(task, now: now))

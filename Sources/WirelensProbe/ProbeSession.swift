@@ -16,7 +16,7 @@ public enum ProbeSession {
                       interrupted: interrupted(), configuration: configuration,
                       caveats: Caveat.applicable(libcurl: libcurl, options: engine.options,
                                                  hasUploads: plan.body != .none,
-                                                 protocolsUsed: Set(records.flatMap(\.transactions)
+                                                 protocolsUsed: Set(records.lazy.flatMap(\.transactions)
                                                      .compactMap(\.networkProtocolName))),
                       tasks: records)
     }

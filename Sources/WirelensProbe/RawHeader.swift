@@ -13,4 +13,18 @@ enum RawHeader {
         }
         return true
     }
+
+    /// The status code of an `HTTP/x 200 …` status line, or nil for any other line.
+    static func statusCode(_ line: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard line.count >= 12, line[0] == UInt8(ascii: "H"), line[1] == UInt8(ascii: "T"), line[2] == UInt8(ascii: "T"),
+              line[3] == UInt8(ascii: "P"), line[4] == UInt8(ascii: "/"),
+              let space = line.firstIndex(of: UInt8(ascii: " ")), space + 3 < line.count else { return nil }
+        var code = 0
+        for i in (space + 1)...(space + 3) {
+            let digit = Int(line[i]) - 48
+            guard digit >= 0, digit <= 9 else { return nil }
+            code = code * 10 + digit
+        }
+        return code
+    }
 }

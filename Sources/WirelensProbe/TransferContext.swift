@@ -16,6 +16,8 @@ final class TransferContext {
     let captureHeaders: Bool
     /// True when a 3xx answer of this transfer will be followed, so its body is not written to the output.
     let followsRedirects: Bool
+    /// True when an idle timeout is set, so callbacks must stamp every byte's arrival (otherwise they need not).
+    let tracksActivity: Bool
     let errorBuffer: UnsafeMutablePointer<CChar>
     var headerList: UnsafeMutablePointer<curl_slist>?
 
@@ -60,7 +62,7 @@ final class TransferContext {
     var abortReason: ErrorClass?
 
     init(easy: UnsafeMutableRawPointer, task: TaskState, kind: TransactionKind, target: TargetURL, method: String,
-         body: BodySource, captureHeaders: Bool, followsRedirects: Bool, now: Int64) {
+         body: BodySource, captureHeaders: Bool, followsRedirects: Bool, tracksActivity: Bool, now: Int64) {
         self.easy = easy
         self.task = task
         self.kind = kind
@@ -69,6 +71,7 @@ final class TransferContext {
         self.body = body
         self.captureHeaders = captureHeaders
         self.followsRedirects = followsRedirects
+        self.tracksActivity = tracksActivity
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         fetchStart = now
@@ -96,15 +99,11 @@ final class TransferContext {
 
     /// A response header line (status lines included).
     func onHeader(_ bytes: UnsafeBufferPointer<UInt8>) {
-        let now = MonotonicClock.now()
-        lastActivity = now
-        if bytes.count >= 5, bytes[0] == 72, bytes[1] == 84, bytes[2] == 84, bytes[3] == 80, bytes[4] == 47 { // "HTTP/"
-            let line = String(decoding: bytes, as: UTF8.self)
-            let fields = line.split(separator: " ", maxSplits: 2)
-            let code = fields.count > 1 ? Int(fields[1].prefix(3)) : nil
+        if tracksActivity { lastActivity = MonotonicClock.now() }
+        if let code = RawHeader.statusCode(bytes) {
             status = code
-            inFinalResponse = (code ?? 200) >= 200
-            if inFinalResponse, responseStart == nil { responseStart = now }
+            inFinalResponse = code >= 200
+            if inFinalResponse, responseStart == nil { responseStart = MonotonicClock.now() }
             if inFinalResponse {
                 location = nil
                 retryAfter = nil
@@ -127,7 +126,7 @@ final class TransferContext {
 
     /// A chunk of the response body; returns the count consumed (less makes libcurl fail the transfer).
     func onBody(_ data: UnsafeMutablePointer<CChar>?, count: Int) -> Int {
-        lastActivity = MonotonicClock.now()
+        if tracksActivity { lastActivity = MonotonicClock.now() }
         responseBodyBytes += Int64(count)
         guard let path = outputPath, let data else { return count }
         if followsRedirects, let status, (300..<400).contains(status), location != nil { return count }
@@ -153,12 +152,11 @@ final class TransferContext {
     /// Fills libcurl's upload buffer; returns 0 at the end of the body.
     func onRead(_ buffer: UnsafeMutablePointer<CChar>?, capacity: Int) -> Int {
         guard let buffer else { return 0 }
-        let now = MonotonicClock.now()
-        lastActivity = now
+        if tracksActivity { lastActivity = MonotonicClock.now() }
         let remaining = body.size - bodyOffset
         let want = Int(min(Int64(capacity), max(0, remaining)))
         if want == 0 {
-            if bodyReadEnd == nil { bodyReadEnd = now }
+            if bodyReadEnd == nil { bodyReadEnd = MonotonicClock.now() }
             return 0
         }
         switch body {
@@ -213,19 +211,17 @@ final class TransferContext {
 
     /// One event of libcurl's verbose output.
     func onDebug(type: curl_infotype, text: UnsafeBufferPointer<UInt8>) {
-        let now = MonotonicClock.now()
         switch type {
         case CURLINFO_TEXT:
             // Most informational lines carry nothing the engine uses: look at the first byte before making a String.
-            guard DebugText.mayCarryFact(text) else { return }
-            let line = Substring(String(decoding: text, as: UTF8.self))
-            switch DebugText.parse(line) {
+            switch DebugText.parse(bytes: text) {
             case .connected(let id)?, .reused(let id)?: connectionId = id
             case .tls(let version, let cipher)?: tlsVersion = version; tlsCipher = cipher
             case .alpn(let name)?: alpn = name
             case nil: break
             }
         case CURLINFO_HEADER_OUT:
+            let now = MonotonicClock.now()
             lastActivity = now
             if responseStart == nil { lastSend = now }
             if headerOutAt == nil {
@@ -235,11 +231,12 @@ final class TransferContext {
                 }
             }
         case CURLINFO_DATA_OUT:
+            let now = MonotonicClock.now()
             lastActivity = now
             if responseStart == nil { lastSend = now }
             if firstBodyOutAt == nil { firstBodyOutAt = now }
         case CURLINFO_HEADER_IN, CURLINFO_DATA_IN, CURLINFO_SSL_DATA_IN, CURLINFO_SSL_DATA_OUT:
-            lastActivity = now
+            if tracksActivity { lastActivity = MonotonicClock.now() }
         default:
             break
         }

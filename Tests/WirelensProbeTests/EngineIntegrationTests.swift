@@ -253,10 +253,9 @@ final class EngineIntegrationTests: XCTestCase {
 final class DebugTextTests: XCTestCase {
     private func fact(_ line: String) -> DebugText.Fact? {
         let bytes = Array(line.utf8)
-        let prefiltered = bytes.withUnsafeBufferPointer { DebugText.mayCarryFact($0) }
-        let parsed = DebugText.parse(Substring(line))
-        if parsed != nil { XCTAssertTrue(prefiltered, "the byte prefilter must not drop '\(line)'") }
-        return prefiltered ? parsed : nil
+        let fromBytes = bytes.withUnsafeBufferPointer { DebugText.parse(bytes: $0) }
+        XCTAssertEqual(fromBytes, DebugText.parse(Substring(line)), "byte and text parsing disagree on '\(line)'")
+        return fromBytes
     }
 
     func testLinesOfLibcurl788() {
