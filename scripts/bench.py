@@ -112,6 +112,20 @@ def build_launcher(tmpdir):
     return exe
 
 
+def build_floor(tmpdir):
+    """Compile scripts/libcurl-floor.c (libcurl's multi loop and nothing else); None when it cannot be built."""
+    cc = shutil.which("cc") or shutil.which("clang") or shutil.which("gcc")
+    if not cc:
+        return None
+    exe = os.path.join(tmpdir, "libcurl-floor")
+    r = subprocess.run([cc, "-O2", "-o", exe, os.path.join(ROOT, "scripts", "libcurl-floor.c"), "-lcurl"],
+                       capture_output=True, text=True, timeout=120)
+    if r.returncode != 0:
+        log(f"could not compile scripts/libcurl-floor.c:\n{r.stderr}")
+        return None
+    return exe
+
+
 def measure(argv, stdout_path, stderr_path, timeout, launcher=None):
     """Run argv; return wall seconds, exit code, peak RSS (MiB), timed_out."""
     stats_path = stdout_path + ".rusage"
@@ -290,6 +304,8 @@ class Bench:
                 "curl", "-sS", "--parallel", "--parallel-max", "16", "-K", cfg]
         if self.have["h2load"]:
             cmds["h2load"] = lambda rnd: ["h2load", "--h1", "-n", str(n), "-c", "16", url]
+        if getattr(self, "floor", None):
+            cmds["libcurl-floor"] = lambda rnd: [self.floor, url, str(n), "16"]
         return cmds
 
     @staticmethod
@@ -429,6 +445,8 @@ class Bench:
             "rps_wirelens_vs_h2load": ratio(g("wirelens", "rps"), g("h2load", "rps")),
             "rps_wirelens_summary_vs_curl": ratio(g("wirelens-summary", "rps"), g("curl", "rps")),
             "rps_wirelens_summary_vs_h2load": ratio(g("wirelens-summary", "rps"), g("h2load", "rps")),
+            "rps_wirelens_summary_vs_libcurl_floor": ratio(g("wirelens-summary", "rps"), g("libcurl-floor", "rps")),
+            "rps_libcurl_floor_vs_h2load": ratio(g("libcurl-floor", "rps"), g("h2load", "rps")),
             "upload_wirelens_vs_curl": ratio(u("wirelens", "mb_per_s"), u("curl", "mb_per_s")),
         }
         rss = u("wirelens", "max_peak_rss_mib")
@@ -496,8 +514,9 @@ class Bench:
             "wirelens-summary": "the same with `--format text` (summary only, no per-transaction JSON)",
             "curl": "`curl --parallel --parallel-max 16 -K urls.cfg`",
             "h2load": "`h2load --h1 -n N -c 16 URL`",
+            "libcurl-floor": "scripts/libcurl-floor.c: libcurl's multi loop alone (no timing, no verbose, no report)",
         }
-        for tool in ("wirelens", "wirelens-summary", "curl", "h2load"):
+        for tool in ("wirelens", "wirelens-summary", "curl", "h2load", "libcurl-floor"):
             d = med["get"].get(tool)
             if d is None:
                 L.append(f"| {tool} | {desc[tool]} | not run | not run | 0/0 |")
@@ -540,6 +559,12 @@ class Bench:
             for n in meta["notes"]:
                 L.append(f"- {n}")
             L.append("")
+        L.append("")
+        L.append("Context (not targets): wirelens (text summary) reaches "
+                 f"{f(ratios.get('rps_wirelens_summary_vs_libcurl_floor'), '{:.2f}')}x of the libcurl floor, and the "
+                 f"libcurl floor itself reaches {f(ratios.get('rps_libcurl_floor_vs_h2load'), '{:.2f}')}x of h2load: "
+                 "libcurl's own per-transfer cost bounds what any libcurl client can do here.")
+        L.append("")
         L.append("Raw figures: `bench.json`; per-run output under `reports/bench/raw/` (not committed).")
         with open(path, "w") as fh:
             fh.write("\n".join(L) + "\n")
@@ -554,6 +579,7 @@ class Bench:
         started = datetime.datetime.now(datetime.timezone.utc)
         try:
             self.launcher = build_launcher(self.tmp)
+            self.floor = build_floor(self.tmp)
             if self.launcher is None:
                 msg = ("no C compiler for the RSS launcher: peak RSS figures include "
                        "this Python's own (~15 MiB too high)")
