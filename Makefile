@@ -2,7 +2,7 @@
 #
 #   make deps    install missing system packages and python jsonschema
 #   make build   swift build (debug)
-#   make test    swift build --build-tests, then swift test --skip-build
+#   make test    swift build --build-tests, then swift test --skip-build (XCTest only: every test is XCTest)
 #   make demo    build, then scripts/demo.sh (reports/demo/)
 #   make bench   release build, then scripts/bench.py (reports/bench/)
 #   make clean   swift package clean (keeps dependency checkouts), drop bench raw files
@@ -40,7 +40,7 @@ build: deps
 
 test: deps
 	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
-	$(SWIFT) test --skip-build $(SWIFT_FLAGS)
+	$(SWIFT) test --skip-build --disable-swift-testing $(SWIFT_FLAGS)
 
 demo: build
 	WIRELENS="$$($(SWIFT) build $(SWIFT_FLAGS) --show-bin-path)/wirelens" bash scripts/demo.sh
