@@ -7,9 +7,29 @@ public enum WallClock {
         let days = floorDiv(seconds, 86_400)
         let secondOfDay = seconds - days * 86_400
         let (year, month, day) = civil(fromDays: days)
-        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T"
-            + "\(pad(secondOfDay / 3600, 2)):\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2))"
-            + ".\(pad(fraction, 6))Z"
+        guard (0...9999).contains(year) else {
+            return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T"
+                + "\(pad(secondOfDay / 3600, 2)):\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2))"
+                + ".\(pad(fraction, 6))Z"
+        }
+        // Reports hold hundreds of thousands of timestamps: write the 27 bytes directly.
+        return String(unsafeUninitializedCapacity: 27) { buffer in
+            func put(_ value: Int64, _ width: Int, at start: Int) {
+                var v = value
+                for i in stride(from: start + width - 1, through: start, by: -1) {
+                    buffer[i] = UInt8(48 + v % 10)
+                    v /= 10
+                }
+            }
+            put(year, 4, at: 0); buffer[4] = UInt8(ascii: "-")
+            put(month, 2, at: 5); buffer[7] = UInt8(ascii: "-")
+            put(day, 2, at: 8); buffer[10] = UInt8(ascii: "T")
+            put(secondOfDay / 3600, 2, at: 11); buffer[13] = UInt8(ascii: ":")
+            put(secondOfDay / 60 % 60, 2, at: 14); buffer[16] = UInt8(ascii: ":")
+            put(secondOfDay % 60, 2, at: 17); buffer[19] = UInt8(ascii: ".")
+            put(fraction, 6, at: 20); buffer[26] = UInt8(ascii: "Z")
+            return 27
+        }
     }
 
     /// Parses the format `iso8601(micros:)` writes back to microseconds since the epoch.

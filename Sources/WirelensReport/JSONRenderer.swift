@@ -15,8 +15,11 @@ public enum JSONRenderer {
     }
 
     /// The same document as UTF-8 bytes, without the copy into a String (large runs write tens of MB).
-    public static func renderBytes(_ report: Report) throws -> [UInt8] {
-        var bytes = try StreamingJSONEncoder(prettyPrinted: true).encode(report)
+    ///
+    /// Reports of more than `compactAbove` tasks are written compact (no indentation): 20 000 tasks make a document
+    /// of tens of MB, a third of it spaces. `wirelens render REPORT --format json` indents any report.
+    public static func renderBytes(_ report: Report, compactAbove: Int = Int.max) throws -> [UInt8] {
+        var bytes = try StreamingJSONEncoder(prettyPrinted: report.tasks.count <= compactAbove).encode(report)
         bytes.append(UInt8(ascii: "\n"))
         return bytes
     }

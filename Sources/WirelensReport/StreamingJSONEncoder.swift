@@ -119,13 +119,31 @@ final class JSONSink {
 
     /// Writes any Encodable at the current position.
     func encodeValue<T: Encodable>(_ value: T, codingPath: [CodingKey]) throws {
+        // The common leaf types, and their optionals, by type identity: no dynamic cast and no nested encoder.
+        let type = ObjectIdentifier(T.self)
+        switch type {
+        case ObjectIdentifier(String.self): writeString(unsafeBitCast(value, to: String.self)); return
+        case ObjectIdentifier(Int.self): writeRaw(String(unsafeBitCast(value, to: Int.self))); return
+        case ObjectIdentifier(Int64.self): writeRaw(String(unsafeBitCast(value, to: Int64.self))); return
+        case ObjectIdentifier(Bool.self): writeRaw(unsafeBitCast(value, to: Bool.self) ? "true" : "false"); return
+        case ObjectIdentifier(Double.self): try writeDouble(unsafeBitCast(value, to: Double.self), codingPath: codingPath); return
+        case ObjectIdentifier(String?.self):
+            if let v = unsafeBitCast(value, to: String?.self) { writeString(v) } else { writeRaw("null") }
+            return
+        case ObjectIdentifier(Int?.self):
+            if let v = unsafeBitCast(value, to: Int?.self) { writeRaw(String(v)) } else { writeRaw("null") }
+            return
+        case ObjectIdentifier(Int64?.self):
+            if let v = unsafeBitCast(value, to: Int64?.self) { writeRaw(String(v)) } else { writeRaw("null") }
+            return
+        case ObjectIdentifier(Double?.self):
+            if let v = unsafeBitCast(value, to: Double?.self) { try writeDouble(v, codingPath: codingPath) } else { writeRaw("null") }
+            return
+        default:
+            break
+        }
         switch value {
-        case let v as String: writeString(v)
-        case let v as Int: writeRaw(String(v))
-        case let v as Int64: writeRaw(String(v))
         case let v as Int32: writeRaw(String(v))
-        case let v as Bool: writeRaw(v ? "true" : "false")
-        case let v as Double: try writeDouble(v, codingPath: codingPath)
         default:
             let before = bytes.count
             let depth = frames.count

@@ -86,7 +86,7 @@ struct ProbeCommand: ParsableCommand {
     @Flag(name: .customLong("include-headers"), help: "Keep response headers (redacted) in the report.")
     var includeHeaders = false
 
-    @Option(help: "Report format: json or text.")
+    @Option(help: "Report format: json (indented up to 1000 tasks, compact beyond) or text.")
     var format: ReportFormat = .text
 
     @Option(name: .customLong("report"), help: "Write the report to this file instead of stdout.")
@@ -97,6 +97,9 @@ struct ProbeCommand: ParsableCommand {
 
     @Flag(name: [.customShort("q"), .customLong("quiet")], help: "No messages but errors.")
     var quiet = false
+
+    /// JSON reports of more tasks than this are written compact, to keep large reports small and fast.
+    static let prettyJSONLimit = 1000
 
     /// Runs the probe and returns the exit code.
     func execute() async -> Int32 {
@@ -148,7 +151,7 @@ struct ProbeCommand: ParsableCommand {
         switch format {
         case .json:
             do {
-                rendered = try JSONRenderer.renderBytes(report)
+                rendered = try JSONRenderer.renderBytes(report, compactAbove: ProbeCommand.prettyJSONLimit)
             } catch {
                 Console.error("could not encode the report: \(error)")
                 return ExitStatus.internalError.rawValue
