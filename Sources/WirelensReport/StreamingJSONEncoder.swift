@@ -77,12 +77,17 @@ final class JSONSink {
 
     func writeString(_ text: String) {
         // Most strings need no escaping: write them with one append.
-        if !text.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+        var text = text
+        let plain = text.withUTF8 { utf8 -> Bool in
+            for byte in utf8 where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                return false
+            }
             bytes.append(UInt8(ascii: "\""))
-            bytes.append(contentsOf: text.utf8)
+            bytes.append(contentsOf: utf8)
             bytes.append(UInt8(ascii: "\""))
-            return
+            return true
         }
+        if plain { return }
         var escaped: [UInt8] = [UInt8(ascii: "\"")]
         escaped.reserveCapacity(text.utf8.count + 8)
         defer { bytes.append(contentsOf: escaped) }
