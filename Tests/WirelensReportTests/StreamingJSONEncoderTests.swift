@@ -74,3 +74,15 @@ final class StreamingJSONEncoderTests: XCTestCase {
         XCTAssertThrowsError(try StreamingJSONEncoder().encode(["x": Double.infinity]))
     }
 }
+
+final class JSONRendererCompactTests: XCTestCase {
+    func testLargeReportsAreCompactAndDecodeTheSame() throws {
+        let report = Fixtures.report(tasks: Fixtures.manyTasks())
+        let pretty = try JSONRenderer.renderBytes(report)
+        let compact = try JSONRenderer.renderBytes(report, compactAbove: report.tasks.count - 1)
+        XCTAssertEqual(compact.filter { $0 == UInt8(ascii: "\n") }.count, 1, "one line plus the final newline")
+        XCTAssertGreaterThan(pretty.filter { $0 == UInt8(ascii: "\n") }.count, 10)
+        XCTAssertLessThan(compact.count, pretty.count)
+        XCTAssertEqual(try JSONRenderer.decode(Data(compact)), try JSONRenderer.decode(Data(pretty)))
+    }
+}
