@@ -377,6 +377,10 @@ public final class Engine: @unchecked Sendable {
             startTransaction(task, kind: .redirect)
             return
         }
+        guard options.retry.maxRetries > task.retries else {
+            finishTask(task)
+            return
+        }
         let retryAfter = ctx.retryAfter.flatMap {
             RetryPolicy.parseRetryAfter($0, nowMicros: anchor.wallMicros(ofMonotonic: end))
         }
