@@ -16,12 +16,12 @@ public enum DebugText {
 
     /// The fact in one line of CURLINFO_TEXT, or nil when the line carries none that Wirelens uses.
     public static func parse(_ line: Substring) -> Fact? {
-        if line.hasPrefix("Connected to "), let id = connectionNumber(in: line) {
-            return .connected(id: id)
-        }
-        if line.hasPrefix("Re-using existing connection"), let id = connectionNumber(in: line) {
-            return .reused(id: id)
-        }
+        var text = String(line)
+        return text.withUTF8 { parse(bytes: $0) }
+    }
+
+    /// The facts only TLS connections print, read from the text of a line already known to start like one.
+    private static func parseTLS(_ line: Substring) -> Fact? {
         if line.hasPrefix(sslPrefix) {
             let rest = line.dropFirst(sslPrefix.count).trimmingCharacters(in: .whitespacesAndNewlines)
             let parts = rest.components(separatedBy: " / ")
@@ -48,7 +48,7 @@ public enum DebugText {
         }
     }
 
-    /// The fact in a raw line of libcurl's text; connection numbers are read from the bytes, and only the rare
+    /// The fact in a raw line of libcurl's text: connection numbers are read from the bytes, and only the rare
     /// TLS and ALPN lines become Strings.
     public static func parse(bytes: UnsafeBufferPointer<UInt8>) -> Fact? {
         guard mayCarryFact(bytes) else { return nil }
@@ -65,14 +65,7 @@ public enum DebugText {
             guard digits > 0 else { return nil }
             return bytes[0] == UInt8(ascii: "C") ? .connected(id: id) : .reused(id: id)
         }
-        return parse(Substring(String(decoding: bytes, as: UTF8.self)))
-    }
-
-    /// The number after the first `#` in the line, as libcurl prints connection numbers.
-    static func connectionNumber(in line: Substring) -> Int? {
-        guard let hash = line.firstIndex(of: "#") else { return nil }
-        let digits = line[line.index(after: hash)...].prefix { $0.isNumber }
-        return Int(digits)
+        return parseTLS(Substring(String(decoding: bytes, as: UTF8.self)))
     }
 
     /// True when request header text sent by libcurl asks for `100-continue`.

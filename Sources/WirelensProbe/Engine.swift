@@ -206,15 +206,11 @@ public final class Engine: @unchecked Sendable {
         do {
             target = try parsedTarget(task.url)
         } catch {
-            task.transactions.append(failedBeforeStart(task, kind: kind, at: now,
-                                                       error: TransferError(errorClass: .protocol, message: error.description)))
-            finishTask(task)
+            failBeforeStart(task, kind: kind, at: now, error: TransferError(errorClass: .protocol, message: error.description))
             return
         }
         guard let easy = spareHandles.popLast() ?? curl_easy_init() else {
-            task.transactions.append(failedBeforeStart(task, kind: kind, at: now,
-                                                       error: TransferError(errorClass: .other, message: "curl_easy_init failed")))
-            finishTask(task)
+            failBeforeStart(task, kind: kind, at: now, error: TransferError(errorClass: .other, message: "curl_easy_init failed"))
             return
         }
         let ctx = TransferContext(
@@ -225,23 +221,17 @@ public final class Engine: @unchecked Sendable {
         do {
             try EasyConfigurator(options: options).configure(ctx, remainingMicros: remainingMicros(task, now: now))
         } catch {
-            let failure = TransferError(errorClass: .other, message: error.description)
-            ctx.release()
-            curl_easy_cleanup(easy)
-            task.transactions.append(failedBeforeStart(task, kind: kind, at: now, error: failure))
-            finishTask(task)
+            failBeforeStart(task, kind: kind, at: now, error: TransferError(errorClass: .other, message: error.description),
+                            discarding: ctx)
             return
         }
         active[easy] = ctx
         let code = curl_multi_add_handle(multi, easy)
         if code != CURLM_OK {
             active[easy] = nil
-            ctx.release()
-            curl_easy_cleanup(easy)
-            let failure = TransferError(errorClass: .other,
-                                        message: "curl_multi_add_handle: \(String(cString: curl_multi_strerror(code)))")
-            task.transactions.append(failedBeforeStart(task, kind: kind, at: now, error: failure))
-            finishTask(task)
+            let message = "curl_multi_add_handle: \(String(cString: curl_multi_strerror(code)))"
+            failBeforeStart(task, kind: kind, at: now, error: TransferError(errorClass: .other, message: message),
+                            discarding: ctx)
         }
     }
 
@@ -276,15 +266,22 @@ public final class Engine: @unchecked Sendable {
         return max(1000, (task.deadline - now) / 1000)
     }
 
-    private func failedBeforeStart(_ task: TaskState, kind: TransactionKind, at now: Int64,
-                                   error: TransferError) -> TransactionMetrics {
+    /// Ends a task whose transaction could not start: records the failed transaction and finishes the task.
+    /// A context that was already made is released and its easy handle freed.
+    private func failBeforeStart(_ task: TaskState, kind: TransactionKind, at now: Int64, error: TransferError,
+                                 discarding ctx: TransferContext? = nil) {
+        if let ctx {
+            ctx.release()
+            curl_easy_cleanup(ctx.easy)
+        }
         let wall = anchor.wallMicros(ofMonotonic: now)
         var m = TransactionMetrics(kind: kind, url: redacted(task.url), method: task.method,
                                    timeline: Timeline(fetchStart: wall), phases: Phases(total: 0),
                                    reusedConnection: false, proxyConnection: options.proxy != nil,
                                    curlTimers: CurlTimers())
         m.error = error
-        return m
+        task.transactions.append(m)
+        finishTask(task)
     }
 
     private func collectFinishedTransfers() {
@@ -464,7 +461,7 @@ public final class Engine: @unchecked Sendable {
         let last = task.transactions.last
         var error = last?.error
         if error == nil, let status = last?.statusCode, status >= 400 {
-            error = TransferError(errorClass: .http, message: "HTTP status \(status) from \(Redactor.url(task.url))")
+            error = TransferError(errorClass: .http, message: "HTTP status \(status) from \(redacted(task.url))")
         }
         let started = task.transactions.first?.timeline.fetchStart ?? anchor.wallMicros(ofMonotonic: task.started)
         let ended = anchor.wallMicros(ofMonotonic: task.lastEnd ?? MonotonicClock.now())

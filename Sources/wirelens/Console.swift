@@ -6,6 +6,11 @@ enum Console {
         FileHandle.standardError.write(Data("wirelens: \(line)\n".utf8))
     }
 
+    /// True when text on stdout may be coloured: stdout is a terminal, and neither --no-color nor NO_COLOR says no.
+    static func colorsStdout(noColor: Bool) -> Bool {
+        !noColor && isTerminal(STDOUT_FILENO) && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
+    }
+
     /// True when the file descriptor is a terminal.
     static func isTerminal(_ fd: Int32) -> Bool { isatty(fd) == 1 }
 }

@@ -157,8 +157,7 @@ struct ProbeCommand: ParsableCommand {
                 return ExitStatus.internalError.rawValue
             }
         case .text:
-            let color = reportPath == nil && !noColor && Console.isTerminal(STDOUT_FILENO)
-                && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
+            let color = reportPath == nil && Console.colorsStdout(noColor: noColor)
             rendered = Array(TextRenderer(color: color).render(report).utf8)
         }
         if let reportPath {

@@ -32,8 +32,7 @@ struct RenderCommand: ParsableCommand {
         }
         switch format {
         case .text:
-            let color = !noColor && Console.isTerminal(STDOUT_FILENO)
-                && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
+            let color = Console.colorsStdout(noColor: noColor)
             FileHandle.standardOutput.write(Data(TextRenderer(color: color).render(report).utf8))
         case .json:
             do {
