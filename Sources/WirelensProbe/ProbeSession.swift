@@ -12,12 +12,11 @@ public enum ProbeSession {
         let libcurl = Libcurl.description
         let configuration = RunConfiguration(urls: plan.urls, method: plan.method, body: plan.body,
                                              repeatCount: plan.repeatCount, options: engine.options)
-        return Report(libcurl: libcurl, command: command, startedAt: started, endedAt: ended,
-                      interrupted: interrupted(), configuration: configuration,
-                      caveats: Caveat.applicable(libcurl: libcurl, options: engine.options,
-                                                 hasUploads: plan.body != .none,
-                                                 protocolsUsed: Set(records.lazy.flatMap(\.transactions)
-                                                     .compactMap(\.networkProtocolName))),
-                      tasks: records)
+        var report = Report(libcurl: libcurl, command: command, startedAt: started, endedAt: ended,
+                            interrupted: interrupted(), configuration: configuration, caveats: [], tasks: records)
+        // The summary already counted the protocols used; the HTTP/2 caveat depends on them.
+        report.caveats = Caveat.applicable(libcurl: libcurl, options: engine.options, hasUploads: plan.body != .none,
+                                           protocolsUsed: Set(report.summary.protocols.keys))
+        return report
     }
 }
