@@ -14,17 +14,31 @@ public struct PhaseStats: Sendable, Codable, Equatable {
     public init?(_ values: [Double]) {
         guard !values.isEmpty else { return nil }
         let sorted = values.sorted()
-        count = sorted.count
+        self.init(sorted: sorted, count: sorted.count, sum: sorted.reduce(0, +))
+    }
+
+    /// Statistics of integer `values` (sorted in place), or nil when there are none.
+    public init?(micros values: inout [Int64]) {
+        guard !values.isEmpty else { return nil }
+        values.sort()
+        var sum = 0.0
+        for v in values { sum += Double(v) }
+        self.init(sorted: values.lazy.map(Double.init), count: values.count, sum: sum)
+    }
+
+    private init<C: RandomAccessCollection>(sorted: C, count: Int, sum: Double) where C.Element == Double, C.Index == Int {
+        self.count = count
         min = sorted[0]
-        max = sorted[sorted.count - 1]
-        mean = sorted.reduce(0, +) / Double(sorted.count)
+        max = sorted[count - 1]
+        mean = sum / Double(count)
         p50 = Self.percentile(sorted, 0.50)
         p90 = Self.percentile(sorted, 0.90)
         p99 = Self.percentile(sorted, 0.99)
     }
 
     /// The `q`-quantile (0...1) of already sorted values, interpolated linearly.
-    public static func percentile(_ sorted: [Double], _ q: Double) -> Double {
+    public static func percentile<C: RandomAccessCollection>(_ sorted: C, _ q: Double) -> Double
+        where C.Element == Double, C.Index == Int {
         guard sorted.count > 1 else { return sorted.first ?? 0 }
         let rank = q * Double(sorted.count - 1)
         let lower = Int(rank.rounded(.down))

@@ -38,15 +38,20 @@ public struct Phases: Sendable, Equatable, Codable {
 
     /// The value of a phase by its name in `names`.
     public func value(named name: String) -> Int64? {
-        switch name {
-        case "queue": queue
-        case "dns": dns
-        case "connect": connect
-        case "tls": tls
-        case "send": send
-        case "wait": wait
-        case "receive": receive
-        case "total": total
+        Self.names.firstIndex(of: name).flatMap(value(at:))
+    }
+
+    /// The value of a phase by its position in `names`.
+    public func value(at index: Int) -> Int64? {
+        switch index {
+        case 0: queue
+        case 1: dns
+        case 2: connect
+        case 3: tls
+        case 4: send
+        case 5: wait
+        case 6: receive
+        case 7: total
         default: nil
         }
     }

@@ -63,64 +63,89 @@ public struct Summary: Sendable, Codable, Equatable {
     }
 
     /// Builds the summary of a run's tasks.
+    ///
+    /// One pass over tasks and transactions, reading fields in place (a large run holds tens of
+    /// thousands, and copying a record retains every string in it).
     public static func build(tasks: [TaskRecord]) -> Summary {
-        let start = tasks.map(\.startedAt).min() ?? 0
-        let end = tasks.map(\.endedAt).max() ?? start
-        let wallMicros = max(end - start, 1)
-        let seconds = Double(wallMicros) / 1e6
-        // One pass over the transactions (a large run holds tens of thousands).
+        var start = Int64.max
+        var end = Int64.min
         var up: Int64 = 0
         var down: Int64 = 0
         var count = 0
-        var values = Array(repeating: [Double](), count: Phases.names.count)
+        var failed = 0
+        var values = Array(repeating: [Int64](), count: Phases.names.count)
+        for i in values.indices { values[i].reserveCapacity(tasks.count) }
         var protocols: [String: Int] = [:]
-        for task in tasks {
-            for tx in task.transactions {
+        var statuses: [Int: Int] = [:]
+        var errors: [String: Int] = [:]
+        var connections = ConnectionTally()
+        for t in tasks.indices {
+            start = min(start, tasks[t].startedAt)
+            end = max(end, tasks[t].endedAt)
+            if let status = tasks[t].statusCode { statuses[status, default: 0] += 1 }
+            if let error = tasks[t].error {
+                failed += 1
+                errors[error.errorClass.rawValue, default: 0] += 1
+            }
+            let transactions = tasks[t].transactions
+            for x in transactions.indices {
                 count += 1
-                up += tx.requestBodyBytes
-                down += tx.responseBodyBytes
-                for (i, name) in Phases.names.enumerated() {
-                    if let v = tx.phases.value(named: name) { values[i].append(Double(v)) }
+                up += transactions[x].requestBodyBytes
+                down += transactions[x].responseBodyBytes
+                let phases = transactions[x].phases
+                for p in values.indices {
+                    if let v = phases.value(at: p) { values[p].append(v) }
                 }
-                if let name = tx.networkProtocolName { protocols[name, default: 0] += 1 }
+                if let name = transactions[x].networkProtocolName { protocols[name, default: 0] += 1 }
+                connections.add(transactions[x])
             }
         }
+        if tasks.isEmpty { (start, end) = (0, 0) }
+        let wallMicros = max(end - start, 1)
+        let seconds = Double(wallMicros) / 1e6
         var phases: [String: PhaseStats] = [:]
         for (i, name) in Phases.names.enumerated() {
-            if let stats = PhaseStats(values[i]) { phases[name] = stats.scaled(by: 1000) }
+            if let stats = PhaseStats(micros: &values[i]) { phases[name] = stats.scaled(by: 1000) }
         }
-        var statuses: [String: Int] = [:]
-        var errors: [String: Int] = [:]
-        for task in tasks {
-            if let status = task.statusCode { statuses[String(status), default: 0] += 1 }
-            if let error = task.error { errors[error.errorClass.rawValue, default: 0] += 1 }
-        }
-        let failed = tasks.filter { !$0.succeeded }.count
         return Summary(
             tasks: tasks.count, succeeded: tasks.count - failed, failed: failed, transactions: count,
             wallTimeMs: Double(wallMicros) / 1000, tasksPerSecond: Double(tasks.count) / seconds,
             requestBodyBytes: up, responseBodyBytes: down,
             uploadBytesPerSecond: Double(up) / seconds, downloadBytesPerSecond: Double(down) / seconds,
-            phases: phases, connections: connectionSummary(tasks.lazy.flatMap(\.transactions)), statusCodes: statuses,
+            phases: phases, connections: connections.summary,
+            statusCodes: Dictionary(uniqueKeysWithValues: statuses.map { (String($0.key), $0.value) }),
             errors: errors, protocols: protocols)
     }
 
-    /// The key that identifies a transaction's connection: libcurl's number plus the 4-tuple.
-    public static func connectionKey(_ tx: TransactionMetrics) -> String? {
-        guard let port = tx.localPort else { return nil }
-        return "\(tx.connectionId.map(String.init) ?? "?")|\(tx.localAddress ?? ""):\(port)|"
-            + "\(tx.remoteAddress ?? ""):\(tx.remotePort ?? 0)"
+    /// What identifies a transaction's connection: libcurl's number plus the 4-tuple.
+    public struct ConnectionKey: Hashable, Sendable {
+        public var id: Int?
+        public var localAddress: String?
+        public var localPort: Int
+        public var remoteAddress: String?
+        public var remotePort: Int?
+
+        /// The key of a transaction's connection, or nil when its local port is unknown.
+        public init?(_ tx: TransactionMetrics) {
+            guard let port = tx.localPort else { return nil }
+            id = tx.connectionId
+            localAddress = tx.localAddress
+            localPort = port
+            remoteAddress = tx.remoteAddress
+            remotePort = tx.remotePort
+        }
     }
 
-    private static func connectionSummary<S: Sequence>(_ transactions: S) -> ConnectionSummary
-        where S.Element == TransactionMetrics {
-        var spans: [String: (Int64, Int64)] = [:]
-        var opened = 0
-        var reused = 0
-        for tx in transactions {
+    /// Counts opened, reused and distinct connections and the most open at once.
+    struct ConnectionTally {
+        private var spans: [ConnectionKey: (Int64, Int64)] = [:]
+        private var opened = 0
+        private var reused = 0
+
+        mutating func add(_ tx: TransactionMetrics) {
             if tx.openedConnection { opened += 1 }
             if tx.reusedConnection { reused += 1 }
-            guard let key = connectionKey(tx) else { continue }
+            guard let key = ConnectionKey(tx) else { return }
             let start = tx.timeline.connectStart ?? tx.timeline.requestStart ?? tx.timeline.fetchStart
             let end = tx.timeline.responseEnd ?? tx.timeline.requestEnd ?? start
             if let span = spans[key] {
@@ -129,17 +154,18 @@ public struct Summary: Sendable, Codable, Equatable {
                 spans[key] = (start, end)
             }
         }
-        // Sweep: +1 at each start, -1 at each end; ends sort before starts at the same instant.
-        let events = spans.values.flatMap { [($0.0, 1), ($0.1, -1)] }.sorted { ($0.0, $0.1) < ($1.0, $1.1) }
-        var open = 0
-        var peak = 0
-        for event in events {
-            open += event.1
-            peak = max(peak, open)
+
+        var summary: ConnectionSummary {
+            // Sweep: +1 at each start, -1 at each end; ends sort before starts at the same instant.
+            let events = spans.values.flatMap { [($0.0, 1), ($0.1, -1)] }.sorted { ($0.0, $0.1) < ($1.0, $1.1) }
+            var open = 0
+            var peak = 0
+            for event in events {
+                open += event.1
+                peak = max(peak, open)
+            }
+            return ConnectionSummary(opened: opened, reused: reused, distinct: spans.count, maxOpenAtOnce: peak)
         }
-        return ConnectionSummary(
-            opened: opened, reused: reused,
-            distinct: spans.count, maxOpenAtOnce: peak)
     }
 }
 

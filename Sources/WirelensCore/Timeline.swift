@@ -19,16 +19,33 @@ public struct Timeline: Sendable, Equatable {
         self.fetchStart = fetchStart
     }
 
+    /// The JSON names of the fields, in timeline order.
+    public static let names = [
+        "fetchStart", "domainLookupStart", "domainLookupEnd", "connectStart", "connectEnd",
+        "secureConnectionStart", "secureConnectionEnd", "requestStart", "requestEnd", "responseStart", "responseEnd",
+    ]
+
+    /// The value of a field by its position in `names`.
+    public func value(at index: Int) -> Int64? {
+        switch index {
+        case 0: fetchStart
+        case 1: domainLookupStart
+        case 2: domainLookupEnd
+        case 3: connectStart
+        case 4: connectEnd
+        case 5: secureConnectionStart
+        case 6: secureConnectionEnd
+        case 7: requestStart
+        case 8: requestEnd
+        case 9: responseStart
+        case 10: responseEnd
+        default: nil
+        }
+    }
+
     /// The fields in timeline order, with their JSON names.
     public var fields: [(name: String, value: Int64?)] {
-        [
-            ("fetchStart", fetchStart),
-            ("domainLookupStart", domainLookupStart), ("domainLookupEnd", domainLookupEnd),
-            ("connectStart", connectStart), ("connectEnd", connectEnd),
-            ("secureConnectionStart", secureConnectionStart), ("secureConnectionEnd", secureConnectionEnd),
-            ("requestStart", requestStart), ("requestEnd", requestEnd),
-            ("responseStart", responseStart), ("responseEnd", responseEnd),
-        ]
+        Self.names.enumerated().map { ($0.element, value(at: $0.offset)) }
     }
 
     /// Builds a timeline from named fields, the inverse of `fields` (used when decoding reports).

@@ -76,49 +76,13 @@ final class JSONSink {
     }
 
     func writeString(_ text: String) {
-        // Most strings need no escaping: write them with one append.
-        var text = text
-        let plain = text.withUTF8 { utf8 -> Bool in
-            for byte in utf8 where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-                return false
-            }
-            bytes.append(UInt8(ascii: "\""))
-            bytes.append(contentsOf: utf8)
-            bytes.append(UInt8(ascii: "\""))
-            return true
-        }
-        if plain { return }
-        var escaped: [UInt8] = [UInt8(ascii: "\"")]
-        escaped.reserveCapacity(text.utf8.count + 8)
-        defer { bytes.append(contentsOf: escaped) }
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): escaped.append(UInt8(ascii: "\\")); escaped.append(byte)
-            case UInt8(ascii: "\\"): escaped.append(UInt8(ascii: "\\")); escaped.append(byte)
-            case 0x0A: escaped.append(UInt8(ascii: "\\")); escaped.append(UInt8(ascii: "n"))
-            case 0x0D: escaped.append(UInt8(ascii: "\\")); escaped.append(UInt8(ascii: "r"))
-            case 0x09: escaped.append(UInt8(ascii: "\\")); escaped.append(UInt8(ascii: "t"))
-            case 0..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                escaped.append(contentsOf: Array("\\u00".utf8))
-                escaped.append(hex[Int(byte >> 4)])
-                escaped.append(hex[Int(byte & 0xF)])
-            default:
-                escaped.append(byte)
-            }
-        }
-        escaped.append(UInt8(ascii: "\""))
+        JSONBytes.appendString(text, to: &bytes)
     }
 
     func writeDouble(_ value: Double, codingPath: [CodingKey]) throws {
-        guard value.isFinite else {
+        guard JSONBytes.appendDouble(value, to: &bytes) else {
             throw EncodingError.invalidValue(value, .init(codingPath: codingPath,
                                                           debugDescription: "JSON has no \(value)"))
-        }
-        if value == value.rounded(), abs(value) < 1e15 {
-            writeRaw(String(Int64(value)))
-        } else {
-            writeRaw(String(value))
         }
     }
 

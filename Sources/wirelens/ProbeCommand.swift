@@ -147,29 +147,28 @@ struct ProbeCommand: ParsableCommand {
 
     /// Writes the report and the closing messages; returns the exit code.
     private func deliver(_ report: Report) -> Int32 {
-        let rendered: [UInt8]
-        switch format {
-        case .json:
-            do {
-                rendered = try JSONRenderer.renderBytes(report, compactAbove: ProbeCommand.prettyJSONLimit)
-            } catch {
-                Console.error("could not encode the report: \(error)")
-                return ExitStatus.internalError.rawValue
+        let color = reportPath == nil && Console.colorsStdout(noColor: noColor)
+        let produce = { (emit: ([UInt8]) throws -> Void) throws in
+            switch format {
+            case .json: try JSONRenderer.render(report, compactAbove: ProbeCommand.prettyJSONLimit, emit: emit)
+            case .text: try emit(Array(TextRenderer(color: color).render(report).utf8))
             }
-        case .text:
-            let color = reportPath == nil && Console.colorsStdout(noColor: noColor)
-            rendered = Array(TextRenderer(color: color).render(report).utf8)
         }
-        if let reportPath {
-            do {
-                try ReportFile.write(rendered, to: reportPath)
-            } catch {
-                Console.error("cannot write report '\(reportPath)': \(error); the report follows on stdout")
-                ReportFile.writeAll(rendered, to: STDOUT_FILENO)
-                return ExitStatus.localFile.rawValue
+        do {
+            if let reportPath {
+                do {
+                    try ReportFile.write(to: reportPath, produce)
+                } catch let error as ReportFile.WriteError {
+                    Console.error("cannot write report '\(reportPath)': \(error); the report follows on stdout")
+                    try produce { ReportFile.writeAll($0, to: STDOUT_FILENO) }
+                    return ExitStatus.localFile.rawValue
+                }
+            } else {
+                try produce { ReportFile.writeAll($0, to: STDOUT_FILENO) }
             }
-        } else {
-            ReportFile.writeAll(rendered, to: STDOUT_FILENO)
+        } catch {
+            Console.error("could not encode the report: \(error)")
+            return ExitStatus.internalError.rawValue
         }
         let status = ExitStatus.forTasks(report.tasks, interrupted: report.interrupted)
         if report.interrupted {

@@ -7,15 +7,24 @@ enum ReportFile {
         let description: String
     }
 
-    /// Writes `bytes` to a temporary file beside `path`, then renames it over `path`.
-    static func write(_ bytes: [UInt8], to path: String) throws {
+    /// Writes what `produce` emits, piece by piece, to a temporary file beside `path`, then renames it over
+    /// `path`. A `WriteError` is the file's; any other error is `produce`'s, and leaves no file behind.
+    static func write(to path: String, _ produce: (_ emit: ([UInt8]) throws -> Void) throws -> Void) throws {
         let temporary = path + ".tmp-\(getpid())"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         guard fd >= 0 else { throw WriteError(description: String(cString: strerror(errno))) }
-        let complete = writeAll(bytes, to: fd)
-        let reason = String(cString: strerror(errno))
-        close(fd)
-        guard complete, rename(temporary, path) == 0 else {
+        do {
+            try produce { piece in
+                guard writeAll(piece, to: fd) else { throw WriteError(description: String(cString: strerror(errno))) }
+            }
+            guard close(fd) == 0 else { throw WriteError(description: String(cString: strerror(errno))) }
+        } catch {
+            close(fd)
+            unlink(temporary)
+            throw error
+        }
+        guard rename(temporary, path) == 0 else {
+            let reason = String(cString: strerror(errno))
             unlink(temporary)
             throw WriteError(description: reason)
         }

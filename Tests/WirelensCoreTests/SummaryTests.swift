@@ -111,9 +111,17 @@ final class SummaryTests: XCTestCase {
     func testConnectionKey() {
         let tx = Fixture.transaction(fetchStart: t, responseEnd: t + 1, reused: false, connectionId: 7,
                                      localPort: 51_234)
-        XCTAssertEqual(Summary.connectionKey(tx), "7|192.0.2.10:51234|198.51.100.7:443")
+        let key = Summary.ConnectionKey(tx)
+        XCTAssertEqual(key?.id, 7)
+        XCTAssertEqual(key?.localAddress, "192.0.2.10")
+        XCTAssertEqual(key?.localPort, 51_234)
+        XCTAssertEqual(key?.remoteAddress, "198.51.100.7")
+        XCTAssertEqual(key?.remotePort, 443)
+        var otherPort = tx
+        otherPort.localPort = 51_235
+        XCTAssertNotEqual(Summary.ConnectionKey(otherPort), key, "another local port is another connection")
         let noPort = Fixture.transaction(fetchStart: t, reused: false, connectionId: 7, localPort: nil)
-        XCTAssertNil(Summary.connectionKey(noPort))
+        XCTAssertNil(Summary.ConnectionKey(noPort))
     }
 
     // MARK: - Outcomes

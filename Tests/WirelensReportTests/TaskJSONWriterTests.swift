@@ -1,0 +1,87 @@
+import Foundation
+import WirelensCore
+import XCTest
+@testable import WirelensReport
+
+final class TaskJSONWriterTests: XCTestCase {
+    /// Tasks that reach every branch of the writer: redirects, TLS, failures with and without a curl code,
+    /// response headers, escapes, uploads with speeds and Expect waits, negative and odd durations.
+    private func variedTasks() -> [TaskRecord] {
+        var tasks = [Fixtures.redirectTask(), Fixtures.dnsFailureTask()] + Fixtures.manyTasks()
+        var odd = Fixtures.redirectTask()
+        odd.index = 99
+        odd.url = "http://127.0.0.1/q?a=\"quoted\"\\back\nline\u{01}é"
+        odd.error = TransferError(errorClass: .http, message: "HTTP 503 \"busy\"")
+        odd.statusCode = nil
+        odd.transactions[0].responseHeaders = [HeaderField(name: "Server", value: "nginx"),
+                                               HeaderField(name: "X-Odd", value: "tab\there")]
+        odd.transactions[0].tlsVersion = "TLSv1.3"
+        odd.transactions[0].tlsCipher = "TLS_AES_256_GCM_SHA384"
+        odd.transactions[0].alpn = "h2"
+        odd.transactions[0].requestBodyBytes = 10_485_760
+        odd.transactions[0].responseBodyBytes = 7
+        odd.transactions[0].expectContinueWait = 1_000_001
+        odd.transactions[0].phases.send = 333_333
+        odd.transactions[0].phases.wait = 1
+        odd.transactions[0].timeline.requestEnd = odd.startedAt - 1_500  // before the task: a negative offset
+        odd.transactions[0].error = TransferError(errorClass: .idleTimeout, curlCode: 28, message: "idle")
+        tasks.append(odd)
+        return tasks
+    }
+
+    func testSameBytesAsTheCodablePath() throws {
+        let encoder = StreamingJSONEncoder(prettyPrinted: false)
+        for task in variedTasks() {
+            var ours: [UInt8] = []
+            TaskJSONWriter.append(task, to: &ours)
+            let codable = try encoder.encode(task)
+            XCTAssertEqual(String(decoding: ours, as: UTF8.self), String(decoding: codable, as: UTF8.self))
+        }
+    }
+
+    func testCompactReportIsTheCodableDocumentAndDecodes() throws {
+        let report = Fixtures.report(tasks: variedTasks(), interrupted: true)
+        let spliced = try JSONRenderer.renderBytes(report, compactAbove: 0)
+        var expected = try StreamingJSONEncoder(prettyPrinted: false).encode(report)
+        expected.append(UInt8(ascii: "\n"))
+        XCTAssertEqual(String(decoding: spliced, as: UTF8.self), String(decoding: expected, as: UTF8.self))
+        XCTAssertEqual(try JSONRenderer.decode(Data(spliced)), report)
+    }
+
+    func testChunkedRenderingGivesTheSameDocument() throws {
+        let report = Fixtures.report(tasks: variedTasks())
+        var pieces: [[UInt8]] = []
+        try JSONRenderer.render(report, compactAbove: 0, chunkSize: 300) { pieces.append($0) }
+        XCTAssertGreaterThan(pieces.count, 3, "a small chunk size splits the document")
+        XCTAssertEqual(pieces.flatMap { $0 }, try JSONRenderer.renderBytes(report, compactAbove: 0))
+    }
+
+    func testMillisMatchTheDoubleForm() {
+        var values: [Int64] = [0, 1, -1, 9, 10, 999, 1000, 1001, 1010, 1100, 123_456, -123_456, 86_400_000_000,
+                               (1 << 50) - 1, 1 << 50, -(1 << 50) + 1, (1 << 53) - 1, 1 << 53, -(1 << 53), 1 << 60]
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<20_000 { values.append(Int64.random(in: -10_000_000_000...10_000_000_000, using: &generator)) }
+        for _ in 0..<2_000 { values.append(Int64.random(in: (1 << 49)...(1 << 50), using: &generator)) }
+        for micros in values {
+            var fast: [UInt8] = []
+            JSONBytes.appendMillis(micros: micros, to: &fast)
+            var slow: [UInt8] = []
+            JSONBytes.appendDouble(Format.millis(fromMicros: micros), to: &slow)
+            XCTAssertEqual(String(decoding: fast, as: UTF8.self), String(decoding: slow, as: UTF8.self), "\(micros) µs")
+        }
+    }
+
+    func testIntegersAndInstants() {
+        for value in [Int64.min, -10, -1, 0, 7, 10, 99, 1_000_000, Int64.max] {
+            var bytes: [UInt8] = []
+            JSONBytes.appendInt(value, to: &bytes)
+            XCTAssertEqual(String(decoding: bytes, as: UTF8.self), String(value))
+        }
+        for micros in [Fixtures.epoch, 0, -1, 253_402_300_799_999_999, 253_402_300_800_000_000, -62_167_219_200_000_001] {
+            var bytes: [UInt8] = []
+            WallClock.appendISO8601(micros: micros, to: &bytes)
+            XCTAssertEqual(String(decoding: bytes, as: UTF8.self), WallClock.iso8601(micros: micros))
+        }
+        XCTAssertEqual(WallClock.iso8601(micros: Fixtures.epoch), "2025-07-31T22:13:20.123456Z")
+    }
+}
