@@ -15,7 +15,9 @@ struct EasyInfo {
     var requestSize: Int64 = 0
     var headerSize: Int64 = 0
 
-    init(_ easy: UnsafeMutableRawPointer) {
+    /// Reads the facts of a finished transfer; the addresses only when `addresses` is true (the prerequest
+    /// callback usually had them already, and they are strings).
+    init(_ easy: UnsafeMutableRawPointer, addresses: Bool = true) {
         func long(_ info: CURLINFO) -> Int? {
             var value = 0
             return wl_easy_getinfo_long(easy, info, &value) == CURLE_OK ? value : nil
@@ -36,10 +38,12 @@ struct EasyInfo {
             startTransfer: micros(CURLINFO_STARTTRANSFER_TIME_T), total: micros(CURLINFO_TOTAL_TIME_T))
         numConnects = long(CURLINFO_NUM_CONNECTS) ?? 0
         httpVersion = long(CURLINFO_HTTP_VERSION) ?? 0
-        primaryIP = string(CURLINFO_PRIMARY_IP)
-        primaryPort = long(CURLINFO_PRIMARY_PORT).flatMap { $0 > 0 ? $0 : nil }
-        localIP = string(CURLINFO_LOCAL_IP)
-        localPort = long(CURLINFO_LOCAL_PORT).flatMap { $0 > 0 ? $0 : nil }
+        if addresses {
+            primaryIP = string(CURLINFO_PRIMARY_IP)
+            primaryPort = long(CURLINFO_PRIMARY_PORT).flatMap { $0 > 0 ? $0 : nil }
+            localIP = string(CURLINFO_LOCAL_IP)
+            localPort = long(CURLINFO_LOCAL_PORT).flatMap { $0 > 0 ? $0 : nil }
+        }
         redirectURL = string(CURLINFO_REDIRECT_URL)
         requestSize = Int64(long(CURLINFO_REQUEST_SIZE) ?? 0)
         headerSize = Int64(long(CURLINFO_HEADER_SIZE) ?? 0)

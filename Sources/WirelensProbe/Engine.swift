@@ -20,8 +20,8 @@ public final class Engine: @unchecked Sendable {
     private var loopDone = false
 
     // Owned by the loop thread.
-    private var pending: [TaskState] = []
-    private var pendingHead = 0
+    /// Submitted tasks not started yet, batch by batch, oldest first (a TaskState is made when a task starts).
+    private var submissions: [Submission] = []
     private var active: [UnsafeMutableRawPointer: TransferContext] = [:]
     private var waiting: [TaskState] = []
     private var tasksInFlight = 0
@@ -34,6 +34,13 @@ public final class Engine: @unchecked Sendable {
     private var redactedCache: [String: String] = [:]
     /// Easy handles kept for reuse (curl_easy_reset clears their options; connections live in the multi handle).
     private var spareHandles: [UnsafeMutableRawPointer] = []
+
+    private struct Submission {
+        let specs: [TaskSpec]
+        let batch: Batch
+        let firstIndex: Int
+        var next = 0
+    }
 
     private enum Command {
         case submit([TaskSpec], Batch)
@@ -142,14 +149,12 @@ public final class Engine: @unchecked Sendable {
     }
 
     private func enqueue(_ specs: [TaskSpec], _ batch: Batch) {
-        for (slot, spec) in specs.enumerated() {
-            let task = TaskState(index: nextTaskIndex, spec: spec, batch: batch, batchSlot: slot)
-            nextTaskIndex += 1
-            if cancelled {
-                batch.settle(slot: slot, record: nil)
-            } else {
-                pending.append(task)
-            }
+        let submission = Submission(specs: specs, batch: batch, firstIndex: nextTaskIndex)
+        nextTaskIndex += specs.count
+        if cancelled {
+            for slot in specs.indices { batch.settle(slot: slot, record: nil) }
+        } else {
+            submissions.append(submission)
         }
     }
 
@@ -168,17 +173,17 @@ public final class Engine: @unchecked Sendable {
             }
             waiting = stillWaiting
         }
-        while tasksInFlight < max(1, options.concurrency), pendingHead < pending.count {
-            let task = pending[pendingHead]
-            pendingHead += 1
+        while tasksInFlight < max(1, options.concurrency), !submissions.isEmpty {
+            let slot = submissions[0].next
+            let submission = submissions[0]
+            let task = TaskState(index: submission.firstIndex + slot, spec: submission.specs[slot],
+                                 batch: submission.batch, batchSlot: slot)
+            submissions[0].next += 1
+            if submissions[0].next == submissions[0].specs.count { submissions.removeFirst() }
             tasksInFlight += 1
             task.started = MonotonicClock.now()
             if let total = options.totalTimeout { task.deadline = task.started + total * 1000 }
             startTransaction(task, kind: .initial)
-        }
-        if pendingHead > 4096, pendingHead * 2 > pending.count {
-            pending.removeFirst(pendingHead)
-            pendingHead = 0
         }
     }
 
@@ -330,13 +335,10 @@ public final class Engine: @unchecked Sendable {
         let parked = waiting
         waiting.removeAll()
         for task in parked { finishTask(task) }
-        while pendingHead < pending.count {
-            let task = pending[pendingHead]
-            pendingHead += 1
-            task.batch.settle(slot: task.batchSlot, record: nil)
+        for submission in submissions {
+            for slot in submission.next..<submission.specs.count { submission.batch.settle(slot: slot, record: nil) }
         }
-        pending.removeAll()
-        pendingHead = 0
+        submissions.removeAll()
     }
 
     /// Ends a transfer: reads libcurl's facts, records the transaction, then follows, retries or finishes the task.
@@ -345,7 +347,7 @@ public final class Engine: @unchecked Sendable {
         curl_multi_remove_handle(multi, easy)
         active[easy] = nil
         let end = MonotonicClock.now()
-        let info = EasyInfo(easy)
+        let info = EasyInfo(easy, addresses: ctx.localIP == nil || ctx.remoteIP == nil)
         let metrics = transaction(ctx, info: info, code: code, end: end)
         let redirectURL = info.redirectURL
         ctx.release()

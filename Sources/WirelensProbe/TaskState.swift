@@ -52,6 +52,14 @@ final class Batch {
         records[slot] = record
         remaining -= 1
         if let record { onTaskFinished?(record) }
-        if remaining == 0 { completion(records.compactMap { $0 }) }
+        if remaining == 0 {
+            // Move the records out rather than copy them: each copy would retain every string in a record.
+            var finished: [TaskRecord] = []
+            finished.reserveCapacity(records.count)
+            for i in records.indices {
+                if let record = records[i].take() { finished.append(record) }
+            }
+            completion(finished)
+        }
     }
 }
