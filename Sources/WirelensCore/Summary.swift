@@ -125,6 +125,15 @@ public struct Summary: Sendable, Codable, Equatable {
         public var remoteAddress: String?
         public var remotePort: Int?
 
+        /// Hashes the numbers only: they tell connections apart almost always, and hashing the address
+        /// strings of every transaction of a large run costs more than the rare collision (equality still
+        /// compares every field).
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(id)
+            hasher.combine(localPort)
+            hasher.combine(remotePort)
+        }
+
         /// The key of a transaction's connection, or nil when its local port is unknown.
         public init?(_ tx: TransactionMetrics) {
             guard let port = tx.localPort else { return nil }

@@ -32,6 +32,8 @@ public final class Engine: @unchecked Sendable {
     /// Parsed and redacted forms of the URLs seen so far (runs repeat the same few URLs many times).
     private var targetCache: [String: TargetURL] = [:]
     private var redactedCache: [String: String] = [:]
+    /// Finished transfers read from libcurl in one loop pass (kept to reuse its storage).
+    private var finishedBuffer: [(UnsafeMutableRawPointer, CURLcode)] = []
     /// Easy handles kept for reuse (curl_easy_reset clears their options; connections live in the multi handle).
     private var spareHandles: [UnsafeMutableRawPointer] = []
 
@@ -290,17 +292,18 @@ public final class Engine: @unchecked Sendable {
     }
 
     private func collectFinishedTransfers() {
-        var done: [(UnsafeMutableRawPointer, CURLcode)] = []
         var left: Int32 = 0
         while let message = curl_multi_info_read(multi, &left) {
             if message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle {
-                done.append((easy, message.pointee.data.result))
+                finishedBuffer.append((easy, message.pointee.data.result))
             }
         }
-        for (easy, code) in done {
+        // All messages are read before any transfer completes: completing starts new transfers.
+        for (easy, code) in finishedBuffer {
             guard let ctx = active[easy] else { continue }
             complete(ctx, code: code)
         }
+        finishedBuffer.removeAll(keepingCapacity: true)
     }
 
     /// Aborts transfers whose task passed its total timeout or that moved no byte for the idle timeout.

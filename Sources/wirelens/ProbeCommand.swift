@@ -142,8 +142,13 @@ struct ProbeCommand: ParsableCommand {
         }
         let trap = SignalTrap { engine.cancel() }
         let report = await ProbeSession.run(plan, engine: engine, interrupted: { trap.fired })
+        ProbeCommand.keptUntilExit = report
         return deliver(report)
     }
+
+    /// The run's report, kept until the process exits: freeing a large run's records one by one would
+    /// only delay the exit.
+    nonisolated(unsafe) private static var keptUntilExit: Report?
 
     /// Writes the report and the closing messages; returns the exit code.
     private func deliver(_ report: Report) -> Int32 {
