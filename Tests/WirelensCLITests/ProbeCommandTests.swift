@@ -75,6 +75,18 @@ final class ProbeCommandTests: XCTestCase {
         XCTAssertEqual(decoded.summary.errors["connect"], 1)
     }
 
+    /// Validates a report file against docs/report.schema.json with python's jsonschema.
+    private func assertValidAgainstSchema(_ path: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        let schema = TestServers.repositoryRoot.appendingPathComponent("docs/report.schema.json").path
+        let check = try ProcessRunner.run("/usr/bin/env", ["python3", "-c", """
+            import json, sys, jsonschema
+            jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))
+            print("valid")
+            """, path, schema])
+        XCTAssertEqual(check.status, 0, check.stderr, file: file, line: line)
+        XCTAssertEqual(check.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "valid", file: file, line: line)
+    }
+
     func testJSONReportOf1000RequestsValidatesAgainstTheSchema() throws {
         let servers = try TestServers.get()
         let report = temporaryPath("many.json")
@@ -88,14 +100,23 @@ final class ProbeCommandTests: XCTestCase {
         XCTAssertLessThanOrEqual(decoded.summary.connections.opened, 4)
         XCTAssertLessThanOrEqual(decoded.summary.connections.maxOpenAtOnce, 4)
         XCTAssertEqual(decoded.summary.connections.opened + decoded.summary.connections.reused, 1000)
-        let schema = TestServers.repositoryRoot.appendingPathComponent("docs/report.schema.json").path
-        let check = try ProcessRunner.run("/usr/bin/env", ["python3", "-c", """
-            import json, sys, jsonschema
-            jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))
-            print("valid")
-            """, report, schema])
-        XCTAssertEqual(check.status, 0, check.stderr)
-        XCTAssertEqual(check.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "valid")
+        try assertValidAgainstSchema(report)
+    }
+
+    func testLargeReportOnStdoutIsCompactInTaskOrderAndValid() throws {
+        let servers = try TestServers.get()
+        let outcome = try wirelens(["probe", servers.http("/small.txt"), "--repeat", "1200", "--concurrency", "8",
+                                    "--format", "json", "-q"])
+        XCTAssertEqual(outcome.status, 0, outcome.stderr)
+        XCTAssertEqual(outcome.stdout.split(separator: "\n").count, 1, "above 1000 tasks the document is one line")
+        let decoded = try JSONDecoder().decode(Report.self, from: Data(outcome.stdout.utf8))
+        XCTAssertEqual(decoded.tasks.map(\.index), Array(0..<1200))
+        XCTAssertEqual(decoded.summary.succeeded, 1200)
+        XCTAssertTrue(decoded.tasks.allSatisfy { $0.transactions.count == 1 && $0.transactions[0].localPort != nil })
+        let path = temporaryPath("compact.json")
+        defer { unlink(path) }
+        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(outcome.stdout.utf8)))
+        try assertValidAgainstSchema(path)
     }
 
     func testTextWaterfallForOneURL() throws {
