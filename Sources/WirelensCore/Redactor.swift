@@ -7,13 +7,16 @@ public enum Redactor {
 
     private static let exactNames: Set<String> = ["authorization", "proxy-authorization", "cookie", "set-cookie"]
     private static let nameFragments = ["token", "signature", "secret", "key", "password", "passwd", "auth",
-                                        "session", "credential", "sig"]
+                                        "session", "credential"]
 
     /// True when a header or query parameter of this name carries a secret.
     public static func isSensitive(name: String) -> Bool {
         let lower = name.lowercased()
         if exactNames.contains(lower) { return true }
-        return nameFragments.contains { lower.contains($0) }
+        if nameFragments.contains(where: { lower.contains($0) }) { return true }
+        // "sig" only as a word's end (sig, api_sig, x-hmacsig): as a plain fragment it would also mask
+        // harmless names such as X-Amz-SignedHeaders.
+        return lower.split(whereSeparator: { !$0.isLetter && !$0.isNumber }).contains { $0.hasSuffix("sig") }
     }
 
     /// The header with its value masked when its name is sensitive.

@@ -80,6 +80,8 @@ final class RedactorTests: XCTestCase {
         XCTAssertEqual(Redactor.url("https://h/p?api_ke%79=abc"), "https://h/p?api_ke%79=\(mask)")
         XCTAssertEqual(Redactor.url("https://h/p?%73ig=abc&page=%73ig"), "https://h/p?%73ig=\(mask)&page=%73ig")
         XCTAssertEqual(Redactor.url("https://h/p?X-Amz-Si%67nature=abc"), "https://h/p?X-Amz-Si%67nature=\(mask)")
+        XCTAssertEqual(Redactor.url("https://h/p?X-Amz-SignedHeaders=host&api_sig=abc&x-hmacsig=def&signal=on"),
+                       "https://h/p?X-Amz-SignedHeaders=host&api_sig=\(mask)&x-hmacsig=\(mask)&signal=on")
     }
 
     func testParametersWithoutValueAndEmptyPartsAreKept() {
