@@ -2,48 +2,50 @@
 public enum WallClock {
     /// Formats `micros` since 1970-01-01T00:00:00Z as `YYYY-MM-DDTHH:MM:SS.ffffffZ` (UTC, microseconds).
     public static func iso8601(micros: Int64) -> String {
-        guard let digits = fields(micros: micros) else { return slowISO8601(micros: micros) }
+        let f = fields(micros: micros)
+        guard f.fourDigitYear else { return slowISO8601(f) }
         // Reports hold hundreds of thousands of timestamps: write the 27 bytes directly.
-        return String(unsafeUninitializedCapacity: 27) { write(digits, into: $0) }
+        return String(unsafeUninitializedCapacity: 27) { write(f, into: $0) }
     }
 
     /// Appends the text of `iso8601(micros:)` to a byte buffer, without making a String.
     public static func appendISO8601(micros: Int64, to bytes: inout [UInt8]) {
-        guard let digits = fields(micros: micros) else {
-            bytes.append(contentsOf: slowISO8601(micros: micros).utf8)
+        let f = fields(micros: micros)
+        guard f.fourDigitYear else {
+            bytes.append(contentsOf: slowISO8601(f).utf8)
             return
         }
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 27) { buffer in
-            let count = write(digits, into: buffer)
+            let count = write(f, into: buffer)
             bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[0..<count]))
         }
     }
 
-    /// The calendar fields of an instant: year, month, day, second of day and microsecond; nil outside years 0...9999.
-    private static func fields(micros: Int64) -> (Int64, Int64, Int64, Int64, Int64)? {
+    /// The calendar fields of an instant (UTC).
+    private struct Fields {
+        var year, month, day, secondOfDay, fraction: Int64
+        /// True for years 0...9999, which the fixed 27-byte form can hold.
+        var fourDigitYear: Bool { (0...9999).contains(year) }
+    }
+
+    private static func fields(micros: Int64) -> Fields {
         let seconds = floorDiv(micros, 1_000_000)
-        let fraction = micros - seconds * 1_000_000
         let days = floorDiv(seconds, 86_400)
         let (year, month, day) = civil(fromDays: days)
-        guard (0...9999).contains(year) else { return nil }
-        return (year, month, day, seconds - days * 86_400, fraction)
+        return Fields(year: year, month: month, day: day, secondOfDay: seconds - days * 86_400,
+                      fraction: micros - seconds * 1_000_000)
     }
 
     /// The same text for years outside 0...9999, where the year does not have four digits.
-    private static func slowISO8601(micros: Int64) -> String {
-        let seconds = floorDiv(micros, 1_000_000)
-        let fraction = micros - seconds * 1_000_000
-        let days = floorDiv(seconds, 86_400)
-        let secondOfDay = seconds - days * 86_400
-        let (year, month, day) = civil(fromDays: days)
-        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T"
-            + "\(pad(secondOfDay / 3600, 2)):\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2))"
-            + ".\(pad(fraction, 6))Z"
+    private static func slowISO8601(_ f: Fields) -> String {
+        "\(pad(f.year, 4))-\(pad(f.month, 2))-\(pad(f.day, 2))T"
+            + "\(pad(f.secondOfDay / 3600, 2)):\(pad(f.secondOfDay / 60 % 60, 2)):\(pad(f.secondOfDay % 60, 2))"
+            + ".\(pad(f.fraction, 6))Z"
     }
 
     /// Writes `YYYY-MM-DDTHH:MM:SS.ffffffZ` into a buffer of at least 27 bytes; returns 27.
-    private static func write(_ f: (Int64, Int64, Int64, Int64, Int64), into buffer: UnsafeMutableBufferPointer<UInt8>) -> Int {
-        let (year, month, day, secondOfDay, fraction) = f
+    private static func write(_ f: Fields, into buffer: UnsafeMutableBufferPointer<UInt8>) -> Int {
+        let (year, month, day, secondOfDay, fraction) = (f.year, f.month, f.day, f.secondOfDay, f.fraction)
         func put(_ value: Int64, _ width: Int, at start: Int) {
             var v = value
             for i in stride(from: start + width - 1, through: start, by: -1) {

@@ -176,12 +176,11 @@ public final class Engine: @unchecked Sendable {
             waiting = stillWaiting
         }
         while tasksInFlight < max(1, options.concurrency), !submissions.isEmpty {
-            let slot = submissions[0].next
             let submission = submissions[0]
+            let slot = submission.next
             let task = TaskState(index: submission.firstIndex + slot, spec: submission.specs[slot],
                                  batch: submission.batch, batchSlot: slot)
-            submissions[0].next += 1
-            if submissions[0].next == submissions[0].specs.count { submissions.removeFirst() }
+            if slot + 1 == submission.specs.count { submissions.removeFirst() } else { submissions[0].next = slot + 1 }
             tasksInFlight += 1
             task.started = MonotonicClock.now()
             if let total = options.totalTimeout { task.deadline = task.started + total * 1000 }

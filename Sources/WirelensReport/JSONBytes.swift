@@ -48,7 +48,8 @@ enum JSONBytes {
         }
     }
 
-    private static func appendUnsigned(_ value: UInt64, to bytes: inout [UInt8]) {
+    /// Appends an unsigned integer in decimal.
+    static func appendUnsigned(_ value: UInt64, to bytes: inout [UInt8]) {
         if value < 10 {
             bytes.append(UInt8(48 + value))
             return

@@ -79,6 +79,14 @@ final class JSONSink {
         JSONBytes.appendString(text, to: &bytes)
     }
 
+    func writeInt(_ value: Int64) {
+        JSONBytes.appendInt(value, to: &bytes)
+    }
+
+    func writeUnsigned(_ value: UInt64) {
+        JSONBytes.appendUnsigned(value, to: &bytes)
+    }
+
     func writeDouble(_ value: Double, codingPath: [CodingKey]) throws {
         guard JSONBytes.appendDouble(value, to: &bytes) else {
             throw EncodingError.invalidValue(value, .init(codingPath: codingPath,
@@ -92,18 +100,18 @@ final class JSONSink {
         let type = ObjectIdentifier(T.self)
         switch type {
         case ObjectIdentifier(String.self): writeString(unsafeBitCast(value, to: String.self)); return
-        case ObjectIdentifier(Int.self): writeRaw(String(unsafeBitCast(value, to: Int.self))); return
-        case ObjectIdentifier(Int64.self): writeRaw(String(unsafeBitCast(value, to: Int64.self))); return
+        case ObjectIdentifier(Int.self): writeInt(Int64(unsafeBitCast(value, to: Int.self))); return
+        case ObjectIdentifier(Int64.self): writeInt(unsafeBitCast(value, to: Int64.self)); return
         case ObjectIdentifier(Bool.self): writeRaw(unsafeBitCast(value, to: Bool.self) ? "true" : "false"); return
         case ObjectIdentifier(Double.self): try writeDouble(unsafeBitCast(value, to: Double.self), codingPath: codingPath); return
         case ObjectIdentifier(String?.self):
             if let v = unsafeBitCast(value, to: String?.self) { writeString(v) } else { writeRaw("null") }
             return
         case ObjectIdentifier(Int?.self):
-            if let v = unsafeBitCast(value, to: Int?.self) { writeRaw(String(v)) } else { writeRaw("null") }
+            if let v = unsafeBitCast(value, to: Int?.self) { writeInt(Int64(v)) } else { writeRaw("null") }
             return
         case ObjectIdentifier(Int64?.self):
-            if let v = unsafeBitCast(value, to: Int64?.self) { writeRaw(String(v)) } else { writeRaw("null") }
+            if let v = unsafeBitCast(value, to: Int64?.self) { writeInt(v) } else { writeRaw("null") }
             return
         case ObjectIdentifier(Double?.self):
             if let v = unsafeBitCast(value, to: Double?.self) { try writeDouble(v, codingPath: codingPath) } else { writeRaw("null") }
@@ -112,7 +120,7 @@ final class JSONSink {
             break
         }
         switch value {
-        case let v as Int32: writeRaw(String(v))
+        case let v as Int32: writeInt(Int64(v))
         default:
             let before = bytes.count
             let depth = frames.count
@@ -233,15 +241,15 @@ struct StreamingSingleValueContainer: SingleValueEncodingContainer {
     mutating func encode(_ value: String) throws { sink.writeString(value) }
     mutating func encode(_ value: Double) throws { try sink.writeDouble(value, codingPath: codingPath) }
     mutating func encode(_ value: Float) throws { try sink.writeDouble(Double(value), codingPath: codingPath) }
-    mutating func encode(_ value: Int) throws { sink.writeRaw(String(value)) }
-    mutating func encode(_ value: Int8) throws { sink.writeRaw(String(value)) }
-    mutating func encode(_ value: Int16) throws { sink.writeRaw(String(value)) }
-    mutating func encode(_ value: Int32) throws { sink.writeRaw(String(value)) }
-    mutating func encode(_ value: Int64) throws { sink.writeRaw(String(value)) }
-    mutating func encode(_ value: UInt) throws { sink.writeRaw(String(value)) }
-    mutating func encode(_ value: UInt8) throws { sink.writeRaw(String(value)) }
-    mutating func encode(_ value: UInt16) throws { sink.writeRaw(String(value)) }
-    mutating func encode(_ value: UInt32) throws { sink.writeRaw(String(value)) }
-    mutating func encode(_ value: UInt64) throws { sink.writeRaw(String(value)) }
+    mutating func encode(_ value: Int) throws { sink.writeInt(Int64(value)) }
+    mutating func encode(_ value: Int8) throws { sink.writeInt(Int64(value)) }
+    mutating func encode(_ value: Int16) throws { sink.writeInt(Int64(value)) }
+    mutating func encode(_ value: Int32) throws { sink.writeInt(Int64(value)) }
+    mutating func encode(_ value: Int64) throws { sink.writeInt(Int64(value)) }
+    mutating func encode(_ value: UInt) throws { sink.writeUnsigned(UInt64(value)) }
+    mutating func encode(_ value: UInt8) throws { sink.writeUnsigned(UInt64(value)) }
+    mutating func encode(_ value: UInt16) throws { sink.writeUnsigned(UInt64(value)) }
+    mutating func encode(_ value: UInt32) throws { sink.writeUnsigned(UInt64(value)) }
+    mutating func encode(_ value: UInt64) throws { sink.writeUnsigned(UInt64(value)) }
     mutating func encode<T: Encodable>(_ value: T) throws { try sink.encodeValue(value, codingPath: codingPath) }
 }

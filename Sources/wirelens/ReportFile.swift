@@ -13,13 +13,15 @@ enum ReportFile {
         let temporary = path + ".tmp-\(getpid())"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         guard fd >= 0 else { throw WriteError(description: String(cString: strerror(errno))) }
+        var isOpen = true
         do {
             try produce { piece in
                 guard writeAll(piece, to: fd) else { throw WriteError(description: String(cString: strerror(errno))) }
             }
+            isOpen = false  // closed exactly once, even when close itself fails
             guard close(fd) == 0 else { throw WriteError(description: String(cString: strerror(errno))) }
         } catch {
-            close(fd)
+            if isOpen { close(fd) }
             unlink(temporary)
             throw error
         }
