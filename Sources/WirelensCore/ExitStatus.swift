@@ -40,10 +40,14 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
     /// The exit code for a finished run: the first transport failure in task order wins over HTTP error statuses.
     public static func forTasks(_ tasks: [TaskRecord], interrupted: Bool) -> ExitStatus {
         if interrupted { return .interrupted }
-        if let failure = tasks.lazy.compactMap(\.error).first(where: { $0.errorClass != .http }) {
-            return forError(failure.errorClass)
+        // Indices, not elements: iterating the records would copy (and retain) each one.
+        var sawHTTPError = false
+        for i in tasks.indices {
+            guard let errorClass = tasks[i].error?.errorClass else { continue }
+            if errorClass != .http { return forError(errorClass) }
+            sawHTTPError = true
         }
-        return tasks.contains { $0.error?.errorClass == .http } ? .httpError : .success
+        return sawHTTPError ? .httpError : .success
     }
 
     /// One line per code for help texts and the README.

@@ -5,19 +5,19 @@
 /// the TLS handshake and the request).
 public struct Phases: Sendable, Equatable, Codable {
     /// Waiting for a connection slot (behind the per-host or total connection limit) before libcurl started the transfer.
-    public var queue: Int64?
+    @CompactOptional public var queue: Int64?
     /// Name resolution.
-    public var dns: Int64?
+    @CompactOptional public var dns: Int64?
     /// TCP handshake.
-    public var connect: Int64?
+    @CompactOptional public var connect: Int64?
     /// TLS handshake.
-    public var tls: Int64?
+    @CompactOptional public var tls: Int64?
     /// Writing the request: headers and body (upload time lives here, never in `wait`).
-    public var send: Int64?
+    @CompactOptional public var send: Int64?
     /// From the last request byte to the first response byte: the server's time.
-    public var wait: Int64?
+    @CompactOptional public var wait: Int64?
     /// From the first to the last response byte.
-    public var receive: Int64?
+    @CompactOptional public var receive: Int64?
     /// From fetch start to the end of the transaction.
     public var total: Int64
 

@@ -4,16 +4,16 @@
 /// (a reused connection has no DNS, connect or TLS step).
 public struct Timeline: Sendable, Equatable {
     public var fetchStart: Int64
-    public var domainLookupStart: Int64?
-    public var domainLookupEnd: Int64?
-    public var connectStart: Int64?
-    public var connectEnd: Int64?
-    public var secureConnectionStart: Int64?
-    public var secureConnectionEnd: Int64?
-    public var requestStart: Int64?
-    public var requestEnd: Int64?
-    public var responseStart: Int64?
-    public var responseEnd: Int64?
+    @CompactOptional public var domainLookupStart: Int64? = nil
+    @CompactOptional public var domainLookupEnd: Int64? = nil
+    @CompactOptional public var connectStart: Int64? = nil
+    @CompactOptional public var connectEnd: Int64? = nil
+    @CompactOptional public var secureConnectionStart: Int64? = nil
+    @CompactOptional public var secureConnectionEnd: Int64? = nil
+    @CompactOptional public var requestStart: Int64? = nil
+    @CompactOptional public var requestEnd: Int64? = nil
+    @CompactOptional public var responseStart: Int64? = nil
+    @CompactOptional public var responseEnd: Int64? = nil
 
     public init(fetchStart: Int64) {
         self.fetchStart = fetchStart

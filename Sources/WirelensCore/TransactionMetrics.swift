@@ -1,6 +1,5 @@
 /// Everything measured about one HTTP request/response exchange, after URLSessionTaskTransactionMetrics.
 public struct TransactionMetrics: Sendable, Equatable {
-    public var kind: TransactionKind
     /// The URL requested (redacted).
     public var url: String
     public var method: String
@@ -10,16 +9,12 @@ public struct TransactionMetrics: Sendable, Equatable {
     public var phases: Phases
     /// "http/1.1", "h2" or "http/1.0"; nil when no response arrived.
     public var networkProtocolName: String?
-    /// True when the connection came from the pool.
-    public var reusedConnection: Bool
     /// libcurl's connection number (`#N` in its debug text); unique within a run.
-    public var connectionId: Int?
-    /// True when the request went through a proxy.
-    public var proxyConnection: Bool
+    @CompactOptional public var connectionId: Int? = nil
     public var localAddress: String?
-    public var localPort: Int?
+    @CompactOptional public var localPort: Int? = nil
     public var remoteAddress: String?
-    public var remotePort: Int?
+    @CompactOptional public var remotePort: Int? = nil
     /// The negotiated TLS version, e.g. "TLSv1.3".
     public var tlsVersion: String?
     /// The negotiated TLS cipher suite.
@@ -27,19 +22,25 @@ public struct TransactionMetrics: Sendable, Equatable {
     /// The protocol chosen by ALPN, e.g. "h2".
     public var alpn: String?
     /// The final response's status code.
-    public var statusCode: Int?
+    @CompactOptional public var statusCode: Int? = nil
     public var requestHeaderBytes: Int64 = 0
     public var requestBodyBytes: Int64 = 0
     public var responseHeaderBytes: Int64 = 0
     public var responseBodyBytes: Int64 = 0
     /// Time in µs between the request headers and the first body byte when `Expect: 100-continue` was sent.
-    public var expectContinueWait: Int64?
+    @CompactOptional public var expectContinueWait: Int64? = nil
     /// libcurl's own cumulative timers, for comparison with `curl -w`.
     public var curlTimers: CurlTimers
     /// Response headers (redacted), when asked for.
     public var responseHeaders: [HeaderField]?
     /// Why the transaction failed, if it did.
     public var error: TransferError?
+    // The one-byte fields last, side by side, so that they share one word.
+    public var kind: TransactionKind
+    /// True when the connection came from the pool.
+    public var reusedConnection: Bool
+    /// True when the request went through a proxy.
+    public var proxyConnection: Bool
 
     public init(kind: TransactionKind, url: String, method: String, timeline: Timeline, phases: Phases,
                 reusedConnection: Bool, proxyConnection: Bool, curlTimers: CurlTimers) {

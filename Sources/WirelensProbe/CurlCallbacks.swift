@@ -5,53 +5,58 @@ import WirelensCore
 // libcurl's callbacks. Each receives the transfer's context as its user pointer; the engine keeps the
 // context alive until the transfer has been removed from the multi handle.
 
+/// Runs `body` on the context behind libcurl's user pointer without retaining it (the engine's `active` table
+/// holds it for the whole transfer), or returns `fallback` when there is none.
 @inline(__always)
-private func context(_ pointer: UnsafeMutableRawPointer?) -> TransferContext? {
-    pointer.map { Unmanaged<TransferContext>.fromOpaque($0).takeUnretainedValue() }
+private func withContext<R>(_ pointer: UnsafeMutableRawPointer?, else fallback: R,
+                            _ body: (TransferContext) -> R) -> R {
+    guard let pointer else { return fallback }
+    return Unmanaged<TransferContext>.fromOpaque(pointer)._withUnsafeGuaranteedRef(body)
 }
 
 func wlHeaderCallback(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int,
                       _ user: UnsafeMutableRawPointer?) -> Int {
     let length = size * count
-    guard let ctx = context(user), let data else { return length }
-    data.withMemoryRebound(to: UInt8.self, capacity: length) {
-        ctx.onHeader(UnsafeBufferPointer(start: $0, count: length))
+    guard let data else { return length }
+    withContext(user, else: ()) { ctx in
+        data.withMemoryRebound(to: UInt8.self, capacity: length) {
+            ctx.onHeader(UnsafeBufferPointer(start: $0, count: length))
+        }
     }
     return length
 }
 
 func wlWriteCallback(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int,
                      _ user: UnsafeMutableRawPointer?) -> Int {
-    guard let ctx = context(user) else { return size * count }
-    return ctx.onBody(data, count: size * count)
+    withContext(user, else: size * count) { $0.onBody(data, count: size * count) }
 }
 
 func wlReadCallback(_ buffer: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int,
                     _ user: UnsafeMutableRawPointer?) -> Int {
-    guard let ctx = context(user) else { return wl_readfunc_abort() }
-    return ctx.onRead(buffer, capacity: size * count)
+    withContext(user, else: wl_readfunc_abort()) { $0.onRead(buffer, capacity: size * count) }
 }
 
 func wlSeekCallback(_ user: UnsafeMutableRawPointer?, _ offset: curl_off_t, _ origin: Int32) -> Int32 {
-    guard let ctx = context(user), origin == SEEK_SET_VALUE, ctx.onSeek(to: Int64(offset)) else {
-        return wl_seekfunc_cantseek()
-    }
-    return wl_seekfunc_ok()
+    let moved = origin == SEEK_SET_VALUE && withContext(user, else: false) { $0.onSeek(to: Int64(offset)) }
+    return moved ? wl_seekfunc_ok() : wl_seekfunc_cantseek()
 }
 
 func wlPrereqCallback(_ user: UnsafeMutableRawPointer?, _ remoteIP: UnsafeMutablePointer<CChar>?,
                       _ localIP: UnsafeMutablePointer<CChar>?, _ remotePort: Int32, _ localPort: Int32) -> Int32 {
-    context(user)?.onConnectionReady(remoteIP: remoteIP.map { String(cString: $0) },
-                                     localIP: localIP.map { String(cString: $0) },
-                                     remotePort: Int(remotePort), localPort: Int(localPort))
+    withContext(user, else: ()) {
+        $0.onConnectionReady(remoteIP: remoteIP.map { String(cString: $0) }, localIP: localIP.map { String(cString: $0) },
+                             remotePort: Int(remotePort), localPort: Int(localPort))
+    }
     return wl_prereq_ok()
 }
 
 func wlDebugCallback(_ easy: UnsafeMutableRawPointer?, _ type: curl_infotype, _ data: UnsafeMutablePointer<CChar>?,
                      _ size: Int, _ user: UnsafeMutableRawPointer?) -> Int32 {
-    guard let ctx = context(user), let data else { return 0 }
-    data.withMemoryRebound(to: UInt8.self, capacity: size) {
-        ctx.onDebug(type: type, text: UnsafeBufferPointer(start: $0, count: size))
+    guard let data else { return 0 }
+    withContext(user, else: ()) { ctx in
+        data.withMemoryRebound(to: UInt8.self, capacity: size) {
+            ctx.onDebug(type: type, text: UnsafeBufferPointer(start: $0, count: size))
+        }
     }
     return 0
 }

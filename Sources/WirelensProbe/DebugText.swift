@@ -43,7 +43,12 @@ public enum DebugText {
     /// True when a raw line of libcurl's text starts like one of the lines `parse` reads; checked on the bytes,
     /// so that the many other lines cost no String.
     public static func mayCarryFact(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        prefixes.contains { prefix in
+        // Most lines are ruled out by their first byte, before the prefix table is touched.
+        switch bytes.first {
+        case UInt8(ascii: "C"), UInt8(ascii: "R"), UInt8(ascii: "S"), UInt8(ascii: "A"): break
+        default: return false
+        }
+        return prefixes.contains { prefix in
             bytes.count >= prefix.count && prefix.indices.allSatisfy { bytes[$0] == prefix[$0] }
         }
     }

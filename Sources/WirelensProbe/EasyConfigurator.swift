@@ -5,6 +5,7 @@ import WirelensCore
 /// Sets the options of one easy handle from the run's options and the transfer's context.
 struct EasyConfigurator {
     let options: ProbeOptions
+    let headers: RequestHeaderLists
 
     /// Upload buffer for request bodies: large enough that a fast loopback upload is not callback-bound.
     static let uploadBufferSize = 512 * 1024
@@ -29,7 +30,7 @@ struct EasyConfigurator {
 
         try string(CURLOPT_URL, ctx.target.text, "the URL")
         try long(CURLOPT_NOSIGNAL, 1, "NOSIGNAL")
-        try check(wl_easy_setopt_ptr(easy, CURLOPT_ERRORBUFFER, UnsafeMutableRawPointer(ctx.errorBuffer)), "ERRORBUFFER")
+        try check(wl_easy_setopt_ptr(easy, CURLOPT_ERRORBUFFER, UnsafeMutableRawPointer(ctx.handle.errorBuffer)), "ERRORBUFFER")
         try check(wl_easy_setopt_data_cb(easy, CURLOPT_HEADERFUNCTION, wlHeaderCallback), "HEADERFUNCTION")
         try pointer(CURLOPT_HEADERDATA, "HEADERDATA")
         try check(wl_easy_setopt_data_cb(easy, CURLOPT_WRITEFUNCTION, wlWriteCallback), "WRITEFUNCTION")
@@ -39,7 +40,6 @@ struct EasyConfigurator {
         try check(wl_easy_setopt_debug_cb(easy, wlDebugCallback), "DEBUGFUNCTION")
         try pointer(CURLOPT_DEBUGDATA, "DEBUGDATA")
         try long(CURLOPT_VERBOSE, 1, "VERBOSE")
-        try string(CURLOPT_USERAGENT, options.userAgent, "USERAGENT")
 
         try configureMethod(ctx, long: long, string: string, pointer: pointer, check: check)
 
@@ -74,13 +74,13 @@ struct EasyConfigurator {
             try long(CURLOPT_SSL_VERIFYHOST, 0, "SSL_VERIFYHOST")
         }
 
-        var list: UnsafeMutablePointer<curl_slist>?
-        for header in options.headers {
-            list = curl_slist_append(list, "\(header.name): \(header.value)")
+        if let list = headers.list(hasBody: ctx.body != .none) {
+            try check(wl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, list), "headers")
         }
-        if !options.expectContinue { list = curl_slist_append(list, "Expect:") }
-        ctx.headerList = list
-        if let list { try check(wl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, list), "headers") }
+        if options.proxy != nil, let list = headers.proxy {
+            // The User-Agent in a proxy's CONNECT too, as CURLOPT_USERAGENT would send it.
+            try check(wl_easy_setopt_slist(easy, CURLOPT_PROXYHEADER, list), "proxy headers")
+        }
     }
 
     /// True when a transfer to this scheme may end up on an HTTP/2 connection.

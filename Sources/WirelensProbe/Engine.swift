@@ -13,6 +13,7 @@ public final class Engine: @unchecked Sendable {
     public let anchor: ClockAnchor
 
     private let multi: UnsafeMutableRawPointer
+    private let headerLists: RequestHeaderLists
     private let lock = NSLock()
     private var inbox: [Command] = []
     private var loopThread: Thread?
@@ -29,13 +30,12 @@ public final class Engine: @unchecked Sendable {
     private var nextTaskIndex = 0
     private var connectionTLS: [Int: (version: String?, cipher: String?, alpn: String?)] = [:]
     private var random = SystemRandomNumberGenerator()
-    /// Parsed and redacted forms of the URLs seen so far (runs repeat the same few URLs many times).
-    private var targetCache: [String: TargetURL] = [:]
-    private var redactedCache: [String: String] = [:]
+    /// Parsed forms of the URLs seen so far (runs repeat the same few URLs many times).
+    private var targets = URLMemo<TargetURL>()
     /// Finished transfers read from libcurl in one loop pass (kept to reuse its storage).
     private var finishedBuffer: [(UnsafeMutableRawPointer, CURLcode)] = []
     /// Easy handles kept for reuse (curl_easy_reset clears their options; connections live in the multi handle).
-    private var spareHandles: [UnsafeMutableRawPointer] = []
+    private var spareHandles: [EasyHandle] = []
 
     private struct Submission {
         let specs: [TaskSpec]
@@ -53,6 +53,7 @@ public final class Engine: @unchecked Sendable {
     /// Creates the multi handle with the run's connection limits and starts the loop thread.
     public init(options: ProbeOptions) throws(ProbeError) {
         try Libcurl.initialize()
+        headerLists = try RequestHeaderLists(options: options)
         guard let multi = curl_multi_init() else { throw ProbeError.engine("curl_multi_init returned NULL") }
         self.multi = multi
         self.options = options
@@ -142,7 +143,7 @@ public final class Engine: @unchecked Sendable {
             curl_multi_poll(multi, nil, 0, pollTimeoutMillis(), nil)
         }
         cancelAll()
-        spareHandles.forEach { curl_easy_cleanup($0) }
+        spareHandles.forEach { $0.destroy() }
         spareHandles.removeAll()
         finished.lock()
         loopDone = true
@@ -211,30 +212,31 @@ public final class Engine: @unchecked Sendable {
         let target: TargetURL
         do {
             target = try parsedTarget(task.url)
+            if task.redactedURL == nil { task.redactedURL = target.redacted }
         } catch {
             failBeforeStart(task, kind: kind, at: now, error: TransferError(errorClass: .protocol, message: error.description))
             return
         }
-        guard let easy = spareHandles.popLast() ?? curl_easy_init() else {
+        guard let handle = spareHandles.popLast() ?? EasyHandle.make() else {
             failBeforeStart(task, kind: kind, at: now, error: TransferError(errorClass: .other, message: "curl_easy_init failed"))
             return
         }
         let ctx = TransferContext(
-            easy: easy, task: task, kind: kind, target: target, method: task.method,
+            handle: handle, task: task, kind: kind, target: target, method: task.method,
             body: task.sendsBody ? task.spec.body : .none, captureHeaders: options.includeResponseHeaders,
             followsRedirects: task.redirects < options.maxRedirects, tracksActivity: options.idleTimeout != nil, now: now)
         ctx.outputPath = task.spec.outputPath
         do {
-            try EasyConfigurator(options: options).configure(ctx, remainingMicros: remainingMicros(task, now: now))
+            try EasyConfigurator(options: options, headers: headerLists).configure(ctx, remainingMicros: remainingMicros(task, now: now))
         } catch {
             failBeforeStart(task, kind: kind, at: now, error: TransferError(errorClass: .other, message: error.description),
                             discarding: ctx)
             return
         }
-        active[easy] = ctx
-        let code = curl_multi_add_handle(multi, easy)
+        active[handle.easy] = ctx
+        let code = curl_multi_add_handle(multi, handle.easy)
         if code != CURLM_OK {
-            active[easy] = nil
+            active[handle.easy] = nil
             let message = "curl_multi_add_handle: \(String(cString: curl_multi_strerror(code)))"
             failBeforeStart(task, kind: kind, at: now, error: TransferError(errorClass: .other, message: message),
                             discarding: ctx)
@@ -242,28 +244,17 @@ public final class Engine: @unchecked Sendable {
     }
 
     private func parsedTarget(_ url: String) throws(ProbeError) -> TargetURL {
-        if let known = targetCache[url] { return known }
-        let target = try TargetURL(url)
-        if targetCache.count > 4096 { targetCache.removeAll() }
-        targetCache[url] = target
-        return target
+        try targets.value(for: url) { (url) throws(ProbeError) in try TargetURL(url) }
     }
 
-    private func redacted(_ url: String) -> String {
-        if let known = redactedCache[url] { return known }
-        let text = Redactor.url(url)
-        if redactedCache.count > 4096 { redactedCache.removeAll() }
-        redactedCache[url] = text
-        return text
-    }
 
     /// Keeps a finished easy handle for the next transfer, up to the concurrency limit.
-    private func recycle(_ easy: UnsafeMutableRawPointer) {
+    private func recycle(_ handle: EasyHandle) {
         if spareHandles.count < max(1, options.concurrency) {
-            curl_easy_reset(easy)
-            spareHandles.append(easy)
+            handle.reset()
+            spareHandles.append(handle)
         } else {
-            curl_easy_cleanup(easy)
+            handle.destroy()
         }
     }
 
@@ -278,10 +269,10 @@ public final class Engine: @unchecked Sendable {
                                  discarding ctx: TransferContext? = nil) {
         if let ctx {
             ctx.release()
-            curl_easy_cleanup(ctx.easy)
+            ctx.handle.destroy()
         }
         let wall = anchor.wallMicros(ofMonotonic: now)
-        var m = TransactionMetrics(kind: kind, url: redacted(task.url), method: task.method,
+        var m = TransactionMetrics(kind: kind, url: Redactor.url(task.url), method: task.method,
                                    timeline: Timeline(fetchStart: wall), phases: Phases(total: 0),
                                    reusedConnection: false, proxyConnection: options.proxy != nil,
                                    curlTimers: CurlTimers())
@@ -353,16 +344,19 @@ public final class Engine: @unchecked Sendable {
         let metrics = transaction(ctx, info: info, code: code, end: end)
         let redirectURL = info.redirectURL
         ctx.release()
-        recycle(easy)
+        recycle(ctx.handle)
 
         let task = ctx.task
         task.lastEnd = end
+        // What the decisions below need, read before the record moves into the task (a copy would retain its strings).
+        let errorClass = metrics.error?.errorClass
+        let statusCode = metrics.statusCode
         task.transactions.append(metrics)
-        if cancelled || metrics.error?.errorClass == .cancelled {
+        if cancelled || errorClass == .cancelled {
             finishTask(task)
             return
         }
-        if metrics.error == nil, let status = metrics.statusCode, (300..<400).contains(status), options.maxRedirects > 0,
+        if errorClass == nil, let status = statusCode, (300..<400).contains(status), options.maxRedirects > 0,
            let hop = RedirectPolicy.next(status: status, method: task.method, hasLocation: redirectURL != nil),
            let next = redirectURL {
             guard task.redirects < options.maxRedirects else {
@@ -385,8 +379,8 @@ public final class Engine: @unchecked Sendable {
         let retryAfter = ctx.retryAfter.flatMap {
             RetryPolicy.parseRetryAfter($0, nowMicros: anchor.wallMicros(ofMonotonic: end))
         }
-        if let delay = options.retry.delay(retry: task.retries + 1, error: metrics.error?.errorClass,
-                                            status: metrics.statusCode, retryAfter: retryAfter,
+        if let delay = options.retry.delay(retry: task.retries + 1, error: errorClass,
+                                            status: statusCode, retryAfter: retryAfter,
                                             unit: Double.random(in: 0..<1, using: &random)),
            end + delay * 1000 < task.deadline {
             task.retries += 1
@@ -404,7 +398,7 @@ public final class Engine: @unchecked Sendable {
             responseStart: ctx.responseStart, end: end, curl: info.timers, reusedConnection: reused,
             hostIsIPLiteral: ctx.target.hostIsIPLiteral, usesTLS: ctx.target.scheme == "https")
         let computed = PhaseMath.compute(raw, anchor: anchor)
-        var m = TransactionMetrics(kind: ctx.kind, url: redacted(ctx.target.text), method: ctx.method,
+        var m = TransactionMetrics(kind: ctx.kind, url: ctx.target.redacted, method: ctx.method,
                                    timeline: computed.timeline, phases: computed.phases, reusedConnection: reused,
                                    proxyConnection: options.proxy != nil, curlTimers: info.timers)
         m.networkProtocolName = info.protocolName
@@ -462,17 +456,20 @@ public final class Engine: @unchecked Sendable {
     }
 
     private func finishTask(_ task: TaskState) {
-        let last = task.transactions.last
-        var error = last?.error
-        if error == nil, let status = last?.statusCode, status >= 400 {
-            error = TransferError(errorClass: .http, message: "HTTP status \(status) from \(redacted(task.url))")
+        // Fields of the last transaction read in place: copying it would retain every string in it.
+        let last = task.transactions.indices.last
+        var error = last.flatMap { task.transactions[$0].error }
+        let status = last.flatMap { task.transactions[$0].statusCode }
+        if error == nil, let status, status >= 400, let last {
+            error = TransferError(errorClass: .http, message: "HTTP status \(status) from \(task.transactions[last].url)")
         }
         let started = task.transactions.first?.timeline.fetchStart ?? anchor.wallMicros(ofMonotonic: task.started)
         let ended = anchor.wallMicros(ofMonotonic: task.lastEnd ?? MonotonicClock.now())
         let record = TaskRecord(
-            index: task.index, url: redacted(task.spec.url), method: task.spec.method, startedAt: started,
+            index: task.index, url: task.redactedURL ?? Redactor.url(task.spec.url), method: task.spec.method,
+            startedAt: started,
             endedAt: max(started, ended),
-            redirectCount: task.redirects, retries: task.retries, statusCode: last?.statusCode, error: error,
+            redirectCount: task.redirects, retries: task.retries, statusCode: status, error: error,
             transactions: task.transactions)
         tasksInFlight -= 1
         task.batch.settle(slot: task.batchSlot, record: record)

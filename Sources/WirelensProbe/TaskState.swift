@@ -20,6 +20,8 @@ final class TaskState {
     var transactions: [TransactionMetrics] = []
     /// When a retry is due (monotonic ns), while the task waits out its backoff.
     var retryDue: Int64?
+    /// The task's own URL as reports show it, set when its first transaction starts.
+    var redactedURL: String?
 
     init(index: Int, spec: TaskSpec, batch: Batch, batchSlot: Int) {
         self.index = index
@@ -34,31 +36,39 @@ final class TaskState {
 
 /// A group of tasks submitted together, completed when every one has finished or been dropped.
 final class Batch {
-    var records: [TaskRecord?]
-    var remaining: Int
+    /// The records by slot; a slot not settled yet, or dropped, holds `placeholder`.
+    private var records: [TaskRecord]
+    private var remaining: Int
+    private var dropped = 0
     let onTaskFinished: (@Sendable (TaskRecord) -> Void)?
     let completion: @Sendable ([TaskRecord]) -> Void
 
+    /// Stands in for a record not made yet; its index, -1, is no task's.
+    private static let placeholder = TaskRecord(index: -1, url: "", method: "", startedAt: 0, endedAt: 0, redirectCount: 0,
+                                                retries: 0, statusCode: nil, error: nil, transactions: [])
+
     init(count: Int, onTaskFinished: (@Sendable (TaskRecord) -> Void)?,
          completion: @escaping @Sendable ([TaskRecord]) -> Void) {
-        records = Array(repeating: nil, count: count)
+        records = Array(repeating: Self.placeholder, count: count)
         remaining = count
         self.onTaskFinished = onTaskFinished
         self.completion = completion
     }
 
     /// Records a finished task (or a dropped one, with nil) and completes the batch after the last.
-    func settle(slot: Int, record: TaskRecord?) {
-        records[slot] = record
+    func settle(slot: Int, record: consuming TaskRecord?) {
+        if let record {
+            onTaskFinished?(record)
+            records[slot] = record
+        } else {
+            dropped += 1
+        }
         remaining -= 1
-        if let record { onTaskFinished?(record) }
         if remaining == 0 {
-            // Move the records out rather than copy them: each copy would retain every string in a record.
-            var finished: [TaskRecord] = []
-            finished.reserveCapacity(records.count)
-            for i in records.indices {
-                if let record = records[i].take() { finished.append(record) }
-            }
+            // Hand the array over as it is (no copy of 20k records) once the dropped slots are gone.
+            if dropped > 0 { records.removeAll { $0.index < 0 } }
+            let finished = records
+            records = []
             completion(finished)
         }
     }

@@ -7,7 +7,7 @@ import WirelensCore
 
 /// The state of one transfer (one transaction) that libcurl's callbacks write into; lives until the transfer ends.
 final class TransferContext {
-    let easy: UnsafeMutableRawPointer
+    let handle: EasyHandle
     let task: TaskState
     let kind: TransactionKind
     let target: TargetURL
@@ -18,8 +18,8 @@ final class TransferContext {
     let followsRedirects: Bool
     /// True when an idle timeout is set, so callbacks must stamp every byte's arrival (otherwise they need not).
     let tracksActivity: Bool
-    let errorBuffer: UnsafeMutablePointer<CChar>
-    var headerList: UnsafeMutablePointer<curl_slist>?
+
+    var easy: UnsafeMutableRawPointer { handle.easy }
 
     // Request body
     var bodyFD: Int32 = -1
@@ -61,9 +61,9 @@ final class TransferContext {
     var requestBodyBytes: Int64 = 0
     var abortReason: ErrorClass?
 
-    init(easy: UnsafeMutableRawPointer, task: TaskState, kind: TransactionKind, target: TargetURL, method: String,
+    init(handle: EasyHandle, task: TaskState, kind: TransactionKind, target: TargetURL, method: String,
          body: BodySource, captureHeaders: Bool, followsRedirects: Bool, tracksActivity: Bool, now: Int64) {
-        self.easy = easy
+        self.handle = handle
         self.task = task
         self.kind = kind
         self.target = target
@@ -72,17 +72,12 @@ final class TransferContext {
         self.captureHeaders = captureHeaders
         self.followsRedirects = followsRedirects
         self.tracksActivity = tracksActivity
-        errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
-        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         fetchStart = now
         lastActivity = now
     }
 
-    /// Frees what the context owns: the header list, the error buffer and open files.
+    /// Closes the files the context opened (the handle goes back to the engine).
     func release() {
-        if let headerList { curl_slist_free_all(headerList) }
-        headerList = nil
-        errorBuffer.deallocate()
         if bodyFD >= 0 { close(bodyFD) }
         if outputFD >= 0 { close(outputFD) }
         bodyFD = -1
@@ -91,7 +86,7 @@ final class TransferContext {
 
     /// libcurl's error text for this transfer, if it wrote one.
     var errorText: String? {
-        let text = String(cString: errorBuffer)
+        let text = String(cString: handle.errorBuffer)
         return text.isEmpty ? nil : text
     }
 

@@ -179,10 +179,13 @@ struct ProbeCommand: ParsableCommand {
         if report.interrupted {
             Console.error("interrupted: the report holds the \(report.tasks.count) tasks gathered so far")
         }
-        let failures = report.tasks.filter { !$0.succeeded && $0.error?.errorClass != .cancelled }
-        if let first = failures.first, let error = first.error {
-            let more = failures.count > 1 ? " (and \(failures.count - 1) more failed tasks)" : ""
-            Console.error("\(first.url): \(error.errorClass.rawValue): \(error.message)\(more)")
+        // Indices, not elements: iterating the records would copy (and retain) each one.
+        let failed = report.tasks.indices.filter {
+            if let error = report.tasks[$0].error { error.errorClass != .cancelled } else { false }
+        }
+        if let first = failed.first, let error = report.tasks[first].error {
+            let more = failed.count > 1 ? " (and \(failed.count - 1) more failed tasks)" : ""
+            Console.error("\(report.tasks[first].url): \(error.errorClass.rawValue): \(error.message)\(more)")
         }
         if !quiet, let reportPath {
             Console.error("\(report.summary.tasks) tasks, \(report.summary.failed) failed; report written to \(reportPath)")

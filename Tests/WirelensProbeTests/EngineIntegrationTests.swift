@@ -187,6 +187,29 @@ final class EngineIntegrationTests: XCTestCase {
         XCTAssertNotNil(tx.expectContinueWait, "libcurl sent Expect: 100-continue for a 2 MiB body")
     }
 
+    func testRequestHeadersCarryTheUserAgentAndTheUsersHeaders() async throws {
+        let servers = try TestServers.get()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wl-echo-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        func echo(_ name: String, _ configure: (inout ProbeOptions) -> Void) async throws -> String {
+            let path = directory.appendingPathComponent(name).path
+            let tasks = try await run([TaskSpec(url: servers.http("/echo/headers"), outputPath: path)], configure)
+            XCTAssertEqual(tasks.first?.statusCode, 200)
+            return try String(contentsOfFile: path, encoding: .utf8)
+        }
+        let plain = try await echo("plain") { _ in }
+        XCTAssertTrue(plain.contains("user-agent=wirelens/\(WirelensVersion.current)\n"), plain)
+        XCTAssertTrue(plain.contains("x-trace=\n"), plain)
+        let custom = try await echo("custom") {
+            $0.headers = [HeaderField(name: "X-Trace", value: "abc"), HeaderField(name: "User-Agent", value: "probe/9")]
+            $0.expectContinue = false
+        }
+        XCTAssertTrue(custom.contains("user-agent=probe/9\n"), custom)
+        XCTAssertTrue(custom.contains("x-trace=abc\n"), custom)
+        XCTAssertTrue(custom.contains("expect=\n"), "a GET sends no Expect header: \(custom)")
+    }
+
     func testRetriesFlakyServerUntilSuccess() async throws {
         let servers = try TestServers.get()
         let key = "k\(UUID().uuidString.prefix(8))"

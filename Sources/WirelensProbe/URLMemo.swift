@@ -1,0 +1,25 @@
+/// Remembers values worked out from URL strings (parsed targets): a run repeats the same few URLs many times.
+///
+/// The latest URL is checked first: a repeated task hands over the very same string, which compares
+/// equal without reading its bytes, so the common case costs no hashing.
+struct URLMemo<Value> {
+    private var latest: (url: String, value: Value)?
+    private var table: [String: Value] = [:]
+    /// The table is emptied when it passes this size (a run through many distinct URLs).
+    private let limit = 4096
+
+    /// The value for `url`, made by `make` the first time it is asked for.
+    mutating func value<E: Error>(for url: String, _ make: (String) throws(E) -> Value) throws(E) -> Value {
+        if let latest, latest.url == url { return latest.value }
+        let value: Value
+        if let known = table[url] {
+            value = known
+        } else {
+            value = try make(url)
+            if table.count >= limit { table.removeAll() }
+            table[url] = value
+        }
+        latest = (url, value)
+        return value
+    }
+}
