@@ -17,13 +17,75 @@ public struct PhaseStats: Sendable, Codable, Equatable {
         self.init(sorted: sorted, count: sorted.count, sum: sorted.reduce(0, +))
     }
 
-    /// Statistics of integer `values` (sorted in place), or nil when there are none.
+    /// Statistics of integer `values`, or nil when there are none; reorders `values`.
+    ///
+    /// The percentiles come from selection, not a full sort: each needs only the values at two adjacent ranks,
+    /// and a large run has tens of thousands per phase. The results equal those of `init?(_:)`.
     public init?(micros values: inout [Int64]) {
         guard !values.isEmpty else { return nil }
-        values.sort()
         var sum = 0.0
-        for v in values { sum += Double(v) }
-        self.init(sorted: values.lazy.map(Double.init), count: values.count, sum: sum)
+        var low = Int64.max
+        var high = Int64.min
+        for v in values {
+            sum += Double(v)
+            low = Swift.min(low, v)
+            high = Swift.max(high, v)
+        }
+        let count = values.count
+        var quantiles = [0.0, 0.0, 0.0]
+        values.withUnsafeMutableBufferPointer { buffer in
+            // Ranks grow with q, and selecting rank r leaves every larger rank to its right: each search starts there.
+            var from = 0
+            for (i, q) in [0.50, 0.90, 0.99].enumerated() {
+                let rank = q * Double(count - 1)
+                let lower = Int(rank.rounded(.down))
+                if lower >= from { Self.select(lower, in: buffer, from: from) }
+                from = lower + 1
+                let below = Double(buffer[lower])
+                let above = lower + 1 < count ? Double(buffer[(lower + 1)...].min() ?? buffer[lower]) : below
+                quantiles[i] = below + (above - below) * (rank - Double(lower))
+            }
+        }
+        self.count = count
+        min = Double(low)
+        max = Double(high)
+        mean = sum / Double(count)
+        p50 = quantiles[0]
+        p90 = quantiles[1]
+        p99 = quantiles[2]
+    }
+
+    /// Reorders `buffer[from...]` so that the value of rank `k` sits at index `k`, with none larger before it
+    /// and none smaller after it (Hoare's selection, median-of-three pivots).
+    static func select(_ k: Int, in buffer: UnsafeMutableBufferPointer<Int64>, from: Int) {
+        var lo = from
+        var hi = buffer.count - 1
+        while hi > lo {
+            let mid = lo + (hi - lo) / 2
+            if buffer[mid] < buffer[lo] { buffer.swapAt(mid, lo) }
+            if buffer[hi] < buffer[lo] { buffer.swapAt(hi, lo) }
+            if buffer[hi] < buffer[mid] { buffer.swapAt(hi, mid) }
+            let pivot = buffer[mid]
+            var i = lo
+            var j = hi
+            while i <= j {
+                while buffer[i] < pivot { i += 1 }
+                while buffer[j] > pivot { j -= 1 }
+                if i <= j {
+                    buffer.swapAt(i, j)
+                    i += 1
+                    j -= 1
+                }
+            }
+            // Now buffer[lo...j] <= pivot <= buffer[i...hi], and anything between equals the pivot.
+            if k <= j {
+                hi = j
+            } else if k >= i {
+                lo = i
+            } else {
+                return
+            }
+        }
     }
 
     private init<C: RandomAccessCollection>(sorted: C, count: Int, sum: Double) where C.Element == Double, C.Index == Int {

@@ -87,17 +87,18 @@ public struct Summary: Sendable, Codable, Equatable {
                 failed += 1
                 errors[error.errorClass.rawValue, default: 0] += 1
             }
-            let transactions = tasks[t].transactions
-            for x in transactions.indices {
-                count += 1
-                up += transactions[x].requestBodyBytes
-                down += transactions[x].responseBodyBytes
-                let phases = transactions[x].phases
-                for p in values.indices {
-                    if let v = phases.value(at: p) { values[p].append(v) }
+            // Through a buffer pointer, whose elements are read in place (an array element passed on may be copied).
+            tasks[t].transactions.withUnsafeBufferPointer { transactions in
+                for x in transactions.indices {
+                    count += 1
+                    up += transactions[x].requestBodyBytes
+                    down += transactions[x].responseBodyBytes
+                    for p in values.indices {
+                        if let v = transactions[x].phases.value(at: p) { values[p].append(v) }
+                    }
+                    if let name = transactions[x].networkProtocolName { protocols[name, default: 0] += 1 }
+                    connections.add(transactions[x])
                 }
-                if let name = transactions[x].networkProtocolName { protocols[name, default: 0] += 1 }
-                connections.add(transactions[x])
             }
         }
         if tasks.isEmpty { (start, end) = (0, 0) }

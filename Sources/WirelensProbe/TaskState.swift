@@ -57,9 +57,9 @@ final class Batch {
 
     /// Records a finished task (or a dropped one, with nil) and completes the batch after the last.
     func settle(slot: Int, record: consuming TaskRecord?) {
-        if let record {
-            onTaskFinished?(record)
-            records[slot] = record
+        if let finished = record.take() {
+            onTaskFinished?(finished)
+            records[slot] = finished
         } else {
             dropped += 1
         }

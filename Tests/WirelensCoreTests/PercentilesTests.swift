@@ -78,4 +78,27 @@ final class PercentilesTests: XCTestCase {
         XCTAssertEqual(stats.p90, 3.7, accuracy: 1e-12)
         XCTAssertEqual(stats.p99, 3.97, accuracy: 1e-12)
     }
+
+    func testSelectionOnIntegersMatchesTheSortedStatistics() throws {
+        // Sizes around the ranks' edges, heavy duplicates (timings repeat), sorted and reversed input.
+        var generator = SystemRandomNumberGenerator()
+        var inputs: [[Int64]] = [[5], [9, 1], [3, 3, 3], Array(0..<1000), Array((0..<1000).reversed())]
+        for size in [2, 3, 4, 10, 99, 100, 101, 257, 2048] {
+            inputs.append((0..<size).map { _ in Int64.random(in: 0..<20, using: &generator) })
+            inputs.append((0..<size).map { _ in Int64.random(in: -5_000_000...5_000_000, using: &generator) })
+        }
+        for input in inputs {
+            var values = input
+            let selected = try XCTUnwrap(PhaseStats(micros: &values))
+            let sorted = try XCTUnwrap(PhaseStats(input.map(Double.init)))
+            XCTAssertEqual(selected.count, sorted.count)
+            XCTAssertEqual(selected.min, sorted.min)
+            XCTAssertEqual(selected.max, sorted.max)
+            XCTAssertEqual(selected.mean, sorted.mean, accuracy: 1e-6)
+            XCTAssertEqual(selected.p50, sorted.p50, accuracy: 1e-9, "p50 of \(input.count) values")
+            XCTAssertEqual(selected.p90, sorted.p90, accuracy: 1e-9, "p90 of \(input.count) values")
+            XCTAssertEqual(selected.p99, sorted.p99, accuracy: 1e-9, "p99 of \(input.count) values")
+            XCTAssertEqual(values.sorted(), input.sorted(), "selection only reorders")
+        }
+    }
 }
