@@ -37,15 +37,18 @@ public final class Engine: @unchecked Sendable {
     /// Easy handles kept for reuse (curl_easy_reset clears their options; connections live in the multi handle).
     private var spareHandles: [EasyHandle] = []
 
+    /// Tasks submitted together: `count` of them, task i running `specs[i % specs.count]`.
     private struct Submission {
         let specs: [TaskSpec]
+        let count: Int
         let batch: Batch
-        let firstIndex: Int
+        /// The engine-wide index of the first task, set when the loop takes the submission in.
+        var firstIndex = 0
         var next = 0
     }
 
     private enum Command {
-        case submit([TaskSpec], Batch)
+        case submit(Submission)
         case cancel
         case shutdown
     }
@@ -93,15 +96,18 @@ public final class Engine: @unchecked Sendable {
 
     /// Runs the tasks, at most `options.concurrency` at a time, and returns their records in task order.
     ///
-    /// After `cancel()`, in-flight tasks end as cancelled, tasks not yet started are dropped, and this returns
-    /// what was gathered.
-    public func run(_ specs: [TaskSpec], onTaskFinished: (@Sendable (TaskRecord) -> Void)? = nil) async -> [TaskRecord] {
-        guard !specs.isEmpty else { return [] }
+    /// The specs run `rounds` times over, in order (task i is `specs[i % specs.count]`), without a spec per task
+    /// being made up front. After `cancel()`, in-flight tasks end as cancelled, tasks not yet started are
+    /// dropped, and this returns what was gathered.
+    public func run(_ specs: [TaskSpec], rounds: Int = 1,
+                    onTaskFinished: (@Sendable (TaskRecord) -> Void)? = nil) async -> [TaskRecord] {
+        let count = specs.count * max(0, rounds)
+        guard count > 0 else { return [] }
         return await withCheckedContinuation { continuation in
-            let batch = Batch(count: specs.count, onTaskFinished: onTaskFinished) { records in
+            let batch = Batch(count: count, onTaskFinished: onTaskFinished) { records in
                 continuation.resume(returning: records)
             }
-            post(.submit(specs, batch))
+            post(.submit(Submission(specs: specs, count: count, batch: batch)))
         }
     }
 
@@ -128,7 +134,7 @@ public final class Engine: @unchecked Sendable {
             lock.unlock()
             for command in commands {
                 switch command {
-                case .submit(let specs, let batch): enqueue(specs, batch)
+                case .submit(let submission): enqueue(submission)
                 case .cancel: cancelAll()
                 case .shutdown: running = false
                 }
@@ -151,11 +157,12 @@ public final class Engine: @unchecked Sendable {
         finished.unlock()
     }
 
-    private func enqueue(_ specs: [TaskSpec], _ batch: Batch) {
-        let submission = Submission(specs: specs, batch: batch, firstIndex: nextTaskIndex)
-        nextTaskIndex += specs.count
+    private func enqueue(_ submitted: Submission) {
+        var submission = submitted
+        submission.firstIndex = nextTaskIndex
+        nextTaskIndex += submission.count
         if cancelled {
-            for slot in specs.indices { batch.settle(slot: slot, record: nil) }
+            for slot in 0..<submission.count { submission.batch.settle(slot: slot, record: nil) }
         } else {
             submissions.append(submission)
         }
@@ -179,9 +186,9 @@ public final class Engine: @unchecked Sendable {
         while tasksInFlight < max(1, options.concurrency), !submissions.isEmpty {
             let submission = submissions[0]
             let slot = submission.next
-            let task = TaskState(index: submission.firstIndex + slot, spec: submission.specs[slot],
+            let task = TaskState(index: submission.firstIndex + slot, spec: submission.specs[slot % submission.specs.count],
                                  batch: submission.batch, batchSlot: slot)
-            if slot + 1 == submission.specs.count { submissions.removeFirst() } else { submissions[0].next = slot + 1 }
+            if slot + 1 == submission.count { submissions.removeFirst() } else { submissions[0].next = slot + 1 }
             tasksInFlight += 1
             task.started = MonotonicClock.now()
             if let total = options.totalTimeout { task.deadline = task.started + total * 1000 }
@@ -329,7 +336,7 @@ public final class Engine: @unchecked Sendable {
         waiting.removeAll()
         for task in parked { finishTask(task) }
         for submission in submissions {
-            for slot in submission.next..<submission.specs.count { submission.batch.settle(slot: slot, record: nil) }
+            for slot in submission.next..<submission.count { submission.batch.settle(slot: slot, record: nil) }
         }
         submissions.removeAll()
     }

@@ -39,16 +39,9 @@ public struct ProbePlan: Sendable, Equatable {
         self.outputPath = outputPath
     }
 
-    /// The tasks: each URL in order, the whole list repeated `repeatCount` times.
-    public var tasks: [TaskSpec] {
-        var specs: [TaskSpec] = []
-        specs.reserveCapacity(urls.count * repeatCount)
-        for _ in 0..<repeatCount {
-            for url in urls {
-                specs.append(TaskSpec(url: url, method: method, body: body, outputPath: outputPath))
-            }
-        }
-        return specs
+    /// One round of tasks, one per URL in order; the run repeats it `repeatCount` times (see `Engine.run`).
+    public var round: [TaskSpec] {
+        urls.map { TaskSpec(url: $0, method: method, body: body, outputPath: outputPath) }
     }
 
     /// The size of a regular, readable file.

@@ -7,7 +7,7 @@ public enum ProbeSession {
                            interrupted: @Sendable () -> Bool,
                            onTaskFinished: (@Sendable (TaskRecord) -> Void)? = nil) async -> Report {
         let started = MonotonicClock.wallMicros()
-        let records = await engine.run(plan.tasks, onTaskFinished: onTaskFinished)
+        let records = await engine.run(plan.round, rounds: plan.repeatCount, onTaskFinished: onTaskFinished)
         let ended = MonotonicClock.wallMicros()
         let libcurl = Libcurl.description
         let configuration = RunConfiguration(urls: plan.urls, method: plan.method, body: plan.body,

@@ -53,6 +53,18 @@ final class EngineIntegrationTests: XCTestCase {
         assertPhasesAccountForTotal(tasks)
     }
 
+    func testRoundsRepeatTheSpecsInOrder() async throws {
+        let servers = try TestServers.get()
+        let engine = try Engine(options: ProbeOptions())
+        let specs = [TaskSpec(url: servers.http("/small.txt")), TaskSpec(url: servers.http("/status/404"))]
+        let tasks = await engine.run(specs, rounds: 3)
+        XCTAssertEqual(tasks.map(\.index), Array(0..<6))
+        XCTAssertEqual(tasks.map(\.statusCode), [200, 404, 200, 404, 200, 404])
+        XCTAssertEqual(tasks.map(\.url), Array(repeating: specs.map(\.url), count: 3).flatMap { $0 })
+        let none = await engine.run(specs, rounds: 0)
+        XCTAssertTrue(none.isEmpty)
+    }
+
     func testNoReuseOpensAConnectionPerRequest() async throws {
         let servers = try TestServers.get()
         let tasks = try await run(gets(servers.http("/small.txt"), 20)) { $0.reuseConnections = false }
