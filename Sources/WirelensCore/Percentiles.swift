@@ -37,13 +37,12 @@ public struct PhaseStats: Sendable, Codable, Equatable {
             // Ranks grow with q, and selecting rank r leaves every larger rank to its right: each search starts there.
             var from = 0
             for (i, q) in [0.50, 0.90, 0.99].enumerated() {
-                let rank = q * Double(count - 1)
-                let lower = Int(rank.rounded(.down))
+                let (lower, weight) = Self.position(of: q, count: count)
                 if lower >= from { Self.select(lower, in: buffer, from: from) }
                 from = lower + 1
                 let below = Double(buffer[lower])
                 let above = lower + 1 < count ? Double(buffer[(lower + 1)...].min() ?? buffer[lower]) : below
-                quantiles[i] = below + (above - below) * (rank - Double(lower))
+                quantiles[i] = below + (above - below) * weight
             }
         }
         self.count = count
@@ -102,11 +101,16 @@ public struct PhaseStats: Sendable, Codable, Equatable {
     public static func percentile<C: RandomAccessCollection>(_ sorted: C, _ q: Double) -> Double
         where C.Element == Double, C.Index == Int {
         guard sorted.count > 1 else { return sorted.first ?? 0 }
-        let rank = q * Double(sorted.count - 1)
-        let lower = Int(rank.rounded(.down))
+        let (lower, weight) = position(of: q, count: sorted.count)
         let upper = Swift.min(lower + 1, sorted.count - 1)
-        let weight = rank - Double(lower)
         return sorted[lower] + (sorted[upper] - sorted[lower]) * weight
+    }
+
+    /// Where the `q`-quantile of `count` sorted values falls: the rank below it and the weight of the next rank.
+    private static func position(of q: Double, count: Int) -> (lower: Int, weight: Double) {
+        let rank = q * Double(count - 1)
+        let lower = Int(rank.rounded(.down))
+        return (lower, rank - Double(lower))
     }
 
     /// The same statistics with every value divided by `divisor` (µs to ms, for example).

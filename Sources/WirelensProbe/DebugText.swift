@@ -39,15 +39,14 @@ public enum DebugText {
     private static let sslPrefix = "SSL connection using "
     private static let prefixes: [[UInt8]] = ["Connected to ", "Re-using existing connection", sslPrefix, "ALPN"]
         .map { Array($0.utf8) }
+    /// The first byte of each prefix.
+    private static let firstBytes = prefixes.map { $0[0] }
 
     /// True when a raw line of libcurl's text starts like one of the lines `parse` reads; checked on the bytes,
     /// so that the many other lines cost no String.
     public static func mayCarryFact(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        // Most lines are ruled out by their first byte, before the prefix table is touched.
-        switch bytes.first {
-        case UInt8(ascii: "C"), UInt8(ascii: "R"), UInt8(ascii: "S"), UInt8(ascii: "A"): break
-        default: return false
-        }
+        // Most lines are ruled out by their first byte before any prefix is compared.
+        guard let first = bytes.first, firstBytes.contains(first) else { return false }
         return prefixes.contains { prefix in
             bytes.count >= prefix.count && prefix.indices.allSatisfy { bytes[$0] == prefix[$0] }
         }

@@ -254,7 +254,6 @@ public final class Engine: @unchecked Sendable {
         try targets.value(for: url) { (url) throws(ProbeError) in try TargetURL(url) }
     }
 
-
     /// Keeps a finished easy handle for the next transfer, up to the concurrency limit.
     private func recycle(_ handle: EasyHandle) {
         if spareHandles.count < max(1, options.concurrency) {
@@ -463,19 +462,19 @@ public final class Engine: @unchecked Sendable {
     }
 
     private func finishTask(_ task: TaskState) {
-        // Fields of the last transaction read in place: copying it would retain every string in it.
+        // Fields of the first and last transactions read in place: copying one would retain every string in it.
         let last = task.transactions.indices.last
         var error = last.flatMap { task.transactions[$0].error }
         let status = last.flatMap { task.transactions[$0].statusCode }
         if error == nil, let status, status >= 400, let last {
             error = TransferError(errorClass: .http, message: "HTTP status \(status) from \(task.transactions[last].url)")
         }
-        let started = task.transactions.first?.timeline.fetchStart ?? anchor.wallMicros(ofMonotonic: task.started)
+        let started = task.transactions.indices.first.map { task.transactions[$0].timeline.fetchStart }
+            ?? anchor.wallMicros(ofMonotonic: task.started)
         let ended = anchor.wallMicros(ofMonotonic: task.lastEnd ?? MonotonicClock.now())
         let record = TaskRecord(
             index: task.index, url: task.redactedURL ?? Redactor.url(task.spec.url), method: task.spec.method,
-            startedAt: started,
-            endedAt: max(started, ended),
+            startedAt: started, endedAt: max(started, ended),
             redirectCount: task.redirects, retries: task.retries, statusCode: status, error: error,
             transactions: task.transactions)
         tasksInFlight -= 1

@@ -16,10 +16,9 @@ final class RequestHeaderLists {
 
     init(options: ProbeOptions) throws(ProbeError) {
         var lines = options.headers.map { "\($0.name): \($0.value)" }
-        let userAgent = options.headers.last(where: { $0.name.lowercased() == "user-agent" })?.value ?? options.userAgent
-        if !options.headers.contains(where: { $0.name.lowercased() == "user-agent" }) {
-            lines.append("User-Agent: \(userAgent)")
-        }
+        let usersAgent = options.headers.last(where: { $0.name.lowercased() == "user-agent" })?.value
+        let userAgent = usersAgent ?? options.userAgent
+        if usersAgent == nil { lines.append("User-Agent: \(userAgent)") }
         var made: [UnsafeMutablePointer<curl_slist>?] = []
         do {
             for set in [lines, options.expectContinue ? [] : lines + ["Expect:"], ["User-Agent: \(userAgent)"]] {

@@ -7,7 +7,7 @@ struct URLMemo<Value> {
     private var latestValue: Value?
     private var table: [String: Value] = [:]
     /// The table is emptied when it passes this size (a run through many distinct URLs).
-    private let limit = 4096
+    private static var limit: Int { 4096 }
 
     /// The value for `url`, made by `make` the first time it is asked for.
     mutating func value<E: Error>(for url: String, _ make: (String) throws(E) -> Value) throws(E) -> Value {
@@ -18,7 +18,7 @@ struct URLMemo<Value> {
             value = known
         } else {
             value = try make(url)
-            if table.count >= limit { table.removeAll() }
+            if table.count >= Self.limit { table.removeAll() }
             table[url] = value
         }
         latestURL = url
