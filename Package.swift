@@ -8,9 +8,13 @@ let package = Package(
         .library(name: "WirelensCore", targets: ["WirelensCore"]),
         .library(name: "WirelensProbe", targets: ["WirelensProbe"]),
         .library(name: "WirelensReport", targets: ["WirelensReport"]),
+        .library(name: "WirelensTarget", targets: ["WirelensTarget"]),
+        .library(name: "WirelensCapture", targets: ["WirelensCapture"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         .systemLibrary(
@@ -24,7 +28,29 @@ let package = Package(
             pkgConfig: "libpcap",
             providers: [.apt(["libpcap-dev"])]
         ),
+        .systemLibrary(
+            name: "COpenSSL",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
+        ),
         .target(name: "WirelensCore"),
+        // SHA-256 of bytes and files through libcrypto, for the target server and the uploader.
+        .target(name: "WirelensDigest", dependencies: ["COpenSSL"]),
+        // On-disk state through SQLite (GRDB): the resumable upload journal, check history.
+        .target(
+            name: "WirelensStore",
+            dependencies: ["WirelensCore", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        .target(name: "WirelensCapture", dependencies: ["WirelensCore", "CPcap"]),
+        .target(
+            name: "WirelensTarget",
+            dependencies: [
+                "WirelensCore", "WirelensDigest",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
         .target(
             name: "WirelensProbe", dependencies: ["WirelensCore", "CCurl", "CCurlShim"],
             // libcurl's callbacks write into class-held transfer state many times per request; run-time
@@ -40,15 +66,19 @@ let package = Package(
         .executableTarget(
             name: "wirelens",
             dependencies: [
-                "WirelensCore", "WirelensProbe", "WirelensReport",
+                "WirelensCore", "WirelensProbe", "WirelensReport", "WirelensTarget", "WirelensStore",
+                "WirelensCapture", "WirelensDigest",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .target(name: "WirelensTestSupport", dependencies: ["WirelensCore"], path: "Tests/WirelensTestSupport"),
         .testTarget(name: "WirelensCoreTests", dependencies: ["WirelensCore"]),
         .testTarget(name: "WirelensReportTests", dependencies: ["WirelensCore", "WirelensReport"]),
-        .testTarget(name: "WirelensProbeTests", dependencies: ["WirelensCore", "WirelensProbe", "WirelensTestSupport"]),
+        .testTarget(name: "WirelensProbeTests", dependencies: ["WirelensCore", "WirelensProbe", "WirelensDigest", "WirelensTestSupport"]),
         .testTarget(name: "WirelensCLITests", dependencies: ["WirelensCore", "WirelensTestSupport"]),
+        .testTarget(name: "WirelensTargetTests", dependencies: ["WirelensCore", "WirelensTarget", "WirelensDigest", "WirelensTestSupport"]),
+        .testTarget(name: "WirelensStoreTests", dependencies: ["WirelensCore", "WirelensStore"]),
+        .testTarget(name: "WirelensCaptureTests", dependencies: ["WirelensCore", "WirelensCapture", "WirelensTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

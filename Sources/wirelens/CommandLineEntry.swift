@@ -7,11 +7,8 @@ enum CommandLineEntry {
     static func run(_ arguments: [String]) async -> Int32 {
         do {
             let command = try Wirelens.parseAsRoot(arguments)
-            if let probe = command as? ProbeCommand {
-                return await probe.execute()
-            }
-            if let render = command as? RenderCommand {
-                return render.execute()
+            if let runnable = command as? any AsyncCommand {
+                return await runnable.execute()
             }
             var other = command
             try other.run()
@@ -23,8 +20,15 @@ enum CommandLineEntry {
                 return ExitStatus.success.rawValue
             }
             let message = Wirelens.message(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)"
-            Console.error("\(message) (see 'wirelens help probe')")
+            let name = (command(in: arguments)).map { " \($0)" } ?? ""
+            Console.error("\(message) (see 'wirelens help\(name)')")
             return ExitStatus.usage.rawValue
         }
+    }
+
+    /// The subcommand named on the command line, if any, for the pointer to its help.
+    private static func command(in arguments: [String]) -> String? {
+        let names = Wirelens.configuration.subcommands.map { $0.configuration.commandName ?? "" }
+        return arguments.first { names.contains($0) }
     }
 }

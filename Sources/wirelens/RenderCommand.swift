@@ -4,7 +4,7 @@ import WirelensCore
 import WirelensReport
 
 /// `wirelens render REPORT.json`: shows a saved JSON report as text (or re-encodes it).
-struct RenderCommand: ParsableCommand {
+struct RenderCommand: AsyncCommand {
     static let configuration = CommandConfiguration(
         commandName: "render",
         abstract: "Show a saved wirelens.report/1 JSON report as text.")
@@ -19,7 +19,7 @@ struct RenderCommand: ParsableCommand {
     var noColor = false
 
     /// Renders the report and returns the exit code.
-    func execute() -> Int32 {
+    func execute() async -> Int32 {
         let report: Report
         do {
             report = try JSONRenderer.decode(Data(contentsOf: URL(fileURLWithPath: path)))

@@ -1,0 +1,2 @@
+/// Placeholder until the module has its first type.
+enum WirelensStoreModule {}

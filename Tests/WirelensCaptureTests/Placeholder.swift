@@ -1,0 +1,4 @@
+import XCTest
+
+/// Placeholder until the target has its first test.
+final class WirelensCaptureTestsPlaceholder: XCTestCase {}
