@@ -42,7 +42,7 @@ public struct RunConfiguration: Sendable, Codable, Equatable {
     /// The URLs (redacted).
     public var urls: [String]
     public var method: String
-    /// The request body: "none", "file" or "generated".
+    /// The request body: "none", "file", "generated" or "form".
     public var body: String
     public var bodyPath: String?
     public var bodyBytes: Int64
@@ -54,8 +54,9 @@ public struct RunConfiguration: Sendable, Codable, Equatable {
         self.method = method
         switch body {
         case .none: self.body = "none"
-        case .file(let path, _): self.body = "file"; bodyPath = path
+        case .file(let path, _), .fileRange(let path, _, _): self.body = "file"; bodyPath = path
         case .generated: self.body = "generated"
+        case .pieces: self.body = "form"
         }
         bodyBytes = body.size
         self.repeatCount = repeatCount

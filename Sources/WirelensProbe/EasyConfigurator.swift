@@ -74,7 +74,10 @@ struct EasyConfigurator {
             try long(CURLOPT_SSL_VERIFYHOST, 0, "SSL_VERIFYHOST")
         }
 
-        if let list = headers.list(hasBody: ctx.body != .none) {
+        if !ctx.task.spec.headers.isEmpty {
+            ctx.ownHeaders = try headers.list(hasBody: ctx.body != .none, adding: ctx.task.spec.headers)
+            try check(wl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, ctx.ownHeaders), "headers")
+        } else if let list = headers.list(hasBody: ctx.body != .none) {
             try check(wl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, list), "headers")
         }
         if options.proxy != nil, let list = headers.proxy {

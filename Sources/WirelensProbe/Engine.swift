@@ -11,6 +11,8 @@ public final class Engine: @unchecked Sendable {
     public let options: ProbeOptions
     /// The clock pairing used to turn the engine's monotonic stamps into wall-clock time.
     public let anchor: ClockAnchor
+    /// Byte counters for a progress display, when one was asked for.
+    public let progress: TransferProgress?
 
     private let multi: UnsafeMutableRawPointer
     private let headerLists: RequestHeaderLists
@@ -54,7 +56,10 @@ public final class Engine: @unchecked Sendable {
     }
 
     /// Creates the multi handle with the run's connection limits and starts the loop thread.
-    public init(options: ProbeOptions) throws(ProbeError) {
+    ///
+    /// - Parameter progress: counters the transfers bump as bytes move, for a progress display (nil: none).
+    public init(options: ProbeOptions, progress: TransferProgress? = nil) throws(ProbeError) {
+        self.progress = progress
         try Libcurl.initialize()
         headerLists = try RequestHeaderLists(options: options)
         guard let multi = curl_multi_init() else { throw ProbeError.engine("curl_multi_init returned NULL") }
@@ -231,8 +236,10 @@ public final class Engine: @unchecked Sendable {
         let ctx = TransferContext(
             handle: handle, task: task, kind: kind, target: target, method: task.method,
             body: task.sendsBody ? task.spec.body : .none, captureHeaders: options.includeResponseHeaders,
-            followsRedirects: task.redirects < options.maxRedirects, tracksActivity: options.idleTimeout != nil, now: now)
+            followsRedirects: task.redirects < options.maxRedirects, tracksActivity: options.idleTimeout != nil,
+            progress: progress, now: now)
         ctx.outputPath = task.spec.outputPath
+        ctx.resumeOutput = task.spec.resumeOutput
         do {
             try EasyConfigurator(options: options, headers: headerLists).configure(ctx, remainingMicros: remainingMicros(task, now: now))
         } catch {

@@ -12,6 +12,8 @@ public struct ProbePlan: Sendable, Equatable {
     public var body: BodySource
     public var repeatCount: Int
     public var outputPath: String?
+    /// Request headers every task of the plan adds (a form's Content-Type).
+    public var headers: [HeaderField] = []
 
     /// Checks the URLs, the upload source and the output file.
     ///
@@ -19,11 +21,17 @@ public struct ProbePlan: Sendable, Equatable {
     ///   - method: the method asked for; nil means GET, or PUT when there is a body (as `curl -T`).
     ///   - uploadPath: a file to stream as the body.
     ///   - uploadSize: a generated body of this many bytes.
+    ///   - form: multipart/form-data fields (the method is then POST unless given).
     public init(urls: [String], method: String?, uploadPath: String?, uploadSize: Int64?, repeatCount: Int,
-                outputPath: String?) throws(ProbeError) {
+                outputPath: String?, form: [FormField] = []) throws(ProbeError) {
         guard !urls.isEmpty else { throw ProbeError.malformedURL("", reason: "no URL given") }
         for url in urls { _ = try TargetURL(url) }
-        if let uploadPath {
+        if !form.isEmpty {
+            var random = SystemRandomNumberGenerator()
+            let multipart = MultipartForm(parts: try Self.parts(form), boundary: MultipartForm.randomBoundary(using: &random))
+            body = .pieces(multipart.body)
+            headers = [HeaderField(name: "Content-Type", value: multipart.contentType)]
+        } else if let uploadPath {
             body = .file(path: uploadPath, size: try Self.readableFileSize(uploadPath))
         } else if let uploadSize {
             body = .generated(size: uploadSize)
@@ -34,14 +42,32 @@ public struct ProbePlan: Sendable, Equatable {
             try Self.checkWritable(outputPath)
         }
         self.urls = urls
-        self.method = (method ?? (body == .none ? "GET" : "PUT")).uppercased()
+        self.method = (method ?? (body == .none ? "GET" : form.isEmpty ? "PUT" : "POST")).uppercased()
         self.repeatCount = repeatCount
         self.outputPath = outputPath
     }
 
     /// One round of tasks, one per URL in order; the run repeats it `repeatCount` times (see `Engine.run`).
     public var round: [TaskSpec] {
-        urls.map { TaskSpec(url: $0, method: method, body: body, outputPath: outputPath) }
+        urls.map { TaskSpec(url: $0, method: method, body: body, outputPath: outputPath, headers: headers) }
+    }
+
+    /// The form's parts, with each file found, measured and given its filename and media type.
+    public static func parts(_ fields: [FormField]) throws(ProbeError) -> [MultipartForm.Part] {
+        var parts: [MultipartForm.Part] = []
+        for field in fields {
+            switch field.value {
+            case .text(let text):
+                parts.append(MultipartForm.Part(name: field.name, content: .text(text)))
+            case .file(let path, let type, let filename):
+                let size = try readableFileSize(path)
+                let name = filename ?? String(path.split(separator: "/").last ?? Substring(path))
+                parts.append(MultipartForm.Part(name: field.name, content: .file(
+                    path: path, size: size, filename: name,
+                    contentType: type ?? MultipartForm.contentType(forFilename: name))))
+            }
+        }
+        return parts
     }
 
     /// The size of a regular, readable file.

@@ -22,13 +22,19 @@ final class TransferContext {
     var easy: UnsafeMutableRawPointer { handle.easy }
 
     // Request body
-    var bodyFD: Int32 = -1
+    var bodyReader: BodyReader
     var bodyOffset: Int64 = 0
     var bodyReadEnd: Int64?
 
     // Response body output
     var outputPath: String?
+    /// Append a 206 answer to the output file (a resumed download) instead of replacing the file.
+    var resumeOutput = false
     var outputFD: Int32 = -1
+    /// Run-wide byte counters for progress displays; nil when nobody watches.
+    let progress: TransferProgress?
+    /// This transfer's own request headers (the run's plus the task's), freed with the context.
+    var ownHeaders: UnsafeMutablePointer<curl_slist>?
     var localFailure: String?
 
     // Stamps (monotonic ns)
@@ -62,13 +68,16 @@ final class TransferContext {
     var abortReason: ErrorClass?
 
     init(handle: EasyHandle, task: TaskState, kind: TransactionKind, target: TargetURL, method: String,
-         body: BodySource, captureHeaders: Bool, followsRedirects: Bool, tracksActivity: Bool, now: Int64) {
+         body: BodySource, captureHeaders: Bool, followsRedirects: Bool, tracksActivity: Bool,
+         progress: TransferProgress?, now: Int64) {
         self.handle = handle
         self.task = task
         self.kind = kind
         self.target = target
         self.method = method
         self.body = body
+        bodyReader = BodyReader(body)
+        self.progress = progress
         self.captureHeaders = captureHeaders
         self.followsRedirects = followsRedirects
         self.tracksActivity = tracksActivity
@@ -78,10 +87,11 @@ final class TransferContext {
 
     /// Closes the files the context opened (the handle goes back to the engine).
     func release() {
-        if bodyFD >= 0 { close(bodyFD) }
+        bodyReader.close()
         if outputFD >= 0 { close(outputFD) }
-        bodyFD = -1
         outputFD = -1
+        if let ownHeaders { curl_slist_free_all(ownHeaders) }
+        ownHeaders = nil
     }
 
     /// libcurl's error text for this transfer, if it wrote one.
@@ -123,10 +133,12 @@ final class TransferContext {
     func onBody(_ data: UnsafeMutablePointer<CChar>?, count: Int) -> Int {
         if tracksActivity { lastActivity = MonotonicClock.now() }
         responseBodyBytes += Int64(count)
+        progress?.received(count)
         guard let path = outputPath, let data else { return count }
         if followsRedirects, let status, (300..<400).contains(status), location != nil { return count }
         if outputFD < 0 {
-            outputFD = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+            let appends = resumeOutput && status == 206
+            outputFD = open(path, O_WRONLY | O_CREAT | (appends ? O_APPEND : O_TRUNC), 0o644)
             if outputFD < 0 {
                 localFailure = "cannot write output file '\(path)': \(String(cString: strerror(errno)))"
                 return 0
@@ -148,40 +160,19 @@ final class TransferContext {
     func onRead(_ buffer: UnsafeMutablePointer<CChar>?, capacity: Int) -> Int {
         guard let buffer else { return 0 }
         if tracksActivity { lastActivity = MonotonicClock.now() }
-        let remaining = body.size - bodyOffset
-        let want = Int(min(Int64(capacity), max(0, remaining)))
-        if want == 0 {
-            if bodyReadEnd == nil { bodyReadEnd = MonotonicClock.now() }
-            return 0
-        }
-        switch body {
-        case .none:
-            return 0
-        case .generated:
-            BodyPattern.fill(buffer, count: want, offset: bodyOffset)
-            bodyOffset += Int64(want)
-            requestBodyBytes = bodyOffset
-            return want
-        case .file(let path, _):
-            if bodyFD < 0 {
-                bodyFD = open(path, O_RDONLY)
-                if bodyFD < 0 {
-                    localFailure = "cannot read upload file '\(path)': \(String(cString: strerror(errno)))"
-                    return wl_readfunc_abort()
-                }
-            }
-            let n = pread(bodyFD, buffer, want, off_t(bodyOffset))
-            if n < 0 {
-                localFailure = "cannot read upload file '\(path)': \(String(cString: strerror(errno)))"
-                return wl_readfunc_abort()
-            }
+        do {
+            let n = try bodyReader.read(into: UnsafeMutableRawPointer(buffer), count: capacity, at: bodyOffset)
             if n == 0 {
-                localFailure = "upload file '\(path)' shrank while it was being sent"
-                return wl_readfunc_abort()
+                if bodyReadEnd == nil { bodyReadEnd = MonotonicClock.now() }
+                return 0
             }
             bodyOffset += Int64(n)
             requestBodyBytes = bodyOffset
+            progress?.sent(n)
             return n
+        } catch {
+            localFailure = error.message
+            return wl_readfunc_abort()
         }
     }
 

@@ -23,6 +23,10 @@ struct ProbeCommand: AsyncCommand {
     @Option(name: .customLong("upload-size"), help: "Send a generated body of this size.")
     var uploadSize: String?
 
+    @Option(name: [.customShort("F"), .customLong("form")],
+            help: "A multipart/form-data field: name=value or name=@file[;type=image/jpeg][;filename=x] (repeatable).")
+    var form: [String] = []
+
     @Option(name: [.customShort("o"), .customLong("output")], help: "Write the response body to this file.")
     var output: String?
 
@@ -56,13 +60,19 @@ struct ProbeCommand: AsyncCommand {
                 return bytes
             }
             if uploadFile != nil, size != nil { throw UsageError("give --upload or --upload-size, not both") }
+            if !form.isEmpty, uploadFile != nil || size != nil {
+                throw UsageError("give --form or --upload/--upload-size, not both: a form is the request's body")
+            }
+            let fields = try form.map { text throws(UsageError) in
+                do throws(FormField.ParseError) { return try FormField.parse(text) } catch { throw UsageError(error.message) }
+            }
             if output != nil, urls.count * repeatCount > 1 {
                 throw UsageError("-o/--output takes one URL and --repeat 1; the report keeps every task's figures")
             }
             try report.check()
             if let cacert = options.caFile { _ = try ProbePlan.readableFileSize(cacert) }
             plan = try ProbePlan(urls: urls, method: method, uploadPath: uploadFile, uploadSize: size,
-                                 repeatCount: repeatCount, outputPath: output)
+                                 repeatCount: repeatCount, outputPath: output, form: fields)
         } catch let error as UsageError {
             Console.error(error.message)
             return ExitStatus.usage.rawValue

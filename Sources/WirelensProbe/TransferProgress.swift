@@ -1,0 +1,18 @@
+import Synchronization
+
+/// Run-wide byte and task counters that the engine's loop thread bumps and a progress display reads from
+/// any thread.
+public final class TransferProgress: Sendable {
+    private let sentBytes = Atomic<Int64>(0)
+    private let receivedBytes = Atomic<Int64>(0)
+
+    public init() {}
+
+    /// Request body bytes handed to libcurl so far (a rewound body counts again).
+    public var bytesSent: Int64 { sentBytes.load(ordering: .relaxed) }
+    /// Response body bytes received so far.
+    public var bytesReceived: Int64 { receivedBytes.load(ordering: .relaxed) }
+
+    func sent(_ count: Int) { sentBytes.add(Int64(count), ordering: .relaxed) }
+    func received(_ count: Int) { receivedBytes.add(Int64(count), ordering: .relaxed) }
+}
