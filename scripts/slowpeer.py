@@ -22,6 +22,12 @@ Endpoints (any request body is read fully first, so keep-alive survives):
                                 as long as the process.
   GET  /status/{code}           that status (100-599 except 1xx; 204/304 bodiless)
   GET  /bytes/{n}               200 with n bytes (n <= 1 GiB), Content-Length
+  POST /form                    parse a multipart/form-data body (Content-Length,
+                                up to 64 MiB) with the standard library's email
+                                parser, the independent reference for the
+                                probe's --form: 200, JSON list of parts, each
+                                {name, filename, contentType, size, sha256};
+                                400 when the parser finds no parts or a defect.
   ANY  /echo-headers            200, JSON object of the request headers as
                                 received (name case kept; repeated names joined
                                 with ", "), plus nothing else.
@@ -29,6 +35,9 @@ Anything else: 404.
 """
 
 import argparse
+import email.parser
+import email.policy
+import hashlib
 import json
 import os
 import re
@@ -122,7 +131,40 @@ class Handler(BaseHTTPRequestHandler):
         self._send(code, json.dumps(obj) + "\n", "application/json")
 
     # -- dispatch ---------------------------------------------------------------
+    def _form(self):
+        """Parse a multipart/form-data body with email.parser and answer its parts as JSON."""
+        length = int(self.headers.get("Content-Length") or "0")
+        if length > 64 << 20:
+            self.close_connection = True
+            return self._send(413, "form too large\n")
+        body = self.rfile.read(length)
+        head = f"Content-Type: {self.headers.get('Content-Type', '')}\r\nMIME-Version: 1.0\r\n\r\n".encode()
+        message = email.parser.BytesParser(policy=email.policy.HTTP).parsebytes(head + body)
+        if not message.is_multipart() or message.defects:
+            return self._json(400, {"error": "not a valid multipart body",
+                                    "defects": [type(d).__name__ for d in message.defects]})
+        parts = []
+        for part in message.iter_parts():
+            if part.defects:
+                return self._json(400, {"error": "defective part",
+                                        "defects": [type(d).__name__ for d in part.defects]})
+            data = part.get_payload(decode=True) or b""
+            parts.append({
+                "name": part.get_param("name", header="content-disposition"),
+                "filename": part.get_filename(),
+                "contentType": part.get("Content-Type"),
+                "size": len(data),
+                "sha256": hashlib.sha256(data).hexdigest(),
+            })
+        return self._json(200, parts)
+
     def _dispatch(self):
+        if self.path.split("?", 1)[0] == "/form" and self.command == "POST":
+            try:
+                return self._form()
+            except (BrokenPipeError, ConnectionResetError):
+                self.close_connection = True
+                return
         try:
             received = self._read_body()
         except (ValueError, ConnectionError):

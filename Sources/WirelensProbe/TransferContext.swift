@@ -136,6 +136,8 @@ final class TransferContext {
         progress?.received(count)
         guard let path = outputPath, let data else { return count }
         if followsRedirects, let status, (300..<400).contains(status), location != nil { return count }
+        // A resumed download keeps its file unless the answer carries the resource (a 416's text would replace it).
+        if resumeOutput, let status, !(200..<300).contains(status) { return count }
         if outputFD < 0 {
             let appends = resumeOutput && status == 206
             outputFD = open(path, O_WRONLY | O_CREAT | (appends ? O_APPEND : O_TRUNC), 0o644)

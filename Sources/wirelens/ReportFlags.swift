@@ -26,8 +26,9 @@ struct ReportFlags: ParsableArguments {
         if let reportPath { try ProbePlan.checkWritable(reportPath) }
     }
 
-    /// Writes the report and the closing messages; returns the exit code.
-    func deliver(_ report: Report) -> Int32 {
+    /// Writes the report and the closing messages; returns the exit code: `status` when the command judged the run
+    /// itself, otherwise the one its tasks call for.
+    func deliver(_ report: Report, status judged: ExitStatus? = nil) -> Int32 {
         let color = reportPath == nil && Console.colorsStdout(noColor: noColor)
         let produce = { (emit: ([UInt8]) throws -> Void) throws in
             switch format {
@@ -51,7 +52,7 @@ struct ReportFlags: ParsableArguments {
             Console.error("could not encode the report: \(error)")
             return ExitStatus.internalError.rawValue
         }
-        let status = ExitStatus.forTasks(report.tasks, interrupted: report.interrupted)
+        let status = judged ?? ExitStatus.forTasks(report.tasks, interrupted: report.interrupted)
         if report.interrupted {
             Console.error("interrupted: the report holds the \(report.tasks.count) tasks gathered so far")
         }
@@ -59,7 +60,7 @@ struct ReportFlags: ParsableArguments {
         let failed = report.tasks.indices.filter {
             if let error = report.tasks[$0].error { error.errorClass != .cancelled } else { false }
         }
-        if let first = failed.first, let error = report.tasks[first].error {
+        if status != .success, let first = failed.first, let error = report.tasks[first].error {
             let more = failed.count > 1 ? " (and \(failed.count - 1) more failed tasks)" : ""
             Console.error("\(report.tasks[first].url): \(error.errorClass.rawValue): \(error.message)\(more)")
         }

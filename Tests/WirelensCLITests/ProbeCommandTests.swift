@@ -8,19 +8,12 @@ import Glibc
 
 /// The `wirelens` executable end to end: exit codes, one-line errors, reports, redaction, SIGINT.
 final class ProbeCommandTests: XCTestCase {
-    /// The built executable, next to the test bundle.
-    private var binary: String {
-        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("wirelens").path
-    }
-
     private func wirelens(_ arguments: [String], timeout: TimeInterval = 60,
                           afterStart: ((pid_t) -> Void)? = nil) throws -> ProcessRunner.Outcome {
-        try ProcessRunner.run(binary, arguments, timeout: timeout, afterStart: afterStart)
+        try WirelensCLI.run(arguments, timeout: timeout, afterStart: afterStart)
     }
 
-    private func temporaryPath(_ name: String) -> String {
-        FileManager.default.temporaryDirectory.appendingPathComponent("wl-\(UUID().uuidString)-\(name)").path
-    }
+    private func temporaryPath(_ name: String) -> String { WirelensCLI.temporaryPath(name) }
 
     /// Asserts the exit code and that stderr is exactly one line naming `mention`.
     private func assertFails(_ arguments: [String], code: ExitStatus, mention: String,

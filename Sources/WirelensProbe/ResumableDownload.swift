@@ -1,0 +1,73 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import WirelensCore
+
+/// Downloads a URL into a file, resuming a partial file with a Range request and checking the final length.
+///
+/// Each attempt is one task of the engine (its own retries are not used: a retry must ask for the bytes from
+/// where the file now ends, not from where the first attempt began).
+public struct ResumableDownload: Sendable {
+    public var url: String
+    public var path: String
+    /// Continue a file that already holds part of the resource (as `curl -C -`); otherwise start from byte 0.
+    public var resume: Bool
+    /// Further attempts after a failed or short one; each resumes from the file's end.
+    public var retries: Int
+
+    public init(url: String, path: String, resume: Bool, retries: Int) {
+        self.url = url
+        self.path = path
+        self.resume = resume
+        self.retries = retries
+    }
+
+    /// What a download came to.
+    public struct Outcome: Sendable, Equatable {
+        /// Every attempt's record, in order.
+        public var records: [TaskRecord]
+        /// Bytes the file held before the first attempt (0 without --resume).
+        public var resumedFrom: Int64
+        /// The last attempt's verdict.
+        public var verdict: DownloadCheck.Verdict
+    }
+
+    /// Runs attempts until the file is complete, the answer is wrong, the attempts run out or `interrupted()`.
+    /// The engine must keep response headers (`includeResponseHeaders`).
+    public func run(engine: Engine, interrupted: @Sendable () -> Bool) async -> Outcome {
+        let resumedFrom = resume ? Self.size(of: path) : 0
+        var records: [TaskRecord] = []
+        var verdict = DownloadCheck.Verdict.short(have: resumedFrom, expected: nil)
+        var random = SystemRandomNumberGenerator()
+        let policy = RetryPolicy(maxRetries: retries)
+        for attempt in 0...max(0, retries) {
+            let offset = attempt == 0 ? resumedFrom : Self.size(of: path)
+            var spec = TaskSpec(url: url, outputPath: path)
+            if offset > 0 {
+                spec.headers = [DownloadCheck.rangeHeader(resumingFrom: offset)]
+                spec.resumeOutput = true
+            }
+            guard var record = await engine.run([spec]).first else { break }
+            record.index = records.count
+            let final = record.transactions.last
+            let failed = record.error.map { $0.errorClass != .http } ?? false
+            verdict = DownloadCheck.verdict(status: record.statusCode, headers: final?.responseHeaders ?? [],
+                                            requestedFrom: offset, sizeOnDisk: Self.size(of: path),
+                                            transferFailed: failed)
+            let errorClass = record.error?.errorClass
+            records.append(record)
+            guard case .short = verdict, !interrupted(), errorClass != .cancelled, attempt < retries else { break }
+            // A short file without a transport error (the server closed early) backs off like a network error.
+            let delay = policy.delay(retry: attempt + 1, error: errorClass ?? .network, status: nil,
+                                     retryAfter: nil, unit: Double.random(in: 0..<1, using: &random)) ?? policy.baseDelay
+            try? await Task.sleep(nanoseconds: UInt64(max(0, delay)) * 1000)
+        }
+        return Outcome(records: records, resumedFrom: resumedFrom, verdict: verdict)
+    }
+
+    /// The size of the file at `path`, 0 when there is none.
+    static func size(of path: String) -> Int64 {
+        var info = stat()
+        return stat(path, &info) == 0 ? Int64(info.st_size) : 0
+    }
+}

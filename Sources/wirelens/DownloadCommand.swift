@@ -1,0 +1,93 @@
+import ArgumentParser
+import Foundation
+import WirelensCore
+import WirelensProbe
+
+/// `wirelens download URL -o FILE [--resume]`: downloads to a file, resumes a partial one, checks the length.
+struct DownloadCommand: AsyncCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "download",
+        abstract: "Download a URL to a file, resuming a partial file with a Range request and checking its length.",
+        discussion: """
+            With --resume, a file that already holds part of the resource is continued from its end \
+            (Range: bytes=N-); a server that ignores the range sends the whole resource again, which replaces \
+            the file. Each retry resumes from where the file then ends. The length is checked against \
+            Content-Range or Content-Length. A failed download keeps its partial file for a later --resume.
+            """)
+
+    @Argument(help: "An http:// or https:// URL.")
+    var url: String
+
+    @Option(name: [.customShort("o"), .customLong("output")], help: "The file to write.")
+    var output: String
+
+    @Flag(help: "Continue a partial file from its end instead of starting again.")
+    var resume = false
+
+    @Option(help: "Further attempts after a failed or short one, each resuming from the file's end (with --resume).")
+    var retries = 0
+
+    @OptionGroup(title: "Connections, protocol, timeouts and TLS")
+    var transfer: TransferFlags
+
+    @OptionGroup(title: "Report")
+    var report: ReportFlags
+
+    func execute() async -> Int32 {
+        var options: ProbeOptions
+        do {
+            options = try transfer.probeOptions(concurrency: 1, retries: 0)
+            guard retries >= 0 else { throw UsageError("--retries must be 0 or more, not \(retries)") }
+            if !resume && retries > 0 {
+                throw UsageError("--retries on a download needs --resume: a retry continues the file from its end")
+            }
+            _ = try ProbePlan(urls: [url], method: "GET", uploadPath: nil, uploadSize: nil, repeatCount: 1,
+                              outputPath: output)
+            try report.check()
+        } catch {
+            return Console.fail(error)
+        }
+        // The length check reads Content-Range and Content-Length.
+        options.includeResponseHeaders = true
+        let engine: Engine
+        do {
+            engine = try Engine(options: options)
+        } catch {
+            Console.error(error.description)
+            return error.exitStatus.rawValue
+        }
+        let trap = SignalTrap { engine.cancel() }
+        let download = ResumableDownload(url: url, path: output, resume: resume, retries: retries)
+        let started = MonotonicClock.wallMicros()
+        let outcome = await download.run(engine: engine, interrupted: { trap.fired })
+        let libcurl = Libcurl.description
+        var result = Report(libcurl: libcurl, command: "download", startedAt: started, endedAt: MonotonicClock.wallMicros(),
+                            interrupted: trap.fired,
+                            configuration: RunConfiguration(urls: [url], method: "GET", body: .none, repeatCount: 1,
+                                                            options: engine.options),
+                            caveats: [], tasks: outcome.records)
+        result.caveats = Caveat.applicable(libcurl: libcurl, options: engine.options, hasUploads: false,
+                                           protocolsUsed: Set(result.summary.protocols.keys))
+        // The last attempt decides: an attempt that failed and was resumed by the next one is no failure.
+        let lastStatus = ExitStatus.forTasks(Array(outcome.records.suffix(1)), interrupted: result.interrupted)
+        let judged: ExitStatus
+        let message: String?
+        switch outcome.verdict {
+        case .complete(let size):
+            // A 416 to a file that already holds everything is success too.
+            judged = result.interrupted ? .interrupted : .success
+            let from = outcome.resumedFrom > 0 ? ", resumed from byte \(outcome.resumedFrom)" : ""
+            message = report.quiet ? nil : "\(output): \(size) bytes, length checked\(from)"
+        case .short(let have, let expected):
+            judged = lastStatus == .success ? .transfer : lastStatus
+            let of = expected.map { " of \($0)" } ?? ""
+            message = "\(output): incomplete, \(have)\(of) bytes; run again with --resume to continue"
+        case .wrong(let reason):
+            judged = lastStatus == .success ? .transfer : lastStatus
+            message = "\(output): \(reason)"
+        }
+        let status = report.deliver(result, status: judged)
+        if let message { Console.error(message) }
+        return status
+    }
+}
