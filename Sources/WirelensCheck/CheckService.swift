@@ -76,7 +76,7 @@ public final class CheckService: Sendable {
     static func respond(method: HTTPMethod, uri: String, config: CheckConfig, runner: CheckRunner,
                         board: ResultBoard) async -> MetricsHTTPHandler.Response {
         let text = "text/plain; charset=utf-8"
-        guard method == .GET || method == .HEAD else {
+        guard method == .GET else {
             return .init(status: .methodNotAllowed, contentType: text, body: "only GET\n")
         }
         let components = URLComponents(string: uri)

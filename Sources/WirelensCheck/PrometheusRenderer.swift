@@ -8,42 +8,59 @@ import WirelensCore
 /// `probe_ssl_earliest_cert_expiry`); Wirelens' own figures are `wirelens_*`. Every sample carries the check's
 /// name as the `check` label. A phase that did not happen has no sample (never a 0).
 public enum PrometheusRenderer {
-    /// One metric family: its name, type, help and samples (labels without `check`, value).
-    struct Family {
-        let name: String
-        let type: String
-        let help: String
-        var samples: [(check: String, labels: [(String, String)], value: String)] = []
+    /// The metric families, in output order.
+    enum Metric: String, CaseIterable {
+        case success = "probe_success"
+        case duration = "probe_duration_seconds"
+        case phaseDuration = "probe_http_duration_seconds"
+        case statusCode = "probe_http_status_code"
+        case httpVersion = "probe_http_version"
+        case redirects = "probe_http_redirects"
+        case certificateExpiry = "probe_ssl_earliest_cert_expiry"
+        case queueWait = "wirelens_queue_wait_seconds"
+        case send = "wirelens_send_seconds"
+        case reused = "wirelens_connection_reused"
+        case uploadSpeed = "wirelens_upload_bytes_per_second"
+        case downloadSpeed = "wirelens_download_bytes_per_second"
+        case retries = "wirelens_retries"
+        case assertion = "wirelens_assertion_success"
+        case timestamp = "wirelens_check_timestamp_seconds"
+
+        /// The family's HELP text.
+        var help: String {
+            switch self {
+            case .success: "1 when the check ran and every assertion held."
+            case .duration: "The check's task: redirects and retries included."
+            case .phaseDuration:
+                "Duration of each phase of the HTTP request, summed over its transactions (absent when it did not happen)."
+            case .statusCode: "The final response's HTTP status code."
+            case .httpVersion: "The final response's HTTP version."
+            case .redirects: "The number of redirects followed."
+            case .certificateExpiry: "The earliest expiry of the server's certificate chain, in Unix seconds."
+            case .queueWait: "Time the final transaction waited for a connection slot."
+            case .send: "Time the final transaction spent writing its request (headers and body)."
+            case .reused: "1 when the final transaction reused a pooled connection."
+            case .uploadSpeed: "Request body bytes per second over the send phase of the final transaction."
+            case .downloadSpeed: "Response body bytes per second over the receive phase of the final transaction."
+            case .retries: "Retries the check's task needed."
+            case .assertion: "1 when the assertion held."
+            case .timestamp: "When the check last ran, in Unix seconds."
+            }
+        }
+    }
+
+    /// One sample: its check, its other labels and its value as text.
+    struct Sample {
+        let check: String
+        let labels: [(String, String)]
+        let value: String
     }
 
     /// The exposition text for the results (one result per check; later results of a check win).
     public static func render(_ results: [CheckResult]) -> String {
-        var families: [Family] = [
-            Family(name: "probe_success", type: "gauge", help: "1 when the check ran and every assertion held."),
-            Family(name: "probe_duration_seconds", type: "gauge", help: "The check's task: redirects and retries included."),
-            Family(name: "probe_http_duration_seconds", type: "gauge",
-                   help: "Duration of each phase of the HTTP request, summed over its transactions (absent when it did not happen)."),
-            Family(name: "probe_http_status_code", type: "gauge", help: "The final response's HTTP status code."),
-            Family(name: "probe_http_version", type: "gauge", help: "The final response's HTTP version."),
-            Family(name: "probe_http_redirects", type: "gauge", help: "The number of redirects followed."),
-            Family(name: "probe_ssl_earliest_cert_expiry", type: "gauge",
-                   help: "The earliest expiry of the server's certificate chain, in Unix seconds."),
-            Family(name: "wirelens_queue_wait_seconds", type: "gauge",
-                   help: "Time the final transaction waited for a connection slot."),
-            Family(name: "wirelens_send_seconds", type: "gauge",
-                   help: "Time the final transaction spent writing its request (headers and body)."),
-            Family(name: "wirelens_connection_reused", type: "gauge",
-                   help: "1 when the final transaction reused a pooled connection."),
-            Family(name: "wirelens_upload_bytes_per_second", type: "gauge",
-                   help: "Request body bytes per second over the send phase of the final transaction."),
-            Family(name: "wirelens_download_bytes_per_second", type: "gauge",
-                   help: "Response body bytes per second over the receive phase of the final transaction."),
-            Family(name: "wirelens_retries", type: "gauge", help: "Retries the check's task needed."),
-            Family(name: "wirelens_assertion_success", type: "gauge", help: "1 when the assertion held."),
-            Family(name: "wirelens_check_timestamp_seconds", type: "gauge", help: "When the check last ran, in Unix seconds."),
-        ]
-        func add(_ index: Int, _ check: String, _ labels: [(String, String)] = [], _ value: String) {
-            families[index].samples.append((check, labels, value))
+        var samples: [Metric: [Sample]] = [:]
+        func add(_ metric: Metric, _ check: String, _ value: String, labels: [(String, String)] = []) {
+            samples[metric, default: []].append(Sample(check: check, labels: labels, value: value))
         }
         var latest: [String: CheckResult] = [:]
         var order: [String] = []
@@ -52,35 +69,36 @@ public enum PrometheusRenderer {
         }
         for name in order {
             guard let result = latest[name] else { continue }
-            add(0, name, [], result.passed ? "1" : "0")
-            add(14, name, [], seconds(result.startedAt))
+            add(.success, name, result.passed ? "1" : "0")
+            add(.timestamp, name, seconds(result.startedAt))
             for assertion in result.assertions {
-                add(13, name, [("assertion", assertion.name)], assertion.passed ? "1" : "0")
+                add(.assertion, name, assertion.passed ? "1" : "0", labels: [("assertion", assertion.name)])
             }
-            if let expiry = result.certificateExpiry { add(6, name, [], "\(expiry / 1_000_000)") }
+            if let expiry = result.certificateExpiry { add(.certificateExpiry, name, "\(expiry / 1_000_000)") }
             guard let record = result.record else { continue }
-            add(1, name, [], seconds(record.duration))
+            add(.duration, name, seconds(record.duration))
             for (phase, value) in phaseDurations(record) {
-                add(2, name, [("phase", phase)], seconds(value))
+                add(.phaseDuration, name, seconds(value), labels: [("phase", phase)])
             }
-            if let status = record.statusCode { add(3, name, [], "\(status)") }
-            if let version = httpVersion(record.transactions.last?.networkProtocolName) { add(4, name, [], version) }
-            add(5, name, [], "\(record.redirectCount)")
-            add(12, name, [], "\(record.retries)")
+            if let status = record.statusCode { add(.statusCode, name, "\(status)") }
+            if let version = httpVersion(record.transactions.last?.networkProtocolName) { add(.httpVersion, name, version) }
+            add(.redirects, name, "\(record.redirectCount)")
+            add(.retries, name, "\(record.retries)")
             guard let last = record.transactions.last else { continue }
-            if let queue = last.phases.queue { add(7, name, [], seconds(queue)) }
-            if let send = last.phases.send { add(8, name, [], seconds(send)) }
-            add(9, name, [], last.reusedConnection ? "1" : "0")
-            if let speed = last.uploadSpeed { add(10, name, [], Format.fixed(speed, digits: 1)) }
-            if let speed = last.downloadSpeed { add(11, name, [], Format.fixed(speed, digits: 1)) }
+            if let queue = last.phases.queue { add(.queueWait, name, seconds(queue)) }
+            if let send = last.phases.send { add(.send, name, seconds(send)) }
+            add(.reused, name, last.reusedConnection ? "1" : "0")
+            if let speed = last.uploadSpeed { add(.uploadSpeed, name, Format.fixed(speed, digits: 1)) }
+            if let speed = last.downloadSpeed { add(.downloadSpeed, name, Format.fixed(speed, digits: 1)) }
         }
         var out = ""
-        for family in families where !family.samples.isEmpty {
-            out += "# HELP \(family.name) \(family.help)\n# TYPE \(family.name) \(family.type)\n"
-            for sample in family.samples {
+        for metric in Metric.allCases {
+            guard let list = samples[metric] else { continue }
+            out += "# HELP \(metric.rawValue) \(metric.help)\n# TYPE \(metric.rawValue) gauge\n"
+            for sample in list {
                 let labels = [("check", sample.check)] + sample.labels
                 let text = labels.map { "\($0.0)=\"\(escape($0.1))\"" }.joined(separator: ",")
-                out += "\(family.name){\(text)} \(sample.value)\n"
+                out += "\(metric.rawValue){\(text)} \(sample.value)\n"
             }
         }
         return out
