@@ -49,8 +49,9 @@ public enum CheckEvaluator {
         case .maxPhase(let phase, let max):
             let limit = "max \(DurationText.format(micros: max))"
             guard let value = phase.measure(record) else {
-                // A connection phase that did not happen took no time; a response that never came fails.
-                let passed = phase != .ttfb && record.error == nil
+                // A connection phase that did not happen (reuse, an IP literal, http://) took no time; without a
+                // response the task failed before or during it.
+                let passed = phase != .ttfb && record.statusCode != nil
                 return result(passed, passed ? "did not happen" : "no response", limit)
             }
             return result(value <= max, DurationText.format(micros: value), limit)
