@@ -39,13 +39,21 @@ public struct CheckConfig: Sendable, Equatable {
 
     /// Reads and parses a configuration file; `${NAME}` takes its value from `environment`.
     public static func load(path: String, environment: [String: String]) throws(CheckConfigError) -> CheckConfig {
-        let text: String
-        do {
-            text = try String(contentsOfFile: path, encoding: .utf8)
-        } catch {
-            let reason = (error as NSError).localizedFailureReason ?? error.localizedDescription
-            throw CheckConfigError(file: path, line: 0, key: "", message: "cannot read the configuration: \(reason)")
+        func failure(_ reason: String) -> CheckConfigError {
+            CheckConfigError(file: path, line: 0, key: "", message: "cannot read the configuration: \(reason)")
         }
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { throw failure(String(cString: strerror(errno))) }
+        let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { throw failure("not a regular file") }
+        let data: Data
+        do {
+            data = try handle.readToEnd() ?? Data()
+        } catch {
+            throw failure(String(cString: strerror(errno)))
+        }
+        guard let text = String(data: data, encoding: .utf8) else { throw failure("not UTF-8 text") }
         return try parse(text, file: path, environment: environment)
     }
 

@@ -97,9 +97,3 @@ struct CheckCommand: AsyncCommand {
         }
     }
 }
-
-/// What `wirelens check` prints.
-enum CheckOutputFormat: String, ExpressibleByArgument, CaseIterable {
-    case text
-    case prometheus
-}

@@ -119,6 +119,32 @@ final class CheckCommandTests: XCTestCase {
         XCTAssertTrue(entries.allSatisfy { $0.total != nil && $0.statusCode == 200 })
     }
 
+    /// SIGTERM in the middle of a round lets the round finish: its results are printed and stored.
+    func testSIGTERMMidRoundFinishesTheRound() throws {
+        let s = try TestServers.get()
+        let config = try Self.writeConfig("checks:\n  - name: slow\n    url: \(s.peer("/delay/800"))\n")
+        let database = Self.temporaryPath("history.sqlite")
+        defer { unlink(config); Self.removeDatabase(database) }
+        var signalledAt = Date()
+        let outcome = try run(["check", config, "--every", "100ms", "--history", database], timeout: 60) { pid in
+            // After the first round is stored, the second starts within ~110 ms and lasts ~800 ms: signal inside it.
+            let deadline = Date().addingTimeInterval(20)
+            while Date() < deadline {
+                if let history = try? CheckHistory(path: database), let count = try? history.count(), count >= 1 { break }
+                usleep(20_000)
+            }
+            usleep(400_000)
+            signalledAt = Date()
+            kill(pid, SIGTERM)
+        }
+        XCTAssertEqual(outcome.status, 0, outcome.stderr)
+        XCTAssertFalse(outcome.signaled)
+        XCTAssertGreaterThan(Date().timeIntervalSince(signalledAt), 0.1, "it waited for the round in flight")
+        XCTAssertTrue(outcome.stderr.contains("stopped after 2 rounds"), outcome.stderr)
+        XCTAssertEqual(outcome.stdout.components(separatedBy: "PASS  slow").count - 1, 2, outcome.stdout)
+        XCTAssertEqual(try CheckHistory(path: database).count(), 2, "the interrupted round was stored")
+    }
+
     /// kill -9 while results are being written leaves a sound database with every committed round.
     func testHistorySurvivesKill9() throws {
         let s = try TestServers.get()

@@ -104,3 +104,11 @@ final class HistoryComparisonTests: XCTestCase {
         }
     }
 }
+
+extension HistoryComparisonTests {
+    func testWindowIsShownAsSinceTakesIt() {
+        XCTAssertTrue(HistoryComparison.compare([], end: end, window: 24 * hour).render().hasPrefix("window: the last 24h against the 24h before\n"))
+        XCTAssertTrue(HistoryComparison.compare([], end: end, window: 90 * 60_000_000).render().contains("last 90m"))
+        XCTAssertTrue(HistoryComparison.compare([], end: end, window: 1_500_000).render().contains("last 1.50s"))
+    }
+}
