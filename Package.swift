@@ -94,7 +94,7 @@ let package = Package(
         .testTarget(name: "WirelensStoreTests", dependencies: ["WirelensCore", "WirelensStore"]),
         .testTarget(
             name: "WirelensCheckTests",
-            dependencies: ["WirelensCore", "WirelensCheck", "WirelensStore", "WirelensReport", "WirelensProbe", "WirelensTestSupport"]
+            dependencies: ["WirelensCore", "WirelensCheck", "WirelensStore", "WirelensTestSupport"]
         ),
         .testTarget(name: "WirelensCaptureTests", dependencies: ["WirelensCore", "WirelensCapture", "WirelensTestSupport"]),
     ],

@@ -84,6 +84,37 @@ final class CheckCommandTests: XCTestCase {
         XCTAssertTrue(missing.stderr.contains("/nonexistent/checks.yaml"), missing.stderr)
     }
 
+    /// Secrets from the environment reach the server but no output: text, Prometheus, history.
+    func testEnvironmentSecretsStayOutOfOutput() throws {
+        let s = try TestServers.get()
+        setenv("WL_CHECK_TEST_SECRET", "hunter2-secret", 1)
+        defer { unsetenv("WL_CHECK_TEST_SECRET") }
+        let config = try Self.writeConfig("""
+            checks:
+              - name: echo
+                url: \(s.http("/echo/headers"))
+                headers: { X-Trace: "${WL_CHECK_TEST_SECRET}" }
+                expect: { body_contains: "x-trace=hunter2-secret" }
+              - name: failing
+                url: \(s.http("/status/503"))?token=${WL_CHECK_TEST_SECRET}
+                headers: { Authorization: "Bearer ${WL_CHECK_TEST_SECRET}" }
+            """)
+        let database = Self.temporaryPath("history.sqlite")
+        defer { unlink(config); Self.removeDatabase(database) }
+        let text = try run(["check", config, "--history", database])
+        XCTAssertEqual(text.status, ExitStatus.checkFailed.rawValue, text.stderr)
+        XCTAssertTrue(text.stdout.contains("PASS  echo"), "the server got the substituted header: \(text.stdout)")
+        let prometheus = try run(["check", config, "--format", "prometheus", "--no-history"])
+        for output in [text.stdout, text.stderr, prometheus.stdout, prometheus.stderr] {
+            XCTAssertFalse(output.contains("hunter2"), output)
+        }
+        for file in [database, database + "-wal"] where FileManager.default.fileExists(atPath: file) {
+            let stored = try String(decoding: Data(contentsOf: URL(fileURLWithPath: file)), as: UTF8.self)
+            XCTAssertTrue(stored.contains("failing") || file == database, "the rows are in the file read")
+            XCTAssertFalse(stored.contains("hunter2"), file)
+        }
+    }
+
     /// `--every` runs rounds until SIGTERM, which ends it after the current round; every round's results are in
     /// the history (read while the checker writes).
     func testScheduleRunsRoundsAndStopsOnSIGTERM() throws {
