@@ -54,6 +54,9 @@ public final class CheckService: Sendable {
         schedulers = config.checks.map { check in
             Task {
                 let schedule = Schedule(interval: check.every ?? Self.defaultInterval)
+                // Spread the first runs over a tenth of the interval, so that checks do not all start at once.
+                let offset = Int64(Double(schedule.interval) * schedule.jitter * Double.random(in: 0..<1))
+                try? await Task.sleep(nanoseconds: UInt64(offset) * 1000)
                 while !Task.isCancelled {
                     let result = await runner.run(check)
                     await board.record(result)

@@ -1,6 +1,7 @@
 import WirelensCore
 
-/// Turns a Wirelens report into a HAR 1.2 document: one entry per transaction (redirect hops and retries included).
+/// Turns a Wirelens report into a HAR 1.2 document: one entry per transaction (redirect hops and retries included),
+/// sorted by start time.
 ///
 /// Timings map as HAR defines them: `blocked` is the queue wait, `connect` holds the TCP connect and the TLS
 /// handshake (`ssl` is the handshake alone, counted inside `connect`), and a phase that did not happen is -1
@@ -10,12 +11,15 @@ public enum HARRenderer {
     /// The HAR document for a report.
     public static func document(_ report: Report) -> HARDocument {
         let requestHeaders = Self.requestHeaders(report.configuration.options)
-        var entries: [HARDocument.Entry] = []
+        // The spec prefers entries sorted by start time; concurrent tasks interleave, so sort (ties keep task order).
+        var started: [(start: Int64, order: Int, entry: HARDocument.Entry)] = []
         for task in report.tasks {
             for transaction in task.transactions {
-                entries.append(entry(transaction, requestHeaders: requestHeaders))
+                started.append((transaction.timeline.fetchStart, started.count,
+                                entry(transaction, requestHeaders: requestHeaders)))
             }
         }
+        let entries = started.sorted { ($0.start, $0.order) < ($1.start, $1.order) }.map(\.entry)
         let creator = HARDocument.Creator(name: report.tool.name, version: report.tool.version)
         return HARDocument(log: .init(creator: creator, entries: entries))
     }

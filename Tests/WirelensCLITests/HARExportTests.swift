@@ -109,6 +109,17 @@ final class HARExportTests: XCTestCase {
         XCTAssertFalse(text.contains("hunter2"), "a secret reached the HAR")
     }
 
+    func testConcurrentTasksAreSortedByStartTime() throws {
+        let servers = try TestServers.get()
+        let log = try har([servers.http("/small.txt"), servers.http("/hops/2"), "--repeat", "4", "--concurrency", "4"])
+        let list = try entries(log)
+        XCTAssertEqual(list.count, 12, "4 × (1 + 2 transactions)")
+        for entry in list { try assertValidEntry(entry) }
+        let starts = list.compactMap { ($0["startedDateTime"] as? String).flatMap(WallClock.parseISO8601) }
+        XCTAssertEqual(starts.count, 12)
+        XCTAssertEqual(starts, starts.sorted())
+    }
+
     func testUploadSizes() throws {
         let servers = try TestServers.get()
         let log = try har([servers.http("/upload/har-\(UUID().uuidString).bin"), "--upload-size", "256KiB"])
