@@ -16,10 +16,12 @@ final class MetricsHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     private let respond: @Sendable (_ method: HTTPMethod, _ uri: String) async -> Response
     private var head: HTTPRequestHead?
 
+    /// A handler that answers with `respond` (called off the event loop, as it may run a check).
     init(respond: @escaping @Sendable (_ method: HTTPMethod, _ uri: String) async -> Response) {
         self.respond = respond
     }
 
+    /// Collects the request head and answers at its end; request bodies are ignored.
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head(let head): self.head = head
