@@ -10,11 +10,13 @@ let package = Package(
         .library(name: "WirelensReport", targets: ["WirelensReport"]),
         .library(name: "WirelensTarget", targets: ["WirelensTarget"]),
         .library(name: "WirelensCapture", targets: ["WirelensCapture"]),
+        .library(name: "WirelensCheck", targets: ["WirelensCheck"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     ],
     targets: [
         .systemLibrary(
@@ -63,11 +65,23 @@ let package = Package(
             // each append cost more than the writing (see reports/bench). Compile-time checks still apply.
             swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])]
         ),
+        // Health checks: YAML config, assertions over a task's record, schedules, history, Prometheus exposition
+        // and the /metrics server.
+        .target(
+            name: "WirelensCheck",
+            dependencies: [
+                "WirelensCore", "WirelensProbe", "WirelensStore",
+                .product(name: "Yams", package: "Yams"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
         .executableTarget(
             name: "wirelens",
             dependencies: [
                 "WirelensCore", "WirelensProbe", "WirelensReport", "WirelensTarget", "WirelensStore",
-                "WirelensCapture", "WirelensDigest",
+                "WirelensCapture", "WirelensDigest", "WirelensCheck",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -78,6 +92,10 @@ let package = Package(
         .testTarget(name: "WirelensCLITests", dependencies: ["WirelensCore", "WirelensTestSupport"]),
         .testTarget(name: "WirelensTargetTests", dependencies: ["WirelensCore", "WirelensTarget", "WirelensDigest", "WirelensTestSupport"]),
         .testTarget(name: "WirelensStoreTests", dependencies: ["WirelensCore", "WirelensStore"]),
+        .testTarget(
+            name: "WirelensCheckTests",
+            dependencies: ["WirelensCore", "WirelensCheck", "WirelensStore", "WirelensTestSupport"]
+        ),
         .testTarget(name: "WirelensCaptureTests", dependencies: ["WirelensCore", "WirelensCapture", "WirelensTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

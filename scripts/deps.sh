@@ -3,7 +3,7 @@
 # missing. Quiet when everything is already there. Called by `make deps`.
 set -euo pipefail
 
-PACKAGES=(libcurl4-openssl-dev libpcap-dev libssl-dev libsqlite3-dev nginx-light tshark tcpdump nghttp2-client openssl)
+PACKAGES=(libcurl4-openssl-dev libpcap-dev libssl-dev libsqlite3-dev nginx-light tshark tcpdump nghttp2-client openssl prometheus)
 
 missing=()
 for p in "${PACKAGES[@]}"; do
@@ -23,6 +23,11 @@ if [ ${#missing[@]} -gt 0 ]; then
             # The package starts a system nginx on port 80: stop it, tests run
             # their own (scripts/nginx-up.sh).
             "${SUDO[@]}" service nginx stop >/dev/null 2>&1 || true
+        fi
+        if [ "$p" = prometheus ]; then
+            # Likewise a system Prometheus (and its node exporter) on 9090/9100: the tests start their own.
+            "${SUDO[@]}" service prometheus stop >/dev/null 2>&1 || true
+            "${SUDO[@]}" service prometheus-node-exporter stop >/dev/null 2>&1 || true
         fi
     done
 fi

@@ -2,6 +2,8 @@
 public enum ExitStatus: Int32, Sendable, CaseIterable {
     /// Every task finished with a non-error status.
     case success = 0
+    /// `wirelens check`: the checks ran and at least one assertion failed.
+    case checkFailed = 1
     /// Bad usage: unknown option, bad value, malformed URL, unsupported scheme.
     case usage = 2
     /// A local file could not be read or written (upload file, output, report, CA file).
@@ -54,6 +56,7 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
     public var meaning: String {
         switch self {
         case .success: "every task finished with a status below 400"
+        case .checkFailed: "wirelens check: a check failed one of its assertions"
         case .usage: "bad usage: unknown option, bad value, malformed URL, unsupported scheme"
         case .localFile: "a local file could not be read or written (upload, output, report, CA file)"
         case .httpError: "a task ended with an HTTP status of 400 or more"

@@ -12,7 +12,7 @@ struct RenderCommand: AsyncCommand {
     @Argument(help: "A JSON report written by 'wirelens probe --format json'.")
     var path: String
 
-    @Option(help: "Output format: text or json.")
+    @Option(help: "Output format: text, json or har (HAR 1.2).")
     var format: ReportFormat = .text
 
     @Flag(name: .customLong("no-color"), help: "No colour in text output.")
@@ -34,9 +34,10 @@ struct RenderCommand: AsyncCommand {
         case .text:
             let color = Console.colorsStdout(noColor: noColor)
             FileHandle.standardOutput.write(Data(TextRenderer(color: color).render(report).utf8))
-        case .json:
+        case .json, .har:
             do {
-                FileHandle.standardOutput.write(Data(try JSONRenderer.render(report).utf8))
+                let bytes = format == .har ? try HARRenderer.render(report) : Array(try JSONRenderer.render(report).utf8)
+                FileHandle.standardOutput.write(Data(bytes))
             } catch {
                 Console.error("could not encode the report: \(error)")
                 return ExitStatus.internalError.rawValue

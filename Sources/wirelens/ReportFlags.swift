@@ -6,7 +6,7 @@ import WirelensReport
 
 /// The report flags every transfer command shares, and the writing of its report.
 struct ReportFlags: ParsableArguments {
-    @Option(help: "Report format: json (indented up to 1000 tasks, compact beyond) or text.")
+    @Option(help: "Report format: json (indented up to 1000 tasks, compact beyond), text or har (HAR 1.2).")
     var format: ReportFormat = .text
 
     @Option(name: .customLong("report"), help: "Write the report to this file instead of stdout.")
@@ -34,6 +34,7 @@ struct ReportFlags: ParsableArguments {
             switch format {
             case .json: try JSONRenderer.render(report, compactAbove: Self.prettyJSONLimit, emit: emit)
             case .text: try emit(Array(TextRenderer(color: color).render(report).utf8))
+            case .har: try emit(HARRenderer.render(report))
             }
         }
         do {

@@ -4,4 +4,6 @@ import ArgumentParser
 enum ReportFormat: String, ExpressibleByArgument, CaseIterable {
     case json
     case text
+    /// HAR 1.2, one entry per transaction.
+    case har
 }

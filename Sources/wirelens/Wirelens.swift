@@ -10,7 +10,14 @@ struct Wirelens: ParsableCommand {
         discussion: ExitStatus.allCases.map { "  \($0.rawValue)\t\($0.meaning)" }
             .joined(separator: "\n").prefixedWith("Exit codes:\n"),
         version: versionText(),
-        subcommands: [ProbeCommand.self, DownloadCommand.self, RenderCommand.self]
+        subcommands: [
+            ProbeCommand.self,
+            DownloadCommand.self,
+            RenderCommand.self,
+            CheckCommand.self,
+            HistoryCommand.self,
+            ServeCommand.self,
+        ]
     )
 
     static func versionText() -> String {

@@ -1,0 +1,24 @@
+/// A mistake in a check configuration, with the file, line and key at fault.
+public struct CheckConfigError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The configuration file's path as given.
+    public var file: String
+    /// The 1-based line of the key or value at fault (0 when the file could not be read at all).
+    public var line: Int
+    /// The key's path, e.g. `checks[0].expect.ttfb.max`; empty for the whole file.
+    public var key: String
+    /// What is wrong and what to write instead.
+    public var message: String
+
+    public init(file: String, line: Int, key: String, message: String) {
+        self.file = file
+        self.line = line
+        self.key = key
+        self.message = message
+    }
+
+    /// One line: `FILE:LINE: KEY: MESSAGE`.
+    public var description: String {
+        let place = line > 0 ? "\(file):\(line)" : file
+        return key.isEmpty ? "\(place): \(message)" : "\(place): \(key): \(message)"
+    }
+}

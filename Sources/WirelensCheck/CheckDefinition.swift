@@ -1,0 +1,50 @@
+import WirelensCore
+
+/// One configured check: what to request, with which options, how often, and what must hold.
+public struct CheckDefinition: Sendable, Equatable {
+    /// The check's unique name (a Prometheus label value and the history key).
+    public var name: String
+    public var url: String
+    public var method: String
+    public var body: BodySource
+    /// The engine options: headers (with environment secrets substituted), timeouts, TLS, HTTP version, retries.
+    public var options: ProbeOptions
+    /// How often `serve` runs it, in µs (`every:`); nil for the default.
+    public var every: Int64?
+    /// Keep the connection pool between rounds (`keep_alive: true`); by default every round opens fresh
+    /// connections, so connect and TLS are measured each time.
+    public var keepAlive: Bool
+    /// The assertions, in configuration order.
+    public var expectations: [Expectation]
+    /// The configuration line the check starts on.
+    public var line: Int
+
+    public init(name: String, url: String, method: String, body: BodySource, options: ProbeOptions, every: Int64?,
+                keepAlive: Bool, expectations: [Expectation], line: Int) {
+        self.name = name
+        self.url = url
+        self.method = method
+        self.body = body
+        self.options = options
+        self.every = every
+        self.keepAlive = keepAlive
+        self.expectations = expectations
+        self.line = line
+    }
+
+    /// The probe task the check runs; `outputPath` keeps the body when an assertion reads it.
+    public func taskSpec(outputPath: String?) -> TaskSpec {
+        TaskSpec(url: url, method: method, body: body, outputPath: outputPath)
+    }
+
+    /// True when an assertion needs the response body.
+    public var readsBody: Bool {
+        expectations.contains { if case .bodyContains = $0 { true } else { false } }
+    }
+
+    /// The days the certificate must stay valid, when asserted.
+    public var certificateDays: Int? {
+        for case .certificateDays(let days) in expectations { return days }
+        return nil
+    }
+}

@@ -1,0 +1,129 @@
+import Foundation
+import WirelensCore
+import WirelensStore
+
+/// Compares a check's recent window of history with the window before it, phase by phase, and flags regressions.
+///
+/// A pure function over stored entries: `wirelens history` feeds it rows from the database, the tests feed it
+/// recorded rows.
+public struct HistoryComparison: Sendable, Equatable {
+    /// One phase's figures in the two windows.
+    public struct PhaseRow: Sendable, Equatable {
+        public var phase: String
+        /// Statistics in ms over the runs in which the phase happened; nil when it never did.
+        public var current: PhaseStats?
+        public var previous: PhaseStats?
+        /// True when the phase got markedly slower (see `Rule`).
+        public var regressed: Bool
+    }
+
+    /// One check's comparison.
+    public struct CheckRow: Sendable, Equatable {
+        public var check: String
+        public var currentRuns: Int
+        public var previousRuns: Int
+        public var currentFailures: Int
+        public var previousFailures: Int
+        public var phases: [PhaseRow]
+        /// True when a phase regressed or the failure rate rose.
+        public var regressed: Bool {
+            phases.contains(where: \.regressed) || failureRateRose
+        }
+        /// True when the share of failed runs grew by more than 10 percentage points.
+        public var failureRateRose: Bool {
+            guard currentRuns > 0, previousRuns > 0 else { return false }
+            return Double(currentFailures) / Double(currentRuns) > Double(previousFailures) / Double(previousRuns) + 0.1
+        }
+    }
+
+    /// When a phase counts as regressed: its p50 or p90 grew by `ratio` and by at least `floorMs`, with at least
+    /// `minimumRuns` runs in each window.
+    public struct Rule: Sendable, Equatable {
+        public var ratio: Double = 1.5
+        public var floorMs: Double = 5
+        public var minimumRuns = 3
+
+        public init(ratio: Double = 1.5, floorMs: Double = 5, minimumRuns: Int = 3) {
+            self.ratio = ratio
+            self.floorMs = floorMs
+            self.minimumRuns = minimumRuns
+        }
+
+        /// True when `current` is markedly worse than `previous`.
+        public func regressed(current: PhaseStats, previous: PhaseStats) -> Bool {
+            guard current.count >= minimumRuns, previous.count >= minimumRuns else { return false }
+            func worse(_ now: Double, _ before: Double) -> Bool { now >= before * ratio && now - before >= floorMs }
+            return worse(current.p50, previous.p50) || worse(current.p90, previous.p90)
+        }
+    }
+
+    /// The window's end (µs) and length (µs).
+    public var windowEnd: Int64
+    public var window: Int64
+    public var checks: [CheckRow]
+
+    /// Compares `[end - window, end)` with `[end - 2·window, end - window)` for every check in `entries`
+    /// (or only `check`), checks in name order.
+    public static func compare(_ entries: [HistoryEntry], check: String? = nil, end: Int64, window: Int64,
+                               rule: Rule = Rule()) -> HistoryComparison {
+        let start = end - window
+        let previousStart = start - window
+        var byCheck: [String: (current: [HistoryEntry], previous: [HistoryEntry])] = [:]
+        for entry in entries where check == nil || entry.check == check {
+            if entry.startedAt >= start && entry.startedAt < end {
+                byCheck[entry.check, default: ([], [])].current.append(entry)
+            } else if entry.startedAt >= previousStart && entry.startedAt < start {
+                byCheck[entry.check, default: ([], [])].previous.append(entry)
+            }
+        }
+        let rows = byCheck.keys.sorted().map { name -> CheckRow in
+            let (current, previous) = byCheck[name] ?? ([], [])
+            let phases = HistoryEntry.phaseNames.compactMap { phase -> PhaseRow? in
+                let now = stats(current, phase)
+                let before = stats(previous, phase)
+                guard now != nil || before != nil else { return nil }
+                let regressed = now.flatMap { n in before.map { rule.regressed(current: n, previous: $0) } } ?? false
+                return PhaseRow(phase: phase, current: now, previous: before, regressed: regressed)
+            }
+            return CheckRow(check: name, currentRuns: current.count, previousRuns: previous.count,
+                            currentFailures: current.filter { !$0.passed }.count,
+                            previousFailures: previous.filter { !$0.passed }.count, phases: phases)
+        }
+        return HistoryComparison(windowEnd: end, window: window, checks: rows)
+    }
+
+    /// A phase's statistics in ms over the entries in which it happened.
+    static func stats(_ entries: [HistoryEntry], _ phase: String) -> PhaseStats? {
+        PhaseStats(entries.compactMap { $0.phase(named: phase).map { Double($0) / 1000 } })
+    }
+
+    /// A window's length as `--since` takes it: `24h`, `90m`, `45s`, or finer.
+    static func windowText(_ micros: Int64) -> String {
+        for (unit, size) in [("h", Int64(3_600_000_000)), ("m", 60_000_000), ("s", 1_000_000)]
+        where micros >= size && micros % size == 0 {
+            return "\(micros / size)\(unit)"
+        }
+        return DurationText.format(micros: micros)
+    }
+
+    /// The comparison as a table for people.
+    public func render() -> String {
+        let length = Self.windowText(window)
+        var out = "window: the last \(length) against the \(length) before\n"
+        if checks.isEmpty { return out + "no check results in these windows\n" }
+        func ms(_ value: Double?) -> String { value.map { Format.fixed($0, digits: 1) } ?? "-" }
+        for row in checks {
+            out += "\n\(row.check): \(row.currentRuns) runs (\(row.currentFailures) failed) against \(row.previousRuns) (\(row.previousFailures) failed)"
+            out += row.failureRateRose ? "  REGRESSION: more failures\n" : "\n"
+            out += "  phase      p50 ms   p90 ms   before p50   before p90\n"
+            for phase in row.phases {
+                let name = phase.phase.padding(toLength: 9, withPad: " ", startingAt: 0)
+                let cols = [ms(phase.current?.p50), ms(phase.current?.p90), ms(phase.previous?.p50), ms(phase.previous?.p90)]
+                let widths = [8, 8, 12, 12]
+                let text = zip(cols, widths).map { String(repeating: " ", count: max(0, $1 - $0.count)) + $0 }.joined(separator: " ")
+                out += "  \(name)\(text)\(phase.regressed ? "  REGRESSION" : "")\n"
+            }
+        }
+        return out
+    }
+}

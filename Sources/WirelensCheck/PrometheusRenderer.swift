@@ -1,0 +1,149 @@
+import WirelensCore
+
+/// Writes check results as Prometheus exposition text (format 0.0.4), ready for node_exporter's textfile collector
+/// and for `serve`'s /metrics.
+///
+/// Names follow blackbox_exporter where the meaning is the same (`probe_success`, `probe_duration_seconds`,
+/// `probe_http_duration_seconds{phase}`, `probe_http_status_code`, `probe_http_version`,
+/// `probe_ssl_earliest_cert_expiry`); Wirelens' own figures are `wirelens_*`. Every sample carries the check's
+/// name as the `check` label. A phase that did not happen has no sample (never a 0).
+public enum PrometheusRenderer {
+    /// The metric families, in output order.
+    enum Metric: String, CaseIterable {
+        case success = "probe_success"
+        case duration = "probe_duration_seconds"
+        case phaseDuration = "probe_http_duration_seconds"
+        case statusCode = "probe_http_status_code"
+        case httpVersion = "probe_http_version"
+        case redirects = "probe_http_redirects"
+        case certificateExpiry = "probe_ssl_earliest_cert_expiry"
+        case queueWait = "wirelens_queue_wait_seconds"
+        case send = "wirelens_send_seconds"
+        case reused = "wirelens_connection_reused"
+        case uploadSpeed = "wirelens_upload_bytes_per_second"
+        case downloadSpeed = "wirelens_download_bytes_per_second"
+        case retries = "wirelens_retries"
+        case assertion = "wirelens_assertion_success"
+        case timestamp = "wirelens_check_timestamp_seconds"
+
+        /// The family's HELP text.
+        var help: String {
+            switch self {
+            case .success: "1 when the check ran and every assertion held."
+            case .duration: "The check's task: redirects and retries included."
+            case .phaseDuration:
+                "Duration of each phase of the HTTP request, summed over its transactions (absent when it did not happen)."
+            case .statusCode: "The final response's HTTP status code."
+            case .httpVersion: "The final response's HTTP version."
+            case .redirects: "The number of redirects followed."
+            case .certificateExpiry: "The earliest expiry of the server's certificate chain, in Unix seconds."
+            case .queueWait: "Time the final transaction waited for a connection slot."
+            case .send: "Time the final transaction spent writing its request (headers and body)."
+            case .reused: "1 when the final transaction reused a pooled connection."
+            case .uploadSpeed: "Request body bytes per second over the send phase of the final transaction."
+            case .downloadSpeed: "Response body bytes per second over the receive phase of the final transaction."
+            case .retries: "Retries the check's task needed."
+            case .assertion: "1 when the assertion held."
+            case .timestamp: "When the check last ran, in Unix seconds."
+            }
+        }
+    }
+
+    /// One sample: its check, its other labels and its value as text.
+    struct Sample {
+        let check: String
+        let labels: [(String, String)]
+        let value: String
+    }
+
+    /// The exposition text for the results (one result per check; later results of a check win).
+    public static func render(_ results: [CheckResult]) -> String {
+        var samples: [Metric: [Sample]] = [:]
+        func add(_ metric: Metric, _ check: String, _ value: String, labels: [(String, String)] = []) {
+            samples[metric, default: []].append(Sample(check: check, labels: labels, value: value))
+        }
+        var latest: [String: CheckResult] = [:]
+        var order: [String] = []
+        for result in results {
+            if latest.updateValue(result, forKey: result.name) == nil { order.append(result.name) }
+        }
+        for name in order {
+            guard let result = latest[name] else { continue }
+            add(.success, name, result.passed ? "1" : "0")
+            add(.timestamp, name, seconds(result.startedAt))
+            for assertion in result.assertions {
+                add(.assertion, name, assertion.passed ? "1" : "0", labels: [("assertion", assertion.name)])
+            }
+            if let expiry = result.certificateExpiry { add(.certificateExpiry, name, "\(expiry / 1_000_000)") }
+            guard let record = result.record else { continue }
+            add(.duration, name, seconds(record.duration))
+            for (phase, value) in phaseDurations(record) {
+                add(.phaseDuration, name, seconds(value), labels: [("phase", phase)])
+            }
+            if let status = record.statusCode { add(.statusCode, name, "\(status)") }
+            if let version = httpVersion(record.transactions.last?.networkProtocolName) { add(.httpVersion, name, version) }
+            add(.redirects, name, "\(record.redirectCount)")
+            add(.retries, name, "\(record.retries)")
+            guard let last = record.transactions.last else { continue }
+            if let queue = last.phases.queue { add(.queueWait, name, seconds(queue)) }
+            if let send = last.phases.send { add(.send, name, seconds(send)) }
+            add(.reused, name, last.reusedConnection ? "1" : "0")
+            if let speed = last.uploadSpeed { add(.uploadSpeed, name, Format.fixed(speed, digits: 1)) }
+            if let speed = last.downloadSpeed { add(.downloadSpeed, name, Format.fixed(speed, digits: 1)) }
+        }
+        var out = ""
+        for metric in Metric.allCases {
+            guard let list = samples[metric] else { continue }
+            out += "# HELP \(metric.rawValue) \(metric.help)\n# TYPE \(metric.rawValue) gauge\n"
+            for sample in list {
+                let labels = [("check", sample.check)] + sample.labels
+                let text = labels.map { "\($0.0)=\"\(escape($0.1))\"" }.joined(separator: ",")
+                out += "\(metric.rawValue){\(text)} \(sample.value)\n"
+            }
+        }
+        return out
+    }
+
+    /// blackbox_exporter's phases summed over the task's transactions: resolve (dns), connect, tls, processing
+    /// (send and wait: from the connection to the first response byte) and transfer (receive); a phase that
+    /// happened in no transaction is left out.
+    static func phaseDurations(_ record: TaskRecord) -> [(String, Int64)] {
+        let pick: [(String, (Phases) -> Int64?)] = [
+            ("resolve", { $0.dns }), ("connect", { $0.connect }), ("tls", { $0.tls }),
+            ("processing", { p in p.send == nil && p.wait == nil ? nil : (p.send ?? 0) + (p.wait ?? 0) }),
+            ("transfer", { $0.receive }),
+        ]
+        return pick.compactMap { name, value in
+            let values = record.transactions.compactMap { value($0.phases) }
+            return values.isEmpty ? nil : (name, values.reduce(0, +))
+        }
+    }
+
+    /// blackbox's version number: 1.0, 1.1, 2 or 3; nil when unknown.
+    static func httpVersion(_ name: String?) -> String? {
+        switch name {
+        case "http/1.0": "1.0"
+        case "http/1.1": "1.1"
+        case "h2": "2"
+        case "h3": "3"
+        default: nil
+        }
+    }
+
+    /// µs as seconds with microsecond precision.
+    static func seconds(_ micros: Int64) -> String { Format.fixed(Double(micros) / 1e6, digits: 6) }
+
+    /// A label value escaped as the exposition format asks (backslash, double quote, newline).
+    static func escape(_ value: String) -> String {
+        var out = ""
+        for c in value {
+            switch c {
+            case "\\": out += "\\\\"
+            case "\"": out += "\\\""
+            case "\n": out += "\\n"
+            default: out.append(c)
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import GRDB
+
+/// The check history database: every check result, in SQLite through a GRDB DatabasePool.
+///
+/// WAL journal mode (a DatabasePool's default), so readers (`wirelens history`) work while a writer (`check
+/// --every`, `serve`) runs, and a write interrupted by kill -9 leaves the last committed state.
+public final class CheckHistory: Sendable {
+    private let pool: DatabasePool
+    /// The database file.
+    public let path: String
+
+    /// Opens (creating if needed) the database at `path`, with its directory.
+    public init(path: String) throws {
+        self.path = path
+        let directory = (path as NSString).deletingLastPathComponent
+        if !directory.isEmpty {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        }
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(5)
+        pool = try DatabasePool(path: path, configuration: configuration)
+        try Self.migrator.migrate(pool)
+    }
+
+    /// The schema, versioned.
+    private static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.create(table: HistoryEntry.databaseTableName) { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("check", .text).notNull()
+                t.column("startedAt", .integer).notNull()
+                t.column("passed", .boolean).notNull()
+                t.column("statusCode", .integer)
+                t.column("errorClass", .text)
+                for phase in HistoryEntry.phaseNames { t.column(phase, .integer) }
+                t.column("retries", .integer).notNull()
+                t.column("reused", .boolean).notNull()
+                t.column("uploadSpeed", .double)
+                t.column("downloadSpeed", .double)
+            }
+            try db.create(index: "check_result_by_check_time", on: HistoryEntry.databaseTableName,
+                          columns: ["check", "startedAt"])
+        }
+        return migrator
+    }
+
+    /// The default location: `$XDG_DATA_HOME/wirelens/history.sqlite`, else `~/.local/share/wirelens/history.sqlite`.
+    public static func defaultPath(environment: [String: String]) -> String {
+        if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") {
+            return data + "/wirelens/history.sqlite"
+        }
+        let home = environment["HOME"] ?? NSHomeDirectory()
+        return home + "/.local/share/wirelens/history.sqlite"
+    }
+
+    /// Stores entries in one transaction.
+    public func append(_ entries: [HistoryEntry]) throws {
+        try pool.write { db in
+            for entry in entries { try entry.insert(db) }
+        }
+    }
+
+    /// Entries started at or after `since` (µs), oldest first; of one check when `check` is given.
+    public func entries(check: String? = nil, since: Int64) throws -> [HistoryEntry] {
+        try pool.read { db in
+            var request = HistoryEntry.filter(Column("startedAt") >= since)
+            if let check { request = request.filter(Column("check") == check) }
+            return try request.order(Column("startedAt")).fetchAll(db)
+        }
+    }
+
+    /// The number of stored entries.
+    public func count() throws -> Int {
+        try pool.read { db in try HistoryEntry.fetchCount(db) }
+    }
+
+    /// SQLite's integrity check: "ok" when the file is sound.
+    public func integrityCheck() throws -> String {
+        try pool.read { db in try String.fetchOne(db, sql: "PRAGMA integrity_check") ?? "no answer" }
+    }
+}

@@ -1,0 +1,99 @@
+import ArgumentParser
+import Foundation
+import WirelensCheck
+import WirelensCore
+import WirelensProbe
+import WirelensStore
+
+/// `wirelens check CONFIG.yaml`: runs the configured checks once (or every `--every`), prints pass or fail per
+/// check, stores each result in the history database.
+struct CheckCommand: AsyncCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "check",
+        abstract: "Run the health checks of a YAML configuration and report pass or fail per check.",
+        discussion: """
+            Exit codes: 0 every check passed, 1 a check failed, 2 a configuration or usage error (with the file, \
+            line and key at fault). With --every, runs until SIGINT or SIGTERM, which end it after the current \
+            round; the exit code is then the last round's.
+            """)
+
+    @Argument(help: "The checks' configuration (YAML).")
+    var config: String
+
+    @Option(help: "Run the checks on this schedule (e.g. 60s), with ±10% jitter, until SIGINT/SIGTERM.")
+    var every: String?
+
+    @Option(help: "Output: text, or prometheus (exposition text for node_exporter's textfile collector).")
+    var format: CheckOutputFormat = .text
+
+    @Option(name: .customLong("report"), help: "Write the output to this file (replaced atomically each round).")
+    var reportPath: String?
+
+    @OptionGroup(title: "History")
+    var history: HistoryFlags
+
+    @Flag(name: [.customShort("q"), .customLong("quiet")], help: "No messages but errors.")
+    var quiet = false
+
+    /// Runs the checks and returns the exit code.
+    func execute() async -> Int32 {
+        let checks: CheckConfig
+        let schedule: Schedule?
+        let store: CheckHistory?
+        do {
+            schedule = try every.map { Schedule(interval: try TransferFlags.duration($0, "--every") ?? 0) }
+            checks = try CheckConfig.load(path: config, environment: ProcessInfo.processInfo.environment)
+            if let reportPath { try ProbePlan.checkWritable(reportPath) }
+            store = try history.open()
+        } catch {
+            return SetupFailure.report(error)
+        }
+
+        let runner = CheckRunner()
+        let trap = SignalTrap {}
+        var status = ExitStatus.success
+        var round = 0
+        repeat {
+            round += 1
+            let results = await runner.runRound(checks.checks)
+            status = results.allSatisfy(\.passed) ? .success : .checkFailed
+            if let store {
+                do {
+                    try store.append(results.map(\.historyEntry))
+                } catch {
+                    Console.error("cannot write history '\(store.path)': \(error)")
+                }
+            }
+            let text = format == .prometheus ? PrometheusRenderer.render(results) : CheckText.render(results)
+            if let reportPath {
+                do {
+                    try ReportFile.write(to: reportPath) { emit in try emit(Array(text.utf8)) }
+                } catch {
+                    Console.error("cannot write '\(reportPath)': \(error)")
+                    return ExitStatus.localFile.rawValue
+                }
+            } else {
+                if schedule != nil, format == .text, !quiet {
+                    print("round \(round) at \(WallClock.iso8601(micros: Int64(Date().timeIntervalSince1970 * 1e6)))")
+                }
+                FileHandle.standardOutput.write(Data(text.utf8))
+            }
+            guard let schedule else { break }
+            await Self.sleep(micros: schedule.nextDelay(), unless: { trap.fired })
+        } while !trap.fired
+        if schedule != nil, !quiet {
+            Console.error("stopped after \(round) rounds")
+        }
+        return status.rawValue
+    }
+
+    /// Sleeps in short slices so that a signal ends the wait at once.
+    static func sleep(micros: Int64, unless stop: () -> Bool) async {
+        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(max(0, micros)) * 1000
+        while !stop() {
+            let now = DispatchTime.now().uptimeNanoseconds
+            guard now < deadline else { return }
+            try? await Task.sleep(nanoseconds: min(deadline - now, 50_000_000))
+        }
+    }
+}

@@ -1,0 +1,59 @@
+import ArgumentParser
+import Foundation
+import WirelensCheck
+import WirelensCore
+import WirelensStore
+
+/// `wirelens history [CHECK] [--since 24h]`: per-phase p50/p90 of the recent window against the window before,
+/// with regressions flagged.
+struct HistoryCommand: AsyncCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "history",
+        abstract: "Compare recent check results with the window before and flag regressions.",
+        discussion: "A phase regressed when its p50 or p90 grew by half and by at least 5 ms (3 runs or more in each window).")
+
+    @Argument(help: "Only this check.")
+    var check: String?
+
+    @Option(help: "The window: the last this long (e.g. 24h, 30m), against the same length before it.")
+    var since = "24h"
+
+    @Option(name: .customLong("history"),
+            help: "The history database (default $XDG_DATA_HOME/wirelens/history.sqlite or ~/.local/share/wirelens/history.sqlite).")
+    var path: String?
+
+    /// Prints the comparison; exit 0, or 1 when a regression was flagged.
+    func execute() async -> Int32 {
+        let window: Int64
+        let store: CheckHistory
+        do {
+            window = try TransferFlags.duration(since, "--since") ?? 0
+            let resolved = path ?? CheckHistory.defaultPath(environment: ProcessInfo.processInfo.environment)
+            guard FileManager.default.fileExists(atPath: resolved) else {
+                throw UsageError("no history database at '\(resolved)'; run 'wirelens check' first or give --history PATH")
+            }
+            do {
+                store = try CheckHistory(path: resolved)
+            } catch {
+                throw UsageError("cannot open the history database '\(resolved)': \(error)")
+            }
+        } catch {
+            return SetupFailure.report(error)
+        }
+        let now = Int64(Date().timeIntervalSince1970 * 1e6)
+        let comparison: HistoryComparison
+        do {
+            let entries = try store.entries(check: check, since: now - 2 * window)
+            if let check, entries.isEmpty {
+                Console.error("no results for check '\(check)' in the last \(DurationText.format(micros: 2 * window))")
+                return ExitStatus.usage.rawValue
+            }
+            comparison = HistoryComparison.compare(entries, check: check, end: now + 1, window: window)
+        } catch {
+            Console.error("cannot read the history database '\(store.path)': \(error)")
+            return ExitStatus.localFile.rawValue
+        }
+        FileHandle.standardOutput.write(Data(comparison.render().utf8))
+        return comparison.checks.contains(where: \.regressed) ? ExitStatus.checkFailed.rawValue : ExitStatus.success.rawValue
+    }
+}

@@ -1,0 +1,189 @@
+import WirelensCheck
+import WirelensCore
+import XCTest
+
+/// Configuration parsing: the issue's example works, and every mistake names the file, line and key.
+final class CheckConfigTests: XCTestCase {
+    /// The example from the issue, verbatim.
+    static let issueExample = """
+        checks:
+          - name: upload-cn
+            url: https://uploads.example.com/put
+            method: PUT
+            upload: { size: 1MiB }
+            headers: { x-oss-security-token: "${OSS_TOKEN}" }
+            every: 60s
+            expect:
+              status: [200, 201]
+              connect: { max: 300ms }
+              ttfb: { max: 800ms }
+              total: { max: 2s }
+              upload_throughput: { min: 1MB/s }
+        """
+
+    func testIssueExampleParses() throws {
+        let config = try CheckConfig.parse(Self.issueExample, file: "checks.yaml", environment: ["OSS_TOKEN": "s3cr3t"])
+        XCTAssertEqual(config.checks.count, 1)
+        let check = config.checks[0]
+        XCTAssertEqual(check.name, "upload-cn")
+        XCTAssertEqual(check.url, "https://uploads.example.com/put")
+        XCTAssertEqual(check.method, "PUT")
+        XCTAssertEqual(check.body, .generated(size: 1_048_576))
+        XCTAssertEqual(check.options.headers, [HeaderField(name: "x-oss-security-token", value: "s3cr3t")])
+        XCTAssertEqual(check.every, 60_000_000)
+        XCTAssertEqual(check.line, 2)
+        XCTAssertEqual(check.expectations, [
+            .status([200, 201]), .maxPhase(.connect, 300_000), .maxPhase(.ttfb, 800_000), .maxPhase(.total, 2_000_000),
+            .minUploadThroughput(1_000_000),
+        ])
+    }
+
+    func testEveryAssertionAndOption() throws {
+        let text = """
+            checks:
+              - name: all
+                url: http://127.0.0.1:8080/x?token=${T}
+                http_version: h2
+                timeout: 5s
+                connect_timeout: 1s
+                idle_timeout: 2s
+                retries: 2
+                max_redirects: 0
+                insecure: true
+                keep_alive: yes
+                expect_100: false
+                expect:
+                  status: 204
+                  dns: { max: 10ms }
+                  tls: { max: 50ms }
+                  download_throughput: { min: 512KiB/s }
+                  reuse: true
+                  retries: { max: 1 }
+                  certificate: { min_days: 14 }
+                  body_contains: "ok"
+            """
+        let check = try CheckConfig.parse(text, file: "c.yaml", environment: ["T": "abc"]).checks[0]
+        XCTAssertEqual(check.url, "http://127.0.0.1:8080/x?token=abc")
+        XCTAssertEqual(check.method, "GET")
+        XCTAssertEqual(check.options.httpVersion, .http2)
+        XCTAssertEqual(check.options.totalTimeout, 5_000_000)
+        XCTAssertEqual(check.options.connectTimeout, 1_000_000)
+        XCTAssertEqual(check.options.idleTimeout, 2_000_000)
+        XCTAssertEqual(check.options.retry.maxRetries, 2)
+        XCTAssertEqual(check.options.maxRedirects, 0)
+        XCTAssertTrue(check.options.insecure)
+        XCTAssertTrue(check.keepAlive)
+        XCTAssertFalse(check.options.expectContinue)
+        XCTAssertEqual(check.expectations, [
+            .status([204]), .maxPhase(.dns, 10_000), .maxPhase(.tls, 50_000), .minDownloadThroughput(524_288),
+            .reuseRequired, .maxRetries(1), .certificateDays(14), .bodyContains("ok"),
+        ])
+        XCTAssertTrue(check.readsBody)
+        XCTAssertEqual(check.certificateDays, 14)
+    }
+
+    func testWithoutStatusTheTaskMustSucceed() throws {
+        let text = "checks:\n  - name: a\n    url: http://127.0.0.1/\n"
+        XCTAssertEqual(try CheckConfig.parse(text, file: "c.yaml", environment: [:]).checks[0].expectations, [.succeeded])
+    }
+
+    /// Parses `text` expecting an error; returns it.
+    private func failure(_ text: String, environment: [String: String] = [:],
+                         file: StaticString = #filePath, line: UInt = #line) -> CheckConfigError? {
+        do {
+            _ = try CheckConfig.parse(text, file: "conf/checks.yaml", environment: environment)
+            XCTFail("parsed without error", file: file, line: line)
+            return nil
+        } catch {
+            XCTAssertEqual(error.file, "conf/checks.yaml", file: file, line: line)
+            XCTAssertTrue(error.description.hasPrefix("conf/checks.yaml:\(error.line): "), error.description,
+                          file: file, line: line)
+            return error
+        }
+    }
+
+    func testUnknownKeyNamesFileLineAndKey() throws {
+        let text = """
+            checks:
+              - name: a
+                url: http://127.0.0.1/
+                expect:
+                  status: 200
+                  latency: { max: 1s }
+            """
+        let error = try XCTUnwrap(failure(text))
+        XCTAssertEqual(error.line, 6)
+        XCTAssertEqual(error.key, "checks[0].expect.latency")
+        XCTAssertTrue(error.message.contains("unknown"), error.message)
+
+        let top = try XCTUnwrap(failure("checks:\n  - name: a\n    url: http://h/\n    colour: red\n"))
+        XCTAssertEqual(top.line, 4)
+        XCTAssertEqual(top.key, "checks[0].colour")
+    }
+
+    func testBadDurationNamesFileLineAndKey() throws {
+        let text = """
+            checks:
+              - name: a
+                url: http://127.0.0.1/
+              - name: b
+                url: http://127.0.0.1/
+                expect:
+                  ttfb: { max: soon }
+            """
+        let error = try XCTUnwrap(failure(text))
+        XCTAssertEqual(error.line, 7)
+        XCTAssertEqual(error.key, "checks[1].expect.ttfb.max")
+        XCTAssertTrue(error.message.contains("'soon'"), error.message)
+    }
+
+    func testMissingURLNamesFileLineAndKey() throws {
+        let text = """
+            checks:
+              - name: a
+                url: http://127.0.0.1/
+
+              - name: no-url
+                method: GET
+            """
+        let error = try XCTUnwrap(failure(text))
+        XCTAssertEqual(error.line, 5, "the line where the check starts")
+        XCTAssertEqual(error.key, "checks[1].url")
+        XCTAssertTrue(error.message.contains("no-url"), error.message)
+    }
+
+    func testUnsetEnvironmentVariableNamesFileLineAndKey() throws {
+        let error = try XCTUnwrap(failure(Self.issueExample, environment: ["OTHER": "x"]))
+        XCTAssertEqual(error.line, 6)
+        XCTAssertEqual(error.key, "checks[0].headers.x-oss-security-token")
+        XCTAssertTrue(error.message.contains("OSS_TOKEN"), error.message)
+    }
+
+    func testOtherMistakes() throws {
+        let cases: [(String, Int, String)] = [
+            ("checks:\n  - name: a\n    url: ftp://h/\n", 3, "checks[0].url"),
+            ("checks:\n  - name: a\n    url: http://h/\n    upload: { size: lots }\n", 4, "checks[0].upload.size"),
+            ("checks:\n  - name: a\n    url: http://h/\n    expect:\n      status: [200, abc]\n", 5, "checks[0].expect.status[1]"),
+            ("checks:\n  - name: a\n    url: http://h/\n    expect:\n      upload_throughput: { min: fast }\n", 5,
+             "checks[0].expect.upload_throughput.min"),
+            ("checks:\n  - name: a\n    url: http://h/\n  - name: a\n    url: http://h/\n", 4, "checks[1].name"),
+            ("checks:\n  - url: http://h/\n", 2, "checks[0].name"),
+            ("checks: []\n", 1, "checks"),
+            ("check:\n  - name: a\n", 1, "check"),
+            ("checks:\n  - name: a\n    url: http://h/\n    every: -5s\n", 4, "checks[0].every"),
+            ("checks:\n  - name: a\n    url: [http://h/\n", 4, ""),
+        ]
+        for (text, line, key) in cases {
+            let error = try XCTUnwrap(failure(text), text)
+            XCTAssertEqual(error.line, line, "\(text) → \(error)")
+            XCTAssertEqual(error.key, key, "\(text) → \(error)")
+        }
+    }
+
+    func testUnreadableFile() {
+        XCTAssertThrowsError(try CheckConfig.load(path: "/nonexistent/checks.yaml", environment: [:])) { error in
+            let description = "\(error)"
+            XCTAssertTrue(description.hasPrefix("/nonexistent/checks.yaml: "), description)
+        }
+    }
+}
