@@ -11,7 +11,7 @@ final class DownloadCommandTests: XCTestCase {
 
     private func file(_ data: Data) -> String {
         let path = WirelensCLI.temporaryPath("download.bin")
-        FileManager.default.createFile(atPath: path, contents: data)
+        _ = FileManager.default.createFile(atPath: path, contents: data)
         addTeardownBlock { try? FileManager.default.removeItem(atPath: path) }
         return path
     }

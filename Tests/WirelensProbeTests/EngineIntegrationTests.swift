@@ -239,7 +239,7 @@ final class EngineIntegrationTests: XCTestCase {
         let servers = try TestServers.get()
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("wl-upload-\(UUID().uuidString)").path
         let size = 3 * 1024 * 1024 + 17
-        FileManager.default.createFile(atPath: path, contents: Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31) }))
+        _ = FileManager.default.createFile(atPath: path, contents: Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31) }))
         defer { try? FileManager.default.removeItem(atPath: path) }
         let name = "up-\(UUID().uuidString).bin"
         let tasks = try await run([TaskSpec(url: servers.http("/upload/\(name)"), method: "PUT",

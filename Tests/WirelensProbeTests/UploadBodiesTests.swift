@@ -10,12 +10,12 @@ final class UploadBodiesTests: XCTestCase {
     private func run(_ specs: [TaskSpec], _ configure: (inout ProbeOptions) -> Void = { _ in }) async throws -> [TaskRecord] {
         var options = ProbeOptions()
         configure(&options)
-        return await try Engine(options: options).run(specs)
+        return try await Engine(options: options).run(specs)
     }
 
     private func temporaryFile(_ name: String, bytes: Int, seed: UInt8 = 7) -> String {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("wl-\(UUID().uuidString)-\(name)").path
-        FileManager.default.createFile(atPath: path, contents: Data((0..<bytes).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ Int(seed)) }))
+        _ = FileManager.default.createFile(atPath: path, contents: Data((0..<bytes).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ Int(seed)) }))
         addTeardownBlock { try? FileManager.default.removeItem(atPath: path) }
         return path
     }
