@@ -219,8 +219,12 @@ final class ConnectionHandler: ChannelInboundHandler {
         }
         outgoing = nil
         if out.resetAt != nil {
+            // Written to the kernel, then acknowledged by the peer: only then can an RST not discard those bytes.
             let written = lastWrite ?? context.eventLoop.makeSucceededVoidFuture()
-            written.assumeIsolated().whenComplete { [self] _ in reset(context: context) }
+            let channel = context.channel
+            written.flatMap { SendQueue.drained(channel) }.assumeIsolated().whenComplete { [self] _ in
+                reset(context: context)
+            }
             return
         }
         context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { [self] _ in
