@@ -70,7 +70,7 @@ struct TargetHarness {
     /// Runs a Python 3 script with arguments and returns its stdout without the trailing newline.
     static func python(_ script: String, _ arguments: [String] = []) throws -> String {
         let outcome = try ProcessRunner.run("/usr/bin/env", ["python3", "-c", script] + arguments, timeout: 30)
-        guard outcome.status == 0 else { throw HarnessError(message: "python failed: \(outcome.stderr)") }
+        guard outcome.status == 0 else { throw TestServerError(message: "python failed: \(outcome.stderr)") }
         return outcome.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
@@ -84,8 +84,3 @@ struct TargetHarness {
     }
 }
 
-/// A test helper that could not do its work.
-struct HarnessError: Error, CustomStringConvertible {
-    let message: String
-    var description: String { message }
-}
