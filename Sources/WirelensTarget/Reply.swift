@@ -34,26 +34,3 @@ struct Reply: Sendable {
         return reply
     }
 }
-
-/// The body of a reply.
-enum ReplyBody: Sendable {
-    case empty
-    case bytes(ByteBuffer)
-    /// `count` pattern bytes (see PatternBytes) starting at resource offset `offset`.
-    case pattern(offset: Int64, count: Int64)
-
-    /// The body's length in bytes.
-    var count: Int64 {
-        switch self {
-        case .empty: 0
-        case .bytes(let buffer): Int64(buffer.readableBytes)
-        case .pattern(_, let count): count
-        }
-    }
-
-    /// The resource offset of the body's first byte (0 unless it is a range of `/bytes`).
-    var resourceOffset: Int64 {
-        if case .pattern(let offset, _) = self { return offset }
-        return 0
-    }
-}

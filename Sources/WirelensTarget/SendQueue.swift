@@ -29,7 +29,7 @@ enum SendQueue {
             promise.succeed()
             return promise.futureResult
         }
-        func poll(_ left: Int) {
+        @Sendable func poll(_ left: Int) {
             let info: EventLoopFuture<KernelTCPInfo> = provider.unsafeGetSocketOption(
                 level: .tcp, name: NIOBSDSocket.Option(rawValue: CInt(TCP_INFO)))
             info.whenComplete { result in
