@@ -4,7 +4,9 @@ import WirelensDigest
 
 /// The segment uploads a server holds: part files on disk under a data directory, their ranges in memory.
 ///
-/// A part is recorded only once fully received: it is written to a temporary file and renamed into place.
+/// A part is recorded only once fully received: it is written to a temporary file and renamed into place, to
+/// `{id}/part-{index}-{offset}-{total}` (its length is the file's size), so a server started again on the
+/// same data directory finds the parts it had.
 final class UploadStore: Sendable {
     /// One received part.
     struct Part: Sendable, Equatable {
@@ -36,8 +38,38 @@ final class UploadStore: Sendable {
     private let uploads = Mutex<[String: Upload]>([:])
     private let sequence = Atomic<Int>(0)
 
+    /// A store over `root`, holding the parts already there (temporary files of unfinished parts are removed).
     init(root: String) {
         self.root = root
+        uploads.withLock { $0 = Self.scan(root) }
+    }
+
+    /// The uploads found under `root`: one directory per id, one file per part.
+    private static func scan(_ root: String) -> [String: Upload] {
+        var found: [String: Upload] = [:]
+        let manager = FileManager.default
+        for id in (try? manager.contentsOfDirectory(atPath: root)) ?? [] {
+            guard case .success = TargetRoute.checkID(id) else { continue }
+            let dir = root + "/" + id
+            for name in (try? manager.contentsOfDirectory(atPath: dir)) ?? [] {
+                let path = dir + "/" + name
+                if name.contains(".tmp") {
+                    unlink(path)
+                    continue
+                }
+                let fields = name.split(separator: "-")
+                guard fields.count == 4, fields[0] == "part", let index = Int(fields[1]), let offset = Int64(fields[2]),
+                      let total = Int64(fields[3]), let size = (try? manager.attributesOfItem(atPath: path))?[.size] as? Int64,
+                      size > 0, offset + size <= total else { continue }
+                var upload = found[id] ?? Upload(total: total)
+                guard upload.total == total else { continue }
+                upload.parts[index] = Part(index: index, offset: offset, length: size, path: path)
+                upload.attempts[index] = 1
+                upload.version += 1
+                found[id] = upload
+            }
+        }
+        return found
     }
 
     private func directory(_ id: String) -> String { root + "/" + id }
@@ -75,12 +107,13 @@ final class UploadStore: Sendable {
                 unlink(temporaryPath)
                 return .failure(.badRequest("total \(range.total) disagrees with an earlier part of upload '\(id)'"))
             }
-            let path = "\(directory(id))/part-\(index)"
+            let path = "\(directory(id))/part-\(index)-\(range.first)-\(range.total)"
             guard rename(temporaryPath, path) == 0 else {
                 let reason = String(cString: strerror(errno))
                 unlink(temporaryPath)
                 return .failure(TargetFailure(status: .internalServerError, message: "cannot store part \(index): \(reason)"))
             }
+            if let earlier = upload.parts[index], earlier.path != path { unlink(earlier.path) }
             upload.parts[index] = Part(index: index, offset: range.first, length: range.length, path: path)
             upload.version += 1
             uploads[id] = upload

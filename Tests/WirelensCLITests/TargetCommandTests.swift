@@ -57,7 +57,8 @@ final class TargetCommandTests: XCTestCase {
                                                            "Content-Range: bytes 0-\(try hostnameSize() - 1)/\(try hostnameSize())",
                                                            url + "/upload/cli/part/0"], timeout: 30)
         XCTAssertTrue(part.stdout.contains("\"index\":0"), part.stdout + part.stderr)
-        XCTAssertTrue(FileManager.default.fileExists(atPath: dataDir + "/cli/part-0"), "parts go to --data-dir")
+        let size = try hostnameSize()
+        XCTAssertTrue(FileManager.default.fileExists(atPath: dataDir + "/cli/part-0-0-\(size)"), "parts go to --data-dir")
         kill(pid, SIGTERM)
         XCTAssertEqual(exitCode(pid), 0)
         XCTAssertTrue(FileManager.default.fileExists(atPath: dataDir), "a given --data-dir is kept")

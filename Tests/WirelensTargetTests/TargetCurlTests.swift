@@ -241,7 +241,15 @@ final class TargetCurlTests: XCTestCase {
         }
         // On disk: exactly the three parts, no temporary files left.
         let stored = try FileManager.default.contentsOfDirectory(atPath: dataDir + "/s").sorted()
-        XCTAssertEqual(stored, ["part-0", "part-1", "part-2"])
+        XCTAssertEqual(stored, ["part-0-0-250000", "part-1-100000-250000", "part-2-200000-250000"])
+
+        // A server started again on the same data directory knows the parts it had.
+        let listingBefore = try target.curl([target.url("/upload/s")]).stdout
+        try await target.stop()
+        target = try await TargetHarness.start { $0.dataDirectory = dataDir }
+        XCTAssertEqual(try target.curl([target.url("/upload/s")]).stdout, listingBefore)
+        let again = try target.json(["-X", "POST", target.url("/upload/s/complete")])
+        XCTAssertEqual(again.object["sha256"] as? String, expected)
     }
 
     func testResetAfterInterruptsADownloadThatResumesToTheSameBytes() throws {
