@@ -293,4 +293,22 @@ final class TargetCurlTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(started), 0.4)
         XCTAssertEqual(try target.fetch([target.url("/bytes/10?stall=soon")]).status, 400)
     }
+
+    func testPipelinedRequestsAreAnsweredInOrder() throws {
+        // Two requests in one write; the second asks to close. Python reads until the server closes.
+        let script = """
+            import re, socket, sys
+            s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
+            s.sendall(b"GET /bytes/3 HTTP/1.1\\r\\nHost: t\\r\\n\\r\\n"
+                      b"GET /status/201 HTTP/1.1\\r\\nHost: t\\r\\nConnection: close\\r\\n\\r\\n")
+            data = b""
+            while True:
+                chunk = s.recv(65536)
+                if not chunk:
+                    break
+                data += chunk
+            print(" ".join(code.decode() for code in re.findall(rb"HTTP/1\\.1 ([0-9]{3}) ", data)))
+            """
+        XCTAssertEqual(try TargetHarness.python(script, [String(target.server.port)]), "200 201")
+    }
 }

@@ -91,6 +91,27 @@ final class TargetEngineTests: XCTestCase {
             XCTAssertEqual(complete[0].statusCode, 200)
             XCTAssertEqual(try json(done)["sha256"] as? String, expected)
             XCTAssertEqual(try json(done)["parts"] as? Int, 2)
+
+            let listing = target.path("listing")
+            let state = try await run([TaskSpec(url: target.url("/upload/seg"), outputPath: listing),
+                                       TaskSpec(url: target.url("/upload/none/complete"), method: "POST")])
+            XCTAssertEqual(state.map(\.statusCode), [200, 404])
+            XCTAssertEqual(try json(listing)["ranges"] as? [[Int]], [[0, total - 1]])
+            let wrongMethod = try await run([TaskSpec(url: target.url("/bytes/1"), method: "PUT", body: .generated(size: 10))])
+            XCTAssertEqual(wrongMethod[0].statusCode, 405)
+        }
+    }
+
+    func testConnectionLimitsAsTheEngineCountsConnections() async throws {
+        let urls = { (target: TargetHarness) in (0..<4).map { TaskSpec(url: target.url("/bytes/\($0 + 10)")) } }
+        for (configure, expected) in [({ (_: inout TargetConfig) in }, 1), ({ $0.maxRequestsPerConnection = 2 }, 2),
+                                      ({ $0.keepAlive = false }, 4)] {
+            try await TargetHarness.with(configure) { target in
+                let tasks = try await run(urls(target))
+                XCTAssertEqual(tasks.map(\.statusCode), [200, 200, 200, 200])
+                let fresh = tasks.flatMap(\.transactions).filter { !$0.reusedConnection }.count
+                XCTAssertEqual(fresh, expected, "new connections")
+            }
         }
     }
 
