@@ -184,11 +184,7 @@ final class ConnectionHandler: ChannelInboundHandler {
             wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: reply.status, headers: headers))))
         let sendsBody = head.method != .HEAD && !bodiless
         var outgoing = Outgoing(body: sendsBody ? reply.body : .empty)
-        if sendsBody, resetOnBody == nil, let n = faults.resetAfter {
-            // In resource offsets: a range that starts at or beyond N is served whole.
-            let offset = reply.body.resourceOffset
-            if (offset == 0 || n > offset), n - offset < reply.body.count { outgoing.resetAt = n - offset }
-        }
+        if sendsBody, resetOnBody == nil, let n = faults.resetAfter { outgoing.resetAt = reply.body.resetPoint(after: n) }
         self.outgoing = outgoing
         pump(context: context)
     }

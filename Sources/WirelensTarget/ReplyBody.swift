@@ -21,4 +21,14 @@ enum ReplyBody: Sendable {
         if case .pattern(let offset, _) = self { return offset }
         return 0
     }
+
+    /// Where a `reset_after=N` fault cuts this body, in body bytes sent before the reset; nil when it is sent whole.
+    ///
+    /// N counts in resource offsets: a body (a range of `/bytes`) that starts at or beyond N, or ends before it,
+    /// is sent whole, so a download interrupted at N resumes from N without a second reset.
+    func resetPoint(after n: Int64) -> Int64? {
+        let offset = resourceOffset
+        guard offset == 0 || n > offset, n - offset < count else { return nil }
+        return n - offset
+    }
 }

@@ -57,4 +57,16 @@ final class ShapingMathTests: XCTestCase {
         // The documented formula: byte k is byte k%8 (little-endian) of word(k/8).
         XCTAssertEqual(whole[17], UInt8(truncatingIfNeeded: PatternBytes.word(2) >> 8))
     }
+
+    func testResetPointCountsInResourceOffsets() {
+        let whole = ReplyBody.pattern(offset: 0, count: 1000)
+        XCTAssertEqual(whole.resetPoint(after: 300), 300)
+        XCTAssertEqual(whole.resetPoint(after: 0), 0, "reset before the first body byte")
+        XCTAssertNil(whole.resetPoint(after: 1000), "N at the end: sent whole")
+        let resumed = ReplyBody.pattern(offset: 300, count: 700)
+        XCTAssertNil(resumed.resetPoint(after: 300), "a range starting at N is served whole")
+        XCTAssertNil(resumed.resetPoint(after: 100), "a range starting beyond N is served whole")
+        XCTAssertEqual(ReplyBody.pattern(offset: 200, count: 800).resetPoint(after: 300), 100)
+        XCTAssertEqual(ReplyBody.empty.resetPoint(after: 5), nil)
+    }
 }
