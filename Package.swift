@@ -17,6 +17,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/vapor/multipart-kit", from: "4.7.1"),
     ],
     targets: [
         .systemLibrary(
@@ -51,6 +52,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "MultipartKit", package: "multipart-kit"),
             ]
         ),
         .target(
@@ -90,7 +92,10 @@ let package = Package(
         .testTarget(name: "WirelensReportTests", dependencies: ["WirelensCore", "WirelensReport"]),
         .testTarget(name: "WirelensProbeTests", dependencies: ["WirelensCore", "WirelensProbe", "WirelensDigest", "WirelensTestSupport"]),
         .testTarget(name: "WirelensCLITests", dependencies: ["WirelensCore", "WirelensTestSupport"]),
-        .testTarget(name: "WirelensTargetTests", dependencies: ["WirelensCore", "WirelensTarget", "WirelensDigest", "WirelensTestSupport"]),
+        .testTarget(
+            name: "WirelensTargetTests",
+            dependencies: ["WirelensCore", "WirelensTarget", "WirelensDigest", "WirelensProbe", "WirelensTestSupport"]
+        ),
         .testTarget(name: "WirelensStoreTests", dependencies: ["WirelensCore", "WirelensStore"]),
         .testTarget(
             name: "WirelensCheckTests",

@@ -23,6 +23,15 @@ public enum ByteSize {
         return Int64(whole)
     }
 
+    /// Parses a rate such as `720KB/s`, `1MiB/s` or `2048` (bytes per second; the `/s` is optional).
+    ///
+    /// Returns nil for anything that is not a whole, non-negative quantity of bytes per second.
+    public static func parseRate(_ text: String) -> Int64? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let lower = trimmed.lowercased()
+        return parse(lower.hasSuffix("/s") ? String(trimmed.dropLast(2)) : trimmed)
+    }
+
     /// Formats a byte count with a binary unit, e.g. `1.5 MiB`.
     public static func format(_ bytes: Int64) -> String {
         let units = ["B", "KiB", "MiB", "GiB", "TiB"]

@@ -50,10 +50,18 @@ public final class SHA256Digest {
 
     /// The SHA-256 of `length` bytes of a file from `offset` (to the end when nil), read in chunks with pread.
     public static func hex(ofFile path: String, offset: Int64 = 0, length: Int64? = nil) throws(DigestError) -> String {
+        let digest = SHA256Digest()
+        try digest.update(file: path, offset: offset, length: length)
+        return digest.finalize()
+    }
+
+    /// Adds `length` bytes of a file from `offset` (to the end when nil), read in chunks with pread.
+    ///
+    /// Throws when the file cannot be read or is shorter than `offset + length`.
+    public func update(file path: String, offset: Int64 = 0, length: Int64? = nil) throws(DigestError) {
         let fd = open(path, O_RDONLY)
         guard fd >= 0 else { throw DigestError(path: path, reason: String(cString: strerror(errno))) }
         defer { close(fd) }
-        let digest = SHA256Digest()
         let chunk = 1 << 20
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk, alignment: 16)
         defer { buffer.deallocate() }
@@ -69,11 +77,10 @@ public final class SHA256Digest {
                 guard length == nil else { throw DigestError(path: path, reason: "shorter than expected") }
                 break
             }
-            digest.update(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+            update(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
             position += Int64(n)
             left -= Int64(n)
         }
-        return digest.finalize()
     }
 
     private static let digits = Array("0123456789abcdef".utf8)

@@ -17,6 +17,7 @@ struct Wirelens: ParsableCommand {
             CheckCommand.self,
             HistoryCommand.self,
             ServeCommand.self,
+            TargetCommand.self,
         ]
     )
 

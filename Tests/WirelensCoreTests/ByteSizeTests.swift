@@ -79,4 +79,13 @@ final class ByteSizeTests: XCTestCase {
             XCTAssertEqual(ByteSize.parse(text.replacingOccurrences(of: " ", with: "")), bytes)
         }
     }
+
+    func testParseRate() {
+        XCTAssertEqual(ByteSize.parseRate("720KB/s"), 720_000)
+        XCTAssertEqual(ByteSize.parseRate("1MiB/s"), 1_048_576)
+        XCTAssertEqual(ByteSize.parseRate("2048"), 2048)
+        XCTAssertEqual(ByteSize.parseRate("64KiB"), 65536)
+        XCTAssertNil(ByteSize.parseRate("fast/s"))
+        XCTAssertNil(ByteSize.parseRate("/s"))
+    }
 }

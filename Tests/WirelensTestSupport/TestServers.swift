@@ -107,4 +107,8 @@ public final class TestServers: @unchecked Sendable {
 public struct TestServerError: Error, CustomStringConvertible {
     public let message: String
     public var description: String { message }
+
+    public init(message: String) {
+        self.message = message
+    }
 }

@@ -1,0 +1,52 @@
+/// The faults of one request: from the server's flags, overridden by the query (`reset_after`, `stall`,
+/// `status`, `retry_after`).
+public struct FaultPlan: Sendable, Equatable {
+    /// Reset the connection (RST) once this many bytes have moved: request-body bytes read when the request has
+    /// a body, otherwise response bytes sent, counted in resource offsets for `/bytes`.
+    public var resetAfter: Int64?
+    /// Wait this long (microseconds) after the request before answering.
+    public var stallMicros: Int64 = 0
+    /// Answer this status (after consuming the body) instead of the resource.
+    public var status: Int?
+    /// The Retry-After value (seconds) sent with `status`.
+    public var retryAfter: Int?
+
+    public init(resetAfter: Int64? = nil, stallMicros: Int64 = 0, status: Int? = nil, retryAfter: Int? = nil) {
+        self.resetAfter = resetAfter
+        self.stallMicros = stallMicros
+        self.status = status
+        self.retryAfter = retryAfter
+    }
+
+    /// This plan with the query's fault parameters applied; other parameters are ignored.
+    public func applying(query: [(String, String)]) -> Result<FaultPlan, TargetFailure> {
+        var plan = self
+        for (name, value) in query {
+            switch name {
+            case "reset_after":
+                guard let n = ByteRangeRequest.digits(value) else {
+                    return .failure(.badRequest("reset_after=\(value) is not a byte count; write e.g. reset_after=65536"))
+                }
+                plan.resetAfter = n
+            case "stall":
+                guard let seconds = Double(value), seconds >= 0, seconds <= 3600 else {
+                    return .failure(.badRequest("stall=\(value) is not a number of seconds from 0 to 3600"))
+                }
+                plan.stallMicros = Int64(seconds * 1e6)
+            case "status":
+                guard let code = Int(value), (200...599).contains(code) else {
+                    return .failure(.badRequest("status=\(value) is not a final status from 200 to 599"))
+                }
+                plan.status = code
+            case "retry_after":
+                guard let seconds = Int(value), seconds >= 0 else {
+                    return .failure(.badRequest("retry_after=\(value) is not a whole number of seconds"))
+                }
+                plan.retryAfter = seconds
+            default:
+                continue
+            }
+        }
+        return .success(plan)
+    }
+}

@@ -1,0 +1,72 @@
+/// A small JSON value for the target's answers, rendered with members in the order given.
+public indirect enum JSONValue: Sendable, Equatable {
+    case string(String)
+    case int(Int64)
+    case null
+    case array([JSONValue])
+    case object([Member])
+
+    /// One member of an object.
+    public struct Member: Sendable, Equatable {
+        public var name: String
+        public var value: JSONValue
+
+        public init(_ name: String, _ value: JSONValue) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    /// A string, or null when nil.
+    public static func optional(_ text: String?) -> JSONValue { text.map(JSONValue.string) ?? .null }
+
+    /// The compact JSON text.
+    public var text: String {
+        var out = ""
+        write(to: &out)
+        return out
+    }
+
+    private func write(to out: inout String) {
+        switch self {
+        case .string(let value): Self.quote(value, into: &out)
+        case .int(let value): out += String(value)
+        case .null: out += "null"
+        case .array(let items):
+            out += "["
+            for (i, item) in items.enumerated() {
+                if i > 0 { out += "," }
+                item.write(to: &out)
+            }
+            out += "]"
+        case .object(let members):
+            out += "{"
+            for (i, member) in members.enumerated() {
+                if i > 0 { out += "," }
+                Self.quote(member.name, into: &out)
+                out += ":"
+                member.value.write(to: &out)
+            }
+            out += "}"
+        }
+    }
+
+    /// Appends `text` as a JSON string literal (RFC 8259 escapes; control characters as \u00XX).
+    static func quote(_ text: String, into out: inout String) {
+        out += "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        out += "\""
+    }
+}

@@ -1,0 +1,14 @@
+import WirelensCore
+
+/// Why the target server could not start.
+public struct TargetError: Error, CustomStringConvertible {
+    public let message: String
+    /// The exit code for the CLI: a data directory problem is a local-file error, a bind failure a connect error.
+    public let exitStatus: ExitStatus
+    public var description: String { message }
+
+    public init(message: String, exitStatus: ExitStatus) {
+        self.message = message
+        self.exitStatus = exitStatus
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import WirelensCore
+
+/// The built-in HTTP/1.1 target server: start it in-process, read its port, stop it.
+///
+/// ```swift
+/// let server = try await TargetServer.start(TargetConfig())
+/// print(server.baseURL)   // http://127.0.0.1:PORT
+/// try await server.stop()
+/// ```
+public final class TargetServer: Sendable {
+    /// The bound address and port.
+    public let host: String
+    public let port: Int
+    /// The directory holding segment uploads.
+    public let dataDirectory: String
+    private let ownsDataDirectory: Bool
+    private let group: MultiThreadedEventLoopGroup
+    private let threadPool: NIOThreadPool
+    private let channel: Channel
+
+    private init(host: String, port: Int, dataDirectory: String, ownsDataDirectory: Bool,
+                 group: MultiThreadedEventLoopGroup, threadPool: NIOThreadPool, channel: Channel) {
+        self.host = host
+        self.port = port
+        self.dataDirectory = dataDirectory
+        self.ownsDataDirectory = ownsDataDirectory
+        self.group = group
+        self.threadPool = threadPool
+        self.channel = channel
+    }
+
+    /// `http://HOST:PORT` (IPv6 hosts in brackets).
+    public var baseURL: String {
+        host.contains(":") ? "http://[\(host)]:\(port)" : "http://\(host):\(port)"
+    }
+
+    /// Binds and starts serving; throws a TargetError when the data directory or the address cannot be used.
+    public static func start(_ config: TargetConfig) async throws -> TargetServer {
+        let (dataDirectory, owns) = try prepareDataDirectory(config.dataDirectory)
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, config.threads))
+        let threadPool = NIOThreadPool(numberOfThreads: 1)
+        threadPool.start()
+        let endpoints = TargetEndpoints(config: config, store: UploadStore(root: dataDirectory), threadPool: threadPool)
+        var bootstrap = ServerBootstrap(group: group)
+            .serverChannelOption(ChannelOptions.backlog, value: 256)
+            .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(ChannelOptions.autoRead, value: false)
+            .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
+        if let rate = config.rateBytesPerSecond {
+            // Small reads, one per read(): the token bucket then paces the request body finely.
+            bootstrap = bootstrap
+                .childChannelOption(ChannelOptions.maxMessagesPerRead, value: 1)
+                .childChannelOption(ChannelOptions.recvAllocator,
+                                    value: FixedSizeRecvByteBufferAllocator(capacity: TokenBucket.chunkSize(rate: rate)))
+        }
+        bootstrap = bootstrap.childChannelInitializer { channel in
+            channel.eventLoop.makeCompletedFuture {
+                try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
+                try channel.pipeline.syncOperations.addHandler(ConnectionHandler(endpoints: endpoints))
+            }
+        }
+        let channel: Channel
+        do {
+            channel = try await bootstrap.bind(host: config.host, port: config.port).get()
+        } catch {
+            try? await group.shutdownGracefully()
+            try? await threadPool.shutdownGracefully()
+            if owns { try? FileManager.default.removeItem(atPath: dataDirectory) }
+            throw TargetError(message: "cannot listen on \(config.host):\(config.port): \(error)", exitStatus: .connect)
+        }
+        let port = channel.localAddress?.port ?? config.port
+        return TargetServer(host: config.host, port: port, dataDirectory: dataDirectory, ownsDataDirectory: owns,
+                            group: group, threadPool: threadPool, channel: channel)
+    }
+
+    /// Closes the listener and every connection, and removes the data directory if the server made it.
+    public func stop() async throws {
+        try? await channel.close()
+        try await group.shutdownGracefully()
+        try await threadPool.shutdownGracefully()
+        if ownsDataDirectory { try? FileManager.default.removeItem(atPath: dataDirectory) }
+    }
+
+    /// Creates the data directory if needed; nil means a fresh temporary directory the server owns.
+    private static func prepareDataDirectory(_ path: String?) throws -> (String, Bool) {
+        if let path {
+            do {
+                try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+            } catch {
+                throw TargetError(message: "cannot use --data-dir '\(path)': \(error.localizedDescription)", exitStatus: .localFile)
+            }
+            guard access(path, W_OK) == 0 else {
+                throw TargetError(message: "cannot write to --data-dir '\(path)': \(String(cString: strerror(errno)))", exitStatus: .localFile)
+            }
+            return (path, false)
+        }
+        var template = Array((FileManager.default.temporaryDirectory.path + "/wirelens-target-XXXXXX").utf8CString)
+        guard let made = template.withUnsafeMutableBufferPointer({ buffer in buffer.baseAddress.flatMap { mkdtemp($0) } }) else {
+            throw TargetError(message: "cannot create a temporary data directory: \(String(cString: strerror(errno)))",
+                              exitStatus: .localFile)
+        }
+        return (String(cString: made), true)
+    }
+}

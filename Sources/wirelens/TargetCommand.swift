@@ -1,0 +1,152 @@
+import ArgumentParser
+import Foundation
+import WirelensCore
+import WirelensTarget
+
+/// `wirelens target`: runs the built-in HTTP/1.1 target server until SIGINT or SIGTERM.
+struct TargetCommand: AsyncCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "target",
+        abstract: "Run the built-in HTTP/1.1 target server (downloads, uploads, segments, shaping, faults).",
+        discussion: """
+            Endpoints: GET /bytes/{n} (Range), /delay/{ms}, /status/{code}, /redirect/{n}; PUT|POST /upload/{id} \
+            (multipart/form-data parsed); PUT /upload/{id}/part/{index} with Content-Range, POST /upload/{id}/complete, \
+            GET /upload/{id}. Faults per request by query: reset_after=N, stall=S, status=CODE, retry_after=S. \
+            Prints 'listening on http://HOST:PORT' once bound; stops on SIGINT/SIGTERM with exit code 0.
+            """)
+
+    @Option(help: "Address to listen on, HOST:PORT ([::1]:PORT for IPv6; port 0 picks a free port).")
+    var listen = "127.0.0.1:8080"
+
+    @Option(name: .customLong("data-dir"), help: "Directory for segment uploads (default: a temporary directory removed at exit).")
+    var dataDirectory: String?
+
+    @Option(help: "Latency added before each response, e.g. 50ms.")
+    var latency: String?
+
+    @Option(help: "Bandwidth cap per connection on request and response bodies, e.g. 720KB/s (KB = 1000, KiB = 1024).")
+    var rate: String?
+
+    @Option(name: .customLong("max-requests"), help: "Requests per connection, then Connection: close.")
+    var maxRequests: Int?
+
+    @Flag(name: .customLong("no-keep-alive"), help: "Close the connection after every response.")
+    var noKeepAlive = false
+
+    @Option(name: .customLong("reset-after"), help: "Fault: reset every connection after this many body bytes (see README).")
+    var resetAfter: String?
+
+    @Option(help: "Fault: wait this long before every answer, e.g. 2s.")
+    var stall: String?
+
+    @Option(name: .customLong("fault-status"), help: "Fault: answer every request with this status (200-599).")
+    var faultStatus: Int?
+
+    @Option(name: .customLong("retry-after"), help: "Retry-After seconds sent with --fault-status.")
+    var retryAfter: Int?
+
+    @Option(name: .customLong("fail-parts"), help: "Fault: fail this fraction (0-1) of part uploads with 503, seeded.")
+    var failParts: Double?
+
+    @Option(name: .customLong("fail-seed"), help: "Seed of --fail-parts; the same seed repeats the same failures.")
+    var failSeed: UInt64 = 0
+
+    @Option(help: "Event-loop threads.")
+    var threads = 2
+
+    /// Checks the flags into a server configuration.
+    func config() throws(UsageError) -> TargetConfig {
+        var config = TargetConfig()
+        guard let address = ListenAddress.parse(listen) else {
+            throw UsageError("--listen '\(listen)' is not HOST:PORT; write e.g. 127.0.0.1:8080 or 127.0.0.1:0")
+        }
+        config.host = address.host
+        config.port = address.port
+        config.dataDirectory = dataDirectory
+        if let latency {
+            guard let micros = DurationText.parseMicroseconds(latency) else {
+                throw UsageError("--latency '\(latency)' is not a duration; write e.g. 50ms")
+            }
+            config.latencyMicros = micros
+        }
+        if let rate {
+            guard let bytes = ByteSize.parseRate(rate), bytes > 0 else {
+                throw UsageError("--rate '\(rate)' is not a positive rate; write e.g. 720KB/s or 1MiB/s")
+            }
+            config.rateBytesPerSecond = bytes
+        }
+        if let maxRequests {
+            guard maxRequests >= 1 else { throw UsageError("--max-requests must be 1 or more, not \(maxRequests)") }
+            config.maxRequestsPerConnection = maxRequests
+        }
+        config.keepAlive = !noKeepAlive
+        if let resetAfter {
+            guard let bytes = ByteSize.parse(resetAfter) else {
+                throw UsageError("--reset-after '\(resetAfter)' is not a size; write e.g. 1MiB or 65536")
+            }
+            config.faults.resetAfter = bytes
+        }
+        if let stall {
+            guard let micros = DurationText.parseMicroseconds(stall) else {
+                throw UsageError("--stall '\(stall)' is not a duration; write e.g. 2s")
+            }
+            config.faults.stallMicros = micros
+        }
+        if let faultStatus {
+            guard (200...599).contains(faultStatus) else {
+                throw UsageError("--fault-status must be a final status from 200 to 599, not \(faultStatus)")
+            }
+            config.faults.status = faultStatus
+        }
+        if let retryAfter {
+            guard retryAfter >= 0 else { throw UsageError("--retry-after must be 0 or more seconds, not \(retryAfter)") }
+            config.faults.retryAfter = retryAfter
+        }
+        if let failParts {
+            guard (0...1).contains(failParts) else {
+                throw UsageError("--fail-parts must be a fraction from 0 to 1, not \(failParts)")
+            }
+            config.partFailures = PartFailurePolicy(fraction: failParts, seed: failSeed)
+        }
+        guard (1...64).contains(threads) else { throw UsageError("--threads must be 1 to 64, not \(threads)") }
+        config.threads = threads
+        return config
+    }
+
+    /// Starts the server, prints its address, waits for SIGINT/SIGTERM, stops it.
+    func execute() async -> Int32 {
+        let config: TargetConfig
+        do {
+            config = try self.config()
+        } catch {
+            Console.error(error.message)
+            return ExitStatus.usage.rawValue
+        }
+        let server: TargetServer
+        do {
+            server = try await TargetServer.start(config)
+        } catch let error as TargetError {
+            Console.error(error.message)
+            return error.exitStatus.rawValue
+        } catch {
+            Console.error("\(error)")
+            return ExitStatus.internalError.rawValue
+        }
+        // Unbuffered, so that a script reading the pipe sees the line at once.
+        FileHandle.standardOutput.write(Data("listening on \(server.baseURL)\n".utf8))
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let trap = SignalTrap { continuation.resume() }
+            TargetCommand.trap = trap
+        }
+        do {
+            try await server.stop()
+        } catch {
+            Console.error("stopping the target: \(error)")
+            return ExitStatus.internalError.rawValue
+        }
+        return ExitStatus.success.rawValue
+    }
+
+    /// The signal trap, kept alive while the server runs.
+    nonisolated(unsafe) private static var trap: SignalTrap?
+}
