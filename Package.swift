@@ -99,7 +99,7 @@ let package = Package(
         .testTarget(name: "WirelensStoreTests", dependencies: ["WirelensCore", "WirelensStore"]),
         .testTarget(
             name: "WirelensCheckTests",
-            dependencies: ["WirelensCore", "WirelensCheck", "WirelensStore", "WirelensTestSupport"]
+            dependencies: ["WirelensCore", "WirelensCheck", "WirelensStore", "WirelensTarget", "WirelensTestSupport"]
         ),
         .testTarget(name: "WirelensCaptureTests", dependencies: ["WirelensCore", "WirelensCapture", "WirelensTestSupport"]),
     ],

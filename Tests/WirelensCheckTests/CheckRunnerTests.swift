@@ -1,11 +1,12 @@
 import Foundation
 import WirelensCheck
 import WirelensCore
+import WirelensTarget
 import WirelensTestSupport
 import XCTest
 
-/// Assertions pass and fail against nginx's statuses, bodies, uploads and TLS, and slowpeer's delays and flaky
-/// statuses, run through the real probe engine.
+/// Assertions pass and fail against the built-in target server's delays and statuses, nginx's bodies, uploads and
+/// TLS, and slowpeer's flaky statuses, run through the real probe engine.
 final class CheckRunnerTests: XCTestCase {
     private func config(_ yaml: String) throws -> CheckConfig {
         try CheckConfig.parse(yaml, file: "test.yaml", environment: [:])
@@ -18,6 +19,8 @@ final class CheckRunnerTests: XCTestCase {
 
     func testAssertionsPassAndFail() async throws {
         let s = try TestServers.get()
+        let target = try await TargetServer.start(TargetConfig())
+        let t = target.baseURL
         let checks = try config("""
             checks:
               - name: ok
@@ -28,10 +31,13 @@ final class CheckRunnerTests: XCTestCase {
                   ttfb: { max: 5s }
                   tls: { max: 1ms }
               - name: wrong-status
-                url: \(s.http("/status/503"))
+                url: \(t)/status/503
                 expect: { status: [200, 201] }
+              - name: right-status
+                url: \(t)/status/201
+                expect: { status: [200, 201], ttfb: { max: 5s } }
               - name: slow
-                url: \(s.peer("/delay/300"))
+                url: \(t)/delay/300
                 expect: { ttfb: { max: 100ms }, total: { max: 10s } }
               - name: missing-text
                 url: \(s.http("/small.txt"))
@@ -55,6 +61,7 @@ final class CheckRunnerTests: XCTestCase {
                 expect: { connect: { max: 1s }, ttfb: { max: 1s } }
             """)
         let results = await CheckRunner().runRound(checks.checks)
+        try await target.stop()
         XCTAssertEqual(results.map(\.name), checks.checks.map(\.name))
         let byName = Dictionary(uniqueKeysWithValues: results.map { ($0.name, $0) })
 
@@ -66,6 +73,7 @@ final class CheckRunnerTests: XCTestCase {
         XCTAssertFalse(wrong.passed)
         XCTAssertEqual(try assertion(wrong, "status"), AssertionResult(name: "status", passed: false, measured: "503",
                                                                          limit: "one of 200, 201"))
+        XCTAssertTrue(try XCTUnwrap(byName["right-status"]).passed)
         let slow = try XCTUnwrap(byName["slow"])
         XCTAssertFalse(slow.passed)
         let ttfb = try assertion(slow, "ttfb")
