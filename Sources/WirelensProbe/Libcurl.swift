@@ -1,4 +1,7 @@
 import CCurl
+// Also CCurlShim, whose header includes curl.h too: in a clean build with CertificateExpiry in the module, a file
+// importing CCurl alone did not see CURLcode's constants (CURLE_OK), while files importing both did.
+import CCurlShim
 #if canImport(Glibc)
 import Glibc
 #endif
