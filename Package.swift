@@ -52,7 +52,7 @@ let package = Package(
             ]
         ),
         .target(
-            name: "WirelensProbe", dependencies: ["WirelensCore", "CCurl", "CCurlShim"],
+            name: "WirelensProbe", dependencies: ["WirelensCore", "WirelensDigest", "CCurl", "CCurlShim"],
             // libcurl's callbacks write into class-held transfer state many times per request; run-time
             // exclusivity checks on each access showed in the GET benchmark's profile. Compile-time checks still apply.
             swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])]
@@ -77,7 +77,7 @@ let package = Package(
         .testTarget(name: "WirelensProbeTests", dependencies: ["WirelensCore", "WirelensProbe", "WirelensDigest", "WirelensTestSupport"]),
         .testTarget(name: "WirelensCLITests", dependencies: ["WirelensCore", "WirelensTestSupport"]),
         .testTarget(name: "WirelensTargetTests", dependencies: ["WirelensCore", "WirelensTarget", "WirelensDigest", "WirelensTestSupport"]),
-        .testTarget(name: "WirelensStoreTests", dependencies: ["WirelensCore", "WirelensStore"]),
+        .testTarget(name: "WirelensStoreTests", dependencies: ["WirelensCore", "WirelensStore", "WirelensTestSupport"]),
         .testTarget(name: "WirelensCaptureTests", dependencies: ["WirelensCore", "WirelensCapture", "WirelensTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
