@@ -77,7 +77,7 @@ let package = Package(
         .testTarget(name: "WirelensProbeTests", dependencies: ["WirelensCore", "WirelensProbe", "WirelensDigest", "WirelensTestSupport"]),
         .testTarget(name: "WirelensCLITests", dependencies: ["WirelensCore", "WirelensTestSupport"]),
         .testTarget(name: "WirelensTargetTests", dependencies: ["WirelensCore", "WirelensTarget", "WirelensDigest", "WirelensTestSupport"]),
-        .testTarget(name: "WirelensStoreTests", dependencies: ["WirelensCore", "WirelensStore", "WirelensTestSupport"]),
+        .testTarget(name: "WirelensStoreTests", dependencies: ["WirelensCore", "WirelensStore"]),
         .testTarget(name: "WirelensCaptureTests", dependencies: ["WirelensCore", "WirelensCapture", "WirelensTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -16,6 +16,8 @@ public struct SegmentQueue: Sendable, Equatable {
     public private(set) var inFlight: [Int: Segment] = [:]
     /// Segments the server accepted, by index.
     public private(set) var succeeded: [Int: Segment] = [:]
+    /// Segments that failed more often than their retries allow: the upload cannot complete.
+    public private(set) var abandoned: [Int: Segment] = [:]
     /// Failed attempts per segment index.
     public private(set) var failures: [Int: Int] = [:]
     /// When set, a segment carved at a multiple of this size gets index `offset / alignedSize`, so a resumed
@@ -52,7 +54,7 @@ public struct SegmentQueue: Sendable, Equatable {
     }
 
     /// True when every byte of the file was accepted by the server.
-    public var isComplete: Bool { uncarved.isEmpty && retryQueue.isEmpty && inFlight.isEmpty }
+    public var isComplete: Bool { uncarved.isEmpty && retryQueue.isEmpty && inFlight.isEmpty && abandoned.isEmpty }
 
     /// True when a segment can be handed out now.
     public var hasReadyWork: Bool { !uncarved.isEmpty || !retryQueue.isEmpty }
@@ -98,7 +100,10 @@ public struct SegmentQueue: Sendable, Equatable {
         guard let segment = inFlight.removeValue(forKey: index) else { return .exhausted(failures: failures[index] ?? 0) }
         let count = (failures[index] ?? 0) + 1
         failures[index] = count
-        guard count <= maxRetries else { return .exhausted(failures: count) }
+        guard count <= maxRetries else {
+            abandoned[index] = segment
+            return .exhausted(failures: count)
+        }
         retryQueue.append(segment)
         return .requeued(attempt: count + 1)
     }
@@ -115,10 +120,14 @@ public struct SegmentQueue: Sendable, Equatable {
         if !queued.isDisjoint(with: succeeded.keys) { return "a queued segment is also in the success set" }
         if !queued.isDisjoint(with: inFlight.keys) { return "a queued segment is also in flight" }
         if !Set(inFlight.keys).isDisjoint(with: succeeded.keys) { return "a segment in flight is also in the success set" }
+        if !Set(abandoned.keys).isDisjoint(with: Set(succeeded.keys).union(inFlight.keys).union(queued)) {
+            return "an abandoned segment is also queued, in flight or in the success set"
+        }
         var ranges = uncarved
         ranges += retryQueue.map { $0.offset..<$0.end }
         ranges += inFlight.values.map { $0.offset..<$0.end }
         ranges += succeeded.values.map { $0.offset..<$0.end }
+        ranges += abandoned.values.map { $0.offset..<$0.end }
         ranges.sort { $0.lowerBound < $1.lowerBound }
         var cursor: Int64 = 0
         for range in ranges {

@@ -178,6 +178,7 @@ public struct SegmentUploader: Sendable {
                     progress.failed(sentBytes: body)
                     section.failedAttempts += 1
                     queue.fail(segment.index, maxRetries: 0)
+                    failuresInARow += 1
                     if failure == nil {
                         failure = (reason, record.error.map { ExitStatus.forError($0.errorClass) } ?? .transfer)
                         engine.cancel()
@@ -188,7 +189,7 @@ public struct SegmentUploader: Sendable {
 
         section.segmentsRetried = queue.segmentsRetried
         section.segmentsSent = section.attempts.filter(\.succeeded).count
-        section.segmentsTotal = queue.succeeded.count + queue.retryQueue.count + queue.inFlight.count
+        section.segmentsTotal = queue.succeeded.count + queue.retryQueue.count + queue.inFlight.count + queue.abandoned.count
         if !queue.isComplete, failure == nil {
             interrupted = true
         }
