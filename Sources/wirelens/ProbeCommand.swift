@@ -85,14 +85,20 @@ struct ProbeCommand: AsyncCommand {
         }
 
         let engine: Engine
+        let bytes = TransferProgress()
         do {
-            engine = try Engine(options: options)
+            engine = try Engine(options: options, progress: bytes)
         } catch {
             Console.error(error.description)
             return error.exitStatus.rawValue
         }
         let trap = SignalTrap { engine.cancel() }
+        // Long transfers show their progress on stderr (nothing in the first second, nothing with --quiet).
+        let ticker = self.report.quiet ? nil : ProgressTicker { elapsed in
+            ProgressSnapshot(elapsedMicros: elapsed, bytes: bytes.bytesSent + bytes.bytesReceived)
+        }
         let report = await ProbeSession.run(plan, engine: engine, interrupted: { trap.fired })
+        await ticker?.stop()
         ProbeCommand.keptUntilExit = report
         return self.report.deliver(report)
     }
