@@ -13,6 +13,11 @@ public struct UploadPlan: Sendable, Equatable {
     /// part's offset and length, which is checked.
     public var segmentProtocol: Bool
     public var sizing: SegmentSizer.Mode
+    /// True when each part carries `Content-Range: bytes a-b/total`: always with the segment protocol; with a
+    /// template only when it has no `{offset}` (plain PUT servers such as nginx's dav module refuse a ranged PUT).
+    public var sendsContentRange: Bool {
+        segmentProtocol || !partTemplate.contains("{offset}")
+    }
     /// Segments in flight at once.
     public var parallel: Int
     /// Retries per segment after its first attempt.

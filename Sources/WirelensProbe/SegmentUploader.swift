@@ -134,7 +134,7 @@ public struct SegmentUploader: Sendable {
                 }
                 records.append(record)
                 let body = record.transactions.last?.requestBodyBytes ?? 0
-                let verdict = judge(record, body: result.body, segment: segment)
+                let verdict = SegmentVerdict.judge(record, body: result.body, segment: segment, plan: plan)
                 section.attempts.append(.init(task: record.index, segment: segment.index, offset: segment.offset,
                                               length: segment.length, attempt: result.attempt,
                                               succeeded: verdict == .accepted))
@@ -251,7 +251,8 @@ public struct SegmentUploader: Sendable {
         let spec = TaskSpec(url: segment.url(fromTemplate: plan.partTemplate), method: "PUT",
                             body: .fileRange(path: plan.filePath, offset: segment.offset, length: segment.length),
                             outputPath: answerPath,
-                            headers: [HeaderField(name: "Content-Range", value: segment.contentRange(total: plan.fileSize))])
+                            headers: plan.sendsContentRange
+                                ? [HeaderField(name: "Content-Range", value: segment.contentRange(total: plan.fileSize))] : [])
         let record = await engine.run([spec]).first
         var body: [UInt8]?
         if let answerPath {
@@ -259,45 +260,6 @@ public struct SegmentUploader: Sendable {
             unlink(answerPath)
         }
         return AttemptResult(segment: segment, attempt: attempt, record: record, body: body)
-    }
-
-    /// How an attempt ended, for the queue.
-    enum Verdict: Equatable {
-        case accepted
-        case cancelled
-        /// A transport failure, 408, 429 or 5xx: worth another try.
-        case retryable(String)
-        /// An answer no retry will change (4xx, or not the segment protocol): the upload stops.
-        case fatal(String)
-    }
-
-    /// Judges a finished attempt of `segment` from its record and the answer's body.
-    func judge(_ record: TaskRecord, body: [UInt8]?, segment: Segment) -> Verdict {
-        let url = record.url
-        if let error = record.error, error.errorClass != .http {
-            return error.errorClass == .cancelled ? .cancelled : .retryable("\(error.errorClass.rawValue): \(error.message)")
-        }
-        guard let status = record.statusCode else { return .retryable("no answer") }
-        if status == 408 || status == 429 || status >= 500 { return .retryable("HTTP \(status)") }
-        if (400..<500).contains(status) {
-            if plan.segmentProtocol, [404, 405, 501].contains(status) {
-                return .fatal("\(url) answered HTTP \(status): the server has no segment API there (PUT URL/part/{index} "
-                              + "with Content-Range); for other servers give --part-url TEMPLATE")
-            }
-            return .fatal("\(url) answered HTTP \(status) to segment \(segment.index) "
-                          + "(Content-Range \(segment.contentRange(total: plan.fileSize))); a retry would not change that")
-        }
-        guard (200..<300).contains(status) else { return .fatal("\(url) answered HTTP \(status) to segment \(segment.index)") }
-        if plan.segmentProtocol {
-            let object = body.flatMap { try? JSONSerialization.jsonObject(with: Data($0)) as? [String: Any] }
-            let offset = (object?["offset"] as? NSNumber)?.int64Value
-            let length = (object?["length"] as? NSNumber)?.int64Value
-            guard offset == segment.offset, length == segment.length else {
-                return .fatal("\(url) answered HTTP \(status) without the segment protocol's JSON (offset \(segment.offset), "
-                              + "length \(segment.length)): not a segment API; for other servers give --part-url TEMPLATE")
-            }
-        }
-        return .accepted
     }
 
     /// What the complete call gave: the assembled size and SHA-256, a failure, or nil when cancelled.

@@ -73,15 +73,8 @@ struct ProbeCommand: AsyncCommand {
             if let cacert = options.caFile { _ = try ProbePlan.readableFileSize(cacert) }
             plan = try ProbePlan(urls: urls, method: method, uploadPath: uploadFile, uploadSize: size,
                                  repeatCount: repeatCount, outputPath: output, form: fields)
-        } catch let error as UsageError {
-            Console.error(error.message)
-            return ExitStatus.usage.rawValue
-        } catch let error as ProbeError {
-            Console.error(error.description)
-            return error.exitStatus.rawValue
         } catch {
-            Console.error("\(error)")
-            return ExitStatus.internalError.rawValue
+            return InputFailure.exitCode(error)
         }
 
         let engine: Engine

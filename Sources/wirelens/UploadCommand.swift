@@ -16,7 +16,9 @@ struct UploadCommand: AsyncCommand {
             SHA-256, which must equal the file's. For other servers give --part-url (then there is no complete \
             call and no SHA-256 check unless --complete-url is given too).
 
-            A failed segment (transport error, 408, 429 or 5xx) goes to the tail of the queue and is sent again, \
+            With --part-url, parts carry Content-Range only when the template has no {offset}.
+
+            A failed segment (transport error, 408, 429 or a 5xx but 501) goes to the tail of the queue and is sent again, \
             up to --retries times; any other 4xx stops the upload at once. Accepted segments are journalled \
             (SQLite, under $XDG_STATE_HOME/wirelens/ or ~/.local/state/wirelens/), keyed by the file's identity \
             and URL: after a crash, the same command with --resume sends only the missing segments, at the \
@@ -46,7 +48,8 @@ struct UploadCommand: AsyncCommand {
     var preset: String?
 
     @Option(name: .customLong("part-url"),
-            help: "Part URL template with {index}, {offset}, {length} (no complete call unless --complete-url).")
+            help: ArgumentHelp("Part URL template with {index}, {offset}, {length} (no complete call unless --complete-url).",
+                               discussion: "Parts carry Content-Range only when the template has no {offset}."))
     var partURL: String?
 
     @Option(name: .customLong("complete-url"), help: "POSTed (empty body) once every segment was accepted.")
@@ -110,15 +113,8 @@ struct UploadCommand: AsyncCommand {
                 if let completeURL { p.completeURL = completeURL }
                 plan = p
             }
-        } catch let error as UsageError {
-            Console.error(error.message)
-            return ExitStatus.usage.rawValue
-        } catch let error as ProbeError {
-            Console.error(error.description)
-            return error.exitStatus.rawValue
         } catch {
-            Console.error("\(error)")
-            return ExitStatus.internalError.rawValue
+            return InputFailure.exitCode(error)
         }
 
         var journalStore: UploadJournal?

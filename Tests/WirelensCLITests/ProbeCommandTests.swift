@@ -8,29 +8,16 @@ import Glibc
 
 /// The `wirelens` executable end to end: exit codes, one-line errors, reports, redaction, SIGINT.
 final class ProbeCommandTests: XCTestCase {
-    /// The built executable, next to the test bundle.
-    private var binary: String {
-        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("wirelens").path
-    }
-
     private func wirelens(_ arguments: [String], timeout: TimeInterval = 60,
                           afterStart: ((pid_t) -> Void)? = nil) throws -> ProcessRunner.Outcome {
-        try ProcessRunner.run(binary, arguments, timeout: timeout, afterStart: afterStart)
+        try CLIHarness.run(arguments, timeout: timeout, afterStart: afterStart)
     }
 
-    private func temporaryPath(_ name: String) -> String {
-        FileManager.default.temporaryDirectory.appendingPathComponent("wl-\(UUID().uuidString)-\(name)").path
-    }
+    private func temporaryPath(_ name: String) -> String { CLIHarness.temporaryPath(name) }
 
-    /// Asserts the exit code and that stderr is exactly one line naming `mention`.
     private func assertFails(_ arguments: [String], code: ExitStatus, mention: String,
                              file: StaticString = #filePath, line: UInt = #line) throws {
-        let outcome = try wirelens(arguments)
-        XCTAssertEqual(outcome.status, code.rawValue, "stderr: \(outcome.stderr)", file: file, line: line)
-        let lines = outcome.stderr.split(separator: "\n")
-        XCTAssertEqual(lines.count, 1, "one-line error expected, got: \(outcome.stderr)", file: file, line: line)
-        XCTAssertTrue(outcome.stderr.contains(mention), "'\(mention)' not in: \(outcome.stderr)", file: file, line: line)
-        XCTAssertFalse(outcome.stderr.contains("Fatal error"), file: file, line: line)
+        try CLIHarness.assertFails(arguments, code: code, mention: mention, file: file, line: line)
     }
 
     func testVersionNamesLibcurl() throws {

@@ -15,17 +15,13 @@ final class UploadCommandTests: XCTestCase {
         for path in paths { try? FileManager.default.removeItem(atPath: path) }
     }
 
-    private var binary: String {
-        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("wirelens").path
-    }
-
     private func wirelens(_ arguments: [String], timeout: TimeInterval = 60,
                           afterStart: ((pid_t) -> Void)? = nil) throws -> ProcessRunner.Outcome {
-        try ProcessRunner.run(binary, arguments, timeout: timeout, afterStart: afterStart)
+        try CLIHarness.run(arguments, timeout: timeout, afterStart: afterStart)
     }
 
     private func temporaryPath(_ name: String) -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("wl-\(UUID().uuidString)-\(name)").path
+        let path = CLIHarness.temporaryPath(name)
         paths.append(path)
         return path
     }
@@ -46,15 +42,9 @@ final class UploadCommandTests: XCTestCase {
         try JSONDecoder().decode(Report.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
     }
 
-    /// Asserts the exit code and that stderr is exactly one line naming `mention`.
     private func assertFails(_ arguments: [String], code: ExitStatus, mention: String,
                              file: StaticString = #filePath, line: UInt = #line) throws {
-        let outcome = try wirelens(arguments)
-        XCTAssertEqual(outcome.status, code.rawValue, "stderr: \(outcome.stderr)", file: file, line: line)
-        let lines = outcome.stderr.split(separator: "\n")
-        XCTAssertEqual(lines.count, 1, "one-line error expected, got: \(outcome.stderr)", file: file, line: line)
-        XCTAssertTrue(outcome.stderr.contains(mention), "'\(mention)' not in: \(outcome.stderr)", file: file, line: line)
-        XCTAssertFalse(outcome.stderr.contains("Fatal error"), file: file, line: line)
+        try CLIHarness.assertFails(arguments, code: code, mention: mention, file: file, line: line)
     }
 
     func testBadInputGivesOneLineAndDocumentedCode() throws {
@@ -195,5 +185,27 @@ final class UploadCommandTests: XCTestCase {
         let outcome = try wirelens(["upload", file, peer.uploadURL("xdg"), "-q", "--report", temporaryPath("x.txt")])
         XCTAssertEqual(outcome.status, 0, outcome.stderr)
         XCTAssertTrue(FileManager.default.fileExists(atPath: state + "/wirelens/uploads.sqlite"))
+    }
+
+    func testPartURLTemplateServesAPlainPUTServer() throws {
+        let servers = try TestServers.get()
+        let file = try makeFile(700_000)
+        let name = "parts-\(UUID().uuidString)"
+        let report = temporaryPath("parts.json")
+        let outcome = try wirelens(["upload", file, servers.http("/upload/\(name)"),
+                                    "--part-url", servers.http("/upload/\(name)/{offset}-{length}.part"),
+                                    "--segment-size", "256KiB", "--no-journal", "-q", "--format", "json", "--report", report])
+        XCTAssertEqual(outcome.status, 0, outcome.stderr)
+        let upload = try XCTUnwrap(try decode(report).upload)
+        XCTAssertFalse(upload.verified, "no complete call, so nothing verified")
+        XCTAssertNil(upload.serverSHA256)
+        XCTAssertEqual(upload.segmentsSent, 3)
+        // nginx stored each part under its offset and length: together they are the file.
+        var joined = Data()
+        for (offset, length) in [(0, 262_144), (262_144, 262_144), (524_288, 175_712)] {
+            let part = servers.uploadRoot + "/www/upload/\(name)/\(offset)-\(length).part"
+            joined.append(try Data(contentsOf: URL(fileURLWithPath: part)))
+        }
+        XCTAssertEqual(joined, try Data(contentsOf: URL(fileURLWithPath: file)))
     }
 }

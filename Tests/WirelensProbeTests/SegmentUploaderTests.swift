@@ -139,29 +139,6 @@ final class SegmentUploaderTests: XCTestCase {
         XCTAssertLessThanOrEqual(outcome.tasks.count, SegmentUploader.failuresInARowLimit(parallel: 2) + 2)
         peer.stop()
     }
-
-    func testJudgeClassifiesAnswers() throws {
-        let plan = UploadPlan(filePath: "/dev/null", fileSize: 10, baseURL: "http://127.0.0.1:1/u", sizing: .fixed(10),
-                              parallel: 1, maxRetries: 1)
-        let uploader = try uploader(plan)
-        let segment = Segment(index: 0, offset: 0, length: 10)
-        func record(_ status: Int?, _ error: TransferError? = nil) -> TaskRecord {
-            TaskRecord(index: 0, url: "u", method: "PUT", startedAt: 0, endedAt: 1, redirectCount: 0, retries: 0,
-                       statusCode: status, error: error, transactions: [])
-        }
-        let json = Array(#"{"offset":0,"length":10}"#.utf8)
-        XCTAssertEqual(uploader.judge(record(200), body: json, segment: segment), .accepted)
-        XCTAssertEqual(uploader.judge(record(503), body: nil, segment: segment), .retryable("HTTP 503"))
-        XCTAssertEqual(uploader.judge(record(429), body: nil, segment: segment), .retryable("HTTP 429"))
-        guard case .fatal = uploader.judge(record(200), body: Array("ok".utf8), segment: segment) else {
-            return XCTFail("a 200 without the protocol's JSON is not a segment API")
-        }
-        guard case .fatal = uploader.judge(record(400), body: nil, segment: segment) else { return XCTFail("400 is final") }
-        let reset = TransferError(errorClass: .network, message: "reset")
-        guard case .retryable = uploader.judge(record(nil, reset), body: nil, segment: segment) else {
-            return XCTFail("a reset is worth a retry")
-        }
-    }
 }
 
 /// An in-memory journal for the uploader's tests (the SQLite one is tested in WirelensStoreTests and end to end
