@@ -80,6 +80,8 @@ struct UploadCommand: AsyncCommand {
         let plan: UploadPlan
         let options: ProbeOptions
         let identity: FileIdentity
+        let engine: Engine
+        let bytes = TransferProgress()
         do {
             let preset = try self.presetValue()
             let parallel = parallel ?? preset?.parallel ?? Self.defaultParallel
@@ -113,6 +115,7 @@ struct UploadCommand: AsyncCommand {
                 if let completeURL { p.completeURL = completeURL }
                 plan = p
             }
+            engine = try Engine(options: options, progress: bytes)
         } catch {
             return InputFailure.exitCode(error)
         }
@@ -129,14 +132,6 @@ struct UploadCommand: AsyncCommand {
                 }
                 if !report.quiet { Console.error("\(error.description); uploading without a journal (no --resume later)") }
             }
-        }
-        let engine: Engine
-        let bytes = TransferProgress()
-        do {
-            engine = try Engine(options: options, progress: bytes)
-        } catch {
-            Console.error(error.description)
-            return error.exitStatus.rawValue
         }
         let counts = UploadProgress()
         let key = UploadJournalKey(file: identity, url: plan.partTemplate + " " + (plan.completeURL ?? ""))
