@@ -11,6 +11,7 @@ SIGTERM/SIGINT, when its parent process goes away, and after --max-seconds (defa
   POST /upload/{id}/complete       -> 200 {"id","size","sha256","parts"}; 409 {"error","missing":[[a,b],...]}
   GET  /upload/{id}                -> 200 {"id","total","ranges":[[a,b],...],"parts":[{"index","offset","length"}]}
   anything else                    -> 404
+--fail-complete N answers the first N complete calls of each upload with 503.
 --part-delay MS sleeps before each part's answer (a slow server); --rate B/s reads part bodies at that rate.
 """
 
@@ -30,6 +31,7 @@ ARGS = None
 LOCK = threading.Lock()
 UPLOADS = {}     # id -> {"total": n, "parts": {index: (offset, length, path)}}
 ATTEMPTS = {}    # (id, index) -> attempts so far
+COMPLETES = {}   # id -> complete calls so far
 
 PART = re.compile(r"^/upload/([A-Za-z0-9._-]+)/part/(\d+)$")
 COMPLETE = re.compile(r"^/upload/([A-Za-z0-9._-]+)/complete$")
@@ -124,6 +126,11 @@ class Handler(BaseHTTPRequestHandler):
             return self._json(404, {"error": "not found"})
         upload_id = m.group(1)
         with LOCK:
+            COMPLETES[upload_id] = COMPLETES.get(upload_id, 0) + 1
+            calls = COMPLETES[upload_id]
+        if calls <= ARGS.fail_complete:
+            return self._json(503, {"error": "complete failed on purpose"})
+        with LOCK:
             upload = UPLOADS.get(upload_id)
             parts = dict(upload["parts"]) if upload else {}
             total = upload["total"] if upload else 0
@@ -173,6 +180,7 @@ def main():
     ap.add_argument("--dir", default=None, help="where parts are kept (default: a new temporary directory)")
     ap.add_argument("--fail-parts", type=float, default=0.0, help="fraction of part attempts answered 503")
     ap.add_argument("--fail-seed", type=int, default=1)
+    ap.add_argument("--fail-complete", type=int, default=0, help="answer the first N complete calls of an upload with 503")
     ap.add_argument("--part-delay", type=float, default=0.0, help="ms to wait before each part's answer")
     ap.add_argument("--rate", type=float, default=0.0, help="read part bodies at this many bytes/s (0: at once)")
     ap.add_argument("--max-seconds", type=float, default=600.0)

@@ -199,7 +199,16 @@ public struct SegmentUploader: Sendable {
         section.fileSHA256 = localDigest
         if failure == nil, !interrupted {
             if let completeURL = plan.completeURL {
-                let (record, answer) = await complete(completeURL, scratch: scratch)
+                var (record, answer) = await complete(completeURL, scratch: scratch)
+                // A complete call that failed in passing (transport error, 408, 429, 5xx but 501) is tried again.
+                var attempt = 1
+                while attempt <= plan.maxRetries, case .failure(_, _, true) = answer {
+                    if let record { records.append(record) }
+                    attempt += 1
+                    let wait = Self.backoffMicros(attempt: attempt, unit: Double.random(in: 0..<1))
+                    try? await Task.sleep(nanoseconds: UInt64(wait) * 1000)
+                    (record, answer) = await complete(completeURL, scratch: scratch)
+                }
                 if let record { records.append(record) }
                 switch answer {
                 case .success(let size, let digest):
@@ -211,7 +220,7 @@ public struct SegmentUploader: Sendable {
                         failure = ("the server's assembled file does not match: \(size) bytes, SHA-256 \(digest); "
                                    + "the file: \(plan.fileSize) bytes, SHA-256 \(localDigest ?? "unreadable")", .verification)
                     }
-                case .failure(let message, let status):
+                case .failure(let message, let status, _):
                     failure = (message, status)
                 case .none:
                     interrupted = true
@@ -262,10 +271,10 @@ public struct SegmentUploader: Sendable {
         return AttemptResult(segment: segment, attempt: attempt, record: record, body: body)
     }
 
-    /// What the complete call gave: the assembled size and SHA-256, a failure, or nil when cancelled.
+    /// What the complete call gave: the assembled size and SHA-256, a failure (transient or not), or nil when cancelled.
     enum CompleteAnswer {
         case success(size: Int64, sha256: String)
-        case failure(String, ExitStatus)
+        case failure(String, ExitStatus, transient: Bool)
     }
 
     /// POSTs the complete call and reads its answer.
@@ -278,7 +287,7 @@ public struct SegmentUploader: Sendable {
         if let error = record.error, error.errorClass != .http {
             if error.errorClass == .cancelled { return (record, nil) }
             return (record, .failure("\(record.url): \(error.errorClass.rawValue): \(error.message)",
-                                     ExitStatus.forError(error.errorClass)))
+                                     ExitStatus.forError(error.errorClass), transient: true))
         }
         let object = body.flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
         let status = record.statusCode ?? 0
@@ -286,16 +295,18 @@ public struct SegmentUploader: Sendable {
             let missing = (object?["missing"] as? [[NSNumber]])?.map { "\($0.first ?? 0)-\($0.last ?? 0)" }
                 .joined(separator: ", ") ?? "unknown"
             return (record, .failure("\(record.url) answered 409: the server is missing byte ranges \(missing) "
-                                     + "(parts lost on the server?); upload again without --resume", .httpError))
+                                     + "(parts lost on the server?); upload again without --resume", .httpError, transient: false))
         }
         guard (200..<300).contains(status) else {
             let hint = [404, 405, 501].contains(status) ? ": the server has no complete call there; give --complete-url, "
                 + "or --part-url without it to skip the check" : ""
-            return (record, .failure("\(record.url) answered HTTP \(status) to the complete call\(hint)", .httpError))
+            let transient = status == 408 || status == 429 || (status >= 500 && status != 501)
+            return (record, .failure("\(record.url) answered HTTP \(status) to the complete call\(hint)", .httpError,
+                                     transient: transient))
         }
         guard let size = (object?["size"] as? NSNumber)?.int64Value, let digest = object?["sha256"] as? String else {
             return (record, .failure("\(record.url) answered HTTP \(status) without the size and sha256 of the "
-                                     + "assembled file", .transfer))
+                                     + "assembled file", .transfer, transient: false))
         }
         return (record, .success(size: size, sha256: digest.lowercased()))
     }

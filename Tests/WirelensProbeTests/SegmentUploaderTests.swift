@@ -139,6 +139,26 @@ final class SegmentUploaderTests: XCTestCase {
         XCTAssertLessThanOrEqual(outcome.tasks.count, SegmentUploader.failuresInARowLimit(parallel: 2) + 2)
         peer.stop()
     }
+
+    func testACompleteCallFailingInPassingIsTriedAgain() async throws {
+        let peer = try SegmentPeer.start(failComplete: 2)
+        let path = try makeFile(300_000)
+        var plan = UploadPlan(filePath: path, fileSize: 300_000, baseURL: peer.uploadURL("complete"), sizing: .fixed(100_000),
+                              parallel: 2, maxRetries: 2)
+        let outcome = try await uploader(plan).run()
+        XCTAssertEqual(outcome.status, .success, outcome.section.failure ?? "")
+        XCTAssertTrue(outcome.section.verified)
+        XCTAssertEqual(outcome.tasks.filter { $0.method == "POST" }.map(\.statusCode), [503, 503, 200])
+        // With one retry only, the second 503 ends the upload.
+        plan.url = peer.uploadURL("complete2")
+        plan.partTemplate = plan.url + "/part/{index}"
+        plan.completeURL = plan.url + "/complete"
+        plan.maxRetries = 1
+        let failed = try await uploader(plan).run()
+        XCTAssertEqual(failed.status, .httpError)
+        XCTAssertTrue(failed.section.failure?.contains("503 to the complete call") ?? false, failed.section.failure ?? "nil")
+        peer.stop()
+    }
 }
 
 /// An in-memory journal for the uploader's tests (the SQLite one is tested in WirelensStoreTests and end to end
