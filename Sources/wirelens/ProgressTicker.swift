@@ -12,11 +12,13 @@ final class ProgressTicker: Sendable {
     init(terminal: Bool = Console.isTerminal(STDERR_FILENO), delayMicros: Int64 = 1_000_000,
          read: @escaping @Sendable (_ elapsedMicros: Int64) -> ProgressSnapshot) {
         self.terminal = terminal
-        let interval: UInt64 = terminal ? 250_000_000 : 1_000_000_000
+        // Sampled 4 times a second either way (the rate needs samples); plain lines go out once a second.
+        let interval: UInt64 = 250_000_000
         task = Task.detached {
             let start = DispatchTime.now().uptimeNanoseconds
             var rate = ProgressRate()
             var shown = false
+            var lastLine: Int64 = .min
             while !Task.isCancelled {
                 try? await Task.sleep(nanoseconds: interval)
                 if Task.isCancelled { break }
@@ -27,8 +29,9 @@ final class ProgressTicker: Sendable {
                 if terminal {
                     let line = ProgressLine.bar(snapshot, width: Self.columns())
                     Self.write("\r\u{1B}[K" + line)
-                } else {
+                } else if elapsed - lastLine >= 1_000_000 {
                     Self.write(ProgressLine.plain(snapshot) + "\n")
+                    lastLine = elapsed
                 }
                 shown = true
             }
