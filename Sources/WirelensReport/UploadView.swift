@@ -4,6 +4,9 @@ import WirelensCore
 struct UploadView {
     let style: ANSIStyle
 
+    /// Segment size changes listed at most; an auto-sized upload may change size at every segment.
+    static let sizesShown = 6
+
     /// The lines of the view, headed "Upload".
     func lines(for u: UploadSection) -> [String] {
         var out = [style.paint("Upload", .bold)]
@@ -26,7 +29,10 @@ struct UploadView {
             segments += "; resumed: \(u.resumedSegmentsSkipped) skipped (\(ByteSize.format(u.resumedBytesSkipped)))"
         }
         out += ReportText.keyValue("Segments", segments)
-        let sizes = u.segmentSizes.map { "\(ByteSize.format($0.bytes)) from #\($0.fromSegment)" }
+        var sizes = u.segmentSizes.prefix(Self.sizesShown).map { "\(ByteSize.format($0.bytes)) from #\($0.fromSegment)" }
+        if u.segmentSizes.count > Self.sizesShown {
+            sizes.append("\(u.segmentSizes.count - Self.sizesShown) more changes (in the JSON report)")
+        }
         out += ReportText.keyList("Sizes (\(u.segmentMode))", sizes)
         out += ReportText.keyValue("Retries", "\(u.segmentsRetried) segments retried, \(u.failedAttempts) failed attempts, "
                                    + "\(ByteSize.format(u.bytesSentTwice)) sent twice, "

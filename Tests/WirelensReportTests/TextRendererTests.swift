@@ -195,5 +195,12 @@ final class TextRendererTests: XCTestCase {
         let failedText = TextRenderer(color: false).render(failed)
         XCTAssertEqual(lines(failedText, containing: "Outcome").first, "  Outcome       failed: segment 1 failed 4 times")
         XCTAssertFalse(TextRenderer(color: false).render(Fixtures.report(tasks: [])).contains("Outcome"))
+        var auto = Fixtures.uploadReport(tasks: [])
+        auto.upload?.segmentSizes = (0..<9).map { .init(fromSegment: $0 + 1, bytes: Int64($0 + 1) << 20, atMs: Double($0)) }
+        let autoText = TextRenderer(color: false).render(auto)
+        XCTAssertTrue(autoText.contains("1.00 MiB from #1, 2.00 MiB from #2"), autoText)
+        XCTAssertTrue(autoText.contains("6.00 MiB from #6,"), autoText)
+        XCTAssertTrue(autoText.contains("3 more changes (in the JSON report)"), autoText)
+        XCTAssertFalse(autoText.contains("7.00 MiB"), autoText)
     }
 }
