@@ -11,6 +11,7 @@ SIGTERM/SIGINT, when its parent process goes away, and after --max-seconds (defa
   POST /upload/{id}/complete       -> 200 {"id","size","sha256","parts"}; 409 {"error","missing":[[a,b],...]}
   GET  /upload/{id}                -> 200 {"id","total","ranges":[[a,b],...],"parts":[{"index","offset","length"}]}
   anything else                    -> 404
+--wrong-digest makes complete answer a wrong SHA-256 (to test the check).
 --fail-complete N answers the first N complete calls of each upload with 503.
 --part-delay MS sleeps before each part's answer (a slow server); --rate B/s reads part bodies at that rate.
 """
@@ -154,7 +155,8 @@ class Handler(BaseHTTPRequestHandler):
                 data = f.read(offset + length - cursor)
             digest.update(data)
             cursor = offset + length
-        self._json(200, {"id": upload_id, "size": total, "sha256": digest.hexdigest(), "parts": len(parts)})
+        answer = hashlib.sha256(digest.digest()).hexdigest() if ARGS.wrong_digest else digest.hexdigest()
+        self._json(200, {"id": upload_id, "size": total, "sha256": answer, "parts": len(parts)})
 
     def do_GET(self):
         m = STATUS.match(self.path)
@@ -181,6 +183,7 @@ def main():
     ap.add_argument("--fail-parts", type=float, default=0.0, help="fraction of part attempts answered 503")
     ap.add_argument("--fail-seed", type=int, default=1)
     ap.add_argument("--fail-complete", type=int, default=0, help="answer the first N complete calls of an upload with 503")
+    ap.add_argument("--wrong-digest", action="store_true", help="complete answers a SHA-256 that is not the file's")
     ap.add_argument("--part-delay", type=float, default=0.0, help="ms to wait before each part's answer")
     ap.add_argument("--rate", type=float, default=0.0, help="read part bodies at this many bytes/s (0: at once)")
     ap.add_argument("--max-seconds", type=float, default=600.0)

@@ -208,4 +208,21 @@ final class UploadCommandTests: XCTestCase {
         }
         XCTAssertEqual(joined, try Data(contentsOf: URL(fileURLWithPath: file)))
     }
+
+    func testADigestMismatchIsAFailureNamingBothDigests() throws {
+        let peer = try SegmentPeer.start(wrongDigest: true)
+        defer { peer.stop() }
+        let file = try makeFile(300_000)
+        let report = temporaryPath("mismatch.json")
+        let outcome = try wirelens(["upload", file, peer.uploadURL("mismatch"), "--segment-size", "128KiB",
+                                    "--journal", temporaryPath("m.sqlite"), "-q", "--format", "json", "--report", report])
+        XCTAssertEqual(outcome.status, ExitStatus.verification.rawValue, outcome.stderr)
+        let upload = try XCTUnwrap(try decode(report).upload)
+        XCTAssertFalse(upload.verified)
+        let local = try sha256(file)
+        let server = try XCTUnwrap(upload.serverSHA256)
+        XCTAssertNotEqual(server, local)
+        XCTAssertEqual(outcome.stderr.split(separator: "\n").count, 1, outcome.stderr)
+        XCTAssertTrue(outcome.stderr.contains(local) && outcome.stderr.contains(server), outcome.stderr)
+    }
 }

@@ -18,12 +18,14 @@ public final class SegmentPeer: @unchecked Sendable {
     /// Starts a peer failing `failParts` of part attempts with 503 (seeded), waiting `partDelayMs` before
     /// each part's answer and reading bodies at `rate` bytes/s (0: at once).
     /// The first `failComplete` complete calls of each upload are answered with 503.
+    /// With `wrongDigest`, complete answers a SHA-256 that is not the assembled file's.
     public static func start(failParts: Double = 0, seed: Int = 1, partDelayMs: Int = 0, rate: Int = 0,
-                             failComplete: Int = 0) throws -> SegmentPeer {
-        try SegmentPeer(failParts: failParts, seed: seed, partDelayMs: partDelayMs, rate: rate, failComplete: failComplete)
+                             failComplete: Int = 0, wrongDigest: Bool = false) throws -> SegmentPeer {
+        try SegmentPeer(failParts: failParts, seed: seed, partDelayMs: partDelayMs, rate: rate, failComplete: failComplete,
+                        wrongDigest: wrongDigest)
     }
 
-    private init(failParts: Double, seed: Int, partDelayMs: Int, rate: Int, failComplete: Int) throws {
+    private init(failParts: Double, seed: Int, partDelayMs: Int, rate: Int, failComplete: Int, wrongDigest: Bool) throws {
         let root = TestServers.repositoryRoot
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("wl-segpeer-\(UUID().uuidString)").path
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("wl-segpeer-\(UUID().uuidString).out").path
@@ -31,7 +33,7 @@ public final class SegmentPeer: @unchecked Sendable {
             "python3", root.appendingPathComponent("scripts/segment-peer.py").path, "--max-seconds", "300",
             "--fail-parts", String(failParts), "--fail-seed", String(seed), "--part-delay", String(partDelayMs),
             "--rate", String(rate), "--dir", directory, "--fail-complete", String(failComplete),
-        ], stdoutPath: out, stderrPath: "/dev/null")
+        ] + (wrongDigest ? ["--wrong-digest"] : []), stdoutPath: out, stderrPath: "/dev/null")
         var found: Int?
         for _ in 0..<200 where found == nil {
             if let text = try? String(contentsOfFile: out, encoding: .utf8), let line = text.split(separator: "\n").first,
