@@ -24,8 +24,12 @@ public final class UploadJournal: UploadJournaling {
         return ((base as NSString).appendingPathComponent("wirelens") as NSString).appendingPathComponent("uploads.sqlite")
     }
 
-    /// Opens (creating when needed, with its directory) the journal at `path`.
-    public init(path: String) throws(JournalError) {
+    /// Entries older than this (seconds) are dropped when the journal is opened: their file was changed or
+    /// their upload abandoned long ago.
+    public static let maxAge: Double = 30 * 86_400
+
+    /// Opens (creating when needed, with its directory) the journal at `path`, dropping entries older than `maxAge`.
+    public init(path: String, now: Date = Date()) throws(JournalError) {
         self.path = path
         let directory = (path as NSString).deletingLastPathComponent
         do {
@@ -40,6 +44,12 @@ public final class UploadJournal: UploadJournaling {
             }
             queue = try DatabaseQueue(path: path, configuration: configuration)
             try Self.migrator.migrate(queue)
+            try queue.write { db in
+                let cutoff = now.timeIntervalSince1970 - Self.maxAge
+                try db.execute(sql: "DELETE FROM segment WHERE upload_id IN (SELECT id FROM upload WHERE created_at < ?)",
+                               arguments: [cutoff])
+                try db.execute(sql: "DELETE FROM upload WHERE created_at < ?", arguments: [cutoff])
+            }
         } catch {
             throw JournalError(path: path, reason: "\(error)")
         }

@@ -72,4 +72,12 @@ final class UploadJournalTests: XCTestCase {
         XCTAssertEqual(UploadJournal.defaultPath(environment: ["XDG_STATE_HOME": "relative", "HOME": "/h"]),
                        "/h/.local/state/wirelens/uploads.sqlite", "a relative XDG path is ignored, as the spec says")
     }
+
+    func testEntriesOlderThanThirtyDaysAreDroppedOnOpening() throws {
+        let path = directory + "/old.sqlite"
+        let key = UploadJournalKey(file: file, url: "u")
+        try UploadJournal(path: path).begin(key, segmentSize: 10)
+        XCTAssertNotNil(try UploadJournal(path: path, now: Date().addingTimeInterval(29 * 86_400)).entry(for: key))
+        XCTAssertNil(try UploadJournal(path: path, now: Date().addingTimeInterval(31 * 86_400)).entry(for: key))
+    }
 }
