@@ -28,13 +28,11 @@ public struct UploadPlan: Sendable, Equatable {
     /// A plan for the segment protocol: parts to `URL/part/{index}`, the end to `URL/complete`.
     public init(filePath: String, fileSize: Int64, baseURL: String, sizing: SegmentSizer.Mode, parallel: Int,
                 maxRetries: Int, preset: String? = nil) {
-        var base = baseURL
-        while base.hasSuffix("/") { base.removeLast() }
         self.filePath = filePath
         self.fileSize = fileSize
         url = baseURL
-        partTemplate = base + "/part/{index}"
-        completeURL = base + "/complete"
+        partTemplate = Self.appending("/part/{index}", to: baseURL)
+        completeURL = Self.appending("/complete", to: baseURL)
         segmentProtocol = true
         self.sizing = sizing
         self.parallel = parallel
@@ -55,5 +53,13 @@ public struct UploadPlan: Sendable, Equatable {
         self.parallel = parallel
         self.maxRetries = maxRetries
         self.preset = preset
+    }
+
+    /// `base` with `path` appended to its path: before its query and fragment, without a doubled slash.
+    static func appending(_ path: String, to base: String) -> String {
+        let cut = base.firstIndex { $0 == "?" || $0 == "#" } ?? base.endIndex
+        var head = String(base[..<cut])
+        while head.hasSuffix("/") { head.removeLast() }
+        return head + path + base[cut...]
     }
 }
