@@ -55,35 +55,16 @@ public struct SegmentUploader: Sendable {
                                     segmentMode: plan.sizing == .auto ? "auto" : "fixed", parallel: plan.parallel,
                                     maxRetries: plan.maxRetries)
         section.preset = plan.preset
-        var notes: [String] = []
-        var sizer = SegmentSizer(mode: plan.sizing)
-        var done: [Segment] = []
-        var aligned: Int64?
-        if case .fixed(let size) = plan.sizing { aligned = size }
-
-        // The journal: resume its entry, or start a new one.
-        var journalUsable = journal != nil && journalKey != nil
-        if let journal, let key = journalKey {
-            do {
-                if resume, let entry = try journal.entry(for: key) {
-                    done = entry.done
-                    let size = max(entry.segmentSize, done.map(\.length).max() ?? 0)
-                    sizer = SegmentSizer(mode: .fixed(size))
-                    section.segmentMode = "fixed"
-                    // Numbered by offset only when the journal's segments were (a fixed-size run).
-                    aligned = done.allSatisfy { $0.offset % size == 0 && Int64($0.index) == $0.offset / size } ? size : nil
-                    section.resumed = true
-                } else {
-                    if resume {
-                        notes.append("no journal entry for '\(plan.filePath)' and \(Redactor.url(plan.url)); starting from the first segment")
-                    }
-                    try journal.begin(key, segmentSize: sizer.nextSize)
-                }
-            } catch {
-                notes.append("\(error); continuing without a journal (this upload cannot be resumed)")
-                journalUsable = false
-            }
+        let start = openJournal()
+        var notes = start.notes
+        var sizer = start.sizer
+        var journalUsable = start.journalUsable
+        if start.resumed {
+            section.resumed = true
+            section.segmentMode = "fixed"
         }
+        let done = start.done
+        let aligned = start.aligned
 
         var queue = SegmentQueue(fileSize: plan.fileSize, done: done, alignedSize: aligned)
         let skipped = Array(queue.succeeded.values)
@@ -239,6 +220,46 @@ public struct SegmentUploader: Sendable {
         let status: ExitStatus = failure?.status ?? (interrupted ? .interrupted : .success)
         if interrupted, section.failure == nil { section.failure = "interrupted before every segment was sent" }
         return Outcome(tasks: records, section: section, status: status, notes: notes)
+    }
+
+    /// Where a run starts from: the journal's entry (resumed) or a fresh one.
+    private struct Start {
+        var sizer: SegmentSizer
+        var done: [Segment] = []
+        /// The size by which new segments are numbered (`offset / size`), when segments are of one size.
+        var aligned: Int64?
+        var resumed = false
+        var journalUsable: Bool
+        var notes: [String] = []
+    }
+
+    /// Resumes the journal's entry (with `resume`), or starts a new entry replacing any under the same key.
+    /// A resumed upload is fixed-size, at the journal's segment size.
+    private func openJournal() -> Start {
+        var start = Start(sizer: SegmentSizer(mode: plan.sizing), journalUsable: journal != nil && journalKey != nil)
+        if case .fixed(let size) = plan.sizing { start.aligned = size }
+        guard let journal, let key = journalKey else { return start }
+        do {
+            if resume, let entry = try journal.entry(for: key) {
+                let size = max(entry.segmentSize, entry.done.map(\.length).max() ?? 0)
+                start.done = entry.done
+                start.sizer = SegmentSizer(mode: .fixed(size))
+                start.resumed = true
+                // Numbered by offset only when the journal's segments were (a fixed-size run).
+                start.aligned = entry.done.allSatisfy { $0.offset % size == 0 && Int64($0.index) == $0.offset / size }
+                    ? size : nil
+            } else {
+                if resume {
+                    start.notes.append("no journal entry for '\(plan.filePath)' and \(Redactor.url(plan.url)); "
+                                       + "starting from the first segment")
+                }
+                try journal.begin(key, segmentSize: start.sizer.nextSize)
+            }
+        } catch {
+            start.notes.append("\(error); continuing without a journal (this upload cannot be resumed)")
+            start.journalUsable = false
+        }
+        return start
     }
 
     /// Failed attempts in a row, with no segment accepted in between, after which the upload stops.

@@ -18,7 +18,7 @@ final class ProgressTicker: Sendable {
             let start = DispatchTime.now().uptimeNanoseconds
             var rate = ProgressRate()
             var shown = false
-            var lastLine: Int64 = .min
+            var lastLine: Int64?
             while !Task.isCancelled {
                 try? await Task.sleep(nanoseconds: interval)
                 if Task.isCancelled { break }
@@ -29,7 +29,7 @@ final class ProgressTicker: Sendable {
                 if terminal {
                     let line = ProgressLine.bar(snapshot, width: Self.columns())
                     Self.write("\r\u{1B}[K" + line)
-                } else if elapsed - lastLine >= 1_000_000 {
+                } else if lastLine.map({ elapsed - $0 >= 1_000_000 }) ?? true {
                     Self.write(ProgressLine.plain(snapshot) + "\n")
                     lastLine = elapsed
                 }

@@ -162,6 +162,7 @@ final class UploadCommandTests: XCTestCase {
         let arguments = ["upload", file, peer.uploadURL("progress"), "--segment-size", "64KiB", "--parallel", "2",
                          "--journal", temporaryPath("p.sqlite"), "--report", temporaryPath("p.txt")]
         let shown = try wirelens(arguments)
+        XCTAssertFalse(shown.signaled, "the ticker must not crash the run")
         XCTAssertEqual(shown.status, 0, shown.stderr)
         let lines = shown.stderr.split(separator: "\n").filter { $0.hasPrefix("progress ") }
         XCTAssertGreaterThanOrEqual(lines.count, 1, "16 parts at 150 ms, 2 at a time, last over 1 s: \(shown.stderr)")
