@@ -84,6 +84,9 @@ final class UploadCommandTests: XCTestCase {
         XCTAssertEqual(upload.parallel, 3, "an explicit flag overrides the preset")
         XCTAssertEqual(upload.maxRetries, 3)
         XCTAssertEqual(decoded.configuration.options.idleTimeout, 15_000_000, "the preset's idle timeout")
+        XCTAssertEqual(decoded.configuration.options.retry.maxRetries, 0, "the queue retries segments, not the engine")
+        XCTAssertTrue(decoded.tasks.allSatisfy { $0.retries == 0 && $0.transactions.count == 1 })
+        XCTAssertEqual(decoded.configuration.options.maxHostConnections, 3, "connections per host follow --parallel")
         XCTAssertGreaterThan(upload.failedAttempts, 0, "seed 3 fails some of 32 parts")
         XCTAssertEqual(decoded.tasks.count, 32 + upload.failedAttempts + 1)
         XCTAssertEqual(decoded.command, "upload")
@@ -183,8 +186,13 @@ final class UploadCommandTests: XCTestCase {
         setenv("XDG_STATE_HOME", state, 1)
         defer { unsetenv("XDG_STATE_HOME") }
         let file = try makeFile(200_000)
-        let outcome = try wirelens(["upload", file, peer.uploadURL("xdg"), "-q", "--report", temporaryPath("x.txt")])
+        let report = temporaryPath("x.json")
+        let outcome = try wirelens(["upload", file, peer.uploadURL("xdg"), "-q", "--preset", "ios", "--format", "json",
+                                    "--report", report])
         XCTAssertEqual(outcome.status, 0, outcome.stderr)
+        let decoded = try decode(report)
+        XCTAssertEqual(decoded.configuration.options.maxHostConnections, 4, "the ios preset's connections per host")
+        XCTAssertEqual(decoded.upload?.parallel, 4)
         XCTAssertTrue(FileManager.default.fileExists(atPath: state + "/wirelens/uploads.sqlite"))
     }
 
