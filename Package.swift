@@ -56,7 +56,7 @@ let package = Package(
             ]
         ),
         .target(
-            name: "WirelensProbe", dependencies: ["WirelensCore", "CCurl", "CCurlShim"],
+            name: "WirelensProbe", dependencies: ["WirelensCore", "WirelensDigest", "CCurl", "CCurlShim"],
             // libcurl's callbacks write into class-held transfer state many times per request; run-time
             // exclusivity checks on each access showed in the GET benchmark's profile. Compile-time checks still apply.
             swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])]

@@ -20,6 +20,8 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
     case timeout = 8
     /// Another transfer failure (protocol error, unexpected reply).
     case transfer = 9
+    /// An upload completed but the server's assembled file differs from the local one (size or SHA-256).
+    case verification = 10
     /// An internal error: a bug; please report it.
     case internalError = 70
     /// Interrupted by SIGINT or SIGTERM; the report holds what was gathered until then.
@@ -65,6 +67,7 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
         case .tls: "TLS failed: handshake error or certificate verification"
         case .timeout: "a connect, idle or total timeout expired"
         case .transfer: "another transfer failure (protocol error, unexpected reply)"
+        case .verification: "an upload's assembled file on the server differs from the local file (SHA-256)"
         case .internalError: "internal error (a bug)"
         case .interrupted: "interrupted (SIGINT/SIGTERM); the report holds what was gathered"
         }

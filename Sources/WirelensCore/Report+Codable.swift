@@ -1,7 +1,7 @@
 /// JSON coding of reports: wall-clock instants as RFC 3339 text with microseconds, durations in ms.
 extension Report: Codable {
     private enum CodingKeys: String, CodingKey {
-        case schema, tool, libcurl, command, startedAt, endedAt, interrupted, configuration, caveats, summary, tasks
+        case schema, tool, libcurl, command, startedAt, endedAt, interrupted, configuration, caveats, summary, upload, tasks
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -16,6 +16,8 @@ extension Report: Codable {
         try c.encode(configuration, forKey: .configuration)
         try c.encode(caveats, forKey: .caveats)
         try c.encode(summary, forKey: .summary)
+        // Before the tasks: the compact JSON path splices the tasks in at the document's end.
+        try c.encodeIfPresent(upload, forKey: .upload)
         try c.encode(tasks, forKey: .tasks)
     }
 
@@ -35,6 +37,7 @@ extension Report: Codable {
         configuration = try c.decode(RunConfiguration.self, forKey: .configuration)
         caveats = try c.decode([Caveat].self, forKey: .caveats)
         summary = try c.decode(Summary.self, forKey: .summary)
+        upload = try c.decodeIfPresent(UploadSection.self, forKey: .upload)
         tasks = try c.decode([TaskRecord].self, forKey: .tasks)
     }
 }

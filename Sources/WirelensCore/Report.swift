@@ -15,6 +15,8 @@ public struct Report: Sendable, Equatable {
     public var configuration: RunConfiguration
     public var caveats: [Caveat]
     public var summary: Summary
+    /// What a segmented upload did as a whole (`wirelens upload` only).
+    public var upload: UploadSection?
     public var tasks: [TaskRecord]
 
     public init(libcurl: LibcurlDescription, command: String, startedAt: Int64, endedAt: Int64, interrupted: Bool,

@@ -29,6 +29,10 @@ public struct TextRenderer: Sendable {
         } else {
             lines += RunSummaryView(style: style).lines(for: report)
         }
+        if let upload = report.upload {
+            lines.append("")
+            lines += UploadView(style: style).lines(for: upload)
+        }
         if !report.caveats.isEmpty {
             lines.append("")
             lines.append(style.paint("Caveats", .bold))

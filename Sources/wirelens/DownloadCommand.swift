@@ -45,7 +45,7 @@ struct DownloadCommand: AsyncCommand {
                               outputPath: output)
             try report.check()
         } catch {
-            return Console.fail(error)
+            return InputFailure.exitCode(error)
         }
         // The length check reads Content-Range and Content-Length.
         options.includeResponseHeaders = true
@@ -86,7 +86,7 @@ struct DownloadCommand: AsyncCommand {
             judged = lastStatus == .success ? .transfer : lastStatus
             message = "\(output): \(reason)"
         }
-        let status = report.deliver(result, status: judged)
+        let status = report.deliver(result, outcome: judged)
         if let message { Console.error(message) }
         return status
     }

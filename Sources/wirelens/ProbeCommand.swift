@@ -49,6 +49,8 @@ struct ProbeCommand: AsyncCommand {
     func execute() async -> Int32 {
         let plan: ProbePlan
         let options: ProbeOptions
+        let engine: Engine
+        let bytes = TransferProgress()
         do {
             guard !urls.isEmpty else { throw UsageError("give at least one URL, e.g. wirelens probe http://127.0.0.1:8080/") }
             options = try transfer.probeOptions(concurrency: concurrency, retries: retries)
@@ -73,19 +75,18 @@ struct ProbeCommand: AsyncCommand {
             if let cacert = options.caFile { _ = try ProbePlan.readableFileSize(cacert) }
             plan = try ProbePlan(urls: urls, method: method, uploadPath: uploadFile, uploadSize: size,
                                  repeatCount: repeatCount, outputPath: output, form: fields)
+            engine = try Engine(options: options, progress: bytes)
         } catch {
-            return Console.fail(error)
+            return InputFailure.exitCode(error)
         }
 
-        let engine: Engine
-        do {
-            engine = try Engine(options: options)
-        } catch {
-            Console.error(error.description)
-            return error.exitStatus.rawValue
-        }
         let trap = SignalTrap { engine.cancel() }
+        // Long transfers show their progress on stderr (nothing in the first second, nothing with --quiet).
+        let ticker = self.report.quiet ? nil : ProgressTicker { elapsed in
+            ProgressSnapshot(elapsedMicros: elapsed, bytes: bytes.bytesSent + bytes.bytesReceived)
+        }
         let report = await ProbeSession.run(plan, engine: engine, interrupted: { trap.fired })
+        await ticker?.stop()
         ProbeCommand.keptUntilExit = report
         return self.report.deliver(report)
     }

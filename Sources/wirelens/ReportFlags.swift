@@ -26,9 +26,11 @@ struct ReportFlags: ParsableArguments {
         if let reportPath { try ProbePlan.checkWritable(reportPath) }
     }
 
-    /// Writes the report and the closing messages; returns the exit code: `status` when the command judged the run
-    /// itself, otherwise the one its tasks call for.
-    func deliver(_ report: Report, status judged: ExitStatus? = nil) -> Int32 {
+    /// Writes the report and the closing messages; returns the exit code.
+    ///
+    /// - Parameter outcome: the run's exit status when the command decided it itself (an upload, whose retried
+    ///   attempts are failed tasks of a run that succeeded); nil derives it from the tasks and names the first failure.
+    func deliver(_ report: Report, outcome: ExitStatus? = nil) -> Int32 {
         let color = reportPath == nil && Console.colorsStdout(noColor: noColor)
         let produce = { (emit: ([UInt8]) throws -> Void) throws in
             switch format {
@@ -53,9 +55,13 @@ struct ReportFlags: ParsableArguments {
             Console.error("could not encode the report: \(error)")
             return ExitStatus.internalError.rawValue
         }
-        let status = judged ?? ExitStatus.forTasks(report.tasks, interrupted: report.interrupted)
+        let status = outcome ?? ExitStatus.forTasks(report.tasks, interrupted: report.interrupted)
         if report.interrupted {
             Console.error("interrupted: the report holds the \(report.tasks.count) tasks gathered so far")
+        }
+        if outcome != nil {
+            if !quiet, let reportPath { Console.error("report written to \(reportPath)") }
+            return status.rawValue
         }
         // Indices, not elements: iterating the records would copy (and retain) each one.
         let failed = report.tasks.indices.filter {

@@ -18,6 +18,7 @@ struct Wirelens: ParsableCommand {
             HistoryCommand.self,
             ServeCommand.self,
             TargetCommand.self,
+            UploadCommand.self,
         ]
     )
 

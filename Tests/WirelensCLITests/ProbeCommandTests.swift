@@ -10,20 +10,14 @@ import Glibc
 final class ProbeCommandTests: XCTestCase {
     private func wirelens(_ arguments: [String], timeout: TimeInterval = 60,
                           afterStart: ((pid_t) -> Void)? = nil) throws -> ProcessRunner.Outcome {
-        try WirelensCLI.run(arguments, timeout: timeout, afterStart: afterStart)
+        try CLIHarness.run(arguments, timeout: timeout, afterStart: afterStart)
     }
 
-    private func temporaryPath(_ name: String) -> String { WirelensCLI.temporaryPath(name) }
+    private func temporaryPath(_ name: String) -> String { CLIHarness.temporaryPath(name) }
 
-    /// Asserts the exit code and that stderr is exactly one line naming `mention`.
     private func assertFails(_ arguments: [String], code: ExitStatus, mention: String,
                              file: StaticString = #filePath, line: UInt = #line) throws {
-        let outcome = try wirelens(arguments)
-        XCTAssertEqual(outcome.status, code.rawValue, "stderr: \(outcome.stderr)", file: file, line: line)
-        let lines = outcome.stderr.split(separator: "\n")
-        XCTAssertEqual(lines.count, 1, "one-line error expected, got: \(outcome.stderr)", file: file, line: line)
-        XCTAssertTrue(outcome.stderr.contains(mention), "'\(mention)' not in: \(outcome.stderr)", file: file, line: line)
-        XCTAssertFalse(outcome.stderr.contains("Fatal error"), file: file, line: line)
+        try CLIHarness.assertFails(arguments, code: code, mention: mention, file: file, line: line)
     }
 
     func testVersionNamesLibcurl() throws {

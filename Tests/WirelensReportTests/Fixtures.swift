@@ -176,4 +176,37 @@ enum Fixtures {
                       configuration: configuration(urls: Array(Set(tasks.map(\.url))).sorted()),
                       caveats: Caveat.applicable(libcurl: libcurl, options: options, hasUploads: true), tasks: tasks)
     }
+
+    /// A segmented upload's section with every optional key set: 3 segments of 1 MiB, segment 1 retried once.
+    static func uploadSection() -> UploadSection {
+        var u = UploadSection(file: "/tmp/body.bin", fileBytes: 3 << 20, url: "http://127.0.0.1:8080/upload/a",
+                              segmentMode: "auto", parallel: 2, maxRetries: 3)
+        u.fileSHA256 = String(repeating: "ab", count: 32)
+        u.preset = "oss-ios"
+        u.segmentSizes = [.init(fromSegment: 0, bytes: 1 << 20, atMs: 0.5)]
+        u.segmentsTotal = 3
+        u.segmentsSent = 3
+        u.segmentsRetried = 1
+        u.failedAttempts = 1
+        u.bytesSentTwice = 1 << 20
+        u.timeLostToRetriesMs = 120.5
+        u.wallMs = 900
+        u.effectiveBytesPerSecond = 3_495_253
+        u.serverBytes = 3 << 20
+        u.serverSHA256 = u.fileSHA256
+        u.verified = true
+        u.attempts = [.init(task: 0, segment: 0, offset: 0, length: 1 << 20, attempt: 1, succeeded: true),
+                      .init(task: 1, segment: 1, offset: 1 << 20, length: 1 << 20, attempt: 1, succeeded: false),
+                      .init(task: 2, segment: 2, offset: 2 << 20, length: 1 << 20, attempt: 1, succeeded: true),
+                      .init(task: 3, segment: 1, offset: 1 << 20, length: 1 << 20, attempt: 2, succeeded: true)]
+        return u
+    }
+
+    /// A report of `wirelens upload` over `tasks`, with the upload section.
+    static func uploadReport(tasks: [TaskRecord]) -> Report {
+        var report = report(tasks: tasks)
+        report.command = "upload"
+        report.upload = uploadSection()
+        return report
+    }
 }

@@ -18,7 +18,7 @@ final class JSONRendererTests: XCTestCase {
         for report in [Fixtures.report(tasks: [Fixtures.redirectTask()]),
                        Fixtures.report(tasks: [Fixtures.dnsFailureTask()]),
                        Fixtures.report(tasks: Fixtures.manyTasks(), interrupted: true),
-                       Fixtures.report(tasks: [])] {
+                       Fixtures.report(tasks: []), Fixtures.uploadReport(tasks: Fixtures.manyTasks())] {
             let text = try JSONRenderer.render(report)
             let decoded = try JSONRenderer.decode(Data(text.utf8))
             XCTAssertEqual(decoded, report)
@@ -110,5 +110,16 @@ final class JSONRendererTests: XCTestCase {
         text = text.replacingOccurrences(of: "wirelens.report/1", with: "wirelens.report/2")
         XCTAssertThrowsError(try JSONRenderer.decode(Data(text.utf8)))
         XCTAssertThrowsError(try JSONRenderer.decode(Data("{}".utf8)))
+    }
+
+    func testCompactUploadReportKeepsItsUploadSectionBeforeTheTasks() throws {
+        let report = Fixtures.uploadReport(tasks: Fixtures.manyTasks())
+        let compact = try JSONRenderer.renderBytes(report, compactAbove: 5)
+        XCTAssertEqual(try JSONRenderer.decode(Data(compact)), report)
+        let text = String(decoding: compact, as: UTF8.self)
+        let upload = try XCTUnwrap(text.range(of: "\"upload\":"))
+        let tasks = try XCTUnwrap(text.range(of: "\"tasks\":[", options: .backwards))
+        XCTAssertLessThan(upload.lowerBound, tasks.lowerBound)
+        XCTAssertNil(try object(Fixtures.report(tasks: []))["upload"], "probe reports have no upload key")
     }
 }

@@ -71,6 +71,14 @@ final class SchemaValidationTests: XCTestCase {
         try assertValid(Fixtures.report(tasks: [Fixtures.dnsFailureTask()]))
         try assertValid(Fixtures.report(tasks: Fixtures.manyTasks(), interrupted: true))
         try assertValid(Fixtures.report(tasks: []))
+        try assertValid(Fixtures.uploadReport(tasks: Fixtures.manyTasks()))
+        var failed = Fixtures.uploadReport(tasks: [])
+        failed.upload?.failure = "segment 1 failed 4 times"
+        failed.upload?.serverSHA256 = nil
+        failed.upload?.fileSHA256 = nil
+        failed.upload?.effectiveBytesPerSecond = nil
+        failed.upload?.verified = false
+        try assertValid(failed)
     }
 
     func testMinimalConfigurationMatchesTheSchema() throws {
@@ -98,7 +106,8 @@ final class SchemaValidationTests: XCTestCase {
                 array.forEach { collect($0) }
             }
         }
-        for report in [Fixtures.report(tasks: [Fixtures.redirectTask()]), Fixtures.report(tasks: Fixtures.manyTasks())] {
+        for report in [Fixtures.report(tasks: [Fixtures.redirectTask()]), Fixtures.report(tasks: Fixtures.manyTasks()),
+                       Fixtures.uploadReport(tasks: Fixtures.manyTasks())] {
             collect(try JSONSerialization.jsonObject(with: Data(try JSONRenderer.render(report).utf8)))
         }
         XCTAssertGreaterThan(keys.count, 100)

@@ -178,4 +178,29 @@ final class TextRendererTests: XCTestCase {
         }
         return out
     }
+
+    // MARK: upload
+
+    func testUploadSectionShowsOutcomeSegmentsRetriesAndSizes() {
+        let text = TextRenderer(color: false).render(Fixtures.uploadReport(tasks: Fixtures.manyTasks()))
+        XCTAssertEqual(lines(text, containing: "Upload", anywhere: true).filter { $0 == "Upload" }.count, 1, text)
+        XCTAssertEqual(lines(text, containing: "Outcome").first, "  Outcome       complete, SHA-256 verified")
+        XCTAssertEqual(lines(text, containing: "Segments").first, "  Segments      3 sent of 3, 2 in flight at most")
+        XCTAssertEqual(lines(text, containing: "Sizes (auto)").first, "  Sizes (auto)  1.00 MiB from #0")
+        XCTAssertTrue(lines(text, containing: "Retries").first?.contains("1 segments retried, 1 failed attempts, 1.00 MiB sent twice") ?? false, text)
+        XCTAssertTrue(lines(text, containing: "Throughput").first?.contains("3.50 MB/s effective") ?? false, text)
+        var failed = Fixtures.uploadReport(tasks: [])
+        failed.upload?.failure = "segment 1 failed 4 times"
+        failed.upload?.verified = false
+        let failedText = TextRenderer(color: false).render(failed)
+        XCTAssertEqual(lines(failedText, containing: "Outcome").first, "  Outcome       failed: segment 1 failed 4 times")
+        XCTAssertFalse(TextRenderer(color: false).render(Fixtures.report(tasks: [])).contains("Outcome"))
+        var auto = Fixtures.uploadReport(tasks: [])
+        auto.upload?.segmentSizes = (0..<9).map { .init(fromSegment: $0 + 1, bytes: Int64($0 + 1) << 20, atMs: Double($0)) }
+        let autoText = TextRenderer(color: false).render(auto)
+        XCTAssertTrue(autoText.contains("1.00 MiB from #1, 2.00 MiB from #2"), autoText)
+        XCTAssertTrue(autoText.contains("6.00 MiB from #6,"), autoText)
+        XCTAssertTrue(autoText.contains("3 more changes (in the JSON report)"), autoText)
+        XCTAssertFalse(autoText.contains("7.00 MiB"), autoText)
+    }
 }

@@ -1,0 +1,16 @@
+/// What identifies a file's contents cheaply: device, inode, size and modification time. A journal keyed by it
+/// is not applied to a file that was replaced or changed since.
+public struct FileIdentity: Sendable, Equatable, Hashable, Codable {
+    public var device: UInt64
+    public var inode: UInt64
+    public var size: Int64
+    /// Modification time in nanoseconds since the epoch.
+    public var modifiedNanos: Int64
+
+    public init(device: UInt64, inode: UInt64, size: Int64, modifiedNanos: Int64) {
+        self.device = device
+        self.inode = inode
+        self.size = size
+        self.modifiedNanos = modifiedNanos
+    }
+}

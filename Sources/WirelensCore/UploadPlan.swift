@@ -1,0 +1,65 @@
+/// A checked segmented upload: the file, where its segments go, how they are sized, and how many run at once.
+public struct UploadPlan: Sendable, Equatable {
+    /// The local file and its size.
+    public var filePath: String
+    public var fileSize: Int64
+    /// The URL as given: the upload's base (segment protocol) or the report's name for it.
+    public var url: String
+    /// The part URL template with `{index}`, `{offset}` and `{length}`.
+    public var partTemplate: String
+    /// Where the end of the upload is announced (POST, empty body), or nil for none.
+    public var completeURL: String?
+    /// True when the server speaks the Wirelens target's segment protocol: part answers carry JSON with the
+    /// part's offset and length, which is checked.
+    public var segmentProtocol: Bool
+    public var sizing: SegmentSizer.Mode
+    /// True when each part carries `Content-Range: bytes a-b/total`: always with the segment protocol; with a
+    /// template only when it has no `{offset}` (plain PUT servers such as nginx's dav module refuse a ranged PUT).
+    public var sendsContentRange: Bool {
+        segmentProtocol || !partTemplate.contains("{offset}")
+    }
+    /// Segments in flight at once.
+    public var parallel: Int
+    /// Retries per segment after its first attempt.
+    public var maxRetries: Int
+    /// The preset's name, if one was asked for.
+    public var preset: String?
+
+    /// A plan for the segment protocol: parts to `URL/part/{index}`, the end to `URL/complete`.
+    public init(filePath: String, fileSize: Int64, baseURL: String, sizing: SegmentSizer.Mode, parallel: Int,
+                maxRetries: Int, preset: String? = nil) {
+        self.filePath = filePath
+        self.fileSize = fileSize
+        url = baseURL
+        partTemplate = Self.appending("/part/{index}", to: baseURL)
+        completeURL = Self.appending("/complete", to: baseURL)
+        segmentProtocol = true
+        self.sizing = sizing
+        self.parallel = parallel
+        self.maxRetries = maxRetries
+        self.preset = preset
+    }
+
+    /// A plan for another server: parts to `partTemplate`, the end to `completeURL` when given.
+    public init(filePath: String, fileSize: Int64, url: String, partTemplate: String, completeURL: String?,
+                sizing: SegmentSizer.Mode, parallel: Int, maxRetries: Int, preset: String? = nil) {
+        self.filePath = filePath
+        self.fileSize = fileSize
+        self.url = url
+        self.partTemplate = partTemplate
+        self.completeURL = completeURL
+        segmentProtocol = false
+        self.sizing = sizing
+        self.parallel = parallel
+        self.maxRetries = maxRetries
+        self.preset = preset
+    }
+
+    /// `base` with `path` appended to its path: before its query and fragment, without a doubled slash.
+    static func appending(_ path: String, to base: String) -> String {
+        let cut = base.firstIndex { $0 == "?" || $0 == "#" } ?? base.endIndex
+        var head = String(base[..<cut])
+        while head.hasSuffix("/") { head.removeLast() }
+        return head + path + base[cut...]
+    }
+}

@@ -1,0 +1,45 @@
+/// The upload settings of a known client, for `wirelens upload --preset NAME` (and the names later commands
+/// compare against). A field left nil is not part of the preset; explicit flags override every field.
+public struct UploadPreset: Sendable, Equatable {
+    public let name: String
+    /// Who behaves like this, for the help text.
+    public let about: String
+    /// Segments in flight at once.
+    public var parallel: Int?
+    /// Retries per segment.
+    public var retries: Int?
+    /// Idle timeout in µs.
+    public var idleTimeout: Int64?
+    /// Segment size in bytes.
+    public var segmentSize: Int64?
+    /// Connections per host at most.
+    public var maxHostConnections: Int?
+
+    /// Every preset, in the order the help lists them.
+    public static let all: [UploadPreset] = [
+        UploadPreset(name: "oss-ios", about: "Alibaba OSS iOS SDK: 5 parts in flight, 3 retries, 15 s idle timeout",
+                     parallel: 5, retries: 3, idleTimeout: 15_000_000),
+        UploadPreset(name: "aws-cli", about: "AWS CLI s3 cp: 10 parts in flight, 8 MiB parts",
+                     parallel: 10, segmentSize: 8 << 20),
+        UploadPreset(name: "ios", about: "URLSession on iOS: 4 connections per host",
+                     parallel: 4, maxHostConnections: 4),
+        UploadPreset(name: "macos", about: "URLSession on macOS: 6 connections per host",
+                     parallel: 6, maxHostConnections: 6),
+    ]
+
+    /// The preset called `name`, or nil.
+    public static func named(_ name: String) -> UploadPreset? {
+        all.first { $0.name == name.lowercased() }
+    }
+
+    public init(name: String, about: String, parallel: Int? = nil, retries: Int? = nil, idleTimeout: Int64? = nil,
+                segmentSize: Int64? = nil, maxHostConnections: Int? = nil) {
+        self.name = name
+        self.about = about
+        self.parallel = parallel
+        self.retries = retries
+        self.idleTimeout = idleTimeout
+        self.segmentSize = segmentSize
+        self.maxHostConnections = maxHostConnections
+    }
+}

@@ -1,0 +1,109 @@
+/// The `upload` section of a report written by `wirelens upload`: what the segmented upload did as a whole.
+/// The segment attempts themselves are the report's tasks.
+public struct UploadSection: Sendable, Equatable, Codable {
+    /// The local file.
+    public var file: String
+    public var fileBytes: Int64
+    /// The file's SHA-256 (hex), when it was computed.
+    public var fileSHA256: String?
+    /// The upload's base URL or part template (redacted).
+    public var url: String
+    /// The preset asked for, if any.
+    public var preset: String?
+    /// "fixed" or "auto".
+    public var segmentMode: String
+    /// Segment sizes chosen over time: each entry starts at a segment and holds until the next one.
+    public var segmentSizes: [SizeChange]
+    /// Segments in flight at once at most.
+    public var parallel: Int
+    /// Retries allowed per segment.
+    public var maxRetries: Int
+    /// Segments of the file in all (resumed ones included).
+    public var segmentsTotal: Int
+    /// Segments sent in this run and accepted.
+    public var segmentsSent: Int
+    /// Segments that failed at least once.
+    public var segmentsRetried: Int
+    /// Failed attempts in all.
+    public var failedAttempts: Int
+    /// Request body bytes of failed attempts: bytes that had to be sent again.
+    public var bytesSentTwice: Int64
+    /// The time failed attempts took, added up over attempts (ms).
+    public var timeLostToRetriesMs: Double
+    /// Wall time of the run (ms).
+    public var wallMs: Double
+    /// File bytes sent in this run divided by the wall time.
+    public var effectiveBytesPerSecond: Double?
+    /// True when the run resumed a journal entry.
+    public var resumed: Bool
+    /// Segments a journal said were done and were not sent again.
+    public var resumedSegmentsSkipped: Int
+    public var resumedBytesSkipped: Int64
+    /// What the complete call answered: the assembled size and SHA-256 (nil without a complete call).
+    public var serverBytes: Int64?
+    public var serverSHA256: String?
+    /// True when the server's assembled SHA-256 equals the file's.
+    public var verified: Bool
+    /// Why the upload did not complete, or nil.
+    public var failure: String?
+    /// Every attempt: which task sent which segment.
+    public var attempts: [Attempt]
+
+    /// A segment size in effect from segment `fromSegment` on.
+    public struct SizeChange: Sendable, Equatable, Codable {
+        /// The index of the first segment of this size.
+        public var fromSegment: Int
+        public var bytes: Int64
+        /// When the size was chosen, ms from the run's start.
+        public var atMs: Double
+
+        public init(fromSegment: Int, bytes: Int64, atMs: Double) {
+            self.fromSegment = fromSegment
+            self.bytes = bytes
+            self.atMs = atMs
+        }
+    }
+
+    /// One attempt at one segment.
+    public struct Attempt: Sendable, Equatable, Codable {
+        /// The report task that holds the attempt's transactions.
+        public var task: Int
+        public var segment: Int
+        public var offset: Int64
+        public var length: Int64
+        /// 1 for the first attempt of the segment.
+        public var attempt: Int
+        public var succeeded: Bool
+
+        public init(task: Int, segment: Int, offset: Int64, length: Int64, attempt: Int, succeeded: Bool) {
+            self.task = task
+            self.segment = segment
+            self.offset = offset
+            self.length = length
+            self.attempt = attempt
+            self.succeeded = succeeded
+        }
+    }
+
+    public init(file: String, fileBytes: Int64, url: String, segmentMode: String, parallel: Int, maxRetries: Int) {
+        self.file = file
+        self.fileBytes = fileBytes
+        self.url = Redactor.url(url)
+        self.segmentMode = segmentMode
+        self.segmentSizes = []
+        self.parallel = parallel
+        self.maxRetries = maxRetries
+        segmentsTotal = 0
+        segmentsSent = 0
+        segmentsRetried = 0
+        failedAttempts = 0
+        bytesSentTwice = 0
+        timeLostToRetriesMs = 0
+        wallMs = 0
+        resumed = false
+        resumedSegmentsSkipped = 0
+        resumedBytesSkipped = 0
+        verified = false
+        attempts = []
+    }
+}

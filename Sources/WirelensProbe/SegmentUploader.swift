@@ -1,0 +1,339 @@
+import Foundation
+import WirelensCore
+import WirelensDigest
+
+/// Runs a segmented upload on an engine: segments read at their offsets, `parallel` in flight, failed ones
+/// queued at the tail and retried, each accepted one journalled, then the complete call and the SHA-256 check.
+///
+/// Every attempt is its own engine task (and report task); the engine's own retries should be off (the queue
+/// retries). All bookkeeping happens on the task that calls `run()`, one finished attempt at a time.
+public struct SegmentUploader: Sendable {
+    public let plan: UploadPlan
+    public let engine: Engine
+    /// Where accepted segments are recorded, with the entry's key; nil for no journal.
+    public let journal: (any UploadJournaling)?
+    public let journalKey: UploadJournalKey?
+    /// Continue the journal's entry instead of replacing it.
+    public let resume: Bool
+    public let progress: UploadProgress
+
+    public init(plan: UploadPlan, engine: Engine, journal: (any UploadJournaling)?, journalKey: UploadJournalKey?,
+                resume: Bool, progress: UploadProgress = UploadProgress()) {
+        self.plan = plan
+        self.engine = engine
+        self.journal = journal
+        self.journalKey = journalKey
+        self.resume = resume
+        self.progress = progress
+    }
+
+    /// What an upload run gave.
+    public struct Outcome: Sendable {
+        /// Every attempt's task and the complete call's, in task order.
+        public var tasks: [TaskRecord]
+        public var section: UploadSection
+        /// The exit status: success, or why the upload did not complete.
+        public var status: ExitStatus
+        /// Things the user should know that are not failures (no journal entry to resume, journal not writable).
+        public var notes: [String]
+    }
+
+    /// One finished attempt, handed from a child task to the bookkeeping loop.
+    private struct AttemptResult: Sendable {
+        var segment: Segment
+        var attempt: Int
+        var record: TaskRecord?
+        var body: [UInt8]?
+    }
+
+    /// Runs the upload to its end: completed and verified, failed, or stopped by `engine.cancel()`.
+    public func run() async -> Outcome {
+        let started = MonotonicClock.wallMicros()
+        let path = plan.filePath
+        let fileDigest = Task.detached { () -> String? in try? SHA256Digest.hex(ofFile: path) }
+        var section = UploadSection(file: plan.filePath, fileBytes: plan.fileSize, url: plan.url,
+                                    segmentMode: plan.sizing == .auto ? "auto" : "fixed", parallel: plan.parallel,
+                                    maxRetries: plan.maxRetries)
+        section.preset = plan.preset
+        let start = openJournal()
+        var notes = start.notes
+        var sizer = start.sizer
+        var journalUsable = start.journalUsable
+        if start.resumed {
+            section.resumed = true
+            section.segmentMode = "fixed"
+        }
+        let done = start.done
+        let aligned = start.aligned
+
+        var queue = SegmentQueue(fileSize: plan.fileSize, done: done, alignedSize: aligned)
+        let skipped = Array(queue.succeeded.values)
+        section.resumedSegmentsSkipped = skipped.count
+        section.resumedBytesSkipped = skipped.reduce(0) { $0 + $1.length }
+        progress.resumed(segments: skipped.count, bytes: section.resumedBytesSkipped)
+
+        var records: [TaskRecord] = []
+        var failure: (message: String, status: ExitStatus)?
+        var interrupted = false
+        var lastSize: Int64?
+        var sentBytes: Int64 = 0
+        var failuresInARow = 0
+        let failureLimit = Self.failuresInARowLimit(parallel: plan.parallel)
+        let scratch = FileManager.default.temporaryDirectory
+            .appendingPathComponent("wirelens-upload-\(getpid())-\(UUID().uuidString)").path
+        try? FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+
+        await withTaskGroup(of: AttemptResult.self) { group in
+            var inFlight = 0
+            while true {
+                // Hand out segments while there is room (auto sizing: the first segment alone, to measure).
+                while failure == nil, !interrupted, inFlight < plan.parallel,
+                      !(sizer.awaitsMeasurement && inFlight > 0) {
+                    let fresh = queue.uncarvedBytes > 0
+                    let size = sizer.nextSize
+                    guard let segment = queue.next(size: size) else { break }
+                    if fresh, size != lastSize {
+                        section.segmentSizes.append(.init(fromSegment: segment.index, bytes: size,
+                                                          atMs: Format.millis(fromMicros: MonotonicClock.wallMicros() - started)))
+                        lastSize = size
+                    }
+                    let attempt = (queue.failures[segment.index] ?? 0) + 1
+                    progress.started()
+                    inFlight += 1
+                    group.addTask { await self.send(segment, attempt: attempt, scratch: scratch) }
+                }
+                guard let result = await group.next() else { break }
+                inFlight -= 1
+                let segment = result.segment
+                guard let record = result.record else {
+                    // Dropped before it started: the engine was cancelled.
+                    interrupted = true
+                    queue.fail(segment.index, maxRetries: Int.max)
+                    progress.failed(sentBytes: 0)
+                    continue
+                }
+                records.append(record)
+                let body = record.transactions.last?.requestBodyBytes ?? 0
+                let verdict = SegmentVerdict.judge(record, body: result.body, segment: segment, plan: plan)
+                section.attempts.append(.init(task: record.index, segment: segment.index, offset: segment.offset,
+                                              length: segment.length, attempt: result.attempt,
+                                              succeeded: verdict == .accepted))
+                switch verdict {
+                case .accepted:
+                    queue.succeed(segment.index)
+                    progress.succeeded()
+                    sentBytes += segment.length
+                    failuresInARow = 0
+                    sizer.observe(length: segment.length, micros: record.duration)
+                    if journalUsable, let journal, let key = journalKey {
+                        do {
+                            try journal.record(key, segment: segment)
+                        } catch {
+                            notes.append("\(error); continuing without a journal (this upload cannot be resumed)")
+                            journalUsable = false
+                        }
+                    }
+                case .cancelled:
+                    interrupted = true
+                    queue.fail(segment.index, maxRetries: Int.max)
+                    progress.failed(sentBytes: body)
+                case .retryable(let reason):
+                    progress.failed(sentBytes: body)
+                    section.failedAttempts += 1
+                    section.bytesSentTwice += body
+                    section.timeLostToRetriesMs += Format.millis(fromMicros: record.duration)
+                    failuresInARow += 1
+                    if case .exhausted(let count) = queue.fail(segment.index, maxRetries: plan.maxRetries), failure == nil {
+                        failure = ("segment \(segment.index) (\(segment.contentRange(total: plan.fileSize))) failed "
+                                   + "\(count) times, the last: \(reason); giving up (--retries \(plan.maxRetries))",
+                                   Self.status(of: record))
+                        engine.cancel()
+                    } else if failuresInARow >= failureLimit, failure == nil {
+                        // Not a flaky part but a server that fails everything: stop before every segment burns its retries.
+                        failure = ("\(failuresInARow) attempts in a row failed, the last (segment \(segment.index)): "
+                                   + "\(reason); giving up", Self.status(of: record))
+                        engine.cancel()
+                    }
+                case .fatal(let reason):
+                    progress.failed(sentBytes: body)
+                    section.failedAttempts += 1
+                    queue.fail(segment.index, maxRetries: 0)
+                    failuresInARow += 1
+                    if failure == nil {
+                        failure = (reason, record.error.map { ExitStatus.forError($0.errorClass) } ?? .transfer)
+                        engine.cancel()
+                    }
+                }
+            }
+        }
+
+        section.segmentsRetried = queue.segmentsRetried
+        section.segmentsSent = section.attempts.filter(\.succeeded).count
+        section.segmentsTotal = queue.succeeded.count + queue.retryQueue.count + queue.inFlight.count + queue.abandoned.count
+        if !queue.isComplete, failure == nil {
+            interrupted = true
+        }
+
+        // The end: complete, then compare the server's SHA-256 with the file's.
+        let localDigest = await fileDigest.value
+        section.fileSHA256 = localDigest
+        if failure == nil, !interrupted {
+            if let completeURL = plan.completeURL {
+                var (record, answer) = await complete(completeURL, scratch: scratch)
+                // A complete call that failed in passing (transport error, 408, 429, 5xx but 501) is tried again.
+                var attempt = 1
+                while attempt <= plan.maxRetries, case .failure(_, _, true) = answer {
+                    if let record { records.append(record) }
+                    attempt += 1
+                    let wait = Self.backoffMicros(attempt: attempt, unit: Double.random(in: 0..<1))
+                    try? await Task.sleep(nanoseconds: UInt64(wait) * 1000)
+                    (record, answer) = await complete(completeURL, scratch: scratch)
+                }
+                if let record { records.append(record) }
+                switch answer {
+                case .success(let size, let digest):
+                    section.serverBytes = size
+                    section.serverSHA256 = digest
+                    if let localDigest, digest == localDigest, size == plan.fileSize {
+                        section.verified = true
+                    } else {
+                        failure = ("the server's assembled file does not match: \(size) bytes, SHA-256 \(digest); "
+                                   + "the file: \(plan.fileSize) bytes, SHA-256 \(localDigest ?? "unreadable")", .verification)
+                    }
+                case .failure(let message, let status, _):
+                    failure = (message, status)
+                case .none:
+                    interrupted = true
+                }
+            }
+            if failure == nil, !interrupted, journalUsable, let journal, let key = journalKey {
+                try? journal.remove(key)
+            }
+        }
+        let ended = MonotonicClock.wallMicros()
+        section.wallMs = Format.millis(fromMicros: ended - started)
+        if ended > started { section.effectiveBytesPerSecond = Double(sentBytes) * 1e6 / Double(ended - started) }
+        section.failure = failure?.message
+        records.sort { $0.index < $1.index }
+        // A failure cancels the attempts in flight: the failure, not the cancellation, is the outcome.
+        let status: ExitStatus = failure?.status ?? (interrupted ? .interrupted : .success)
+        if interrupted, section.failure == nil { section.failure = "interrupted before every segment was sent" }
+        return Outcome(tasks: records, section: section, status: status, notes: notes)
+    }
+
+    /// Where a run starts from: the journal's entry (resumed) or a fresh one.
+    private struct Start {
+        var sizer: SegmentSizer
+        var done: [Segment] = []
+        /// The size by which new segments are numbered (`offset / size`), when segments are of one size.
+        var aligned: Int64?
+        var resumed = false
+        var journalUsable: Bool
+        var notes: [String] = []
+    }
+
+    /// Resumes the journal's entry (with `resume`), or starts a new entry replacing any under the same key.
+    /// A resumed upload is fixed-size, at the journal's segment size.
+    private func openJournal() -> Start {
+        var start = Start(sizer: SegmentSizer(mode: plan.sizing), journalUsable: journal != nil && journalKey != nil)
+        if case .fixed(let size) = plan.sizing { start.aligned = size }
+        guard let journal, let key = journalKey else { return start }
+        do {
+            if resume, let entry = try journal.entry(for: key) {
+                let size = max(entry.segmentSize, entry.done.map(\.length).max() ?? 0)
+                start.done = entry.done
+                start.sizer = SegmentSizer(mode: .fixed(size))
+                start.resumed = true
+                // Numbered by offset only when the journal's segments were (a fixed-size run).
+                start.aligned = entry.done.allSatisfy { $0.offset % size == 0 && Int64($0.index) == $0.offset / size }
+                    ? size : nil
+            } else {
+                if resume {
+                    start.notes.append("no journal entry for '\(plan.filePath)' and \(Redactor.url(plan.url)); "
+                                       + "starting from the first segment")
+                }
+                try journal.begin(key, segmentSize: start.sizer.nextSize)
+            }
+        } catch {
+            start.notes.append("\(error); continuing without a journal (this upload cannot be resumed)")
+            start.journalUsable = false
+        }
+        return start
+    }
+
+    /// Failed attempts in a row, with no segment accepted in between, after which the upload stops.
+    static func failuresInARowLimit(parallel: Int) -> Int { max(8, 2 * parallel) }
+
+    /// The wait before attempt `attempt` (2 for the first retry) of a segment: exponential backoff with
+    /// jitter (RetryPolicy's), from 250 ms up to 4 s, so a server shedding load is not hammered.
+    static func backoffMicros(attempt: Int, unit: Double) -> Int64 {
+        guard attempt > 1 else { return 0 }
+        let policy = RetryPolicy(maxRetries: .max, baseDelay: 250_000, maxDelay: 4_000_000)
+        return policy.delay(retry: attempt - 1, error: nil, status: 503, retryAfter: nil, unit: unit) ?? 0
+    }
+
+    /// Sends one attempt of a segment (after its backoff, for a retry) and returns what came back.
+    private func send(_ segment: Segment, attempt: Int, scratch: String) async -> AttemptResult {
+        let wait = Self.backoffMicros(attempt: attempt, unit: Double.random(in: 0..<1))
+        if wait > 0 { try? await Task.sleep(nanoseconds: UInt64(wait) * 1000) }
+        let answerPath = plan.segmentProtocol ? "\(scratch)/part-\(segment.index)-\(attempt).json" : nil
+        let spec = TaskSpec(url: segment.url(fromTemplate: plan.partTemplate), method: "PUT",
+                            body: .fileRange(path: plan.filePath, offset: segment.offset, length: segment.length),
+                            outputPath: answerPath,
+                            headers: plan.sendsContentRange
+                                ? [HeaderField(name: "Content-Range", value: segment.contentRange(total: plan.fileSize))] : [])
+        let record = await engine.run([spec]).first
+        var body: [UInt8]?
+        if let answerPath {
+            body = FileManager.default.contents(atPath: answerPath).map { [UInt8]($0) }
+            unlink(answerPath)
+        }
+        return AttemptResult(segment: segment, attempt: attempt, record: record, body: body)
+    }
+
+    /// What the complete call gave: the assembled size and SHA-256, a failure (transient or not), or nil when cancelled.
+    enum CompleteAnswer {
+        case success(size: Int64, sha256: String)
+        case failure(String, ExitStatus, transient: Bool)
+    }
+
+    /// POSTs the complete call and reads its answer.
+    private func complete(_ url: String, scratch: String) async -> (TaskRecord?, CompleteAnswer?) {
+        let answerPath = "\(scratch)/complete.json"
+        let record = await engine.run([TaskSpec(url: url, method: "POST", outputPath: answerPath)]).first
+        let body = FileManager.default.contents(atPath: answerPath)
+        unlink(answerPath)
+        guard let record else { return (nil, nil) }
+        if let error = record.error, error.errorClass != .http {
+            if error.errorClass == .cancelled { return (record, nil) }
+            return (record, .failure("\(record.url): \(error.errorClass.rawValue): \(error.message)",
+                                     ExitStatus.forError(error.errorClass), transient: true))
+        }
+        let object = body.flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
+        let status = record.statusCode ?? 0
+        if status == 409 {
+            let missing = (object?["missing"] as? [[NSNumber]])?.map { "\($0.first ?? 0)-\($0.last ?? 0)" }
+                .joined(separator: ", ") ?? "unknown"
+            return (record, .failure("\(record.url) answered 409: the server is missing byte ranges \(missing) "
+                                     + "(parts lost on the server?); upload again without --resume", .httpError, transient: false))
+        }
+        guard (200..<300).contains(status) else {
+            let hint = [404, 405, 501].contains(status) ? ": the server has no complete call there; give --complete-url, "
+                + "or --part-url without it to skip the check" : ""
+            let transient = status == 408 || status == 429 || (status >= 500 && status != 501)
+            return (record, .failure("\(record.url) answered HTTP \(status) to the complete call\(hint)", .httpError,
+                                     transient: transient))
+        }
+        guard let size = (object?["size"] as? NSNumber)?.int64Value, let digest = object?["sha256"] as? String else {
+            return (record, .failure("\(record.url) answered HTTP \(status) without the size and sha256 of the "
+                                     + "assembled file", .transfer, transient: false))
+        }
+        return (record, .success(size: size, sha256: digest.lowercased()))
+    }
+
+    /// The exit status for an attempt that failed for good.
+    static func status(of record: TaskRecord) -> ExitStatus {
+        record.error.map { ExitStatus.forError($0.errorClass) } ?? .httpError
+    }
+}

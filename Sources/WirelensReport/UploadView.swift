@@ -1,0 +1,44 @@
+import WirelensCore
+
+/// The text view of a segmented upload's `upload` section: outcome, segments, retries and the sizes chosen.
+struct UploadView {
+    let style: ANSIStyle
+
+    /// Segment size changes listed at most; an auto-sized upload may change size at every segment.
+    static let sizesShown = 6
+
+    /// The lines of the view, headed "Upload".
+    func lines(for u: UploadSection) -> [String] {
+        var out = [style.paint("Upload", .bold)]
+        out += ReportText.keyValue("File", "\(TextLayout.sanitize(u.file)) (\(ByteSize.format(u.fileBytes)))")
+        let outcome: String
+        if let failure = u.failure {
+            outcome = style.paint("failed: \(TextLayout.sanitize(failure))", .red)
+        } else if u.verified {
+            outcome = style.paint("complete, SHA-256 verified", .green)
+        } else if u.serverSHA256 == nil {
+            outcome = "complete, not verified (no complete call)"
+        } else {
+            outcome = style.paint("complete, SHA-256 differs", .red)
+        }
+        out += ReportText.keyValue("Outcome", outcome)
+        if let digest = u.fileSHA256 { out += ReportText.keyValue("SHA-256", digest) }
+        if let server = u.serverSHA256, server != u.fileSHA256 { out += ReportText.keyValue("Server digest", server) }
+        var segments = "\(u.segmentsSent) sent of \(u.segmentsTotal), \(u.parallel) in flight at most"
+        if u.resumed {
+            segments += "; resumed: \(u.resumedSegmentsSkipped) skipped (\(ByteSize.format(u.resumedBytesSkipped)))"
+        }
+        out += ReportText.keyValue("Segments", segments)
+        var sizes = u.segmentSizes.prefix(Self.sizesShown).map { "\(ByteSize.format($0.bytes)) from #\($0.fromSegment)" }
+        if u.segmentSizes.count > Self.sizesShown {
+            sizes.append("\(u.segmentSizes.count - Self.sizesShown) more changes (in the JSON report)")
+        }
+        out += ReportText.keyList("Sizes (\(u.segmentMode))", sizes)
+        out += ReportText.keyValue("Retries", "\(u.segmentsRetried) segments retried, \(u.failedAttempts) failed attempts, "
+                                   + "\(ByteSize.format(u.bytesSentTwice)) sent twice, "
+                                   + "\(ReportText.duration(ms: u.timeLostToRetriesMs)) lost")
+        let rate = u.effectiveBytesPerSecond.map(ByteSize.formatRate) ?? "—"
+        out += ReportText.keyValue("Throughput", "\(rate) effective (file bytes over \(ReportText.duration(ms: u.wallMs)))")
+        return out
+    }
+}

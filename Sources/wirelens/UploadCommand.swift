@@ -1,0 +1,175 @@
+import ArgumentParser
+import Foundation
+import WirelensCore
+import WirelensProbe
+import WirelensStore
+
+/// `wirelens upload FILE URL`: a segmented, parallel, resumable upload with a retry queue, reported
+/// attempt by attempt.
+struct UploadCommand: AsyncCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "upload",
+        abstract: "Upload a file in segments, several in flight, retrying failed ones, resumable.",
+        discussion: """
+            URL is the upload's base on a server with the Wirelens target's segment protocol: each segment is \
+            PUT to URL/part/{index} with Content-Range, then POST URL/complete answers the assembled size and \
+            SHA-256, which must equal the file's. For other servers give --part-url (then there is no complete \
+            call and no SHA-256 check unless --complete-url is given too).
+
+            With --part-url, parts carry Content-Range only when the template has no {offset}.
+
+            A failed segment (transport error, 408, 429 or a 5xx but 501) goes to the tail of the queue and is sent again, \
+            up to --retries times; any other 4xx stops the upload at once. Accepted segments are journalled \
+            (SQLite, under $XDG_STATE_HOME/wirelens/ or ~/.local/state/wirelens/), keyed by the file's identity \
+            and URL: after a crash, the same command with --resume sends only the missing segments, at the \
+            journal's segment size. --resume without a journal entry starts from the first segment (with a note).
+
+            Presets (explicit flags override them): \
+            \(UploadPreset.all.map { "\($0.name): \($0.about)" }.joined(separator: "; ")).
+            """)
+
+    @Argument(help: "The file to upload.")
+    var file: String
+
+    @Argument(help: "The upload's base URL, e.g. http://127.0.0.1:8080/upload/ID.")
+    var url: String
+
+    @Option(name: .customLong("segment-size"),
+            help: "Segment size (e.g. 512KiB, 8MiB), or auto: sized from the throughput measured (default 1MiB).")
+    var segmentSize: String?
+
+    @Option(help: "Segments in flight at once (default 4).")
+    var parallel: Int?
+
+    @Option(help: "Retries per segment (default 3, as the OSS iOS SDK).")
+    var retries: Int?
+
+    @Option(help: "Settings of a known client: \(UploadPreset.all.map(\.name).joined(separator: ", ")).")
+    var preset: String?
+
+    @Option(name: .customLong("part-url"),
+            help: ArgumentHelp("Part URL template with {index}, {offset}, {length} (no complete call unless --complete-url).",
+                               discussion: "Parts carry Content-Range only when the template has no {offset}."))
+    var partURL: String?
+
+    @Option(name: .customLong("complete-url"), help: "POSTed (empty body) once every segment was accepted.")
+    var completeURL: String?
+
+    @Flag(help: "Continue the journalled upload of this file to this URL: send only the missing segments.")
+    var resume = false
+
+    @Option(help: "The journal database (default under $XDG_STATE_HOME/wirelens/).")
+    var journal: String?
+
+    @Flag(name: .customLong("no-journal"), help: "Keep no journal (the upload cannot be resumed).")
+    var noJournal = false
+
+    @OptionGroup(title: "Connections, protocol, timeouts and TLS")
+    var transfer: TransferFlags
+
+    @OptionGroup(title: "Report")
+    var report: ReportFlags
+
+    /// Defaults when neither a flag nor the preset sets a value.
+    static let defaultParallel = 4
+    static let defaultRetries = 3
+    static let defaultSegmentSize: Int64 = 1 << 20
+
+    /// Runs the upload and returns the exit code.
+    func execute() async -> Int32 {
+        let plan: UploadPlan
+        let options: ProbeOptions
+        let identity: FileIdentity
+        let engine: Engine
+        let bytes = TransferProgress()
+        do {
+            let preset = try self.presetValue()
+            let parallel = parallel ?? preset?.parallel ?? Self.defaultParallel
+            guard parallel >= 1 else { throw UsageError("--parallel must be 1 or more, not \(parallel)") }
+            let retries = retries ?? preset?.retries ?? Self.defaultRetries
+            guard retries >= 0 else { throw UsageError("--retries must be 0 or more, not \(retries)") }
+            let sizing = try self.sizing(preset: preset)
+            if resume, noJournal { throw UsageError("--resume needs the journal; drop --no-journal") }
+            var o = try transfer.probeOptions(concurrency: parallel, retries: 0)
+            if o.maxHostConnections == nil { o.maxHostConnections = preset?.maxHostConnections ?? parallel }
+            if o.idleTimeout == nil { o.idleTimeout = preset?.idleTimeout }
+            options = o
+            try report.check()
+            _ = try TargetURL(url)
+            if let partURL {
+                guard partURL.contains("{index}") || partURL.contains("{offset}") else {
+                    throw UsageError("--part-url '\(Redactor.url(partURL))' has neither {index} nor {offset}: every segment would go to the same URL")
+                }
+                _ = try TargetURL(Segment(index: 0, offset: 0, length: 1).url(fromTemplate: partURL))
+            }
+            if let completeURL { _ = try TargetURL(completeURL) }
+            identity = try FileIdentity.read(file)
+            guard identity.size > 0 else { throw ProbeError.localFile(path: file, reason: "the file is empty: nothing to upload") }
+            if let partURL {
+                plan = UploadPlan(filePath: file, fileSize: identity.size, url: url, partTemplate: partURL,
+                                  completeURL: completeURL, sizing: sizing, parallel: parallel, maxRetries: retries,
+                                  preset: preset?.name)
+            } else {
+                var p = UploadPlan(filePath: file, fileSize: identity.size, baseURL: url, sizing: sizing,
+                                   parallel: parallel, maxRetries: retries, preset: preset?.name)
+                if let completeURL { p.completeURL = completeURL }
+                plan = p
+            }
+            engine = try Engine(options: options, progress: bytes)
+        } catch {
+            return InputFailure.exitCode(error)
+        }
+
+        var journalStore: UploadJournal?
+        if !noJournal {
+            let path = journal ?? UploadJournal.defaultPath()
+            do {
+                journalStore = try UploadJournal(path: path)
+            } catch {
+                if resume || journal != nil {
+                    Console.error("\(error.description); give a writable --journal PATH")
+                    return ExitStatus.localFile.rawValue
+                }
+                if !report.quiet { Console.error("\(error.description); uploading without a journal (no --resume later)") }
+            }
+        }
+        let counts = UploadProgress()
+        let key = UploadJournalKey(file: identity, url: plan.partTemplate + " " + (plan.completeURL ?? ""))
+        let uploader = SegmentUploader(plan: plan, engine: engine, journal: journalStore,
+                                       journalKey: journalStore == nil ? nil : key, resume: resume, progress: counts)
+        let trap = SignalTrap { engine.cancel() }
+        let total = plan.fileSize
+        let ticker = report.quiet ? nil : ProgressTicker { elapsed in
+            let moved = counts.skippedBytes + max(0, bytes.bytesSent - counts.wastedBytes)
+            return ProgressSnapshot(elapsedMicros: elapsed, bytes: min(total, moved), totalBytes: total,
+                                    segments: .init(done: counts.done, inFlight: counts.inFlight, failed: counts.failed))
+        }
+        let (result, outcome) = await UploadSession.run(uploader, interrupted: { trap.fired })
+        await ticker?.stop()
+        if !report.quiet { outcome.notes.forEach { Console.error($0) } }
+        if let failure = outcome.section.failure, outcome.status != .success, !trap.fired {
+            Console.error("upload failed: \(failure)")
+        }
+        return report.deliver(result, outcome: trap.fired ? .interrupted : outcome.status)
+    }
+
+    /// The preset asked for, or nil; an unknown name is a usage error listing the known ones.
+    private func presetValue() throws(UsageError) -> UploadPreset? {
+        guard let preset else { return nil }
+        guard let value = UploadPreset.named(preset) else {
+            throw UsageError("--preset '\(preset)' is not known; give one of \(UploadPreset.all.map(\.name).joined(separator: ", "))")
+        }
+        return value
+    }
+
+    /// The segment sizing from --segment-size, the preset or the default.
+    private func sizing(preset: UploadPreset?) throws(UsageError) -> SegmentSizer.Mode {
+        guard let text = segmentSize else { return .fixed(preset?.segmentSize ?? Self.defaultSegmentSize) }
+        if text.lowercased() == "auto" { return .auto }
+        guard let bytes = ByteSize.parse(text) else {
+            throw UsageError("--segment-size '\(text)' is not a size; write e.g. 512KiB, 8MiB or auto")
+        }
+        guard bytes >= 1 else { throw UsageError("--segment-size must be at least 1 byte (or auto), not \(text)") }
+        return .fixed(bytes)
+    }
+}

@@ -1,0 +1,30 @@
+import Foundation
+import WirelensCore
+import WirelensTestSupport
+import XCTest
+
+/// Runs the built `wirelens` executable for the CLI tests and checks its one-line errors.
+enum CLIHarness {
+    /// The built executable, next to the test bundle.
+    static var binary: String { WirelensCLI.path }
+
+    /// Runs `wirelens` with `arguments`, killed after `timeout` seconds.
+    static func run(_ arguments: [String], timeout: TimeInterval = 60,
+                    afterStart: ((pid_t) -> Void)? = nil) throws -> ProcessRunner.Outcome {
+        try WirelensCLI.run(arguments, timeout: timeout, afterStart: afterStart)
+    }
+
+    /// A fresh path in the temporary directory ending in `name`.
+    static func temporaryPath(_ name: String) -> String { WirelensCLI.temporaryPath(name) }
+
+    /// Asserts the exit code and that stderr is exactly one line naming `mention`.
+    static func assertFails(_ arguments: [String], code: ExitStatus, mention: String,
+                            file: StaticString = #filePath, line: UInt = #line) throws {
+        let outcome = try run(arguments)
+        XCTAssertEqual(outcome.status, code.rawValue, "stderr: \(outcome.stderr)", file: file, line: line)
+        let lines = outcome.stderr.split(separator: "\n")
+        XCTAssertEqual(lines.count, 1, "one-line error expected, got: \(outcome.stderr)", file: file, line: line)
+        XCTAssertTrue(outcome.stderr.contains(mention), "'\(mention)' not in: \(outcome.stderr)", file: file, line: line)
+        XCTAssertFalse(outcome.stderr.contains("Fatal error"), file: file, line: line)
+    }
+}
