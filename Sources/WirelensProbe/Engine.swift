@@ -85,10 +85,20 @@ public final class Engine: @unchecked Sendable {
             curl_multi_cleanup(multi)
             throw error
         }
-        let thread = Thread { [unowned self] in self.loop() }
+        // The loop thread holds no reference that keeps the engine alive (an unowned one did: retained for the
+        // whole loop, it kept every engine and its thread until the process ended). The engine's deinit stops the
+        // loop and waits for it, so the engine outlives every access from the thread; init waits until the thread
+        // runs, so the thread never starts on an engine already gone.
+        let engine = Unmanaged.passUnretained(self)
+        let running = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            running.signal()
+            engine._withUnsafeGuaranteedRef { $0.loop() }
+        }
         thread.name = "wirelens-engine"
         loopThread = thread
         thread.start()
+        running.wait()
     }
 
     deinit {

@@ -29,6 +29,25 @@ final class EngineIntegrationTests: XCTestCase {
         }
     }
 
+    /// An engine nobody holds goes away (its loop thread stops): one dropped right after init, one after a run.
+    func testReleasedEnginesAreFreed() async throws {
+        let servers = try TestServers.get()
+        weak var idle: Engine?
+        weak var used: Engine?
+        do {
+            let engine = try Engine(options: ProbeOptions())
+            idle = engine
+        }
+        do {
+            let engine = try Engine(options: ProbeOptions())
+            used = engine
+            let tasks = await engine.run([TaskSpec(url: servers.http("/small.txt"))])
+            XCTAssertEqual(tasks.first?.statusCode, 200)
+        }
+        XCTAssertNil(idle, "an engine released right after init is freed")
+        XCTAssertNil(used, "an engine released after a run is freed")
+    }
+
     func testSequentialRequestsReuseOneConnection() async throws {
         let servers = try TestServers.get()
         let tasks = try await run(gets(servers.http("/small.txt"), 20))

@@ -6,8 +6,9 @@ import WirelensTestSupport
 import XCTest
 @testable import WirelensProbe
 
-/// The segmented uploader against a server with the segment protocol (scripts/segment-peer.py, the target's
-/// stand-in): retries of failed parts, the final SHA-256, resume from a journal, servers without the API.
+/// The segmented uploader against a server with the segment protocol (the target server, or its Python stand-in for
+/// two faults): retries of failed parts, the final SHA-256, resume from a journal, servers without the API, and the
+/// gain of parallel segments on a per-connection bandwidth cap.
 final class SegmentUploaderTests: XCTestCase {
     private var files: [String] = []
 
@@ -64,6 +65,29 @@ final class SegmentUploaderTests: XCTestCase {
             XCTAssertFalse(earlier[0].succeeded)
             XCTAssertLessThan(earlier[0].task, attempt.task, "a retry comes after the attempt it repeats")
         }
+        peer.stop()
+    }
+
+    /// On a target capped per connection (as a phone uplink), 4 segments in flight move at least 3 times as fast
+    /// as 1: each connection gets its own cap. Throughput is the uploader's own effective figure.
+    func testFourSegmentsInFlightBeatOneByThreeTimesOnAShapedTarget() async throws {
+        let peer = try SegmentPeer.start(rate: 1_000_000)
+        let size = 2 << 20
+        let path = try makeFile(size)
+        var throughput: [Int: Double] = [:]
+        for parallel in [1, 4] {
+            let plan = UploadPlan(filePath: path, fileSize: Int64(size), baseURL: peer.uploadURL("shaped-\(parallel)"),
+                                  sizing: .fixed(128 << 10), parallel: parallel, maxRetries: 0)
+            let outcome = try await uploader(plan).run()
+            XCTAssertEqual(outcome.status, .success, outcome.section.failure ?? "")
+            XCTAssertTrue(outcome.section.verified)
+            throughput[parallel] = try XCTUnwrap(outcome.section.effectiveBytesPerSecond)
+        }
+        let serial = try XCTUnwrap(throughput[1])
+        let parallel = try XCTUnwrap(throughput[4])
+        // One connection cannot beat its cap (a little slack for the counting), four add up to about 4x.
+        XCTAssertLessThan(serial, 1_100_000, "one connection is held to its 1 MB/s cap")
+        XCTAssertGreaterThanOrEqual(parallel / serial, 3, "serial \(serial) B/s, 4 in flight \(parallel) B/s")
         peer.stop()
     }
 

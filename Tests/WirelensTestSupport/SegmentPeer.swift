@@ -3,11 +3,11 @@ import Foundation
 import Glibc
 #endif
 
-/// A server speaking the segment protocol for upload tests: scripts/segment-peer.py, a stand-in for the
-/// Wirelens target until WirelensTarget lands on main (then `start` becomes `TargetServer.start(...)`).
+/// A server speaking the segment protocol for upload tests: the built `wirelens target` (WirelensTarget) in a
+/// process of its own, or scripts/segment-peer.py for the two faults the target does not play (a complete call
+/// failing in passing, a wrong assembled digest).
 ///
-/// One process per test (each test picks its own failure rate and delay); stopped by `stop()` or when the
-/// test process exits (the peer watches its parent).
+/// One process per test (each test picks its own failure rate and delay); stopped by `stop()` or at deinit.
 public final class SegmentPeer: @unchecked Sendable {
     public let port: Int
     private let pid: pid_t
@@ -16,9 +16,9 @@ public final class SegmentPeer: @unchecked Sendable {
     private var stopped = false
 
     /// Starts a peer failing `failParts` of part attempts with 503 (seeded), waiting `partDelayMs` before
-    /// each part's answer and reading bodies at `rate` bytes/s (0: at once).
-    /// The first `failComplete` complete calls of each upload are answered with 503.
-    /// With `wrongDigest`, complete answers a SHA-256 that is not the assembled file's.
+    /// each answer and capping bodies at `rate` bytes/s per connection (0: no cap): the target server.
+    /// The first `failComplete` complete calls of each upload are answered with 503, and with `wrongDigest`
+    /// complete answers a SHA-256 that is not the assembled file's: the Python stand-in, for these two alone.
     public static func start(failParts: Double = 0, seed: Int = 1, partDelayMs: Int = 0, rate: Int = 0,
                              failComplete: Int = 0, wrongDigest: Bool = false) throws -> SegmentPeer {
         try SegmentPeer(failParts: failParts, seed: seed, partDelayMs: partDelayMs, rate: rate, failComplete: failComplete,
@@ -29,24 +29,37 @@ public final class SegmentPeer: @unchecked Sendable {
         let root = TestServers.repositoryRoot
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("wl-segpeer-\(UUID().uuidString)").path
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("wl-segpeer-\(UUID().uuidString).out").path
-        pid = try ProcessRunner.spawn("/usr/bin/env", [
-            "python3", root.appendingPathComponent("scripts/segment-peer.py").path, "--max-seconds", "300",
-            "--fail-parts", String(failParts), "--fail-seed", String(seed), "--part-delay", String(partDelayMs),
-            "--rate", String(rate), "--dir", directory, "--fail-complete", String(failComplete),
-        ] + (wrongDigest ? ["--wrong-digest"] : []), stdoutPath: out, stderrPath: "/dev/null")
+        let standIn = failComplete > 0 || wrongDigest
+        if standIn {
+            pid = try ProcessRunner.spawn("/usr/bin/env", [
+                "python3", root.appendingPathComponent("scripts/segment-peer.py").path, "--max-seconds", "300",
+                "--fail-parts", String(failParts), "--fail-seed", String(seed), "--part-delay", String(partDelayMs),
+                "--rate", String(rate), "--dir", directory, "--fail-complete", String(failComplete),
+            ] + (wrongDigest ? ["--wrong-digest"] : []), stdoutPath: out, stderrPath: "/dev/null")
+        } else {
+            var flags = ["target", "--listen", "127.0.0.1:0", "--data-dir", directory]
+            if failParts > 0 { flags += ["--fail-parts", String(failParts), "--fail-seed", String(seed)] }
+            if partDelayMs > 0 { flags += ["--latency", "\(partDelayMs)ms"] }
+            if rate > 0 { flags += ["--rate", "\(rate)/s"] }
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            pid = try ProcessRunner.spawn(WirelensCLI.path, flags, stdoutPath: out, stderrPath: "/dev/null")
+        }
+        // The stand-in's first line is PORT=<n>, the target's "listening on http://127.0.0.1:<n>".
         var found: Int?
-        for _ in 0..<200 where found == nil {
-            if let text = try? String(contentsOfFile: out, encoding: .utf8), let line = text.split(separator: "\n").first,
-               line.hasPrefix("PORT=") {
-                found = Int(line.dropFirst(5))
-            } else {
-                usleep(25_000)
+        for _ in 0..<400 where found == nil {
+            if let text = try? String(contentsOfFile: out, encoding: .utf8), let line = text.split(separator: "\n").first {
+                if line.hasPrefix("PORT=") {
+                    found = Int(line.dropFirst(5))
+                } else if line.hasPrefix("listening on "), let colon = line.lastIndex(of: ":") {
+                    found = Int(line[line.index(after: colon)...])
+                }
             }
+            if found == nil { usleep(25_000) }
         }
         unlink(out)
         guard let found else {
             kill(pid, SIGKILL)
-            throw TestServerError(message: "segment-peer.py did not print its port within 5 s")
+            throw TestServerError(message: "\(standIn ? "segment-peer.py" : "wirelens target") did not print its port within 10 s")
         }
         port = found
     }
