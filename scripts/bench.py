@@ -638,6 +638,20 @@ class Bench:
         return 0
 
 
+def run_cleanly(job):
+    """Run job() with SIGTERM/SIGHUP turned into a normal exit, so its finally-blocks stop the servers;
+    Ctrl-C ends it with 130."""
+    def on_signal(signum, frame):
+        raise SystemExit(128 + signum)
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGHUP, on_signal)
+    try:
+        return job()
+    except KeyboardInterrupt:
+        log("interrupted")
+        return 130
+
+
 def main():
     ap = argparse.ArgumentParser(description="Wirelens vs curl vs h2load on a local nginx.")
     ap.add_argument("--quick", action="store_true",
@@ -654,16 +668,7 @@ def main():
     if args.rounds < 1 or args.rounds > 20:
         ap.error("--rounds must be 1..20")
 
-    # SIGTERM/SIGHUP become a normal exit so the finally-blocks stop nginx.
-    def on_signal(signum, frame):
-        raise SystemExit(128 + signum)
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGHUP, on_signal)
-    try:
-        return Bench(args).run()
-    except KeyboardInterrupt:
-        log("interrupted")
-        return 130
+    return run_cleanly(lambda: Bench(args).run())
 
 
 if __name__ == "__main__":

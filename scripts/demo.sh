@@ -7,6 +7,14 @@
 # (b) the same probe as JSON                      -> reports/demo/one.json
 # (c) 1000 GETs, concurrency 8, 4 per host        -> reports/demo/probe-1000.json
 #     and its text summary (a second run in text)  -> reports/demo/probe-1000.txt
+# (d) the built-in target shaped like a phone uplink (720 KB/s per connection,
+#     50 ms latency): an 8 MiB segmented upload with 1 segment in flight and
+#     with 4                                        -> reports/demo/upload-serial.{json,txt}
+#                                                      reports/demo/upload-parallel.{json,txt}
+# (e) a download cut by a fault (reset after 1 MB), then resumed
+#                                                   -> reports/demo/download-cut.json
+#                                                      reports/demo/download-resumed.json
+# (f) the comparison of (d)                         -> reports/demo/upload-comparison.txt
 # Reports are written to a scratch directory and moved into reports/demo/ only
 # when every step succeeded, so a failed run leaves the previous reports alone.
 # nginx is stopped on every exit path; any failing step makes the script fail.
@@ -22,9 +30,14 @@ FINAL=reports/demo
 RUN=$(mktemp -d "${TMPDIR:-/tmp}/wirelens-demo.XXXXXX")
 OUT=$RUN/out
 mkdir -p "$OUT"
+TARGET_PID=
 cleanup() {
     local rc=$?
     trap - EXIT INT TERM
+    if [ -n "$TARGET_PID" ]; then
+        kill -TERM "$TARGET_PID" 2>/dev/null || true
+        wait "$TARGET_PID" 2>/dev/null || true
+    fi
     bash scripts/nginx-down.sh "$RUN/nginx" || true
     rm -rf "$RUN"
     exit "$rc"
@@ -60,9 +73,70 @@ python3 -m json.tool "$OUT/probe-1000.json" >/dev/null ||
 step "(c') the same report as text: wirelens render"
 run "$WIRELENS" render "$OUT/probe-1000.json" --no-color | tee "$OUT/probe-1000.txt"
 
+step "(d) the target server shaped like a phone uplink: 720 KB/s per connection, 50 ms latency"
+"$WIRELENS" target --listen 127.0.0.1:0 --rate 720KB/s --latency 50ms --data-dir "$RUN/target-data" \
+    >"$RUN/target.out" 2>"$RUN/target.err" &
+TARGET_PID=$!
+# The first line is "listening on http://HOST:PORT"; wait for it at most 10 s.
+LISTEN=
+for _ in $(seq 100); do
+    LISTEN=$(head -n 1 "$RUN/target.out")
+    [ -z "$LISTEN" ] || break
+    sleep 0.1
+done
+case "$LISTEN" in
+    "listening on "*) TARGET=${LISTEN#listening on } ;;
+    *) echo "demo: the target did not start: $(cat "$RUN/target.err")" >&2; exit 1 ;;
+esac
+echo "target: $TARGET"
+python3 - "$RUN/upload-8m.bin" <<'PY'
+import random, sys
+random.seed(8)   # the same 8 MiB every run
+with open(sys.argv[1], "wb") as f:
+    f.write(random.randbytes(8 * 1024 * 1024))
+PY
+run "$WIRELENS" upload "$RUN/upload-8m.bin" "$TARGET/upload/demo-serial" --parallel 1 --segment-size 512KiB \
+    --format json --report "$OUT/upload-serial.json" --quiet
+run "$WIRELENS" upload "$RUN/upload-8m.bin" "$TARGET/upload/demo-parallel" --parallel 4 --segment-size 512KiB \
+    --format json --report "$OUT/upload-parallel.json" --quiet
+for f in upload-serial upload-parallel; do
+    "$WIRELENS" render "$OUT/$f.json" --no-color >"$OUT/$f.txt"
+done
+
+step "(e) a download cut by a fault after 1 MB, then resumed with Range"
+URL_E="$TARGET/bytes/2500000?reset_after=1000000"
+set +e
+run "$WIRELENS" download "$URL_E" -o "$RUN/download.bin" --format json --report "$OUT/download-cut.json" --quiet
+CUT=$?
+set -e
+[ "$CUT" -ne 0 ] || { echo "demo: the faulty download did not fail" >&2; exit 1; }
+echo "cut: exit $CUT with $(stat -c %s "$RUN/download.bin") bytes on disk"
+run "$WIRELENS" download "$URL_E" -o "$RUN/download.bin" --resume --format json \
+    --report "$OUT/download-resumed.json" --quiet
+WHOLE=$(curl -sS "$TARGET/bytes/2500000" | sha256sum | cut -d' ' -f1)
+GOT=$(sha256sum <"$RUN/download.bin" | cut -d' ' -f1)
+[ "$WHOLE" = "$GOT" ] || { echo "demo: the resumed download differs from the resource" >&2; exit 1; }
+echo "resumed: $(stat -c %s "$RUN/download.bin") bytes, SHA-256 equal to the resource's"
+
+step "(f) 1 segment in flight vs 4, on a 720 KB/s-per-connection uplink"
+python3 - "$OUT/upload-serial.json" "$OUT/upload-parallel.json" <<'PY' | tee "$OUT/upload-comparison.txt"
+import json, sys
+rows = []
+for path in sys.argv[1:]:
+    up = json.load(open(path))["upload"]
+    rows.append((up["parallel"], up["effectiveBytesPerSecond"] / 1000, up["wallMs"] / 1000,
+                 up["segmentsTotal"], up["segmentsRetried"], up.get("verified")))
+print(f"{'in flight':>9}  {'KB/s':>8}  {'seconds':>8}  {'segments':>8}  {'retried':>7}  SHA-256 verified")
+for p, kbs, secs, n, retried, ok in rows:
+    print(f"{p:>9}  {kbs:>8.0f}  {secs:>8.1f}  {n:>8}  {retried:>7}  {ok}")
+print(f"speed-up with 4 in flight: {rows[1][1] / rows[0][1]:.2f}x "
+      "(each connection is capped, so parallel segments add up until the link or the server is the limit)")
+PY
+
 step "reports"
 mkdir -p "$FINAL"
-for f in waterfall.txt one.json probe-1000.json probe-1000.txt; do
+for f in waterfall.txt one.json probe-1000.json probe-1000.txt upload-serial.json upload-serial.txt \
+         upload-parallel.json upload-parallel.txt download-cut.json download-resumed.json upload-comparison.txt; do
     mv -f "$OUT/$f" "$FINAL/$f"
     printf '  %s/%s\n' "$FINAL" "$f"
 done

@@ -43,6 +43,13 @@ public struct Caveat: Sendable, Codable, Equatable {
                 + "an existing h2c prior-knowledge connection (\"Error in the HTTP2 framing layer\", fixed in curl 8.0.0): "
                 + "Wirelens opens a fresh connection per transaction for h2c, so h2c reuse and multiplexing are not measured."))
         }
+        if hasUploads {
+            list.append(Caveat(id: "send-buffer", text: "The send phase ends when the last body byte is written to "
+                + "the socket, not when it reaches the server: bytes still in the kernel's send buffer (several MB "
+                + "on loopback after autotuning) drain during server wait, so a body that fits in the buffer and a "
+                + "slow link or slow reader show a short send and a long server wait. The packets tell them apart "
+                + "(wirelens capture)."))
+        }
         if options.httpVersion != .http1_1 && options.multiplex && (protocolsUsed?.contains("h2") ?? true) {
             list.append(Caveat(id: "h2-phases", text: "On a multiplexed HTTP/2 connection the streams share one "
                 + "TCP connection; per-stream send and receive phases overlap and do not add up to wall time."))

@@ -25,6 +25,12 @@ final class CaveatTests: XCTestCase {
         XCTAssertTrue(list.contains("connection-id"))
     }
 
+    func testUploadsOnAnyLibcurlCarryTheSendBufferCaveat() {
+        XCTAssertTrue(ids("8.11.0", hasUploads: true).contains("send-buffer"))
+        XCTAssertTrue(ids("7.88.1", hasUploads: true).contains("send-buffer"))
+        XCTAssertFalse(ids("7.88.1", hasUploads: false).contains("send-buffer"))
+    }
+
     func testRecentLibcurlHasNoneOfTheVersionCaveats() {
         let list = ids("8.11.0", hasUploads: true)
         for id in versionCaveats {
