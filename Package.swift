@@ -58,7 +58,7 @@ let package = Package(
             swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])]
         ),
         .target(
-            name: "WirelensReport", dependencies: ["WirelensCore"],
+            name: "WirelensReport", dependencies: ["WirelensCore", "WirelensCapture"],
             // The streaming JSON writer appends to a class-held buffer per value; run-time exclusivity checks on
             // each append cost more than the writing (see reports/bench). Compile-time checks still apply.
             swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])]

@@ -10,7 +10,7 @@ struct Wirelens: ParsableCommand {
         discussion: ExitStatus.allCases.map { "  \($0.rawValue)\t\($0.meaning)" }
             .joined(separator: "\n").prefixedWith("Exit codes:\n"),
         version: versionText(),
-        subcommands: [ProbeCommand.self, RenderCommand.self]
+        subcommands: [ProbeCommand.self, RenderCommand.self, CaptureCommand.self]
     )
 
     static func versionText() -> String {

@@ -1,0 +1,159 @@
+import WirelensCore
+
+/// The HTTP/1.x exchanges of one TCP connection, built from its two in-order byte streams.
+///
+/// Requests and responses pair in order: the n-th final response answers the n-th request, so several
+/// requests in one segment are several exchanges, each with its own response.
+struct HTTPConversation {
+    /// What the connection carries, as far as its first bytes tell.
+    enum Detected: String {
+        case http1 = "http/1.x", h2c, tls, other
+    }
+
+    private var requests = HTTPMessageParser(role: .request)
+    private var responses = HTTPMessageParser(role: .response)
+    private(set) var exchanges: [HTTPExchange] = []
+    /// Exchanges whose final response has ended.
+    private var responsesDone = 0
+    /// Start of the response message being read (it may turn out to be an interim 1xx).
+    private var responseMessageStart: Int64?
+    private(set) var detected: Detected?
+    /// What stopped the parsing, for the report.
+    private(set) var notes: [String] = []
+    private var scratch: [HTTPMessageParser.Event] = []
+
+    /// True while bytes from that side are still parsed (so that reordered segments are worth keeping).
+    func wantsBytes(fromClient: Bool) -> Bool {
+        fromClient ? requests.isActive : responses.isActive
+    }
+
+    /// Bytes in order from one side, arrived at `time` (µs).
+    mutating func receive(_ bytes: UnsafeRawBufferPointer, fromClient: Bool, time: Int64) {
+        guard !bytes.isEmpty else { return }
+        if detected == nil { detect(bytes, fromClient: fromClient) }
+        var events = take()
+        if fromClient {
+            requests.feed(bytes, time: time, events: &events)
+        } else {
+            responses.feed(bytes, time: time, events: &events)
+        }
+        apply(events, fromClient: fromClient)
+    }
+
+    /// `count` bytes from one side that the capture did not hold.
+    mutating func skip(_ count: Int64, fromClient: Bool, time: Int64) {
+        var events = take()
+        if fromClient {
+            requests.skip(count, time: time, events: &events)
+        } else {
+            responses.skip(count, time: time, events: &events)
+        }
+        apply(events, fromClient: fromClient)
+    }
+
+    /// One side sent its FIN (or the connection was reset).
+    mutating func closed(fromClient: Bool, time: Int64) {
+        var events = take()
+        if fromClient {
+            requests.close(time: time, events: &events)
+        } else {
+            responses.close(time: time, events: &events)
+        }
+        apply(events, fromClient: fromClient)
+    }
+
+    private mutating func take() -> [HTTPMessageParser.Event] {
+        var events: [HTTPMessageParser.Event] = []
+        swap(&events, &scratch)
+        events.removeAll(keepingCapacity: true)
+        return events
+    }
+
+    private mutating func detect(_ bytes: UnsafeRawBufferPointer, fromClient: Bool) {
+        if bytes.count >= 2, bytes[0] == 0x16, bytes[1] == 0x03 {
+            detected = .tls
+            requests.stop()
+            responses.stop()
+        } else if !fromClient {
+            detected = .other
+            notes.append("the server spoke first: not HTTP/1.x")
+            requests.stop()
+            responses.stop()
+        }
+    }
+
+    private mutating func apply(_ events: [HTTPMessageParser.Event], fromClient: Bool) {
+        for event in events {
+            if fromClient { request(event) } else { response(event) }
+        }
+        scratch = events
+    }
+
+    private mutating func request(_ event: HTTPMessageParser.Event) {
+        switch event {
+        case .start(let time):
+            var exchange = HTTPExchange(index: exchanges.count)
+            exchange.requestStartAt = time
+            let outstanding = exchanges.count - responsesDone
+            exchange.pipelined = outstanding > 0
+            exchange.pipelineDepth = outstanding + 1
+            exchanges.append(exchange)
+        case .head(let head, let headerBytes, _):
+            if detected == nil { detected = .http1 }
+            guard let last = exchanges.indices.last else { return }
+            exchanges[last].method = head.method
+            exchanges[last].target = head.target.map(Redactor.url)
+            exchanges[last].httpVersion = head.version
+            exchanges[last].requestHeaderBytes = headerBytes
+            if let method = head.method { responses.expectResponse(to: method) }
+        case .end(let time, let bodyBytes):
+            guard let last = exchanges.indices.last else { return }
+            exchanges[last].requestEndAt = time
+            exchanges[last].requestBodyBytes = bodyBytes
+        case .http2Preface:
+            detected = .h2c
+            // The preface was counted as a request start: it is not an HTTP/1.x exchange.
+            if exchanges.last?.method == nil, exchanges.count > responsesDone { exchanges.removeLast() }
+            responses.stop()
+        case .interim:
+            break
+        case .lost(let reason):
+            if detected == nil { detected = .other }
+            notes.append("requests not parsed further: \(reason)")
+        }
+    }
+
+    private mutating func response(_ event: HTTPMessageParser.Event) {
+        switch event {
+        case .start(let time):
+            responseMessageStart = time
+            if responsesDone == exchanges.count {
+                // A response without a request in the capture.
+                exchanges.append(HTTPExchange(index: exchanges.count))
+            }
+        case .interim(let status, let time):
+            exchanges[responsesDone].interimStatuses.append(status)
+            if exchanges[responsesDone].interimAt == nil { exchanges[responsesDone].interimAt = time }
+            responseMessageStart = nil
+        case .head(let head, let headerBytes, _):
+            let i = responsesDone
+            exchanges[i].responseStartAt = responseMessageStart
+            exchanges[i].statusCode = head.status
+            exchanges[i].responseHeaderBytes = headerBytes
+            if exchanges[i].httpVersion == nil { exchanges[i].httpVersion = head.version }
+            if head.status == 101 {
+                if head.upgrade?.lowercased().hasPrefix("h2c") == true { detected = .h2c }
+                requests.stop()
+            }
+        case .end(let time, let bodyBytes):
+            exchanges[responsesDone].responseEndAt = time
+            exchanges[responsesDone].responseBodyBytes = bodyBytes
+            responsesDone += 1
+            responseMessageStart = nil
+        case .http2Preface:
+            break
+        case .lost(let reason):
+            notes.append("responses not parsed further: \(reason)")
+        }
+    }
+}

@@ -1,0 +1,81 @@
+import ArgumentParser
+import Foundation
+import WirelensCapture
+import WirelensCore
+import WirelensReport
+
+/// `wirelens capture analyze FILE`: the TCP connections and HTTP/1.x exchanges of a .pcap or .pcapng file.
+struct CaptureAnalyzeCommand: AsyncCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "analyze",
+        abstract: "Analyse a .pcap or .pcapng file: TCP connections and their HTTP/1.x exchanges.",
+        discussion: "Reads the file once, streaming. Link types: Ethernet (802.1Q), Linux cooked v1/v2 "
+            + "('tcpdump -i any'), BSD loopback, raw IP. The JSON report is wirelens.capture/1 "
+            + "(docs/capture-schema.md). A damaged or cut file still gets a report of the packets before the "
+            + "damage, and exit code \(ExitStatus.localFile.rawValue).")
+
+    @Argument(help: "The capture file (.pcap or .pcapng).")
+    var path: String
+
+    @Option(help: "A BPF filter applied while reading, as for tcpdump (for example 'tcp port 8080').")
+    var filter: String?
+
+    @OptionGroup var output: ReportFlags
+
+    /// Analyses the file and writes the report; returns the exit code.
+    func execute() async -> Int32 {
+        do {
+            try output.check()
+        } catch {
+            Console.error("\(error)")
+            return ExitStatus.localFile.rawValue
+        }
+        let outcome: CaptureAnalyzer.Outcome
+        do {
+            outcome = try CaptureAnalyzer.analyze(path: path, filter: filter)
+        } catch {
+            Console.error(error.description)
+            if case .badFilter = error { return ExitStatus.usage.rawValue }
+            return ExitStatus.localFile.rawValue
+        }
+        let status = output.deliver(outcome.report)
+        if let error = outcome.readError {
+            Console.error(error.description)
+            return ExitStatus.localFile.rawValue
+        }
+        return status
+    }
+}
+
+extension ReportFlags {
+    /// Writes a capture report in the chosen format, to the report file or stdout; returns the exit code.
+    func deliver(_ report: CaptureReport) -> Int32 {
+        let color = reportPath == nil && Console.colorsStdout(noColor: noColor)
+        let bytes: [UInt8]
+        do {
+            switch format {
+            case .json: bytes = try CaptureJSONRenderer.render(report)
+            case .text: bytes = Array(CaptureTextRenderer(color: color).render(report).utf8)
+            }
+        } catch {
+            Console.error("could not encode the report: \(error)")
+            return ExitStatus.internalError.rawValue
+        }
+        guard let reportPath else {
+            ReportFile.writeAll(bytes, to: STDOUT_FILENO)
+            return ExitStatus.success.rawValue
+        }
+        do {
+            try ReportFile.write(to: reportPath) { emit in try emit(bytes) }
+        } catch {
+            Console.error("cannot write report '\(reportPath)': \(error); the report follows on stdout")
+            ReportFile.writeAll(bytes, to: STDOUT_FILENO)
+            return ExitStatus.localFile.rawValue
+        }
+        if !quiet {
+            Console.error("\(report.summary.connections) connections, \(report.summary.exchanges) exchanges; "
+                + "report written to \(reportPath)")
+        }
+        return ExitStatus.success.rawValue
+    }
+}
