@@ -174,19 +174,23 @@ final class ConnectionState {
             } else {
                 sender.stats.retransmissions += 1
             }
-        } else if start <= next {
-            if start < next { sender.stats.retransmissions += 1 }
-            deliver(payload, start: start, end: end, to: sender, fromClient: fromClient, time: time)
         } else {
-            if start < sender.space.highest {
+            if start < next {
+                sender.stats.retransmissions += 1
+            } else if start < sender.space.highest {
+                // New data below data already seen: it fills a hole, late (reordered) or sent again.
                 if time - sender.space.highestAt < Self.reorderWindow {
                     sender.stats.outOfOrder += 1
                 } else {
                     sender.stats.retransmissions += 1
                 }
             }
-            sender.space.hold(start: start, end: end, payload: payload,
-                              keepBytes: http.wantsBytes(fromClient: fromClient), time: time)
+            if start <= next {
+                deliver(payload, start: start, end: end, to: sender, fromClient: fromClient, time: time)
+            } else {
+                sender.space.hold(start: start, end: end, payload: payload,
+                                  keepBytes: http.wantsBytes(fromClient: fromClient), time: time)
+            }
         }
         _ = sender.space.noteEnd(end, time: time)
     }
