@@ -27,17 +27,16 @@ public final class PacketFile {
         self.handle = handle
         self.linkType = linkType
         snapshotLength = Int(pcap_snapshot(handle))
+        // Every property is set from here on: a throw runs deinit, which closes the handle.
         if let filter {
             var program = bpf_program()
             guard pcap_compile(handle, &program, filter, 1, PCAP_NETMASK_UNKNOWN) == 0 else {
                 let reason = String(cString: pcap_geterr(handle))
-                pcap_close(handle)
                 throw .badFilter(expression: filter, reason: reason)
             }
             defer { pcap_freecode(&program) }
             guard pcap_setfilter(handle, &program) == 0 else {
                 let reason = String(cString: pcap_geterr(handle))
-                pcap_close(handle)
                 throw .badFilter(expression: filter, reason: reason)
             }
         }
