@@ -8,10 +8,14 @@ extension CaptureReport: Encodable {
              caveats, summary, connections
     }
 
+    private enum ToolKeys: String, CodingKey { case name, version }
+
     public func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: Keys.self)
         try c.encode(schema, forKey: .schema)
-        try c.encode(["name": "wirelens", "version": toolVersion], forKey: .tool)
+        var tool = c.nestedContainer(keyedBy: ToolKeys.self, forKey: .tool)
+        try tool.encode("wirelens", forKey: .name)
+        try tool.encode(toolVersion, forKey: .version)
         try c.encode(file, forKey: .file)
         try c.encode(filter, forKey: .filter)
         try c.encode(linkType.rawValue, forKey: .linkType)

@@ -4,7 +4,8 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
     case success = 0
     /// Bad usage: unknown option, bad value, malformed URL, unsupported scheme.
     case usage = 2
-    /// A local file could not be read or written (upload file, output, report, CA file).
+    /// A local file could not be read or written (upload file, output, report, CA file), or a capture file is
+    /// not a readable pcap/pcapng, has a link type Wirelens does not decode, or is cut or damaged.
     case localFile = 3
     /// At least one task ended with an HTTP status of 400 or more (and no transport failure).
     case httpError = 4
@@ -55,7 +56,7 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
         switch self {
         case .success: "every task finished with a status below 400"
         case .usage: "bad usage: unknown option, bad value, malformed URL, unsupported scheme"
-        case .localFile: "a local file could not be read or written (upload, output, report, CA file)"
+        case .localFile: "a local file could not be read or written (upload, output, report, CA file), or a capture is unreadable, cut or damaged"
         case .httpError: "a task ended with an HTTP status of 400 or more"
         case .dns: "name resolution failed"
         case .connect: "connection failed: refused, unreachable, reset, or the proxy failed"
