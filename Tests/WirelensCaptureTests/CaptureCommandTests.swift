@@ -26,7 +26,7 @@ final class CaptureCommandTests: XCTestCase {
 
     private func file(_ name: String, _ bytes: [UInt8]) -> String {
         let path = LoopbackCapture.temporaryPath(name)
-        FileManager.default.createFile(atPath: path, contents: Data(bytes))
+        _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
         toRemove.append(path)
         return path
     }
