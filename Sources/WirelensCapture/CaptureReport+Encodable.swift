@@ -5,7 +5,7 @@ import WirelensCore
 extension CaptureReport: Encodable {
     private enum Keys: String, CodingKey {
         case schema, tool, file, filter, linkType, snapshotLength, firstPacketAt, lastPacketAt, packets, readError,
-             caveats, summary, connections
+             caveats, summary, verification, connections
     }
 
     private enum ToolKeys: String, CodingKey { case name, version }
@@ -26,6 +26,7 @@ extension CaptureReport: Encodable {
         try c.encode(readError, forKey: .readError)
         try c.encode(caveats, forKey: .caveats)
         try c.encode(summary, forKey: .summary)
+        try c.encode(verification, forKey: .verification)
         try c.encode(connections, forKey: .connections)
     }
 }
@@ -90,7 +91,7 @@ extension ServerSummary: Encodable {
 extension TCPConnection: Encodable {
     private enum Keys: String, CodingKey {
         case index, client, server, clientISN, serverISN, firstPacketAt, lastPacketAt, durationMs, handshake,
-             clientToServer, serverToClient, end, closedBy, longestSilenceMs, idleGapCount, idleGaps,
+             clientToServer, serverToClient, end, closedBy, closeStartedAt, longestSilenceMs, idleGapCount, idleGaps,
              applicationProtocol, notes, exchanges
     }
 
@@ -116,6 +117,7 @@ extension TCPConnection: Encodable {
         try c.encode(DirectionCoding(stats: serverToClient, duration: duration), forKey: .serverToClient)
         try c.encode(end.rawValue, forKey: .end)
         try c.encode(closedBy?.rawValue, forKey: .closedBy)
+        try c.encode(closeStartedAt.map(WallClock.iso8601(micros:)), forKey: .closeStartedAt)
         try c.encode(Format.millis(fromMicros: longestSilence), forKey: .longestSilenceMs)
         try c.encode(idleGapCount, forKey: .idleGapCount)
         var gaps = c.nestedUnkeyedContainer(forKey: .idleGaps)

@@ -20,6 +20,8 @@ public struct CaptureReport: Sendable, Equatable {
     /// What the analysis could not see, for the whole capture.
     public var caveats: [Caveat] = []
     public var summary = CaptureSummary()
+    /// The check of a probe report against this capture (`--probe`); nil without one.
+    public var verification: ProbeVerification?
     public var connections: [TCPConnection] = []
 
     public init(file: String, filter: String?, linkType: LinkType, snapshotLength: Int) {

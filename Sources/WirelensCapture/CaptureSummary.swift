@@ -34,10 +34,10 @@ public struct CaptureSummary: Sendable, Equatable {
         for c in connections {
             if c.handshakeSeen { connectionsWithHandshake += 1 }
             events.append((c.firstPacketAt, 1))
-            events.append((c.lastPacketAt, -1))
+            events.append((c.inUseUntil, -1))
             perServer[c.server, default: (0, 0, [])].connections += 1
             perServer[c.server, default: (0, 0, [])].exchanges += c.exchanges.count
-            perServer[c.server, default: (0, 0, [])].events += [(c.firstPacketAt, 1), (c.lastPacketAt, -1)]
+            perServer[c.server, default: (0, 0, [])].events += [(c.firstPacketAt, 1), (c.inUseUntil, -1)]
             exchanges += c.exchanges.count
             maxExchangesPerConnection = max(maxExchangesPerConnection, c.exchanges.count)
             for e in c.exchanges {

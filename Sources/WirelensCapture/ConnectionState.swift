@@ -61,7 +61,7 @@ final class ConnectionState {
 
         if flags.contains(.rst) {
             sender.stats.resets += 1
-            if record.closedBy == nil { record.closedBy = fromClient ? .client : .server }
+            noteClose(fromClient: fromClient, time: time)
             reset = true
             return
         }
@@ -87,7 +87,7 @@ final class ConnectionState {
             } else {
                 sender.finSent = true
                 sender.space.noteFIN(at: finOffset)
-                if record.closedBy == nil { record.closedBy = fromClient ? .client : .server }
+                noteClose(fromClient: fromClient, time: time)
                 deliverCloseIfReached(sender, fromClient: fromClient, time: time)
             }
         }
@@ -142,6 +142,13 @@ final class ConnectionState {
         }
         result.notes.append(contentsOf: http.notes)
         return result
+    }
+
+    /// Records the first FIN or RST: who closed first, and when.
+    private func noteClose(fromClient: Bool, time: Int64) {
+        guard record.closedBy == nil else { return }
+        record.closedBy = fromClient ? .client : .server
+        record.closeStartedAt = time
     }
 
     private func noteTime(_ time: Int64) {

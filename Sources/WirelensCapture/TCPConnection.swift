@@ -45,6 +45,8 @@ public struct TCPConnection: Sendable, Equatable {
     public var end = End.open
     /// The side whose FIN or RST came first; nil while both kept it open.
     public var closedBy: Side?
+    /// When that first FIN or RST was captured: the end of the connection's use.
+    public var closeStartedAt: Int64?
     public var idleGaps: [IdleGap] = []
     /// Number of idle gaps (the list keeps the first `maxIdleGapsListed`).
     public var idleGapCount = 0
@@ -76,6 +78,10 @@ public struct TCPConnection: Sendable, Equatable {
         guard let synAt, let handshakeAckAt else { return nil }
         return handshakeAckAt - synAt
     }
+
+    /// The end of the connection's use: its first FIN or RST, else its last packet. Concurrency counts a
+    /// connection from its first packet to here, so that a closing connection and its replacement do not overlap.
+    public var inUseUntil: Int64 { closeStartedAt ?? lastPacketAt }
 
     /// True when the capture holds the client's SYN: the connection began inside the capture.
     public var handshakeSeen: Bool { synAt != nil }

@@ -19,6 +19,9 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
     case timeout = 8
     /// Another transfer failure (protocol error, unexpected reply).
     case transfer = 9
+    /// A capture disagrees with a probe report (`capture analyze --probe`): a reuse flag, a connect time, the
+    /// connections opened or a connection limit is contradicted by the wire, or the wire holds unexplained exchanges.
+    case wireDisagreement = 10
     /// An internal error: a bug; please report it.
     case internalError = 70
     /// Interrupted by SIGINT or SIGTERM; the report holds what was gathered until then.
@@ -63,6 +66,7 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
         case .tls: "TLS failed: handshake error or certificate verification"
         case .timeout: "a connect, idle or total timeout expired"
         case .transfer: "another transfer failure (protocol error, unexpected reply)"
+        case .wireDisagreement: "the capture disagrees with the probe report (capture analyze --probe)"
         case .internalError: "internal error (a bug)"
         case .interrupted: "interrupted (SIGINT/SIGTERM); the report holds what was gathered"
         }

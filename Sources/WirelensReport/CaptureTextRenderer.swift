@@ -33,6 +33,10 @@ public struct CaptureTextRenderer: Sendable {
             lines += TextLayout.wrap("Reading stopped early: \(TextLayout.sanitize(error))", firstPrefix: "", restPrefix: "  ")
                 .map { style.paint($0, .yellow) }
         }
+        if let verification = report.verification {
+            lines.append("")
+            lines += verificationLines(verification, style: style)
+        }
         lines.append("")
         lines.append(style.paint("Summary", .bold))
         lines += ReportText.keyValue("connections", "\(s.connections) (\(s.connectionsWithHandshake) with handshake), "
@@ -69,6 +73,38 @@ public struct CaptureTextRenderer: Sendable {
             }
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Disagreements first, then what the wire confirmed.
+    private func verificationLines(_ v: ProbeVerification, style: ANSIStyle) -> [String] {
+        var lines: [String] = []
+        if v.disagreements.isEmpty {
+            lines.append(style.paint("Verification: the wire agrees with the probe report", .bold))
+        } else {
+            lines.append(style.paint("Verification: \(ReportText.count(v.disagreements.count, "disagreement")) "
+                + "with the probe report", .bold))
+            for text in v.disagreements {
+                lines += TextLayout.wrap(TextLayout.sanitize(text), firstPrefix: "  ✗ ", restPrefix: "    ")
+                    .map { style.paint($0, .red) }
+            }
+        }
+        let confirmed = v.transactions.filter { $0.reuseConfirmed == true }.count
+        let unknown = v.transactions.filter { $0.reuseConfirmed == nil }.count
+        lines += ReportText.keyValue("reuse", "\(confirmed) of \(v.transactions.count) transactions' reuse flags confirmed "
+            + "by SYN ownership" + (unknown > 0 ? ", \(unknown) not decidable" : ""))
+        let timed = v.transactions.filter { $0.connectAgrees != nil }
+        lines += ReportText.keyValue("connect", "\(timed.filter { $0.connectAgrees == true }.count) of \(timed.count) "
+            + "connect times agree with the handshake (\(ProbeVerifier.toleranceText))")
+        lines += ReportText.keyValue("opened", "\(v.connectionsOpenedByProbe) by the probe, \(v.connectionsOnWire) handshakes on the wire")
+        for host in v.hosts {
+            lines += ReportText.keyValue("host", "\(host.server): at most \(host.maxConcurrent) at once, limit "
+                + (host.configuredLimit.map(String.init) ?? "none") + ", \(ReportText.count(host.connections, "connection"))")
+        }
+        if !v.requestsPerConnection.isEmpty {
+            let counts = v.requestsPerConnection.map { "#\($0.connection): \($0.wireExchanges)" }
+            lines += TextLayout.fill(counts, separator: ", ", firstPrefix: "  requests/conn ", restPrefix: "                ")
+        }
+        return lines
     }
 
     private func lines(for c: TCPConnection, style: ANSIStyle) -> [String] {

@@ -20,6 +20,10 @@ struct CaptureAnalyzeCommand: AsyncCommand {
     @Option(help: "A BPF filter applied while reading, as for tcpdump (for example 'tcp port 8080').")
     var filter: String?
 
+    @Option(name: .customLong("probe"), help: ArgumentHelp(
+        "Check this probe report (wirelens.report/1 JSON) against the capture.", valueName: "report.json"))
+    var probePath: String?
+
     @OptionGroup var output: ReportFlags
 
     /// Analyses the file and writes the report; returns the exit code.
@@ -30,7 +34,20 @@ struct CaptureAnalyzeCommand: AsyncCommand {
             Console.error("\(error)")
             return ExitStatus.localFile.rawValue
         }
-        let outcome: CaptureAnalyzer.Outcome
+        var probe: Report?
+        if let probePath {
+            do {
+                probe = try JSONRenderer.decode(Data(contentsOf: URL(fileURLWithPath: probePath)))
+            } catch is DecodingError {
+                Console.error("'\(probePath)' is not a \(Report.schemaID) report; give the JSON that "
+                    + "'wirelens probe --format json' wrote")
+                return ExitStatus.usage.rawValue
+            } catch {
+                Console.error("cannot read probe report '\(probePath)': \(error.localizedDescription)")
+                return ExitStatus.localFile.rawValue
+            }
+        }
+        var outcome: CaptureAnalyzer.Outcome
         do {
             outcome = try CaptureAnalyzer.analyze(path: path, filter: filter)
         } catch {
@@ -38,10 +55,17 @@ struct CaptureAnalyzeCommand: AsyncCommand {
             if case .badFilter = error { return ExitStatus.usage.rawValue }
             return ExitStatus.localFile.rawValue
         }
+        if let probe { outcome.report.verification = ProbeVerifier.verify(probe, against: outcome.report) }
         let status = output.deliver(outcome.report)
         if let error = outcome.readError {
             Console.error(error.description)
             return ExitStatus.localFile.rawValue
+        }
+        if status == ExitStatus.success.rawValue, let disagreements = outcome.report.verification?.disagreements,
+           let first = disagreements.first {
+            let more = disagreements.count > 1 ? " (and \(disagreements.count - 1) more)" : ""
+            Console.error("the capture disagrees with the probe report: \(first)\(more)")
+            return ExitStatus.wireDisagreement.rawValue
         }
         return status
     }
