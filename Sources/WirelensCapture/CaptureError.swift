@@ -6,6 +6,8 @@ public enum CaptureError: Error, Equatable, CustomStringConvertible {
     case badFilter(expression: String, reason: String)
     /// The file's link type is not one Wirelens decodes.
     case unsupportedLinkType(path: String, dlt: Int32, name: String)
+    /// A live capture could not start on the interface.
+    case cannotCapture(interface: String, reason: String)
     /// Reading stopped part way (a file cut in the middle of a packet, a corrupt record).
     case readFailed(path: String, packetsRead: Int, reason: String)
 
@@ -18,6 +20,8 @@ public enum CaptureError: Error, Equatable, CustomStringConvertible {
         case .unsupportedLinkType(let path, let dlt, let name):
             "capture '\(path)' has link type \(name) (\(dlt)), which Wirelens does not decode; "
                 + "capture on an Ethernet, loopback or 'any' interface"
+        case .cannotCapture(let interface, let reason):
+            "cannot capture on '\(interface)': \(reason)"
         case .readFailed(let path, let packetsRead, let reason):
             "capture '\(path)' is damaged after \(packetsRead) packets: \(reason); the analysis covers those packets"
         }

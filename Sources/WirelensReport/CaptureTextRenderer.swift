@@ -75,6 +75,11 @@ public struct CaptureTextRenderer: Sendable {
         return lines.joined(separator: "\n") + "\n"
     }
 
+    /// The verification section alone, ending with a newline (for the probe's live capture).
+    public func render(_ verification: ProbeVerification) -> String {
+        verificationLines(verification, style: ANSIStyle(enabled: color)).joined(separator: "\n") + "\n"
+    }
+
     /// Disagreements first, then what the wire confirmed.
     private func verificationLines(_ v: ProbeVerification, style: ANSIStyle) -> [String] {
         var lines: [String] = []

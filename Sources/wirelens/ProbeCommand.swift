@@ -41,6 +41,9 @@ struct ProbeCommand: AsyncCommand {
     @OptionGroup(title: "Report")
     var report: ReportFlags
 
+    @OptionGroup(title: "Wire capture")
+    var wire: CaptureFlags
+
     /// Runs the probe and returns the exit code.
     func execute() async -> Int32 {
         let plan: ProbePlan
@@ -81,10 +84,14 @@ struct ProbeCommand: AsyncCommand {
             Console.error(error.description)
             return error.exitStatus.rawValue
         }
+        let capture = wire.start(urls: urls)
         let trap = SignalTrap { engine.cancel() }
         let report = await ProbeSession.run(plan, engine: engine, interrupted: { trap.fired })
         ProbeCommand.keptUntilExit = report
-        return self.report.deliver(report)
+        let status = self.report.deliver(report)
+        guard let capture else { return status }
+        return wire.finish(capture, report: report, status: status,
+                           textToStdout: self.report.format == .text && self.report.reportPath == nil)
     }
 
     /// The run's report, kept until the process exits: freeing a large run's records one by one would

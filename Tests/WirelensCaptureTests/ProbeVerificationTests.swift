@@ -113,4 +113,41 @@ final class ProbeVerificationTests: XCTestCase {
         let verificationLine = try XCTUnwrap(lines.firstIndex { $0.hasPrefix("Verification: 3 disagreements") }, text.stdout)
         XCTAssertLessThan(verificationLine, try XCTUnwrap(lines.firstIndex(of: "Summary")), "disagreements come first")
     }
+
+    func testLiveCaptureDuringAProbeRunAgreesWithItsReuseFlags() throws {
+        let servers = try TestServers.get()
+        let pcap = LoopbackCapture.temporaryPath("live.pcap")
+        let wire = LoopbackCapture.temporaryPath("live.json")
+        toRemove += [pcap, wire]
+        let run = try wirelens(["probe", "--repeat", "5", "--concurrency", "2", "--capture", "--capture-file", pcap,
+                                "--capture-report", wire, "--format", "json", servers.http("/bytes/1k.bin")])
+        XCTAssertEqual(run.status, ExitStatus.success.rawValue, run.stderr)
+        XCTAssertTrue(run.stderr.contains("capture on lo:"), run.stderr)
+        XCTAssertTrue(run.stderr.contains("the wire agrees with the report"), run.stderr)
+        let probe = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+        XCTAssertEqual(probe["schema"] as? String, "wirelens.report/1", "stdout stays the probe's JSON report")
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: wire)))
+            as? [String: Any])
+        let v = try XCTUnwrap(json["verification"] as? [String: Any])
+        XCTAssertEqual(v["disagreements"] as? [String], [])
+        let transactions = try XCTUnwrap(v["transactions"] as? [[String: Any]])
+        XCTAssertEqual(transactions.count, 5)
+        XCTAssertTrue(transactions.allSatisfy { $0["reuseConfirmed"] as? Bool == true }, "\(transactions)")
+        // The pcap written alongside reads back to the same connections.
+        let again = try wirelens(["capture", "analyze", pcap, "--format", "json"])
+        XCTAssertEqual(again.status, 0, again.stderr)
+        let reread = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(again.stdout.utf8)) as? [String: Any])
+        XCTAssertEqual((reread["summary"] as? [String: Any])?["exchanges"] as? Int, 5)
+    }
+
+    func testWithoutPermissionToCaptureTheProbeStillRuns() throws {
+        try XCTSkipUnless(geteuid() == 0, "dropping to an unprivileged user needs root")
+        let servers = try TestServers.get()
+        let run = try ProcessRunner.run("/usr/bin/setpriv", ["--reuid=nobody", "--regid=nogroup", "--clear-groups",
+                                                              binary, "probe", "--capture", "-q", servers.http("/small.txt")])
+        XCTAssertEqual(run.status, ExitStatus.success.rawValue, run.stderr)
+        XCTAssertEqual(run.stderr.split(separator: "\n").count, 1, run.stderr)
+        XCTAssertTrue(run.stderr.contains("cannot capture on 'lo': permission denied"), run.stderr)
+        XCTAssertTrue(run.stdout.contains("200"), run.stdout)
+    }
 }
