@@ -44,7 +44,7 @@ public final class LiveCapture: @unchecked Sendable {
         self.snapshotLength = snapshotLength
         var errorBuffer = [CChar](repeating: 0, count: Int(PCAP_ERRBUF_SIZE) + 1)
         guard let handle = pcap_create(interface, &errorBuffer) else {
-            throw .cannotCapture(interface: interface, reason: Self.text(errorBuffer))
+            throw .cannotCapture(interface: interface, reason: PacketFile.text(errorBuffer))
         }
         pcap_set_snaplen(handle, Int32(snapshotLength))
         pcap_set_immediate_mode(handle, 1)
@@ -64,17 +64,11 @@ public final class LiveCapture: @unchecked Sendable {
             pcap_close(handle)
             throw .unsupportedLinkType(path: interface, dlt: dlt, name: "DLT \(dlt)")
         }
-        var program = bpf_program()
-        guard pcap_compile(handle, &program, filter, 1, PCAP_NETMASK_UNKNOWN) == 0 else {
-            let reason = String(cString: pcap_geterr(handle))
+        do {
+            try PcapFilter.apply(filter, to: handle)
+        } catch {
             pcap_close(handle)
-            throw .badFilter(expression: filter, reason: reason)
-        }
-        defer { pcap_freecode(&program) }
-        guard pcap_setfilter(handle, &program) == 0 else {
-            let reason = String(cString: pcap_geterr(handle))
-            pcap_close(handle)
-            throw .badFilter(expression: filter, reason: reason)
+            throw error
         }
         var dumper: OpaquePointer?
         if let filePath {
@@ -139,9 +133,5 @@ public final class LiveCapture: @unchecked Sendable {
                 + "and a drop looks like loss"))
         }
         return (report, kernel)
-    }
-
-    private static func text(_ buffer: [CChar]) -> String {
-        String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

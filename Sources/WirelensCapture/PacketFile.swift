@@ -16,7 +16,7 @@ public final class PacketFile {
         var errorBuffer = [CChar](repeating: 0, count: Int(PCAP_ERRBUF_SIZE) + 1)
         guard let handle = pcap_open_offline_with_tstamp_precision(path, UInt32(PCAP_TSTAMP_PRECISION_NANO),
                                                                    &errorBuffer) else {
-            throw .cannotOpen(path: path, reason: Self.clean(String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self), path: path))
+            throw .cannotOpen(path: path, reason: Self.clean(Self.text(errorBuffer), path: path))
         }
         let dlt = pcap_datalink(handle)
         guard let linkType = LinkType(dlt: dlt) else {
@@ -28,18 +28,7 @@ public final class PacketFile {
         self.linkType = linkType
         snapshotLength = Int(pcap_snapshot(handle))
         // Every property is set from here on: a throw runs deinit, which closes the handle.
-        if let filter {
-            var program = bpf_program()
-            guard pcap_compile(handle, &program, filter, 1, PCAP_NETMASK_UNKNOWN) == 0 else {
-                let reason = String(cString: pcap_geterr(handle))
-                throw .badFilter(expression: filter, reason: reason)
-            }
-            defer { pcap_freecode(&program) }
-            guard pcap_setfilter(handle, &program) == 0 else {
-                let reason = String(cString: pcap_geterr(handle))
-                throw .badFilter(expression: filter, reason: reason)
-            }
-        }
+        if let filter { try PcapFilter.apply(filter, to: handle) }
     }
 
     deinit { pcap_close(handle) }
@@ -69,6 +58,11 @@ public final class PacketFile {
                 throw .readFailed(path: path, packetsRead: count, reason: String(cString: pcap_geterr(handle)))
             }
         }
+    }
+
+    /// The text libpcap left in an error buffer.
+    static func text(_ buffer: [CChar]) -> String {
+        String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// libpcap's open errors often repeat the path; drop it so the line names the file once.
