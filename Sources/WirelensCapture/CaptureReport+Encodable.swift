@@ -92,8 +92,10 @@ extension TCPConnection: Encodable {
     private enum Keys: String, CodingKey {
         case index, client, server, clientISN, serverISN, firstPacketAt, lastPacketAt, durationMs, handshake,
              clientToServer, serverToClient, end, closedBy, closeStartedAt, longestSilenceMs, idleGapCount, idleGaps,
-             applicationProtocol, notes, exchanges
+             applicationProtocol, tls, notes, exchanges
     }
+
+    private enum TLSKeys: String, CodingKey { case serverName, offeredALPN, version, chosenALPN }
 
     private enum HandshakeKeys: String, CodingKey { case synAt, synAckAt, ackAt, rttMs }
     private enum GapKeys: String, CodingKey { case startAt, durationMs }
@@ -127,6 +129,15 @@ extension TCPConnection: Encodable {
             try g.encode(Format.millis(fromMicros: gap.duration), forKey: .durationMs)
         }
         try c.encode(applicationProtocol, forKey: .applicationProtocol)
+        if let tls {
+            var t = c.nestedContainer(keyedBy: TLSKeys.self, forKey: .tls)
+            try t.encode(tls.serverName, forKey: .serverName)
+            try t.encode(tls.offeredALPN, forKey: .offeredALPN)
+            try t.encode(tls.version, forKey: .version)
+            try t.encode(tls.chosenALPN, forKey: .chosenALPN)
+        } else {
+            try c.encodeNil(forKey: .tls)
+        }
         try c.encode(notes, forKey: .notes)
         try c.encode(exchanges, forKey: .exchanges)
     }
@@ -177,7 +188,7 @@ extension HTTPExchange: Encodable {
     private enum Keys: String, CodingKey {
         case index, method, target, httpVersion, statusCode, interimStatuses, interimAt, requestStartAt,
              requestEndAt, responseStartAt, responseEndAt, waitMs, requestHeaderBytes, requestBodyBytes,
-             responseHeaderBytes, responseBodyBytes, pipelined, pipelineDepth, complete
+             responseHeaderBytes, responseBodyBytes, pipelined, pipelineDepth, inferred, complete
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -200,6 +211,7 @@ extension HTTPExchange: Encodable {
         try c.encode(responseBodyBytes, forKey: .responseBodyBytes)
         try c.encode(pipelined, forKey: .pipelined)
         try c.encode(pipelineDepth, forKey: .pipelineDepth)
+        try c.encode(inferred, forKey: .inferred)
         try c.encode(complete, forKey: .complete)
     }
 }

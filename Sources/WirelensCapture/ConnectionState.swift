@@ -120,7 +120,8 @@ final class ConnectionState {
         }
         result.end = reset ? .reset : (client.finSent && server.finSent) ? .closed
             : (client.finSent || server.finSent) ? .halfClosed : .open
-        result.exchanges = http.exchanges
+        result.exchanges = http.allExchanges
+        result.tls = http.tls?.info
         if let detected = http.detected {
             result.applicationProtocol = detected.rawValue
             if detected == .http1, let version = http.exchanges.first?.httpVersion {
@@ -140,7 +141,7 @@ final class ConnectionState {
         if gaps > 0 {
             result.notes.append("\(gaps) stretches of data missing from the capture (not counted as retransmissions)")
         }
-        result.notes.append(contentsOf: http.notes)
+        result.notes.append(contentsOf: http.allNotes)
         return result
     }
 

@@ -1,6 +1,7 @@
 import WirelensCore
 
-/// The HTTP/1.x exchanges of one TCP connection, built from its two in-order byte streams.
+/// The HTTP/1.x exchanges of one TCP connection, built from its two in-order byte streams (or, when the
+/// connection carries TLS, the exchanges its TLS records imply).
 ///
 /// Requests and responses pair in order: the n-th final response answers the n-th request, so several
 /// requests in one segment are several exchanges, each with its own response.
@@ -21,16 +22,28 @@ struct HTTPConversation {
     /// What stopped the parsing, for the report.
     private(set) var notes: [String] = []
     private var scratch: [HTTPMessageParser.Event] = []
+    /// The record-layer reading when the connection carries TLS.
+    private(set) var tls: TLSConversation?
+
+    /// The exchanges read or inferred.
+    var allExchanges: [HTTPExchange] { tls?.exchanges ?? exchanges }
+    /// Notes of the HTTP and TLS readings.
+    var allNotes: [String] { notes + (tls?.notes ?? []) }
 
     /// True while bytes from that side are still parsed (so that reordered segments are worth keeping).
     func wantsBytes(fromClient: Bool) -> Bool {
-        fromClient ? requests.isActive : responses.isActive
+        if let tls { return tls.wantsBytes(fromClient: fromClient) }
+        return fromClient ? requests.isActive : responses.isActive
     }
 
     /// Bytes in order from one side, arrived at `time` (µs).
     mutating func receive(_ bytes: UnsafeRawBufferPointer, fromClient: Bool, time: Int64) {
         guard !bytes.isEmpty else { return }
         if detected == nil { detect(bytes, fromClient: fromClient) }
+        if tls != nil {
+            tls?.receive(bytes, fromClient: fromClient, time: time)
+            return
+        }
         var events = take()
         if fromClient {
             requests.feed(bytes, time: time, events: &events)
@@ -42,6 +55,10 @@ struct HTTPConversation {
 
     /// `count` bytes from one side that the capture did not hold.
     mutating func skip(_ count: Int64, fromClient: Bool, time: Int64) {
+        if tls != nil {
+            tls?.skip(count, fromClient: fromClient)
+            return
+        }
         var events = take()
         if fromClient {
             requests.skip(count, time: time, events: &events)
@@ -72,6 +89,7 @@ struct HTTPConversation {
     private mutating func detect(_ bytes: UnsafeRawBufferPointer, fromClient: Bool) {
         if bytes.count >= 2, bytes[0] == 0x16, bytes[1] == 0x03 {
             detected = .tls
+            tls = TLSConversation()
             requests.stop()
             responses.stop()
         } else if !fromClient {

@@ -25,6 +25,9 @@ public struct HTTPExchange: Sendable, Equatable {
     public var pipelined = false
     /// Requests outstanding (sent, response not complete) when this one started, itself included.
     public var pipelineDepth = 1
+    /// True for an exchange inferred from encrypted records (TLS): a run of client application data and the run
+    /// of server application data after it; sizes are record payload bytes, method and status unknown.
+    public var inferred = false
     /// True when the request and its final response were both seen to their last byte.
     public var complete: Bool { requestEndAt != nil && responseEndAt != nil }
 

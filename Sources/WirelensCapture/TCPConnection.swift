@@ -54,6 +54,8 @@ public struct TCPConnection: Sendable, Equatable {
     public var longestSilence: Int64 = 0
     /// "http/1.x", "h2c", "tls", "other", or nil when no payload was seen.
     public var applicationProtocol: String?
+    /// The clear-text TLS handshake fields, for a TLS connection.
+    public var tls: TLSInfo?
     public var exchanges: [HTTPExchange] = []
     /// What the analysis could not see on this connection.
     public var notes: [String] = []

@@ -141,14 +141,23 @@ public struct CaptureTextRenderer: Sendable {
             lines += TextLayout.fill(problems, separator: "; ", firstPrefix: "    ", restPrefix: "    ")
                 .map { style.paint($0, .yellow) }
         }
+        if let tls = c.tls {
+            var items = ["SNI \(tls.serverName.map(TextLayout.sanitize) ?? "none")"]
+            items.append("ALPN offered \(tls.offeredALPN.isEmpty ? "none" : tls.offeredALPN.joined(separator: ",").sanitized)")
+            if let version = tls.version { items.append(version) }
+            if let chosen = tls.chosenALPN { items.append("chose \(TextLayout.sanitize(chosen))") }
+            lines += TextLayout.fill(items, separator: " · ", firstPrefix: "    TLS ", restPrefix: "        ")
+        }
         for e in c.exchanges {
-            var text = "\(e.index) \(e.method ?? "?") \(TextLayout.sanitize(e.target ?? "?")) → "
-                + (e.statusCode.map(String.init) ?? "no response")
+            var text = e.inferred
+                ? "\(e.index) inferred: ↑ \(ByteSize.format(e.requestBodyBytes)) ↓ \(ByteSize.format(e.responseBodyBytes))"
+                : "\(e.index) \(e.method ?? "?") \(TextLayout.sanitize(e.target ?? "?")) → "
+                    + (e.statusCode.map(String.init) ?? "no response")
             if let wait = e.wait { text += "  wait \(DurationText.format(micros: wait))" }
             if let start = e.requestStartAt, let end = e.responseEndAt {
                 text += "  total \(DurationText.format(micros: end - start))"
             }
-            text += "  ↓ \(ByteSize.format(e.responseBodyBytes))"
+            if !e.inferred { text += "  ↓ \(ByteSize.format(e.responseBodyBytes))" }
             if e.pipelined { text += "  pipelined (depth \(e.pipelineDepth))" }
             if !e.complete { text += "  incomplete" }
             lines.append("    " + String(text.prefix(TextLayout.lineWidth - 4)))
@@ -159,4 +168,9 @@ public struct CaptureTextRenderer: Sendable {
         }
         return lines
     }
+}
+
+private extension String {
+    /// The text made safe for a terminal.
+    var sanitized: String { TextLayout.sanitize(self) }
 }

@@ -213,4 +213,33 @@ final class LoopbackCaptureTests: XCTestCase {
             guard case .badFilter = error as? CaptureError else { return XCTFail("\(error)") }
         }
     }
+
+    func testHTTPSShowsTheHellosAndInfersExchangesFromRecords() throws {
+        let path = try record(port: servers.httpsPort) {
+            try LoopbackCapture.curl(["-k", "--http1.1", servers.https("/small.txt"), "-o", "/dev/null",
+                                      servers.https("/bytes/1k.bin"), "-o", "/dev/null"])
+            try LoopbackCapture.curl(["-k", "--http2", servers.https("/small.txt"), "-o", "/dev/null"])
+            try LoopbackCapture.curl(["-k", "--tls-max", "1.2", "--http1.1", servers.https("/small.txt"), "-o", "/dev/null"])
+        }
+        let report = try analyze(path)
+        XCTAssertEqual(report.connections.count, 3)
+        XCTAssertTrue(report.connections.allSatisfy { $0.applicationProtocol == "tls" })
+        // tshark's reading of the ClientHellos: stream, SNI, offered ALPN.
+        let out = try ProcessRunner.run("/usr/bin/tshark", ["-r", path, "-Y", "tls.handshake.type==1", "-T", "fields",
+                                                            "-E", "separator=|", "-e", "tls.handshake.extensions_server_name",
+                                                            "-e", "tls.handshake.extensions_alpn_str"], timeout: 60)
+        let theirs = out.stdout.split(separator: "\n").map(String.init)
+        let mine = report.connections.map { "\($0.tls?.serverName ?? "")|\($0.tls?.offeredALPN.joined(separator: ",") ?? "")" }
+        XCTAssertEqual(mine, theirs)
+        XCTAssertEqual(report.connections.map { $0.tls?.version }, ["TLSv1.3", "TLSv1.3", "TLSv1.2"])
+        XCTAssertEqual(report.connections[2].tls?.chosenALPN, "http/1.1", "TLS 1.2 shows the chosen protocol")
+        XCTAssertNil(report.connections[0].tls?.chosenALPN, "TLS 1.3 encrypts it")
+        // Two requests on the keep-alive connection: two inferred exchanges, the larger response second.
+        let keepAlive = report.connections[0].exchanges
+        XCTAssertEqual(keepAlive.count, 2)
+        XCTAssertTrue(keepAlive.allSatisfy { $0.inferred && $0.complete && $0.method == nil })
+        XCTAssertGreaterThan(keepAlive[1].responseBodyBytes, 1024)
+        XCTAssertLessThan(keepAlive[0].responseBodyBytes, keepAlive[1].responseBodyBytes)
+        XCTAssertEqual(report.connections[2].exchanges.count, 1)
+    }
 }
