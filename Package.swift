@@ -28,6 +28,12 @@ let package = Package(
             pkgConfig: "libpcap",
             providers: [.apt(["libpcap-dev"])]
         ),
+        // HPACK header decoding for HTTP/2 captures (nghttp2's inflater).
+        .systemLibrary(
+            name: "CNghttp2",
+            pkgConfig: "libnghttp2",
+            providers: [.apt(["libnghttp2-dev"])]
+        ),
         .systemLibrary(
             name: "COpenSSL",
             pkgConfig: "libcrypto",
@@ -41,7 +47,7 @@ let package = Package(
             name: "WirelensStore",
             dependencies: ["WirelensCore", .product(name: "GRDB", package: "GRDB.swift")]
         ),
-        .target(name: "WirelensCapture", dependencies: ["WirelensCore", "CPcap"]),
+        .target(name: "WirelensCapture", dependencies: ["WirelensCore", "CPcap", "CNghttp2"]),
         .target(
             name: "WirelensTarget",
             dependencies: [

@@ -92,8 +92,10 @@ extension TCPConnection: Encodable {
     private enum Keys: String, CodingKey {
         case index, client, server, clientISN, serverISN, firstPacketAt, lastPacketAt, durationMs, handshake,
              clientToServer, serverToClient, end, closedBy, closeStartedAt, longestSilenceMs, idleGapCount, idleGaps,
-             applicationProtocol, tls, notes, exchanges
+             applicationProtocol, tls, http2, notes, exchanges
     }
+
+    private enum HTTP2Keys: String, CodingKey { case clientFrames, serverFrames, streams, maxConcurrentStreams, resetStreams }
 
     private enum TLSKeys: String, CodingKey { case serverName, offeredALPN, version, chosenALPN }
 
@@ -137,6 +139,16 @@ extension TCPConnection: Encodable {
             try t.encode(tls.chosenALPN, forKey: .chosenALPN)
         } else {
             try c.encodeNil(forKey: .tls)
+        }
+        if let http2 {
+            var h = c.nestedContainer(keyedBy: HTTP2Keys.self, forKey: .http2)
+            try h.encode(http2.clientFrames, forKey: .clientFrames)
+            try h.encode(http2.serverFrames, forKey: .serverFrames)
+            try h.encode(http2.streams, forKey: .streams)
+            try h.encode(http2.maxConcurrentStreams, forKey: .maxConcurrentStreams)
+            try h.encode(http2.resetStreams, forKey: .resetStreams)
+        } else {
+            try c.encodeNil(forKey: .http2)
         }
         try c.encode(notes, forKey: .notes)
         try c.encode(exchanges, forKey: .exchanges)
@@ -188,7 +200,7 @@ extension HTTPExchange: Encodable {
     private enum Keys: String, CodingKey {
         case index, method, target, httpVersion, statusCode, interimStatuses, interimAt, requestStartAt,
              requestEndAt, responseStartAt, responseEndAt, waitMs, requestHeaderBytes, requestBodyBytes,
-             responseHeaderBytes, responseBodyBytes, pipelined, pipelineDepth, inferred, complete
+             responseHeaderBytes, responseBodyBytes, pipelined, pipelineDepth, stream, inferred, complete
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -211,6 +223,7 @@ extension HTTPExchange: Encodable {
         try c.encode(responseBodyBytes, forKey: .responseBodyBytes)
         try c.encode(pipelined, forKey: .pipelined)
         try c.encode(pipelineDepth, forKey: .pipelineDepth)
+        try c.encode(stream, forKey: .stream)
         try c.encode(inferred, forKey: .inferred)
         try c.encode(complete, forKey: .complete)
     }

@@ -122,6 +122,7 @@ final class ConnectionState {
             : (client.finSent || server.finSent) ? .halfClosed : .open
         result.exchanges = http.allExchanges
         result.tls = http.tls?.info
+        result.http2 = http.http2?.summary
         if let detected = http.detected {
             result.applicationProtocol = detected.rawValue
             if detected == .http1, let version = http.exchanges.first?.httpVersion {

@@ -25,14 +25,18 @@ struct HTTPConversation {
     /// The record-layer reading when the connection carries TLS.
     private(set) var tls: TLSConversation?
 
+    /// The frame-layer reading when the connection speaks HTTP/2 with prior knowledge.
+    private(set) var http2: HTTP2Conversation?
+
     /// The exchanges read or inferred.
-    var allExchanges: [HTTPExchange] { tls?.exchanges ?? exchanges }
-    /// Notes of the HTTP and TLS readings.
-    var allNotes: [String] { notes + (tls?.notes ?? []) }
+    var allExchanges: [HTTPExchange] { tls?.exchanges ?? http2?.exchanges ?? exchanges }
+    /// Notes of the HTTP, HTTP/2 and TLS readings.
+    var allNotes: [String] { notes + (tls?.notes ?? []) + (http2?.notes ?? []) }
 
     /// True while bytes from that side are still parsed (so that reordered segments are worth keeping).
     func wantsBytes(fromClient: Bool) -> Bool {
         if let tls { return tls.wantsBytes(fromClient: fromClient) }
+        if let http2 { return http2.wantsBytes(fromClient: fromClient) }
         return fromClient ? requests.isActive : responses.isActive
     }
 
@@ -42,6 +46,10 @@ struct HTTPConversation {
         if detected == nil { detect(bytes, fromClient: fromClient) }
         if tls != nil {
             tls?.receive(bytes, fromClient: fromClient, time: time)
+            return
+        }
+        if http2 != nil {
+            http2?.receive(bytes, fromClient: fromClient, time: time)
             return
         }
         var events = take()
@@ -57,6 +65,10 @@ struct HTTPConversation {
     mutating func skip(_ count: Int64, fromClient: Bool, time: Int64) {
         if tls != nil {
             tls?.skip(count, fromClient: fromClient)
+            return
+        }
+        if http2 != nil {
+            http2?.skip(count, fromClient: fromClient)
             return
         }
         var events = take()
@@ -90,6 +102,11 @@ struct HTTPConversation {
         if bytes.count >= 2, bytes[0] == 0x16, bytes[1] == 0x03 {
             detected = .tls
             tls = TLSConversation()
+            requests.stop()
+            responses.stop()
+        } else if fromClient, bytes.starts(with: "PRI ".utf8) {
+            detected = .h2c
+            http2 = HTTP2Conversation()
             requests.stop()
             responses.stop()
         } else if !fromClient {

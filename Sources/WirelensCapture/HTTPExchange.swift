@@ -25,6 +25,8 @@ public struct HTTPExchange: Sendable, Equatable {
     public var pipelined = false
     /// Requests outstanding (sent, response not complete) when this one started, itself included.
     public var pipelineDepth = 1
+    /// The HTTP/2 stream identifier; nil for HTTP/1.x.
+    public var stream: Int?
     /// True for an exchange inferred from encrypted records (TLS): a run of client application data and the run
     /// of server application data after it; sizes are record payload bytes, method and status unknown.
     public var inferred = false

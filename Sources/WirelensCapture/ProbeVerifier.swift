@@ -58,7 +58,7 @@ public enum ProbeVerifier {
             let ordered = members.sorted {
                 requestTime(flat[$0]) < requestTime(flat[$1])
             }
-            let pairsExchanges = c.applicationProtocol?.hasPrefix("http/1") == true
+            let pairsExchanges = pairs(c)
             for (rank, member) in ordered.enumerated() {
                 let tx = flat[member]
                 var check = result.transactions[member]
@@ -106,7 +106,7 @@ public enum ProbeVerifier {
             let peak = CaptureSummary.peak(mine.flatMap { [($0.firstPacketAt, 1), ($0.inUseUntil, -1)] })
             result.hosts.append(.init(server: server, connections: mine.count, maxConcurrent: peak, configuredLimit: limit))
         }
-        for c in inRun where c.applicationProtocol?.hasPrefix("http/1") == true {
+        for c in inRun where pairs(c) {
             let used = onConnection[c.index]?.count ?? 0
             for e in c.exchanges.dropFirst(used) {
                 result.strayExchanges.append(.init(connection: c.index, exchange: e.index, method: e.method, target: e.target))
@@ -146,6 +146,11 @@ public enum ProbeVerifier {
             if distance <= clockSlack, distance < best?.distance ?? .max { best = (i, distance) }
         }
         return best?.index
+    }
+
+    /// True when the connection's exchanges are read from the wire (HTTP/1.x, h2c), not inferred (TLS).
+    private static func pairs(_ c: TCPConnection) -> Bool {
+        c.applicationProtocol?.hasPrefix("http/1") == true || c.applicationProtocol == "h2c"
     }
 
     private static func requestTime(_ tx: TransactionMetrics) -> Int64 {

@@ -56,6 +56,8 @@ public struct TCPConnection: Sendable, Equatable {
     public var applicationProtocol: String?
     /// The clear-text TLS handshake fields, for a TLS connection.
     public var tls: TLSInfo?
+    /// Frame-level figures, for an HTTP/2 connection in clear text.
+    public var http2: HTTP2Summary?
     public var exchanges: [HTTPExchange] = []
     /// What the analysis could not see on this connection.
     public var notes: [String] = []

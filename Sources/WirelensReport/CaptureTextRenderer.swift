@@ -148,6 +148,11 @@ public struct CaptureTextRenderer: Sendable {
             if let chosen = tls.chosenALPN { items.append("chose \(TextLayout.sanitize(chosen))") }
             lines += TextLayout.fill(items, separator: " · ", firstPrefix: "    TLS ", restPrefix: "        ")
         }
+        if let h2 = c.http2 {
+            lines.append("    HTTP/2 \(ReportText.count(h2.streams, "stream")), at most \(h2.maxConcurrentStreams) at once, "
+                + "\(h2.clientFrames)/\(h2.serverFrames) frames up/down"
+                + (h2.resetStreams > 0 ? ", \(h2.resetStreams) reset" : ""))
+        }
         for e in c.exchanges {
             var text = e.inferred
                 ? "\(e.index) inferred: ↑ \(ByteSize.format(e.requestBodyBytes)) ↓ \(ByteSize.format(e.responseBodyBytes))"

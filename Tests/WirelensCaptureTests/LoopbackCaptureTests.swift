@@ -242,4 +242,30 @@ final class LoopbackCaptureTests: XCTestCase {
         XCTAssertLessThan(keepAlive[0].responseBodyBytes, keepAlive[1].responseBodyBytes)
         XCTAssertEqual(report.connections[2].exchanges.count, 1)
     }
+
+    func testH2CStreamsAreExchangesWithTheirConcurrency() throws {
+        let paths = ["/slow/1m.bin", "/bytes/1k.bin", "/status/404", "/small.txt"]
+        let path = try record(port: servers.h2cPort) {
+            // nghttp multiplexes all its URIs on one prior-knowledge connection (curl 7.88 fails at that).
+            let run = try ProcessRunner.run("/usr/bin/nghttp", ["-n"] + paths.map { servers.h2c($0) }, timeout: 30)
+            guard run.status == 0 else { throw LoopbackCapture.Failure(description: "nghttp failed: \(run.stderr)") }
+        }
+        let report = try analyze(path)
+        XCTAssertEqual(report.connections.count, 1)
+        let c = try XCTUnwrap(report.connections.first)
+        XCTAssertEqual(c.applicationProtocol, "h2c")
+        XCTAssertEqual(c.http2?.streams, 4)
+        XCTAssertEqual(c.http2?.maxConcurrentStreams, 4, "the slow stream is open while the others run")
+        XCTAssertTrue(c.exchanges.allSatisfy { $0.complete && $0.httpVersion == "HTTP/2" && $0.stream != nil })
+        XCTAssertEqual(c.exchanges.first { $0.target == "/slow/1m.bin" }?.responseBodyBytes, 1 << 20)
+        // tshark's reading of the same frames, decoded as HTTP/2 on the server's port.
+        func fields(_ filter: String, _ field: String) throws -> [String] {
+            let out = try ProcessRunner.run("/usr/bin/tshark", ["-r", path, "-d", "tcp.port==\(servers.h2cPort),http2",
+                                                                "-Y", filter, "-T", "fields", "-e", field], timeout: 60)
+            return out.stdout.split(separator: "\n").flatMap { $0.split(separator: ",").map(String.init) }
+        }
+        XCTAssertEqual(c.exchanges.compactMap(\.target).sorted(), try fields("http2.headers.path", "http2.headers.path").sorted())
+        XCTAssertEqual(c.exchanges.compactMap { $0.statusCode.map(String.init) }.sorted(),
+                       try fields("http2.headers.status", "http2.headers.status").sorted())
+    }
 }
