@@ -5,6 +5,7 @@
 #   make test    swift build --build-tests, then swift test --skip-build (XCTest only: every test is XCTest)
 #   make demo    build, then scripts/demo.sh (reports/demo/)
 #   make bench   release build (Swift runtime linked statically), then scripts/bench.py (reports/bench/)
+#                and scripts/bench-capture.py (reports/bench/capture/)
 #   make clean   swift package clean (keeps dependency checkouts), drop bench raw files
 #
 # Knobs: SWIFT_FLAGS (e.g. SWIFT_FLAGS="--scratch-path .build-mine"),
@@ -51,6 +52,7 @@ demo: build
 bench: deps
 	$(SWIFT) build -c release --product wirelens $(RELEASE_FLAGS) $(SWIFT_FLAGS)
 	$(PYTHON) scripts/bench.py --wirelens "$$($(SWIFT) build -c release $(RELEASE_FLAGS) $(SWIFT_FLAGS) --show-bin-path)/wirelens" $(BENCH_ARGS)
+	$(PYTHON) scripts/bench-capture.py --wirelens "$$($(SWIFT) build -c release $(RELEASE_FLAGS) $(SWIFT_FLAGS) --show-bin-path)/wirelens" $(BENCH_ARGS)
 
 clean:
 	$(SWIFT) package $(SWIFT_FLAGS) clean

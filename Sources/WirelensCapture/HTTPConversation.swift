@@ -22,6 +22,8 @@ struct HTTPConversation {
     /// What stopped the parsing, for the report.
     private(set) var notes: [String] = []
     private var scratch: [HTTPMessageParser.Event] = []
+    /// Query parameter names already found harmless on this connection.
+    private var harmlessNames = Set<String>()
     /// The record-layer reading when the connection carries TLS.
     private(set) var tls: TLSConversation?
 
@@ -91,6 +93,30 @@ struct HTTPConversation {
         apply(events, fromClient: fromClient)
     }
 
+    /// The target with secret-looking query values masked. Most targets have no query, or only harmless
+    /// parameter names: those skip the Redactor's (Foundation-based) rewriting, which costs more than parsing.
+    static func redacted(_ target: String) -> String {
+        var names = Set<String>()
+        return redacted(target, harmless: &names)
+    }
+
+    /// The same, remembering names found harmless (a connection's requests repeat their parameter names).
+    static func redacted(_ target: String, harmless: inout Set<String>) -> String {
+        let bytes = target.utf8
+        guard let mark = bytes.firstIndex(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) else {
+            return bytes.contains(UInt8(ascii: "@")) ? Redactor.url(target) : target
+        }
+        let rest = bytes[bytes.index(after: mark)...]
+        if rest.contains(UInt8(ascii: "%")) || bytes.contains(UInt8(ascii: "@")) { return Redactor.url(target) }
+        for part in rest.split(whereSeparator: { $0 == UInt8(ascii: "&") || $0 == UInt8(ascii: "#") }) {
+            let name = String(decoding: part.prefix { $0 != UInt8(ascii: "=") }, as: UTF8.self)
+            if harmless.contains(name) { continue }
+            if Redactor.isSensitive(name: name) { return Redactor.url(target) }
+            if harmless.count < 256 { harmless.insert(name) }
+        }
+        return target
+    }
+
     private mutating func take() -> [HTTPMessageParser.Event] {
         var events: [HTTPMessageParser.Event] = []
         swap(&events, &scratch)
@@ -137,7 +163,7 @@ struct HTTPConversation {
             if detected == nil { detected = .http1 }
             guard let last = exchanges.indices.last else { return }
             exchanges[last].method = head.method
-            exchanges[last].target = head.target.map(Redactor.url)
+            exchanges[last].target = head.target.map { Self.redacted($0, harmless: &harmlessNames) }
             exchanges[last].httpVersion = head.version
             exchanges[last].requestHeaderBytes = headerBytes
             if let method = head.method { responses.expectResponse(to: method) }

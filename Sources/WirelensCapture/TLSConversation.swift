@@ -30,6 +30,9 @@ struct TLSConversation {
         }
         return Array(inferred.dropLast())
     }
+    /// The client's TLS 1.3 Finished record was skipped (or is being skipped, piece by piece).
+    private var finishedSkipped = false
+    private var skippingFinished = false
     /// Which side sent the last application-data record, to see direction changes.
     private var lastDataFromClient: Bool?
     private(set) var notes: [String] = []
@@ -122,7 +125,14 @@ struct TLSConversation {
                 }
             }
         case 23:  // application data
-            // Server records before the client's first are the end of its handshake flight (TLS 1.3).
+            // In TLS 1.3 the client's first encrypted record is its Finished, not a request: skip it whole.
+            if fromClient && (skippingFinished || (first && info.version == "TLSv1.3" && !finishedSkipped)) {
+                finishedSkipped = true
+                skippingFinished = !last
+                return
+            }
+            // Server records before the client's first request are the end of its handshake flight and the
+            // session tickets that answer the client's Finished (TLS 1.3).
             if !fromClient && lastDataFromClient == nil { return }
             if first && lastDataFromClient != fromClient {
                 if fromClient {
