@@ -5,30 +5,33 @@ import WirelensReport
 
 extension ReportFlags {
     /// Writes a capture report in the chosen format, to the report file or stdout; returns the exit code.
+    ///
+    /// JSON is written as it is encoded, connection by connection, never held whole.
     func deliver(_ report: CaptureReport) -> Int32 {
         let color = reportPath == nil && Console.colorsStdout(noColor: noColor)
-        let bytes: [UInt8]
-        do {
+        let produce = { (emit: ([UInt8]) throws -> Void) throws in
             switch format {
-            case .json: bytes = try CaptureJSONRenderer.render(report)
-            case .text: bytes = Array(CaptureTextRenderer(color: color).render(report).utf8)
+            case .json: try CaptureJSONRenderer.render(report, emit: emit)
+            case .text: try emit(Array(CaptureTextRenderer(color: color).render(report).utf8))
+            }
+        }
+        do {
+            if let reportPath {
+                do {
+                    try ReportFile.write(to: reportPath, produce)
+                } catch let error as ReportFile.WriteError {
+                    Console.error("cannot write report '\(reportPath)': \(error); the report follows on stdout")
+                    try produce { ReportFile.writeAll($0, to: STDOUT_FILENO) }
+                    return ExitStatus.localFile.rawValue
+                }
+            } else {
+                try produce { ReportFile.writeAll($0, to: STDOUT_FILENO) }
             }
         } catch {
             Console.error("could not encode the report: \(error)")
             return ExitStatus.internalError.rawValue
         }
-        guard let reportPath else {
-            ReportFile.writeAll(bytes, to: STDOUT_FILENO)
-            return ExitStatus.success.rawValue
-        }
-        do {
-            try ReportFile.write(to: reportPath) { emit in try emit(bytes) }
-        } catch {
-            Console.error("cannot write report '\(reportPath)': \(error); the report follows on stdout")
-            ReportFile.writeAll(bytes, to: STDOUT_FILENO)
-            return ExitStatus.localFile.rawValue
-        }
-        if !quiet {
+        if !quiet, let reportPath {
             Console.error("\(report.summary.connections) connections, \(report.summary.exchanges) exchanges; "
                 + "report written to \(reportPath)")
         }

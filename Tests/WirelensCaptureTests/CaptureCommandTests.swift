@@ -2,6 +2,7 @@ import Foundation
 import WirelensCore
 import WirelensTestSupport
 import XCTest
+@testable import WirelensCapture
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -119,5 +120,26 @@ final class CaptureCommandTests: XCTestCase {
         XCTAssertTrue(text.stdout.contains("GET /small.txt → 200"), text.stdout)
         XCTAssertTrue(text.stdout.contains("1 (1 with handshake)"), text.stdout)
         XCTAssertFalse(text.stdout.contains("\u{1b}["), "no colour when stdout is not a terminal")
+    }
+
+    func testManyConnectionsGiveACompactDocumentWrittenPieceByPiece() throws {
+        // 1001 connections (a SYN each from its own port) are above the pretty-printing limit.
+        func le32(_ v: UInt32) -> [UInt8] { (0..<4).map { UInt8(v >> (8 * $0) & 0xff) } }
+        var bytes = pcapHeader(linkType: 1)
+        var builder = FrameBuilder()
+        for i in 0..<1001 {
+            builder.source.port = UInt16(20000 + i)
+            let frame = builder.frame(seq: UInt32(i), flags: .syn)
+            bytes += le32(1_700_000_000) + le32(UInt32(i)) + le32(UInt32(frame.count)) + le32(UInt32(frame.count)) + frame
+        }
+        let path = file("many.pcap", bytes)
+        let outcome = try wirelens(["capture", "analyze", path, "--format", "json"])
+        XCTAssertEqual(outcome.status, 0, outcome.stderr)
+        XCTAssertEqual(outcome.stdout.split(separator: "\n").count, 1, "compact: one line")
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [String: Any])
+        let connections = try XCTUnwrap(json["connections"] as? [[String: Any]])
+        XCTAssertEqual(connections.count, 1001)
+        XCTAssertEqual(connections.last?["index"] as? Int, 1000)
+        XCTAssertEqual((json["summary"] as? [String: Any])?["connections"] as? Int, 1001)
     }
 }
