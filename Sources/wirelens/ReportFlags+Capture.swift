@@ -15,22 +15,7 @@ extension ReportFlags {
             case .text: try emit(Array(CaptureTextRenderer(color: color).render(report).utf8))
             }
         }
-        do {
-            if let reportPath {
-                do {
-                    try ReportFile.write(to: reportPath, produce)
-                } catch let error as ReportFile.WriteError {
-                    Console.error("cannot write report '\(reportPath)': \(error); the report follows on stdout")
-                    try produce { ReportFile.writeAll($0, to: STDOUT_FILENO) }
-                    return ExitStatus.localFile.rawValue
-                }
-            } else {
-                try produce { ReportFile.writeAll($0, to: STDOUT_FILENO) }
-            }
-        } catch {
-            Console.error("could not encode the report: \(error)")
-            return ExitStatus.internalError.rawValue
-        }
+        if let failure = write(produce) { return failure }
         if !quiet, let reportPath {
             Console.error("\(report.summary.connections) connections, \(report.summary.exchanges) exchanges; "
                 + "report written to \(reportPath)")

@@ -26,15 +26,9 @@ struct ReportFlags: ParsableArguments {
         if let reportPath { try ProbePlan.checkWritable(reportPath) }
     }
 
-    /// Writes the report and the closing messages; returns the exit code.
-    func deliver(_ report: Report) -> Int32 {
-        let color = reportPath == nil && Console.colorsStdout(noColor: noColor)
-        let produce = { (emit: ([UInt8]) throws -> Void) throws in
-            switch format {
-            case .json: try JSONRenderer.render(report, compactAbove: Self.prettyJSONLimit, emit: emit)
-            case .text: try emit(Array(TextRenderer(color: color).render(report).utf8))
-            }
-        }
+    /// Writes what `produce` emits to the report file (or stdout when there is none, or when the file cannot
+    /// be written); returns the exit code of a failure, nil on success.
+    func write(_ produce: (_ emit: ([UInt8]) throws -> Void) throws -> Void) -> Int32? {
         do {
             if let reportPath {
                 do {
@@ -51,6 +45,19 @@ struct ReportFlags: ParsableArguments {
             Console.error("could not encode the report: \(error)")
             return ExitStatus.internalError.rawValue
         }
+        return nil
+    }
+
+    /// Writes the report and the closing messages; returns the exit code.
+    func deliver(_ report: Report) -> Int32 {
+        let color = reportPath == nil && Console.colorsStdout(noColor: noColor)
+        let produce = { (emit: ([UInt8]) throws -> Void) throws in
+            switch format {
+            case .json: try JSONRenderer.render(report, compactAbove: Self.prettyJSONLimit, emit: emit)
+            case .text: try emit(Array(TextRenderer(color: color).render(report).utf8))
+            }
+        }
+        if let failure = write(produce) { return failure }
         let status = ExitStatus.forTasks(report.tasks, interrupted: report.interrupted)
         if report.interrupted {
             Console.error("interrupted: the report holds the \(report.tasks.count) tasks gathered so far")
