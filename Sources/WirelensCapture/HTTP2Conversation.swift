@@ -31,6 +31,29 @@ struct HTTP2Conversation {
     private(set) var summary = HTTP2Summary()
     private(set) var notes: [String] = []
 
+    /// Prior knowledge: the client's first bytes are the connection preface.
+    init() {}
+
+    /// After an HTTP/1.1 Upgrade to h2c: the upgraded request is stream 1, answered in frames; the client's
+    /// preface follows the 101.
+    init(upgrading request: HTTPExchange) {
+        var exchange = request
+        exchange.stream = 1
+        exchange.httpVersion = "HTTP/2"
+        exchange.interimStatuses = [101]
+        exchange.interimAt = request.responseStartAt
+        exchange.statusCode = nil
+        exchange.responseStartAt = nil
+        exchange.responseEndAt = nil
+        exchange.responseHeaderBytes = 0
+        exchange.responseBodyBytes = 0
+        exchanges = [exchange]
+        streamIndex[1] = 0
+        open = [1]
+        summary.streams = 1
+        summary.maxConcurrentStreams = 1
+    }
+
     func wantsBytes(fromClient: Bool) -> Bool { !(fromClient ? client.lost : server.lost) }
 
     mutating func receive(_ bytes: UnsafeRawBufferPointer, fromClient: Bool, time: Int64) {

@@ -61,6 +61,14 @@ struct HTTPConversation {
             responses.feed(bytes, time: time, events: &events)
         }
         apply(events, fromClient: fromClient)
+        // A 101 to h2c: the server's frames may follow the 101 in the same bytes.
+        if !fromClient, detected == .h2c, http2 == nil, let offset = responses.switchedAt,
+           let upgrade = exchanges.last(where: { $0.statusCode == 101 }) {
+            http2 = HTTP2Conversation(upgrading: upgrade)
+            if offset < bytes.count {
+                http2?.receive(UnsafeRawBufferPointer(rebasing: bytes[offset...]), fromClient: false, time: time)
+            }
+        }
     }
 
     /// `count` bytes from one side that the capture did not hold.

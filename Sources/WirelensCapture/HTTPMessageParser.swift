@@ -58,6 +58,10 @@ struct HTTPMessageParser {
         awaitingMethods.append(method)
     }
 
+    /// Where in the bytes of the last `feed` the message stream stopped being HTTP/1.x (after a 101 or a
+    /// tunnel's 2xx): what follows belongs to the new protocol.
+    private(set) var switchedAt: Int?
+
     /// Stops parsing for good (the connection switched protocols, or carries TLS).
     mutating func stop() {
         state = .stopped
@@ -108,7 +112,10 @@ struct HTTPMessageParser {
             case .untilClose:
                 bodyBytes += Int64(count - i)
                 return
-            case .stopped, .lost:
+            case .stopped:
+                if switchedAt == nil { switchedAt = i }
+                return
+            case .lost:
                 return
             }
         }

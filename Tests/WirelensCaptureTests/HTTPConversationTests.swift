@@ -124,7 +124,8 @@ final class HTTPConversationTests: XCTestCase {
         feed(&upgrade, client: false, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: h2c\r\n\r\n\0\0\u{4}", at: 2)
         XCTAssertEqual(upgrade.detected, .h2c)
         XCTAssertEqual(upgrade.exchanges.map(\.statusCode), [101])
-        XCTAssertFalse(upgrade.wantsBytes(fromClient: false))
+        XCTAssertTrue(upgrade.wantsBytes(fromClient: false), "the bytes after the 101 are HTTP/2 frames")
+        XCTAssertEqual(upgrade.allExchanges.map(\.stream), [1])
     }
 
     func testSecretsInTargetsAreMasked() {
@@ -136,5 +137,42 @@ final class HTTPConversationTests: XCTestCase {
                        "/a?x=1#frag", "/a?Secret=1", "/p@th?q=1"] {
             XCTAssertEqual(HTTPConversation.redacted(target), Redactor.url(target), target)
         }
+    }
+
+    /// An HTTP/2 frame: 9-byte header and payload.
+    private func frame(_ type: UInt8, flags: UInt8, stream: UInt32, _ payload: [UInt8]) -> [UInt8] {
+        let n = payload.count
+        return [UInt8(n >> 16 & 0xff), UInt8(n >> 8 & 0xff), UInt8(n & 0xff), type, flags,
+                UInt8(stream >> 24 & 0x7f), UInt8(stream >> 16 & 0xff), UInt8(stream >> 8 & 0xff), UInt8(stream & 0xff)]
+            + payload
+    }
+
+    func testUpgradeToH2CReadsTheFramesAfterThe101() {
+        var c = HTTPConversation()
+        feed(&c, client: true, "GET /up HTTP/1.1\r\nHost: x\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQAAP__\r\n"
+             + "Connection: Upgrade, HTTP2-Settings\r\n\r\n", at: 1)
+        // The 101, the server's SETTINGS and stream 1's response (":status 200" is HPACK static index 8) at once.
+        let server = Array("HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n".utf8)
+            + frame(4, flags: 0, stream: 0, []) + frame(1, flags: 0x4, stream: 1, [0x88])
+            + frame(0, flags: 0x1, stream: 1, Array("hello".utf8))
+        server.withUnsafeBytes { c.receive($0, fromClient: false, time: 2) }
+        // The client's preface, SETTINGS, then a second request on stream 3 (:method GET, :path /, :scheme http).
+        let client = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8) + frame(4, flags: 0, stream: 0, [])
+            + frame(1, flags: 0x5, stream: 3, [0x82, 0x84, 0x86])
+        client.withUnsafeBytes { c.receive($0, fromClient: true, time: 3) }
+        // ":status 404" is static index 13; the response ends the stream.
+        frame(1, flags: 0x5, stream: 3, [0x8d]).withUnsafeBytes { c.receive($0, fromClient: false, time: 4) }
+
+        XCTAssertEqual(c.detected, .h2c)
+        let exchanges = c.allExchanges
+        XCTAssertEqual(exchanges.map(\.stream), [1, 3])
+        XCTAssertEqual(exchanges.map(\.target), ["/up", "/"])
+        XCTAssertEqual(exchanges.map(\.statusCode), [200, 404])
+        XCTAssertEqual(exchanges[0].interimStatuses, [101])
+        XCTAssertEqual(exchanges[0].responseBodyBytes, 5)
+        XCTAssertEqual(exchanges.map(\.responseEndAt), [2, 4])
+        XCTAssertEqual(c.http2?.summary.streams, 2)
+        XCTAssertEqual(c.http2?.summary.clientFrames, 2)
+        XCTAssertEqual(c.http2?.summary.serverFrames, 4)
     }
 }
