@@ -153,6 +153,7 @@ final class ConnectionState {
         record.closeStartedAt = time
     }
 
+    /// Advances the connection's last-packet time, noting silences and idle gaps.
     private func noteTime(_ time: Int64) {
         let silence = time - record.lastPacketAt
         if silence > record.longestSilence { record.longestSilence = silence }

@@ -42,6 +42,7 @@ struct ConnectionTracker {
         return finished
     }
 
+    /// Finishes closed connections that have been quiet for `closedLinger`, freeing their table entries.
     private mutating func sweep(now: Int64) {
         let done = open.filter { $0.value.isClosed && now - $0.value.record.lastPacketAt > Self.closedLinger }
         for (key, state) in done {

@@ -54,8 +54,10 @@ struct HTTP2Conversation {
         summary.maxConcurrentStreams = 1
     }
 
+    /// True while that side's frames can still be followed.
     func wantsBytes(fromClient: Bool) -> Bool { !(fromClient ? client.lost : server.lost) }
 
+    /// In-order bytes from one side, arrived at `time` (µs).
     mutating func receive(_ bytes: UnsafeRawBufferPointer, fromClient: Bool, time: Int64) {
         var frames: [(type: UInt8, flags: UInt8, stream: UInt32, payload: [UInt8], length: Int)] = []
         if fromClient {
@@ -66,6 +68,7 @@ struct HTTP2Conversation {
         for f in frames { frame(f.type, f.flags, f.stream, f.payload, f.length, fromClient: fromClient, time: time) }
     }
 
+    /// Bytes the capture missed: skipped inside a DATA frame, fatal for that side's frame layer elsewhere.
     mutating func skip(_ count: Int64, fromClient: Bool) {
         if fromClient { Self.skip(count, &client, &notes, "client") } else { Self.skip(count, &server, &notes, "server") }
     }
@@ -124,6 +127,7 @@ struct HTTP2Conversation {
         }
     }
 
+    /// Accounts for one complete frame: stream bodies, header blocks, resets.
     private mutating func frame(_ type: UInt8, _ flags: UInt8, _ stream: UInt32, _ payload: [UInt8], _ length: Int,
                                 fromClient: Bool, time: Int64) {
         if fromClient { summary.clientFrames += 1 } else { summary.serverFrames += 1 }
@@ -172,6 +176,7 @@ struct HTTP2Conversation {
         }
     }
 
+    /// Decodes a complete header block: a new stream's request, or a response's status.
     private mutating func headerBlock(fromClient: Bool, time: Int64) {
         let d = fromClient ? client : server
         let stream = d.blockStream
@@ -217,6 +222,7 @@ struct HTTP2Conversation {
         }
     }
 
+    /// The server ended a stream: its exchange is complete.
     private mutating func end(_ stream: UInt32, time: Int64) {
         guard let i = streamIndex[stream] else { return }
         exchanges[i].responseEndAt = time

@@ -125,6 +125,7 @@ struct HTTPConversation {
         return target
     }
 
+    /// The reusable event buffer, emptied.
     private mutating func take() -> [HTTPMessageParser.Event] {
         var events: [HTTPMessageParser.Event] = []
         swap(&events, &scratch)
@@ -132,6 +133,7 @@ struct HTTPConversation {
         return events
     }
 
+    /// Tells from the first payload bytes what the connection carries (TLS, h2c prior knowledge, HTTP/1.x).
     private mutating func detect(_ bytes: UnsafeRawBufferPointer, fromClient: Bool) {
         if bytes.count >= 2, bytes[0] == 0x16, bytes[1] == 0x03 {
             detected = .tls
@@ -151,6 +153,7 @@ struct HTTPConversation {
         }
     }
 
+    /// Applies parser events to the exchanges, in order.
     private mutating func apply(_ events: [HTTPMessageParser.Event], fromClient: Bool) {
         for event in events {
             if fromClient { request(event) } else { response(event) }
@@ -158,6 +161,7 @@ struct HTTPConversation {
         scratch = events
     }
 
+    /// A request-side event: a new exchange, its head, its end.
     private mutating func request(_ event: HTTPMessageParser.Event) {
         switch event {
         case .start(let time):
@@ -192,6 +196,7 @@ struct HTTPConversation {
         }
     }
 
+    /// A response-side event, paired with the oldest exchange still waiting for its final response.
     private mutating func response(_ event: HTTPMessageParser.Event) {
         switch event {
         case .start(let time):

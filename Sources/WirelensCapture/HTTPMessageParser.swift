@@ -23,6 +23,7 @@ struct HTTPMessageParser {
         case lost(reason: String)
     }
 
+    /// Where in a message the parser is.
     private enum State: Equatable {
         case idle, startLine, headers, body(Int64), chunkSize, chunkData(Int64), chunkDataEnd, trailers, untilClose
         /// After a protocol switch or a tunnel: the bytes are no longer HTTP/1.x.
@@ -145,11 +146,13 @@ struct HTTPMessageParser {
         if state == .untilClose { finish(time: time, events: &events) }
     }
 
+    /// Stops parsing for good, with the reason as an event.
     private mutating func lose(_ reason: String, _ events: inout [Event]) {
         state = .lost
         events.append(.lost(reason: reason))
     }
 
+    /// Ends the current message and waits for the next.
     private mutating func finish(time: Int64, events: inout [Event]) {
         events.append(.end(time: time, bodyBytes: bodyBytes))
         state = .idle
