@@ -30,21 +30,14 @@ public enum CaptureJSONRenderer {
         }
         bytes.removeLast(tail.count - 1)  // keep "["
         try emit(bytes)
+        // Connections sit two levels down (the document, then its `connections` array).
+        var element = encoder
+        element.baseIndent = 2
         let indent: [UInt8] = Array("\n    ".utf8)
         for (i, connection) in report.connections.enumerated() {
-            let piece = try encoder.encode(connection)
-            var out: [UInt8] = []
-            out.reserveCapacity(piece.count + piece.count / 8)
-            if i > 0 { out.append(UInt8(ascii: ",")) }
-            if pretty {
-                out += indent
-                // Nested two levels down (the document, then its `connections` array): four more spaces a line.
-                for byte in piece {
-                    if byte == 10 { out += indent } else { out.append(byte) }
-                }
-            } else {
-                out += piece
-            }
+            var out: [UInt8] = i > 0 ? [UInt8(ascii: ",")] : []
+            if pretty { out += indent }
+            out += try element.encode(connection)
             try emit(out)
         }
         try emit(Array((pretty ? "\n  ]\n}\n" : "]}\n").utf8))
