@@ -31,6 +31,12 @@ let package = Package(
             pkgConfig: "libpcap",
             providers: [.apt(["libpcap-dev"])]
         ),
+        // HPACK header decoding for HTTP/2 captures (nghttp2's inflater).
+        .systemLibrary(
+            name: "CNghttp2",
+            pkgConfig: "libnghttp2",
+            providers: [.apt(["libnghttp2-dev"])]
+        ),
         .systemLibrary(
             name: "COpenSSL",
             pkgConfig: "libcrypto",
@@ -44,7 +50,7 @@ let package = Package(
             name: "WirelensStore",
             dependencies: ["WirelensCore", .product(name: "GRDB", package: "GRDB.swift")]
         ),
-        .target(name: "WirelensCapture", dependencies: ["WirelensCore", "CPcap"]),
+        .target(name: "WirelensCapture", dependencies: ["WirelensCore", "CPcap", "CNghttp2"]),
         .target(
             name: "WirelensTarget",
             dependencies: [
@@ -62,7 +68,7 @@ let package = Package(
             swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])]
         ),
         .target(
-            name: "WirelensReport", dependencies: ["WirelensCore"],
+            name: "WirelensReport", dependencies: ["WirelensCore", "WirelensCapture"],
             // The streaming JSON writer appends to a class-held buffer per value; run-time exclusivity checks on
             // each append cost more than the writing (see reports/bench). Compile-time checks still apply.
             swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])]

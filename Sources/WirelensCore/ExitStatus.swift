@@ -6,7 +6,8 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
     case checkFailed = 1
     /// Bad usage: unknown option, bad value, malformed URL, unsupported scheme.
     case usage = 2
-    /// A local file could not be read or written (upload file, output, report, CA file).
+    /// A local file could not be read or written (upload file, output, report, CA file), or a capture file is
+    /// not a readable pcap/pcapng, has a link type Wirelens does not decode, or is cut or damaged.
     case localFile = 3
     /// At least one task ended with an HTTP status of 400 or more (and no transport failure).
     case httpError = 4
@@ -22,6 +23,9 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
     case transfer = 9
     /// An upload completed but the server's assembled file differs from the local one (size or SHA-256).
     case verification = 10
+    /// A capture disagrees with a probe report (`capture analyze --probe`): a reuse flag, a connect time, the
+    /// connections opened or a connection limit is contradicted by the wire, or the wire holds unexplained exchanges.
+    case wireDisagreement = 11
     /// An internal error: a bug; please report it.
     case internalError = 70
     /// Interrupted by SIGINT or SIGTERM; the report holds what was gathered until then.
@@ -60,7 +64,7 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
         case .success: "every task finished with a status below 400"
         case .checkFailed: "wirelens check: a check failed one of its assertions"
         case .usage: "bad usage: unknown option, bad value, malformed URL, unsupported scheme"
-        case .localFile: "a local file could not be read or written (upload, output, report, CA file)"
+        case .localFile: "a local file could not be read or written (upload, output, report, CA file), or a capture is unreadable, cut or damaged"
         case .httpError: "a task ended with an HTTP status of 400 or more"
         case .dns: "name resolution failed"
         case .connect: "connection failed: refused, unreachable, reset, or the proxy failed"
@@ -68,6 +72,7 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
         case .timeout: "a connect, idle or total timeout expired"
         case .transfer: "another transfer failure (protocol error, unexpected reply)"
         case .verification: "an upload's assembled file on the server differs from the local file (SHA-256)"
+        case .wireDisagreement: "the capture disagrees with the probe report (capture analyze --probe)"
         case .internalError: "internal error (a bug)"
         case .interrupted: "interrupted (SIGINT/SIGTERM); the report holds what was gathered"
         }

@@ -8,6 +8,9 @@ import Foundation
 public struct StreamingJSONEncoder {
     /// Two-space indentation and one value per line; false writes compact JSON.
     public var prettyPrinted: Bool
+    /// Indentation levels added to every line: for a value written inside a document encoded separately
+    /// (the connections of a capture report, written one by one).
+    public var baseIndent = 0
 
     public init(prettyPrinted: Bool = true) {
         self.prettyPrinted = prettyPrinted
@@ -16,6 +19,7 @@ public struct StreamingJSONEncoder {
     /// Encodes `value` as UTF-8 JSON text.
     public func encode<T: Encodable>(_ value: T) throws -> [UInt8] {
         let sink = JSONSink(pretty: prettyPrinted)
+        sink.baseIndent = baseIndent
         try sink.encodeValue(value, codingPath: [])
         sink.closeFrames(above: -1)
         return sink.bytes
@@ -26,6 +30,8 @@ public struct StreamingJSONEncoder {
 final class JSONSink {
     var bytes: [UInt8] = []
     let pretty: Bool
+    /// Levels of indentation below which this document's lines start.
+    var baseIndent = 0
     /// Open containers, outermost first: whether each is an object, and how many members it has.
     private var frames: [(isObject: Bool, count: Int)] = []
 
@@ -68,7 +74,7 @@ final class JSONSink {
 
     private func newline(indent: Int) {
         guard pretty else { return }
-        bytes.append(contentsOf: Self.indentation[0..<(1 + min(2 * indent, 64))])
+        bytes.append(contentsOf: Self.indentation[0..<(1 + min(2 * (indent + baseIndent), 64))])
     }
 
     func writeRaw(_ text: String) {

@@ -45,6 +45,9 @@ struct ProbeCommand: AsyncCommand {
     @OptionGroup(title: "Report")
     var report: ReportFlags
 
+    @OptionGroup(title: "Wire capture")
+    var wire: CaptureFlags
+
     /// Runs the probe and returns the exit code.
     func execute() async -> Int32 {
         let plan: ProbePlan
@@ -80,6 +83,7 @@ struct ProbeCommand: AsyncCommand {
             return InputFailure.exitCode(error)
         }
 
+        let capture = wire.start(urls: urls)
         let trap = SignalTrap { engine.cancel() }
         // Long transfers show their progress on stderr (nothing in the first second, nothing with --quiet).
         let ticker = self.report.quiet ? nil : ProgressTicker { elapsed in
@@ -88,7 +92,10 @@ struct ProbeCommand: AsyncCommand {
         let report = await ProbeSession.run(plan, engine: engine, interrupted: { trap.fired })
         await ticker?.stop()
         ProbeCommand.keptUntilExit = report
-        return self.report.deliver(report)
+        let status = self.report.deliver(report)
+        guard let capture else { return status }
+        return wire.finish(capture, report: report, status: status,
+                           textToStdout: self.report.format == .text && self.report.reportPath == nil)
     }
 
     /// The run's report, kept until the process exits: freeing a large run's records one by one would

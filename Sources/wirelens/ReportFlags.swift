@@ -26,19 +26,9 @@ struct ReportFlags: ParsableArguments {
         if let reportPath { try ProbePlan.checkWritable(reportPath) }
     }
 
-    /// Writes the report and the closing messages; returns the exit code.
-    ///
-    /// - Parameter outcome: the run's exit status when the command decided it itself (an upload, whose retried
-    ///   attempts are failed tasks of a run that succeeded); nil derives it from the tasks and names the first failure.
-    func deliver(_ report: Report, outcome: ExitStatus? = nil) -> Int32 {
-        let color = reportPath == nil && Console.colorsStdout(noColor: noColor)
-        let produce = { (emit: ([UInt8]) throws -> Void) throws in
-            switch format {
-            case .json: try JSONRenderer.render(report, compactAbove: Self.prettyJSONLimit, emit: emit)
-            case .text: try emit(Array(TextRenderer(color: color).render(report).utf8))
-            case .har: try emit(HARRenderer.render(report))
-            }
-        }
+    /// Writes what `produce` emits to the report file (or stdout when there is none, or when the file cannot
+    /// be written); returns the exit code of a failure, nil on success.
+    func write(_ produce: (_ emit: ([UInt8]) throws -> Void) throws -> Void) -> Int32? {
         do {
             if let reportPath {
                 do {
@@ -55,6 +45,23 @@ struct ReportFlags: ParsableArguments {
             Console.error("could not encode the report: \(error)")
             return ExitStatus.internalError.rawValue
         }
+        return nil
+    }
+
+    /// Writes the report and the closing messages; returns the exit code.
+    ///
+    /// - Parameter outcome: the run's exit status when the command decided it itself (an upload, whose retried
+    ///   attempts are failed tasks of a run that succeeded); nil derives it from the tasks and names the first failure.
+    func deliver(_ report: Report, outcome: ExitStatus? = nil) -> Int32 {
+        let color = reportPath == nil && Console.colorsStdout(noColor: noColor)
+        let produce = { (emit: ([UInt8]) throws -> Void) throws in
+            switch format {
+            case .json: try JSONRenderer.render(report, compactAbove: Self.prettyJSONLimit, emit: emit)
+            case .text: try emit(Array(TextRenderer(color: color).render(report).utf8))
+            case .har: try emit(HARRenderer.render(report))
+            }
+        }
+        if let failure = write(produce) { return failure }
         let status = outcome ?? ExitStatus.forTasks(report.tasks, interrupted: report.interrupted)
         if report.interrupted {
             Console.error("interrupted: the report holds the \(report.tasks.count) tasks gathered so far")

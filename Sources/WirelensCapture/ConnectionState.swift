@@ -1,0 +1,255 @@
+/// A connection while packets still arrive: sequence tracking both ways, counters, and its HTTP conversation.
+final class ConnectionState {
+    private(set) var record: TCPConnection
+    private let client = HalfConnection()
+    private let server = HalfConnection()
+    private var http = HTTPConversation()
+    private var reset = false
+
+    /// A segment filling a hole within this long (µs) of the newest data counts as out of order, later as a
+    /// retransmission (Wireshark uses the same idea with its own window).
+    static let reorderWindow: Int64 = 3_000
+
+    /// Starts a connection at its first captured segment; `clientSide` says who opened it.
+    init(first segment: TCPSegment, time: Int64, clientIsSource: Bool) {
+        let client = clientIsSource ? segment.source : segment.destination
+        let server = clientIsSource ? segment.destination : segment.source
+        record = TCPConnection(client: client, server: server, firstPacketAt: time)
+    }
+
+    /// True once both sides sent a FIN, or one sent a reset.
+    var isClosed: Bool { reset || (client.finSent && server.finSent) }
+
+    /// True when `segment` is a SYN that opens a new connection on this 4-tuple rather than repeating this one's.
+    func isNewConnection(_ segment: TCPSegment) -> Bool {
+        guard segment.flags.contains(.syn), !segment.flags.contains(.ack) else { return false }
+        if segment.source == record.client, client.synSeen, segment.sequence == client.space.isn { return false }
+        return true
+    }
+
+    /// Accounts for one segment of this connection, captured at `time` (µs).
+    func handle(_ segment: TCPSegment, time: Int64) {
+        let fromClient = segment.source == record.client
+        let sender = fromClient ? client : server
+        let receiver = fromClient ? server : client
+        let flags = segment.flags
+        noteTime(time)
+        sender.stats.packets += 1
+
+        if flags.contains(.syn) {
+            if sender.synSeen {
+                if segment.sequence == sender.space.isn { sender.stats.retransmissions += 1 }
+            } else {
+                sender.synSeen = true
+                sender.space.start(isn: segment.sequence)
+                sender.scale = segment.windowScale
+                if fromClient {
+                    record.clientISN = segment.sequence
+                    record.synAt = time
+                } else {
+                    record.serverISN = segment.sequence
+                    record.synAckAt = time
+                }
+            }
+        } else if !sender.space.known {
+            sender.space.start(isn: segment.sequence &- 1)
+        }
+        if fromClient, !flags.contains(.syn), flags.contains(.ack), record.handshakeAckAt == nil,
+           record.synAckAt != nil, segment.acknowledgement == server.space.isn &+ 1 {
+            record.handshakeAckAt = time
+        }
+
+        if flags.contains(.rst) {
+            sender.stats.resets += 1
+            noteClose(fromClient: fromClient, time: time)
+            reset = true
+            return
+        }
+
+        let start = flags.contains(.syn) ? 0 : sender.space.offset(of: segment.sequence)
+        let length = Int64(segment.payloadLength)
+        if length > 0 {
+            sender.stats.wireBytes += length
+            sender.stats.truncatedBytes += Int64(segment.missingPayload)
+            if let shift = windowShift(receiver), let acked = receiver.ackOffset,
+               start + length >= acked + (Int64(receiver.window) << shift) {
+                sender.stats.windowFull += 1
+            }
+            data(segment.payload, start: start, end: start + length, from: sender, fromClient: fromClient, time: time)
+        } else if !flags.contains(.syn), !flags.contains(.fin), sender.space.next > 0,
+                  start == sender.space.next - 1 {
+            sender.stats.keepAlives += 1
+        }
+        if flags.contains(.fin) {
+            let finOffset = start + length
+            if sender.finSent {
+                if length == 0, sender.space.fin == finOffset { sender.stats.retransmissions += 1 }
+            } else {
+                sender.finSent = true
+                sender.space.noteFIN(at: finOffset)
+                noteClose(fromClient: fromClient, time: time)
+                deliverCloseIfReached(sender, fromClient: fromClient, time: time)
+            }
+        }
+
+        guard flags.contains(.ack), !flags.contains(.syn) else { return }
+        sender.window = segment.window
+        if segment.window == 0, !flags.contains(.fin) { sender.stats.zeroWindow += 1 }
+        guard receiver.space.known else { return }
+        let acked = receiver.space.offset(of: segment.acknowledgement)
+        sender.ackOffset = acked
+        skipAcknowledgedHoles(receiver, upTo: acked, fromClient: !fromClient, time: time)
+    }
+
+    /// The connection as a finished record, with what is left in the sequence spaces accounted for.
+    func finish() -> TCPConnection {
+        var result = record
+        for (half, isClient) in [(client, true), (server, false)] {
+            // Holes still open at the end were never captured.
+            var position = half.space.next
+            for held in half.space.pending {
+                if held.start > position {
+                    half.stats.captureGaps += 1
+                    half.stats.captureGapBytes += held.start - position
+                }
+                position = max(position, held.end)
+            }
+            half.space.release()
+            half.stats.bytes = max(half.space.highest, half.space.next)
+            if isClient { result.clientToServer = half.stats } else { result.serverToClient = half.stats }
+        }
+        result.end = reset ? .reset : (client.finSent && server.finSent) ? .closed
+            : (client.finSent || server.finSent) ? .halfClosed : .open
+        result.exchanges = http.allExchanges
+        result.tls = http.tls?.info
+        result.http2 = http.http2?.summary
+        if let detected = http.detected {
+            result.applicationProtocol = detected.rawValue
+            if detected == .http1, let version = http.exchanges.first?.httpVersion {
+                result.applicationProtocol = version.lowercased()
+            }
+        }
+        if !result.handshakeSeen {
+            result.notes.append("began before the capture: no handshake, sequence numbers relative to the first packet")
+        } else if windowShift(client) == nil {
+            result.notes.append("the handshake's window scaling was not fully captured: window-full events not counted")
+        }
+        let truncated = result.clientToServer.truncatedBytes + result.serverToClient.truncatedBytes
+        if truncated > 0 {
+            result.notes.append("\(truncated) payload bytes cut by the snapshot length")
+        }
+        let gaps = result.clientToServer.captureGaps + result.serverToClient.captureGaps
+        if gaps > 0 {
+            result.notes.append("\(gaps) stretches of data missing from the capture (not counted as retransmissions)")
+        }
+        result.notes.append(contentsOf: http.allNotes)
+        return result
+    }
+
+    /// Records the first FIN or RST: who closed first, and when.
+    private func noteClose(fromClient: Bool, time: Int64) {
+        guard record.closedBy == nil else { return }
+        record.closedBy = fromClient ? .client : .server
+        record.closeStartedAt = time
+    }
+
+    /// Advances the connection's last-packet time, noting silences and idle gaps.
+    private func noteTime(_ time: Int64) {
+        let silence = time - record.lastPacketAt
+        if silence > record.longestSilence { record.longestSilence = silence }
+        if silence >= TCPConnection.idleThreshold {
+            record.idleGapCount += 1
+            if record.idleGaps.count < TCPConnection.maxIdleGapsListed {
+                record.idleGaps.append(.init(startAt: record.lastPacketAt, duration: silence))
+            }
+        }
+        if time > record.lastPacketAt { record.lastPacketAt = time }
+    }
+
+    /// The shift that applies to a side's advertised windows: its scale option when both SYNs carried one, 0
+    /// when either did not, nil when the handshake was not captured.
+    private func windowShift(_ half: HalfConnection) -> Int64? {
+        guard client.synSeen, server.synSeen else { return nil }
+        guard let clientScale = client.scale, let serverScale = server.scale else { return 0 }
+        return Int64(half === client ? clientScale : serverScale)
+    }
+
+    /// Classifies a data segment and hands what is new and in order to the HTTP parser.
+    private func data(_ payload: UnsafeRawBufferPointer, start: Int64, end: Int64, from sender: HalfConnection,
+                      fromClient: Bool, time: Int64) {
+        let next = sender.space.next
+        if end <= next {
+            if end - start == 1 && start == next - 1 {
+                sender.stats.keepAlives += 1
+            } else {
+                sender.stats.retransmissions += 1
+            }
+        } else {
+            if start < next {
+                sender.stats.retransmissions += 1
+            } else if start < sender.space.highest {
+                // New data below data already seen: it fills a hole, late (reordered) or sent again.
+                if time - sender.space.highestAt < Self.reorderWindow {
+                    sender.stats.outOfOrder += 1
+                } else {
+                    sender.stats.retransmissions += 1
+                }
+            }
+            if start <= next {
+                deliver(payload, start: start, end: end, to: sender, fromClient: fromClient, time: time)
+            } else {
+                sender.space.hold(start: start, end: end, payload: payload,
+                                  keepBytes: http.wantsBytes(fromClient: fromClient), time: time)
+            }
+        }
+        _ = sender.space.noteEnd(end, time: time)
+    }
+
+    /// Delivers `start..<end` (which reaches past the in-order point) and whatever held data it makes in order.
+    private func deliver(_ payload: UnsafeRawBufferPointer, start: Int64, end: Int64, to half: HalfConnection,
+                         fromClient: Bool, time: Int64) {
+        let skip = Int(half.space.next - start)
+        let count = end - half.space.next
+        let captured = max(0, min(Int64(payload.count - skip), count))
+        if http.wantsBytes(fromClient: fromClient) {
+            if captured > 0 {
+                http.receive(UnsafeRawBufferPointer(rebasing: payload[skip..<(skip + Int(captured))]),
+                             fromClient: fromClient, time: time)
+            }
+            if count > captured { http.skip(count - captured, fromClient: fromClient, time: time) }
+        }
+        half.space.advance(by: count)
+        while let held = half.space.popReady() {
+            guard held.end > half.space.next else { continue }
+            held.bytes.withUnsafeBytes { bytes in
+                deliver(bytes, start: held.start, end: held.end, to: half, fromClient: fromClient, time: held.time)
+            }
+        }
+        deliverCloseIfReached(half, fromClient: fromClient, time: time)
+    }
+
+    /// Tells the HTTP parser the side closed once its stream is in order up to the FIN.
+    private func deliverCloseIfReached(_ half: HalfConnection, fromClient: Bool, time: Int64) {
+        guard !half.closeDelivered, let fin = half.space.fin, half.space.next >= fin else { return }
+        half.closeDelivered = true
+        http.closed(fromClient: fromClient, time: time)
+    }
+
+    /// Data the peer acknowledged but the capture never held: counted as capture gaps and skipped over.
+    private func skipAcknowledgedHoles(_ half: HalfConnection, upTo acked: Int64, fromClient: Bool, time: Int64) {
+        var limit = acked
+        if let fin = half.space.fin, limit > fin { limit = fin }
+        // A wildly distant acknowledgement means a misread (or a guessed ISN): ignore it.
+        guard limit > half.space.next, limit - half.space.next < (1 << 30) else { return }
+        for _ in 0..<TCPSequenceSpace.maxPendingSegments where limit > half.space.next {
+            let holeEnd = min(limit, half.space.firstHeldStart ?? limit)
+            guard holeEnd > half.space.next else { break }
+            let missing = holeEnd - half.space.next
+            half.stats.captureGaps += 1
+            half.stats.captureGapBytes += missing
+            _ = half.space.noteEnd(holeEnd, time: time)
+            let empty = UnsafeRawBufferPointer(start: nil, count: 0)
+            deliver(empty, start: half.space.next, end: holeEnd, to: half, fromClient: fromClient, time: time)
+        }
+    }
+}

@@ -1,0 +1,328 @@
+/// An incremental HTTP/1.x message parser for one direction of a connection, fed in-order bytes.
+///
+/// It keeps only the line being read (start line, a header, a chunk size); body bytes are counted, never kept.
+/// A gap in the bytes (the capture missed them) is skipped inside a body of known length and ends parsing
+/// anywhere else.
+struct HTTPMessageParser {
+    /// Which side's messages this parser reads.
+    enum Role { case request, response }
+
+    /// What the bytes fed so far completed, in order.
+    enum Event {
+        /// The first byte of a message (times in µs since the epoch).
+        case start(time: Int64)
+        /// A final message head (for responses: status 200 and up, or 101).
+        case head(HTTPHead, headerBytes: Int, time: Int64)
+        /// An interim 1xx response head (100 Continue, 103 Early Hints); the final response follows.
+        case interim(status: Int, time: Int64)
+        /// The last byte of the message.
+        case end(time: Int64, bodyBytes: Int64)
+        /// The client sent the HTTP/2 connection preface (prior knowledge).
+        case http2Preface(time: Int64)
+        /// Parsing stopped; the reason is for the report.
+        case lost(reason: String)
+    }
+
+    /// Where in a message the parser is.
+    private enum State: Equatable {
+        case idle, startLine, headers, body(Int64), chunkSize, chunkData(Int64), chunkDataEnd, trailers, untilClose
+        /// After a protocol switch or a tunnel: the bytes are no longer HTTP/1.x.
+        case stopped
+        case lost
+    }
+
+    /// Lines longer than this end parsing (no HTTP server accepts them either).
+    static let maxLine = 64 * 1024
+
+    let role: Role
+    private var state = State.idle
+    private var line: [UInt8] = []
+    private var head = HTTPHead()
+    private var headerBytes = 0
+    private var bodyBytes: Int64 = 0
+    /// Request methods whose final responses have not been read, oldest first (response parsers only).
+    private var awaitingMethods: [String] = []
+    private var awaitingStart = 0
+
+    init(role: Role) {
+        self.role = role
+    }
+
+    /// True while bytes still mean something to this parser.
+    var isActive: Bool { state != .stopped && state != .lost }
+
+    /// True when a message has begun and not ended.
+    var inMessage: Bool { state != .idle && isActive }
+
+    /// Tells a response parser the method of the next request, so that a HEAD's response is known to be bodiless.
+    mutating func expectResponse(to method: String) {
+        awaitingMethods.append(method)
+    }
+
+    /// Where in the bytes of the last `feed` the message stream stopped being HTTP/1.x (after a 101 or a
+    /// tunnel's 2xx): what follows belongs to the new protocol.
+    private(set) var switchedAt: Int?
+
+    /// Stops parsing for good (the connection switched protocols, or carries TLS).
+    mutating func stop() {
+        state = .stopped
+    }
+
+    /// Parses `bytes`, which arrived at `time`, and appends what they completed to `events`.
+    mutating func feed(_ bytes: UnsafeRawBufferPointer, time: Int64, events: inout [Event]) {
+        var i = 0
+        let count = bytes.count
+        while i < count {
+            switch state {
+            case .idle:
+                let b = bytes[i]
+                if b == 13 || b == 10 {  // stray line ends between messages are allowed
+                    i += 1
+                    continue
+                }
+                events.append(.start(time: time))
+                state = .startLine
+                line.removeAll(keepingCapacity: true)
+                head = HTTPHead()
+                headerBytes = 0
+                bodyBytes = 0
+            case .startLine, .headers, .chunkSize, .chunkDataEnd, .trailers:
+                var end = i
+                while end < count && bytes[end] != 10 { end += 1 }
+                if state == .startLine || state == .headers { headerBytes += min(end + 1, count) - i }
+                guard line.count + (end - i) <= Self.maxLine else {
+                    lose("a line longer than \(Self.maxLine) bytes", &events)
+                    return
+                }
+                line.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[i..<end]))
+                if end == count { return }
+                i = end + 1
+                if line.last == 13 { line.removeLast() }
+                processLine(time: time, events: &events)
+                line.removeAll(keepingCapacity: true)
+            case .body(let remaining):
+                let n = min(Int64(count - i), remaining)
+                i += Int(n)
+                bodyBytes += n
+                if n == remaining { finish(time: time, events: &events) } else { state = .body(remaining - n) }
+            case .chunkData(let remaining):
+                let n = min(Int64(count - i), remaining)
+                i += Int(n)
+                bodyBytes += n
+                state = n == remaining ? .chunkDataEnd : .chunkData(remaining - n)
+            case .untilClose:
+                bodyBytes += Int64(count - i)
+                return
+            case .stopped:
+                if switchedAt == nil { switchedAt = i }
+                return
+            case .lost:
+                return
+            }
+        }
+    }
+
+    /// Accounts for `count` bytes the capture did not hold: skipped inside a known-length body, fatal elsewhere.
+    mutating func skip(_ count: Int64, time: Int64, events: inout [Event]) {
+        guard count > 0 else { return }
+        switch state {
+        case .body(let remaining) where count <= remaining:
+            bodyBytes += count
+            if count == remaining { finish(time: time, events: &events) } else { state = .body(remaining - count) }
+        case .chunkData(let remaining) where count <= remaining:
+            bodyBytes += count
+            state = count == remaining ? .chunkDataEnd : .chunkData(remaining - count)
+        case .untilClose:
+            bodyBytes += count
+        case .stopped, .lost:
+            return
+        default:
+            lose("\(count) bytes were not captured", &events)
+        }
+    }
+
+    /// The sender closed its side: a body delimited by the close ends here.
+    mutating func close(time: Int64, events: inout [Event]) {
+        if state == .untilClose { finish(time: time, events: &events) }
+    }
+
+    /// Stops parsing for good, with the reason as an event.
+    private mutating func lose(_ reason: String, _ events: inout [Event]) {
+        state = .lost
+        events.append(.lost(reason: reason))
+    }
+
+    /// Ends the current message and waits for the next.
+    private mutating func finish(time: Int64, events: inout [Event]) {
+        events.append(.end(time: time, bodyBytes: bodyBytes))
+        state = .idle
+    }
+
+    private mutating func processLine(time: Int64, events: inout [Event]) {
+        switch state {
+        case .startLine:
+            let ok = role == .request ? parseRequestLine() : parseStatusLine()
+            guard ok else {
+                let shown = String(decoding: line.prefix(40), as: UTF8.self).filter { $0.isASCII && !$0.isNewline }
+                lose("not an HTTP/1.x \(role == .request ? "request" : "status") line: '\(shown)'", &events)
+                return
+            }
+            if role == .request, head.method == "PRI", head.target == "*", head.version == "HTTP/2.0" {
+                state = .stopped
+                events.append(.http2Preface(time: time))
+                return
+            }
+            state = .headers
+        case .headers:
+            if line.isEmpty {
+                headersDone(time: time, events: &events)
+            } else {
+                parseHeader()
+            }
+        case .chunkSize:
+            var size: Int64 = 0
+            var digits = 0
+            for b in line {
+                guard let v = Self.hexValue(b) else { break }
+                guard size < (1 << 56) else {
+                    lose("a chunk size too large", &events)
+                    return
+                }
+                size = size * 16 + Int64(v)
+                digits += 1
+            }
+            guard digits > 0 else {
+                lose("a bad chunk size line", &events)
+                return
+            }
+            state = size == 0 ? .trailers : .chunkData(size)
+        case .chunkDataEnd:
+            guard line.isEmpty else {
+                lose("chunk data longer than its size", &events)
+                return
+            }
+            state = .chunkSize
+        case .trailers:
+            if line.isEmpty { finish(time: time, events: &events) }
+        default:
+            break
+        }
+    }
+
+    private mutating func headersDone(time: Int64, events: inout [Event]) {
+        switch role {
+        case .request:
+            events.append(.head(head, headerBytes: headerBytes, time: time))
+            if head.chunked {
+                state = .chunkSize
+            } else if let length = head.contentLength, length > 0 {
+                state = .body(length)
+            } else {
+                finish(time: time, events: &events)
+            }
+        case .response:
+            let status = head.status ?? 0
+            if status >= 100 && status < 200 && status != 101 {
+                events.append(.interim(status: status, time: time))
+                state = .idle
+                return
+            }
+            let method = awaitingStart < awaitingMethods.count ? awaitingMethods[awaitingStart] : nil
+            if method != nil {
+                awaitingStart += 1
+                if awaitingStart > 64 {
+                    awaitingMethods.removeFirst(awaitingStart)
+                    awaitingStart = 0
+                }
+            }
+            events.append(.head(head, headerBytes: headerBytes, time: time))
+            if status == 101 || (method == "CONNECT" && status / 100 == 2) {
+                finish(time: time, events: &events)
+                state = .stopped
+            } else if method == "HEAD" || status == 204 || status == 304 {
+                finish(time: time, events: &events)
+            } else if head.chunked {
+                state = .chunkSize
+            } else if head.otherTransferEncoding {
+                state = .untilClose
+            } else if let length = head.contentLength {
+                if length > 0 { state = .body(length) } else { finish(time: time, events: &events) }
+            } else {
+                state = .untilClose
+            }
+        }
+    }
+
+    /// `METHOD SP target SP HTTP/x.y`.
+    private mutating func parseRequestLine() -> Bool {
+        let parts = line.split(separator: 32, maxSplits: 2, omittingEmptySubsequences: false)
+        guard parts.count == 3, !parts[0].isEmpty, parts[0].count <= 32,
+              parts[0].allSatisfy({ ($0 >= 65 && $0 <= 90) || $0 == 45 || $0 == 95 }),
+              !parts[1].isEmpty, Self.isVersion(parts[2]) else { return false }
+        head.method = String(decoding: parts[0], as: UTF8.self)
+        head.target = String(decoding: parts[1].prefix(2048), as: UTF8.self)
+        head.version = String(decoding: parts[2], as: UTF8.self)
+        return true
+    }
+
+    /// `HTTP/x.y SP ddd [SP reason]`.
+    private mutating func parseStatusLine() -> Bool {
+        let parts = line.split(separator: 32, maxSplits: 2, omittingEmptySubsequences: false)
+        guard parts.count >= 2, Self.isVersion(parts[0]), parts[1].count == 3,
+              parts[1].allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return false }
+        head.version = String(decoding: parts[0], as: UTF8.self)
+        head.status = parts[1].reduce(0) { $0 * 10 + Int($1 - 48) }
+        return true
+    }
+
+    private static func isVersion(_ text: ArraySlice<UInt8>) -> Bool {
+        text.count == 8 && text.starts(with: "HTTP/".utf8) && text[text.startIndex + 6] == 46
+    }
+
+    /// Reads the framing headers: Content-Length, Transfer-Encoding, Upgrade.
+    private mutating func parseHeader() {
+        guard let colon = line.firstIndex(of: 58) else { return }
+        let name = line[..<colon]
+        var value = line[(colon + 1)...]
+        while let f = value.first, f == 32 || f == 9 { value.removeFirst() }
+        while let l = value.last, l == 32 || l == 9 { value.removeLast() }
+        if Self.equalsLowercased(name, "content-length") {
+            var length: Int64 = 0
+            var valid = !value.isEmpty
+            for b in value {
+                guard b >= 48 && b <= 57, length < (1 << 56) else {
+                    valid = false
+                    break
+                }
+                length = length * 10 + Int64(b - 48)
+            }
+            if valid { head.contentLength = length }
+        } else if Self.equalsLowercased(name, "transfer-encoding") {
+            let codings = String(decoding: value, as: UTF8.self).lowercased()
+                .split(separator: ",").map { String($0.filter { $0 != " " && $0 != "\t" }) }
+            if codings.last == "chunked" {
+                head.chunked = true
+            } else if !codings.isEmpty {
+                head.otherTransferEncoding = true
+            }
+        } else if Self.equalsLowercased(name, "upgrade") {
+            head.upgrade = String(decoding: value, as: UTF8.self)
+        }
+    }
+
+    private static func equalsLowercased(_ bytes: ArraySlice<UInt8>, _ name: StaticString) -> Bool {
+        guard bytes.count == name.utf8CodeUnitCount else { return false }
+        return name.withUTF8Buffer { expected in
+            zip(bytes, expected).allSatisfy { ($0 | 0x20) == $1 || ($0 == $1) }
+        }
+    }
+
+    private static func hexValue(_ b: UInt8) -> UInt8? {
+        switch b {
+        case 48...57: b - 48
+        case 65...70: b - 55
+        case 97...102: b - 87
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,137 @@
+import CPcap
+import Foundation
+import Synchronization
+
+/// A live libpcap capture on one interface, analysed as it arrives (and written to a pcap file if asked).
+///
+/// Immediate mode and a large kernel buffer keep the kernel from dropping packets; the read loop runs on
+/// its own thread from `start` until `stop`, which drains what is buffered and returns the analysis.
+public final class LiveCapture: @unchecked Sendable {
+    /// The analysis so far, the file writer and the counters: touched only by the capture thread until `stop`.
+    private final class Sink {
+        var analysis: CaptureAnalyzer.Analysis
+        let dumper: OpaquePointer?
+        init(linkType: LinkType, dumper: OpaquePointer?) {
+            analysis = CaptureAnalyzer.Analysis(linkType: linkType)
+            self.dumper = dumper
+        }
+    }
+
+    /// What the kernel reported at the end (pcap_stats).
+    public struct KernelCounts: Sendable, Equatable {
+        public var received: Int
+        public var dropped: Int
+        public var droppedByInterface: Int
+    }
+
+    public let interface: String
+    public let filter: String
+    public let linkType: LinkType
+    public let snapshotLength: Int
+    private let handle: OpaquePointer
+    private let sink: Sink
+    private let stopRequested = Mutex(false)
+    private var thread: Thread?
+    private let finished = DispatchSemaphore(value: 0)
+
+    /// Opens `interface` for capture with `filter`; writes the packets to `filePath` when given.
+    ///
+    /// - Throws: `CaptureError.cannotCapture` with libpcap's reason (permission denied included).
+    public init(interface: String, filter: String, filePath: String? = nil, bufferBytes: Int = 256 << 20,
+                snapshotLength: Int = 262_144) throws(CaptureError) {
+        self.interface = interface
+        self.filter = filter
+        self.snapshotLength = snapshotLength
+        var errorBuffer = [CChar](repeating: 0, count: Int(PCAP_ERRBUF_SIZE) + 1)
+        guard let handle = pcap_create(interface, &errorBuffer) else {
+            throw .cannotCapture(interface: interface, reason: PacketFile.text(errorBuffer))
+        }
+        pcap_set_snaplen(handle, Int32(snapshotLength))
+        pcap_set_immediate_mode(handle, 1)
+        pcap_set_buffer_size(handle, Int32(clamping: bufferBytes))
+        pcap_set_timeout(handle, 100)
+        pcap_set_tstamp_precision(handle, PCAP_TSTAMP_PRECISION_NANO)
+        let activated = pcap_activate(handle)
+        if activated < 0 {
+            let reason = activated == PCAP_ERROR_PERM_DENIED
+                ? "permission denied (capturing needs root or CAP_NET_RAW and CAP_NET_ADMIN)"
+                : String(cString: pcap_geterr(handle))
+            pcap_close(handle)
+            throw .cannotCapture(interface: interface, reason: reason)
+        }
+        let dlt = pcap_datalink(handle)
+        guard let linkType = LinkType(dlt: dlt) else {
+            pcap_close(handle)
+            throw .unsupportedLinkType(path: interface, dlt: dlt, name: "DLT \(dlt)")
+        }
+        do {
+            try PcapFilter.apply(filter, to: handle)
+        } catch {
+            pcap_close(handle)
+            throw error
+        }
+        var dumper: OpaquePointer?
+        if let filePath {
+            guard let opened = pcap_dump_open(handle, filePath) else {
+                let reason = String(cString: pcap_geterr(handle))
+                pcap_close(handle)
+                throw .cannotCapture(interface: interface, reason: "cannot write '\(filePath)': \(reason)")
+            }
+            dumper = opened
+        }
+        self.handle = handle
+        self.linkType = linkType
+        sink = Sink(linkType: linkType, dumper: dumper)
+    }
+
+    deinit {
+        if let dumper = sink.dumper { pcap_dump_close(dumper) }
+        pcap_close(handle)
+    }
+
+    /// Starts reading on a thread of its own.
+    public func start() {
+        let thread = Thread { [self] in
+            let context = Unmanaged.passUnretained(sink).toOpaque().assumingMemoryBound(to: UInt8.self)
+            while !stopRequested.withLock({ $0 }) {
+                let rc = pcap_dispatch(handle, -1, { user, header, bytes in
+                    guard let user, let header, let bytes else { return }
+                    let sink = Unmanaged<Sink>.fromOpaque(UnsafeRawPointer(user)).takeUnretainedValue()
+                    if let dumper = sink.dumper { pcap_dump(UnsafeMutableRawPointer(dumper).assumingMemoryBound(to: UInt8.self), header, bytes) }
+                    let h = header.pointee
+                    sink.analysis.add(CapturedPacket(
+                        timestampNanos: Int64(h.ts.tv_sec) * 1_000_000_000 + Int64(h.ts.tv_usec),
+                        originalLength: Int(h.len), bytes: UnsafeRawBufferPointer(start: bytes, count: Int(h.caplen))))
+                }, context)
+                if rc < 0 && rc != PCAP_ERROR_BREAK { break }
+            }
+            finished.signal()
+        }
+        thread.name = "wirelens-capture"
+        self.thread = thread
+        thread.start()
+    }
+
+    /// Waits `drain` seconds for the last packets, stops the loop and returns the analysis and the kernel's counts.
+    public func stop(drain: TimeInterval = 0.2, file: String) -> (report: CaptureReport, kernel: KernelCounts) {
+        Thread.sleep(forTimeInterval: drain)
+        stopRequested.withLock { $0 = true }
+        pcap_breakloop(handle)
+        if thread != nil { finished.wait() }
+        var stats = pcap_stat()
+        var kernel = KernelCounts(received: 0, dropped: 0, droppedByInterface: 0)
+        if pcap_stats(handle, &stats) == 0 {
+            kernel = KernelCounts(received: Int(stats.ps_recv), dropped: Int(stats.ps_drop),
+                                  droppedByInterface: Int(stats.ps_ifdrop))
+        }
+        if let dumper = sink.dumper { pcap_dump_flush(dumper) }
+        var report = CaptureReport(file: file, filter: filter, linkType: linkType, snapshotLength: snapshotLength)
+        sink.analysis.complete(into: &report)
+        if kernel.dropped > 0 {
+            report.caveats.append(.init(id: "kernel-drops", text: "the kernel dropped \(kernel.dropped) of "
+                + "\(kernel.received) packets before the capture read them: the analysis shows them as capture gaps, "
+                + "and a drop looks like loss"))
+        }
+        return (report, kernel)
+    }
+}

@@ -1,0 +1,153 @@
+/// Decodes link-layer frames down to TCP segments: pure functions over the captured bytes.
+public enum PacketDecoder {
+    /// What a frame turned out to be.
+    public enum Outcome {
+        /// A TCP segment (its payload points into the frame).
+        case tcp(TCPSegment)
+        /// A well-formed frame that is not TCP over IP (ARP, UDP, ICMP, IP fragments...).
+        case notTCP
+        /// The capture cut the frame before the end of the TCP header, or a length field is inconsistent.
+        case truncated
+    }
+
+    /// Decodes one frame of the given link type.
+    public static func decode(_ frame: UnsafeRawBufferPointer, linkType: LinkType) -> Outcome {
+        switch linkType {
+        case .ethernet: return ethernet(frame)
+        case .linuxCooked:
+            guard frame.count >= 16 else { return .truncated }
+            return network(frame, etherType: ByteReader.u16(frame, 14), at: 16)
+        case .linuxCooked2:
+            guard frame.count >= 20 else { return .truncated }
+            return network(frame, etherType: ByteReader.u16(frame, 0), at: 20)
+        case .null, .loop:
+            guard frame.count >= 4 else { return .truncated }
+            let big = ByteReader.u32(frame, 0)
+            // DLT_NULL is in the capturing host's order: a family above 0xffff read big-endian is little-endian.
+            let family = linkType == .loop || big <= 0xffff ? big : big.byteSwapped
+            switch family {
+            case 2: return ipv4(frame, at: 4)
+            case 10, 24, 28, 30: return ipv6(frame, at: 4)  // AF_INET6 on Linux, NetBSD/OpenBSD, FreeBSD, Darwin
+            default: return .notTCP
+            }
+        case .raw: return ipByVersion(frame, at: 0)
+        case .ipv4: return ipv4(frame, at: 0)
+        case .ipv6: return ipv6(frame, at: 0)
+        }
+    }
+
+    private static func ethernet(_ frame: UnsafeRawBufferPointer) -> Outcome {
+        var offset = 12
+        // 802.1Q (0x8100), 802.1ad (0x88a8) and the old QinQ 0x9100 tags: skip each 4-byte tag.
+        for _ in 0..<4 {
+            guard frame.count >= offset + 2 else { return .truncated }
+            let type = ByteReader.u16(frame, offset)
+            if type == 0x8100 || type == 0x88a8 || type == 0x9100 {
+                offset += 4
+                continue
+            }
+            return network(frame, etherType: type, at: offset + 2)
+        }
+        return .notTCP
+    }
+
+    private static func network(_ frame: UnsafeRawBufferPointer, etherType: UInt16, at offset: Int) -> Outcome {
+        switch etherType {
+        case 0x0800: ipv4(frame, at: offset)
+        case 0x86dd: ipv6(frame, at: offset)
+        default: .notTCP
+        }
+    }
+
+    private static func ipByVersion(_ frame: UnsafeRawBufferPointer, at offset: Int) -> Outcome {
+        guard frame.count > offset else { return .truncated }
+        switch frame[offset] >> 4 {
+        case 4: return ipv4(frame, at: offset)
+        case 6: return ipv6(frame, at: offset)
+        default: return .notTCP
+        }
+    }
+
+    private static func ipv4(_ frame: UnsafeRawBufferPointer, at offset: Int) -> Outcome {
+        guard frame.count >= offset + 20 else { return .truncated }
+        guard frame[offset] >> 4 == 4 else { return .notTCP }
+        let headerLength = Int(frame[offset] & 0x0f) * 4
+        guard headerLength >= 20 else { return .truncated }
+        guard frame[offset + 9] == 6 else { return .notTCP }
+        // Fragments (offset set, or more-fragments set) are not reassembled.
+        guard ByteReader.u16(frame, offset + 6) & 0x3fff == 0 else { return .notTCP }
+        var total = Int(ByteReader.u16(frame, offset + 2))
+        // A zero total length comes from TCP segmentation offload; the captured frame is then the packet.
+        if total == 0 { total = frame.count - offset }
+        guard total >= headerLength else { return .truncated }
+        return tcp(frame, at: offset + headerLength, length: total - headerLength,
+                   source: IPAddress.v4(frame, at: offset + 12), destination: IPAddress.v4(frame, at: offset + 16))
+    }
+
+    private static func ipv6(_ frame: UnsafeRawBufferPointer, at offset: Int) -> Outcome {
+        guard frame.count >= offset + 40 else { return .truncated }
+        guard frame[offset] >> 4 == 6 else { return .notTCP }
+        var remaining = Int(ByteReader.u16(frame, offset + 4))
+        if remaining == 0 { remaining = frame.count - offset - 40 }  // jumbogram or offload
+        var next = frame[offset + 6]
+        var position = offset + 40
+        // Skip hop-by-hop (0), routing (43) and destination-options (60) headers; a fragment header (44) ends it.
+        for _ in 0..<8 {
+            switch next {
+            case 6:
+                return tcp(frame, at: position, length: remaining, source: IPAddress.v6(frame, at: offset + 8),
+                           destination: IPAddress.v6(frame, at: offset + 24))
+            case 0, 43, 60:
+                guard frame.count >= position + 2 else { return .truncated }
+                let length = (Int(frame[position + 1]) + 1) * 8
+                guard remaining >= length else { return .truncated }
+                next = frame[position]
+                position += length
+                remaining -= length
+            default:
+                return .notTCP
+            }
+        }
+        return .notTCP
+    }
+
+    private static func tcp(_ frame: UnsafeRawBufferPointer, at offset: Int, length: Int, source: IPAddress,
+                            destination: IPAddress) -> Outcome {
+        guard frame.count >= offset + 20, length >= 20 else { return .truncated }
+        let headerLength = Int(frame[offset + 12] >> 4) * 4
+        guard headerLength >= 20, length >= headerLength else { return .truncated }
+        let flags = TCPFlags(rawValue: frame[offset + 13] & 0x1f)
+        var scale: UInt8?
+        if flags.contains(.syn) { scale = windowScale(frame, from: offset + 20, to: offset + headerLength) }
+        let payloadStart = min(offset + headerLength, frame.count)
+        let payloadLength = length - headerLength
+        let captured = min(payloadLength, frame.count - payloadStart)
+        return .tcp(TCPSegment(
+            source: Endpoint(address: source, port: ByteReader.u16(frame, offset)),
+            destination: Endpoint(address: destination, port: ByteReader.u16(frame, offset + 2)),
+            sequence: ByteReader.u32(frame, offset + 4), acknowledgement: ByteReader.u32(frame, offset + 8),
+            flags: flags, window: ByteReader.u16(frame, offset + 14), windowScale: scale,
+            payloadLength: payloadLength,
+            payload: UnsafeRawBufferPointer(rebasing: frame[payloadStart..<(payloadStart + max(0, captured))])))
+    }
+
+    /// The window scale option among the TCP options in `start..<end`, if present and captured.
+    private static func windowScale(_ frame: UnsafeRawBufferPointer, from start: Int, to end: Int) -> UInt8? {
+        var i = start
+        let limit = min(end, frame.count)
+        while i < limit {
+            let kind = frame[i]
+            if kind == 0 { return nil }
+            if kind == 1 {
+                i += 1
+                continue
+            }
+            guard i + 1 < limit else { return nil }
+            let length = Int(frame[i + 1])
+            guard length >= 2 else { return nil }
+            if kind == 3 && length == 3 && i + 2 < limit { return min(frame[i + 2], 14) }
+            i += length
+        }
+        return nil
+    }
+}

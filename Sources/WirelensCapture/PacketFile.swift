@@ -1,0 +1,73 @@
+import CPcap
+
+/// A .pcap or .pcapng file read through libpcap, packet by packet, with nanosecond timestamps.
+///
+/// Nothing is kept between packets: memory does not grow with the file.
+public final class PacketFile {
+    public let path: String
+    public let linkType: LinkType
+    /// The file's snapshot length: packets longer than this were cut.
+    public let snapshotLength: Int
+    private let handle: OpaquePointer
+
+    /// Opens `path`, optionally with a BPF filter applied by libpcap.
+    public init(path: String, filter: String? = nil) throws(CaptureError) {
+        self.path = path
+        var errorBuffer = [CChar](repeating: 0, count: Int(PCAP_ERRBUF_SIZE) + 1)
+        guard let handle = pcap_open_offline_with_tstamp_precision(path, UInt32(PCAP_TSTAMP_PRECISION_NANO),
+                                                                   &errorBuffer) else {
+            throw .cannotOpen(path: path, reason: Self.clean(Self.text(errorBuffer), path: path))
+        }
+        let dlt = pcap_datalink(handle)
+        guard let linkType = LinkType(dlt: dlt) else {
+            let name = pcap_datalink_val_to_name(dlt).map { String(cString: $0) } ?? "unknown"
+            pcap_close(handle)
+            throw .unsupportedLinkType(path: path, dlt: dlt, name: name)
+        }
+        self.handle = handle
+        self.linkType = linkType
+        snapshotLength = Int(pcap_snapshot(handle))
+        // Every property is set from here on: a throw runs deinit, which closes the handle.
+        if let filter { try PcapFilter.apply(filter, to: handle) }
+    }
+
+    deinit { pcap_close(handle) }
+
+    /// Calls `body` for each packet (that passes the filter) in file order; returns how many there were.
+    ///
+    /// - Throws: `readFailed` when the file ends in the middle of a packet or holds a damaged record; the packets
+    ///   before it have been handed over.
+    @discardableResult
+    public func forEachPacket(_ body: (CapturedPacket) -> Void) throws(CaptureError) -> Int {
+        var count = 0
+        var header: UnsafeMutablePointer<pcap_pkthdr>?
+        var data: UnsafePointer<UInt8>?
+        while true {
+            let rc = pcap_next_ex(handle, &header, &data)
+            if rc == 1, let header, let data {
+                let h = header.pointee
+                let nanos = Int64(h.ts.tv_sec) * 1_000_000_000 + Int64(h.ts.tv_usec)
+                body(CapturedPacket(timestampNanos: nanos, originalLength: Int(h.len),
+                                    bytes: UnsafeRawBufferPointer(start: data, count: Int(h.caplen))))
+                count += 1
+            } else if rc == PCAP_ERROR_BREAK {
+                return count
+            } else if rc == 0 {
+                continue  // live captures only: a timeout
+            } else {
+                throw .readFailed(path: path, packetsRead: count, reason: String(cString: pcap_geterr(handle)))
+            }
+        }
+    }
+
+    /// The text libpcap left in an error buffer.
+    static func text(_ buffer: [CChar]) -> String {
+        String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// libpcap's open errors often repeat the path; drop it so the line names the file once.
+    private static func clean(_ reason: String, path: String) -> String {
+        let prefix = path + ": "
+        return reason.hasPrefix(prefix) ? String(reason.dropFirst(prefix.count)) : reason
+    }
+}

@@ -1,2 +1,0 @@
-/// Placeholder until the module has its first type.
-enum WirelensCaptureModule {}

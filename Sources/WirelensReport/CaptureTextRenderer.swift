@@ -1,0 +1,181 @@
+import WirelensCapture
+import WirelensCore
+
+/// Renders a capture analysis for a person at a terminal: the summary, then connection by connection
+/// with their HTTP exchanges, then the caveats.
+public struct CaptureTextRenderer: Sendable {
+    /// Whether to colour the output with ANSI SGR sequences.
+    public var color: Bool
+    /// Connections listed one by one at most; the JSON report has them all.
+    public var connectionLimit: Int
+
+    public init(color: Bool, connectionLimit: Int = 50) {
+        self.color = color
+        self.connectionLimit = connectionLimit
+    }
+
+    /// The report as text, ending with a newline.
+    public func render(_ report: CaptureReport) -> String {
+        let style = ANSIStyle(enabled: color)
+        let s = report.summary
+        var lines: [String] = []
+        lines.append(style.paint("Capture \(TextLayout.sanitize(report.file))", .bold)
+            + "  (\(report.linkType.rawValue), snapshot length \(report.snapshotLength)"
+            + (report.filter.map { ", filter '\(TextLayout.sanitize($0))'" } ?? "") + ")")
+        if let first = report.firstPacketAt, let last = report.lastPacketAt {
+            lines += ReportText.keyValue("span", "\(WallClock.iso8601(micros: first)) → \(WallClock.iso8601(micros: last))"
+                + " (\(DurationText.format(micros: last - first)))")
+        }
+        let p = report.packets
+        lines += ReportText.keyValue("packets", "\(p.total) (\(p.tcp) TCP, \(p.other) other, \(p.undecodable) undecodable"
+            + ", \(p.cutBySnapshot) cut by the snapshot length)")
+        if let error = report.readError {
+            lines += TextLayout.wrap("Reading stopped early: \(TextLayout.sanitize(error))", firstPrefix: "", restPrefix: "  ")
+                .map { style.paint($0, .yellow) }
+        }
+        if let verification = report.verification {
+            lines.append("")
+            lines += verificationLines(verification, style: style)
+        }
+        lines.append("")
+        lines.append(style.paint("Summary", .bold))
+        lines += ReportText.keyValue("connections", "\(s.connections) (\(s.connectionsWithHandshake) with handshake), "
+            + "at most \(s.maxConcurrentConnections) at once")
+        lines += ReportText.keyValue("exchanges", "\(s.exchanges) (\(s.completeExchanges) complete), "
+            + "\(s.pipelinedRequests) pipelined (depth up to \(s.maxPipelineDepth)), "
+            + "up to \(s.maxExchangesPerConnection) per connection")
+        lines += ReportText.keyValue("bytes", "client → server \(ByteSize.format(s.clientBytes)), "
+            + "server → client \(ByteSize.format(s.serverBytes))")
+        let trouble = "\(s.retransmissions) retransmissions, \(s.outOfOrder) out of order, \(s.zeroWindow) zero window, "
+            + "\(s.windowFull) window full, \(s.resets) resets, \(s.captureGaps) capture gaps"
+        let troubled = s.retransmissions + s.outOfOrder + s.zeroWindow + s.windowFull + s.resets + s.captureGaps > 0
+        lines += ReportText.keyValue("tcp", troubled ? style.paint(trouble, .yellow) : trouble)
+        for server in s.servers {
+            lines += ReportText.keyValue("server", "\(server.server): \(ReportText.count(server.connections, "connection")), "
+                + "at most \(server.maxConcurrent) at once, \(ReportText.count(server.exchanges, "exchange"))")
+        }
+        if !report.connections.isEmpty {
+            lines.append("")
+            lines.append(style.paint("Connections", .bold))
+            for connection in report.connections.prefix(connectionLimit) {
+                lines += self.lines(for: connection, style: style)
+            }
+            if report.connections.count > connectionLimit {
+                lines.append("  … \(report.connections.count - connectionLimit) more connections (see --format json)")
+            }
+        }
+        if !report.caveats.isEmpty {
+            lines.append("")
+            lines.append(style.paint("Caveats", .bold))
+            for caveat in report.caveats {
+                lines += TextLayout.wrap(TextLayout.sanitize(caveat.text), firstPrefix: "  • ", restPrefix: "    ")
+                    .map { style.paint($0, .dim) }
+            }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The verification section alone, ending with a newline (for the probe's live capture).
+    public func render(_ verification: ProbeVerification) -> String {
+        verificationLines(verification, style: ANSIStyle(enabled: color)).joined(separator: "\n") + "\n"
+    }
+
+    /// Disagreements first, then what the wire confirmed.
+    private func verificationLines(_ v: ProbeVerification, style: ANSIStyle) -> [String] {
+        var lines: [String] = []
+        if v.disagreements.isEmpty {
+            lines.append(style.paint("Verification: the wire agrees with the probe report", .bold))
+        } else {
+            lines.append(style.paint("Verification: \(ReportText.count(v.disagreements.count, "disagreement")) "
+                + "with the probe report", .bold))
+            for text in v.disagreements {
+                lines += TextLayout.wrap(TextLayout.sanitize(text), firstPrefix: "  ✗ ", restPrefix: "    ")
+                    .map { style.paint($0, .red) }
+            }
+        }
+        let confirmed = v.transactions.filter { $0.reuseConfirmed == true }.count
+        let unknown = v.transactions.filter { $0.reuseConfirmed == nil }.count
+        lines += ReportText.keyValue("reuse", "\(confirmed) of \(v.transactions.count) transactions' reuse flags confirmed "
+            + "by SYN ownership" + (unknown > 0 ? ", \(unknown) not decidable" : ""))
+        let timed = v.transactions.filter { $0.connectAgrees != nil }
+        lines += ReportText.keyValue("connect", "\(timed.filter { $0.connectAgrees == true }.count) of \(timed.count) "
+            + "connect times agree with the handshake (\(ProbeVerifier.toleranceText))")
+        lines += ReportText.keyValue("opened", "\(v.connectionsOpenedByProbe) by the probe, \(v.connectionsOnWire) handshakes on the wire")
+        for host in v.hosts {
+            lines += ReportText.keyValue("host", "\(host.server): at most \(host.maxConcurrent) at once, limit "
+                + (host.configuredLimit.map(String.init) ?? "none") + ", \(ReportText.count(host.connections, "connection"))")
+        }
+        if !v.requestsPerConnection.isEmpty {
+            let counts = v.requestsPerConnection.map { "#\($0.connection): \($0.wireExchanges)" }
+            lines += TextLayout.fill(counts, separator: ", ", firstPrefix: "  requests/conn ", restPrefix: "                ")
+        }
+        return lines
+    }
+
+    private func lines(for c: TCPConnection, style: ANSIStyle) -> [String] {
+        var lines: [String] = []
+        var head = "#\(c.index) \(c.client) → \(c.server)"
+        if let name = c.applicationProtocol { head += "  \(name)" }
+        head += "  \(c.end.rawValue)" + (c.closedBy.map { " by \($0.rawValue)" } ?? "")
+        lines.append("  " + style.paint(head, .cyan))
+        var facts = ["\(DurationText.format(micros: c.duration))"]
+        facts.append(c.handshakeTime.map { "handshake \(DurationText.format(micros: $0))" } ?? "no handshake")
+        facts.append("↑ \(ByteSize.format(c.clientToServer.bytes)) in \(c.clientToServer.packets) packets")
+        facts.append("↓ \(ByteSize.format(c.serverToClient.bytes)) in \(c.serverToClient.packets) packets")
+        if c.idleGapCount > 0 {
+            facts.append("\(ReportText.count(c.idleGapCount, "idle gap")), longest \(DurationText.format(micros: c.longestSilence))")
+        }
+        lines += TextLayout.fill(facts, separator: " · ", firstPrefix: "    ", restPrefix: "    ")
+        var problems: [String] = []
+        for (d, name) in [(c.clientToServer, "client"), (c.serverToClient, "server")] {
+            var items: [String] = []
+            if d.retransmissions > 0 { items.append("\(d.retransmissions) retransmitted") }
+            if d.outOfOrder > 0 { items.append("\(d.outOfOrder) out of order") }
+            if d.zeroWindow > 0 { items.append("\(d.zeroWindow) zero window") }
+            if d.windowFull > 0 { items.append("\(d.windowFull) window full") }
+            if d.resets > 0 { items.append("\(d.resets) reset") }
+            if d.captureGaps > 0 { items.append("\(d.captureGaps) capture gaps (\(ByteSize.format(d.captureGapBytes)))") }
+            if !items.isEmpty { problems.append("\(name): " + items.joined(separator: ", ")) }
+        }
+        if !problems.isEmpty {
+            lines += TextLayout.fill(problems, separator: "; ", firstPrefix: "    ", restPrefix: "    ")
+                .map { style.paint($0, .yellow) }
+        }
+        if let tls = c.tls {
+            var items = ["SNI \(tls.serverName.map(TextLayout.sanitize) ?? "none")"]
+            items.append("ALPN offered \(tls.offeredALPN.isEmpty ? "none" : tls.offeredALPN.joined(separator: ",").sanitized)")
+            if let version = tls.version { items.append(version) }
+            if let chosen = tls.chosenALPN { items.append("chose \(TextLayout.sanitize(chosen))") }
+            lines += TextLayout.fill(items, separator: " · ", firstPrefix: "    TLS ", restPrefix: "        ")
+        }
+        if let h2 = c.http2 {
+            lines.append("    HTTP/2 \(ReportText.count(h2.streams, "stream")), at most \(h2.maxConcurrentStreams) at once, "
+                + "\(h2.clientFrames)/\(h2.serverFrames) frames up/down"
+                + (h2.resetStreams > 0 ? ", \(h2.resetStreams) reset" : ""))
+        }
+        for e in c.exchanges {
+            var text = e.inferred
+                ? "\(e.index) inferred: ↑ \(ByteSize.format(e.requestBodyBytes)) ↓ \(ByteSize.format(e.responseBodyBytes))"
+                : "\(e.index) \(e.method ?? "?") \(TextLayout.sanitize(e.target ?? "?")) → "
+                    + (e.statusCode.map(String.init) ?? "no response")
+            if let wait = e.wait { text += "  wait \(DurationText.format(micros: wait))" }
+            if let start = e.requestStartAt, let end = e.responseEndAt {
+                text += "  total \(DurationText.format(micros: end - start))"
+            }
+            if !e.inferred { text += "  ↓ \(ByteSize.format(e.responseBodyBytes))" }
+            if e.pipelined { text += "  pipelined (depth \(e.pipelineDepth))" }
+            if !e.complete { text += "  incomplete" }
+            lines.append("    " + String(text.prefix(TextLayout.lineWidth - 4)))
+        }
+        for note in c.notes {
+            lines += TextLayout.wrap(TextLayout.sanitize(note), firstPrefix: "    note: ", restPrefix: "      ")
+                .map { style.paint($0, .dim) }
+        }
+        return lines
+    }
+}
+
+private extension String {
+    /// The text made safe for a terminal.
+    var sanitized: String { TextLayout.sanitize(self) }
+}

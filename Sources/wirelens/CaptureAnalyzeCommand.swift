@@ -1,0 +1,76 @@
+import ArgumentParser
+import Foundation
+import WirelensCapture
+import WirelensCore
+import WirelensReport
+
+/// `wirelens capture analyze FILE`: the TCP connections and HTTP/1.x exchanges of a .pcap or .pcapng file.
+struct CaptureAnalyzeCommand: AsyncCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "analyze",
+        abstract: "Analyse a .pcap or .pcapng file: TCP connections and their HTTP/1.x exchanges.",
+        discussion: "Reads the file once, streaming. Link types: Ethernet (802.1Q), Linux cooked v1/v2 "
+            + "('tcpdump -i any'), BSD loopback, raw IP. The JSON report is wirelens.capture/1 "
+            + "(docs/capture-schema.md). A damaged or cut file still gets a report of the packets before the "
+            + "damage, and exit code \(ExitStatus.localFile.rawValue).")
+
+    @Argument(help: "The capture file (.pcap or .pcapng).")
+    var path: String
+
+    @Option(help: "A BPF filter applied while reading, as for tcpdump (for example 'tcp port 8080').")
+    var filter: String?
+
+    @Option(name: .customLong("probe"), help: ArgumentHelp(
+        "Check this probe report (wirelens.report/1 JSON) against the capture.", valueName: "report.json"))
+    var probePath: String?
+
+    @OptionGroup var output: ReportFlags
+
+    /// Analyses the file and writes the report; returns the exit code.
+    func execute() async -> Int32 {
+        guard output.format != .har else {
+            Console.error("--format har is for probe reports; capture analyze writes text or json")
+            return ExitStatus.usage.rawValue
+        }
+        do {
+            try output.check()
+        } catch {
+            Console.error("\(error)")
+            return ExitStatus.localFile.rawValue
+        }
+        var probe: Report?
+        if let probePath {
+            do {
+                probe = try JSONRenderer.decode(Data(contentsOf: URL(fileURLWithPath: probePath)))
+            } catch is DecodingError {
+                Console.error("'\(probePath)' is not a \(Report.schemaID) report; give the JSON that "
+                    + "'wirelens probe --format json' wrote")
+                return ExitStatus.usage.rawValue
+            } catch {
+                Console.error("cannot read probe report '\(probePath)': \(error.localizedDescription)")
+                return ExitStatus.localFile.rawValue
+            }
+        }
+        var outcome: CaptureAnalyzer.Outcome
+        do {
+            outcome = try CaptureAnalyzer.analyze(path: path, filter: filter)
+        } catch {
+            Console.error(error.description)
+            if case .badFilter = error { return ExitStatus.usage.rawValue }
+            return ExitStatus.localFile.rawValue
+        }
+        if let probe { outcome.report.verification = ProbeVerifier.verify(probe, against: outcome.report) }
+        let status = output.deliver(outcome.report)
+        if let error = outcome.readError {
+            Console.error(error.description)
+            return ExitStatus.localFile.rawValue
+        }
+        if status == ExitStatus.success.rawValue, let disagreements = outcome.report.verification?.disagreements,
+           let first = disagreements.first {
+            let more = disagreements.count > 1 ? " (and \(disagreements.count - 1) more)" : ""
+            Console.error("the capture disagrees with the probe report: \(first)\(more)")
+            return ExitStatus.wireDisagreement.rawValue
+        }
+        return status
+    }
+}

@@ -1,0 +1,81 @@
+import ArgumentParser
+import Foundation
+import WirelensCapture
+import WirelensCore
+import WirelensReport
+
+/// The probe's live-capture options: capture the run's packets, and check the report against them.
+struct CaptureFlags: ParsableArguments {
+    @Flag(name: .customLong("capture"), help: "Capture the run's packets (libpcap) and check the report against the wire.")
+    var enabled = false
+
+    @Option(name: .customLong("capture-file"), help: ArgumentHelp("Also write the captured packets to this pcap file (implies --capture).", valueName: "file"))
+    var filePath: String?
+
+    @Option(name: .customLong("capture-report"), help: ArgumentHelp("Write the wire analysis and verification (wirelens.capture/1 JSON) to this file (implies --capture).", valueName: "file"))
+    var reportPath: String?
+
+    @Option(name: .customLong("capture-interface"), help: ArgumentHelp("Capture on this interface instead of the one that routes to the targets.", valueName: "name"))
+    var interface: String?
+
+    /// True when any capture option was given.
+    var wanted: Bool { enabled || filePath != nil || reportPath != nil || interface != nil }
+
+    /// Starts capturing the traffic to `urls`' servers; nil (after one line on stderr) when capture is not
+    /// wanted or not possible: the probe runs either way.
+    func start(urls: [String]) -> LiveCapture? {
+        guard wanted else { return nil }
+        var servers: [Endpoint] = []
+        for text in urls {
+            guard let url = URL(string: text), let host = url.host else { continue }
+            let port = url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80)
+            let bare = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
+            for address in CaptureTarget.resolve(host: bare) {
+                servers.append(Endpoint(address: address, port: UInt16(clamping: port)))
+            }
+        }
+        var target = CaptureTarget.plan(servers: servers)
+        if let interface { target.interface = interface }
+        do {
+            let capture = try LiveCapture(interface: target.interface, filter: target.filter, filePath: filePath)
+            capture.start()
+            return capture
+        } catch {
+            Console.error("\(error.description); probing without a capture")
+            return nil
+        }
+    }
+
+    /// Stops the capture, checks `report` against it and writes the results; returns the exit code to use
+    /// instead of `status` (the probe's own), which only a disagreement changes.
+    func finish(_ capture: LiveCapture, report: Report, status: Int32, textToStdout: Bool) -> Int32 {
+        let (wire, kernel) = capture.stop(file: filePath ?? "(live on \(capture.interface))")
+        var analysis = wire
+        let verification = ProbeVerifier.verify(report, against: analysis)
+        analysis.verification = verification
+        if let reportPath {
+            do {
+                let bytes = try CaptureJSONRenderer.render(analysis)
+                try ReportFile.write(to: reportPath) { emit in try emit(bytes) }
+            } catch {
+                Console.error("cannot write capture report '\(reportPath)': \(error)")
+            }
+        }
+        if textToStdout {
+            ReportFile.writeAll(Array(("\n" + CaptureTextRenderer(color: false).render(verification)).utf8),
+                                to: STDOUT_FILENO)
+        }
+        var line = "capture on \(capture.interface): \(analysis.packets.total) packets, \(kernel.dropped) dropped by the kernel"
+        if let first = verification.disagreements.first {
+            line += "; the wire disagrees with the report: \(first)"
+            if verification.disagreements.count > 1 { line += " (and \(verification.disagreements.count - 1) more)" }
+        } else {
+            line += "; the wire agrees with the report"
+        }
+        Console.error(line)
+        if status == ExitStatus.success.rawValue && !verification.disagreements.isEmpty {
+            return ExitStatus.wireDisagreement.rawValue
+        }
+        return status
+    }
+}

@@ -1,0 +1,145 @@
+import Foundation
+import WirelensCore
+import WirelensTestSupport
+import XCTest
+@testable import WirelensCapture
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `wirelens capture analyze` end to end: reports in both formats, and one clear line for bad input.
+final class CaptureCommandTests: XCTestCase {
+    private var toRemove: [String] = []
+
+    override func tearDown() {
+        for path in toRemove { unlink(path) }
+        toRemove = []
+    }
+
+    /// The built executable, next to the test bundle.
+    private var binary: String {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("wirelens").path
+    }
+
+    private func wirelens(_ arguments: [String]) throws -> ProcessRunner.Outcome {
+        try ProcessRunner.run(binary, arguments, timeout: 60)
+    }
+
+    private func file(_ name: String, _ bytes: [UInt8]) -> String {
+        let path = LoopbackCapture.temporaryPath(name)
+        _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
+        toRemove.append(path)
+        return path
+    }
+
+    /// A classic pcap file header (microsecond magic, little-endian) with the given link type.
+    private func pcapHeader(linkType: UInt32) -> [UInt8] {
+        func le32(_ v: UInt32) -> [UInt8] { (0..<4).map { UInt8(v >> (8 * $0) & 0xff) } }
+        return le32(0xa1b2_c3d4) + [2, 0, 4, 0] + le32(0) + le32(0) + le32(65535) + le32(linkType)
+    }
+
+    /// A capture of two requests on loopback.
+    private func smallCapture() throws -> String {
+        let servers = try TestServers.get()
+        let path = try LoopbackCapture.record(filter: "tcp port \(servers.httpPort)") {
+            try LoopbackCapture.curl([servers.http("/small.txt"), "-o", "/dev/null", servers.http("/bytes/1k.bin"),
+                                      "-o", "/dev/null"])
+        }
+        toRemove.append(path)
+        return path
+    }
+
+    private func assertFails(_ arguments: [String], code: ExitStatus, mention: String,
+                             file: StaticString = #filePath, line: UInt = #line) throws {
+        let outcome = try wirelens(arguments)
+        XCTAssertEqual(outcome.status, code.rawValue, "stderr: \(outcome.stderr)", file: file, line: line)
+        let lines = outcome.stderr.split(separator: "\n")
+        XCTAssertEqual(lines.count, 1, "one-line error expected, got: \(outcome.stderr)", file: file, line: line)
+        XCTAssertTrue(outcome.stderr.contains(mention), "'\(mention)' not in: \(outcome.stderr)", file: file, line: line)
+        XCTAssertFalse(outcome.stderr.contains("Fatal error"), file: file, line: line)
+    }
+
+    func testBadInputGivesOneLineAndADocumentedCode() throws {
+        var random = SystemRandomNumberGenerator()
+        let noise = file("noise.pcap", (0..<4096).map { _ in UInt8.random(in: 0...255, using: &random) })
+        try assertFails(["capture", "analyze", noise], code: .localFile, mention: noise)
+        let wrongMagic = file("magic.pcap", [0xde, 0xad, 0xbe, 0xef] + pcapHeader(linkType: 1).dropFirst(4))
+        try assertFails(["capture", "analyze", wrongMagic], code: .localFile, mention: "cannot read capture")
+        let empty = file("empty.pcap", [])
+        try assertFails(["capture", "analyze", empty], code: .localFile, mention: empty)
+        try assertFails(["capture", "analyze", "/nonexistent/x.pcap"], code: .localFile, mention: "/nonexistent/x.pcap")
+        let usb = file("usb.pcap", pcapHeader(linkType: 189))
+        try assertFails(["capture", "analyze", usb], code: .localFile, mention: "link type")
+
+        let good = try smallCapture()
+        try assertFails(["capture", "analyze", good, "--filter", "tcp port banana"], code: .usage, mention: "banana")
+        try assertFails(["capture", "analyze", good, "--format", "xml"], code: .usage, mention: "xml")
+    }
+
+    func testACutFileStillReportsThePacketsBeforeTheCut() throws {
+        let good = try smallCapture()
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: good)))
+        let cut = file("cut.pcap", Array(bytes.prefix(bytes.count - 30)))
+        let outcome = try wirelens(["capture", "analyze", cut, "--format", "json"])
+        XCTAssertEqual(outcome.status, ExitStatus.localFile.rawValue)
+        XCTAssertEqual(outcome.stderr.split(separator: "\n").count, 1, outcome.stderr)
+        XCTAssertTrue(outcome.stderr.contains("damaged after"), outcome.stderr)
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [String: Any])
+        XCTAssertNotNil(json["readError"] as? String)
+        let packets = try XCTUnwrap(json["packets"] as? [String: Any])
+        let full = try wirelens(["capture", "analyze", good, "--format", "json"])
+        let fullJSON = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(full.stdout.utf8)) as? [String: Any])
+        let fullPackets = try XCTUnwrap(fullJSON["packets"] as? [String: Any])
+        XCTAssertEqual(packets["total"] as? Int, (fullPackets["total"] as? Int).map { $0 - 1 })
+    }
+
+    func testJSONReportFollowsTheSchemaAndTextNamesTheExchanges() throws {
+        let good = try smallCapture()
+        let reportPath = LoopbackCapture.temporaryPath("report.json")
+        toRemove.append(reportPath)
+        let outcome = try wirelens(["capture", "analyze", good, "--format", "json", "--report", reportPath])
+        XCTAssertEqual(outcome.status, 0, outcome.stderr)
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: reportPath)))
+            as? [String: Any])
+        XCTAssertEqual(json["schema"] as? String, "wirelens.capture/1")
+        let schema = TestServers.repositoryRoot.appendingPathComponent("docs/capture.schema.json").path
+        let check = try ProcessRunner.run("/usr/bin/env", ["python3", "-c", """
+            import json, sys, jsonschema
+            jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))
+            """, reportPath, schema], timeout: 60)
+        XCTAssertEqual(check.status, 0, check.stderr)
+        let connections = try XCTUnwrap(json["connections"] as? [[String: Any]])
+        XCTAssertEqual(connections.count, 1)
+        let exchanges = try XCTUnwrap(connections.first?["exchanges"] as? [[String: Any]])
+        XCTAssertEqual(exchanges.compactMap { $0["target"] as? String }, ["/small.txt", "/bytes/1k.bin"])
+        let summary = try XCTUnwrap(json["summary"] as? [String: Any])
+        XCTAssertEqual(summary["exchanges"] as? Int, 2)
+
+        let text = try wirelens(["capture", "analyze", good])
+        XCTAssertEqual(text.status, 0, text.stderr)
+        XCTAssertTrue(text.stdout.contains("GET /small.txt → 200"), text.stdout)
+        XCTAssertTrue(text.stdout.contains("1 (1 with handshake)"), text.stdout)
+        XCTAssertFalse(text.stdout.contains("\u{1b}["), "no colour when stdout is not a terminal")
+    }
+
+    func testManyConnectionsGiveACompactDocumentWrittenPieceByPiece() throws {
+        // 1001 connections (a SYN each from its own port) are above the pretty-printing limit.
+        func le32(_ v: UInt32) -> [UInt8] { (0..<4).map { UInt8(v >> (8 * $0) & 0xff) } }
+        var bytes = pcapHeader(linkType: 1)
+        var builder = FrameBuilder()
+        for i in 0..<1001 {
+            builder.source.port = UInt16(20000 + i)
+            let frame = builder.frame(seq: UInt32(i), flags: .syn)
+            bytes += le32(1_700_000_000) + le32(UInt32(i)) + le32(UInt32(frame.count)) + le32(UInt32(frame.count)) + frame
+        }
+        let path = file("many.pcap", bytes)
+        let outcome = try wirelens(["capture", "analyze", path, "--format", "json"])
+        XCTAssertEqual(outcome.status, 0, outcome.stderr)
+        XCTAssertEqual(outcome.stdout.split(separator: "\n").count, 1, "compact: one line")
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [String: Any])
+        let connections = try XCTUnwrap(json["connections"] as? [[String: Any]])
+        XCTAssertEqual(connections.count, 1001)
+        XCTAssertEqual(connections.last?["index"] as? Int, 1000)
+        XCTAssertEqual((json["summary"] as? [String: Any])?["connections"] as? Int, 1001)
+    }
+}

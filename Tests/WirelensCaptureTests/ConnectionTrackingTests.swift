@@ -1,0 +1,196 @@
+import XCTest
+@testable import WirelensCapture
+
+/// Connection tracking over hand-built packet sequences: lifetimes, handshakes, loss, reordering and windows.
+final class ConnectionTrackingTests: XCTestCase {
+    private var builder = FrameBuilder()
+    private var analysis = CaptureAnalyzer.Analysis(linkType: .ethernet)
+    private var clock: Int64 = 1_700_000_000_000_000  // µs
+
+    override func setUp() {
+        builder = FrameBuilder()
+        analysis = CaptureAnalyzer.Analysis(linkType: .ethernet)
+        clock = 1_700_000_000_000_000
+    }
+
+    /// Feeds one frame `after` µs after the previous one.
+    private func send(_ frame: [UInt8], after: Int64 = 100, cut: Int? = nil) {
+        clock += after
+        let kept = cut.map { Array(frame.prefix($0)) } ?? frame
+        kept.withUnsafeBytes {
+            analysis.add(CapturedPacket(timestampNanos: clock * 1000, originalLength: frame.count, bytes: $0))
+        }
+    }
+
+    private func report() -> CaptureReport {
+        var report = CaptureReport(file: "test", filter: nil, linkType: .ethernet, snapshotLength: 65535)
+        analysis.complete(into: &report)
+        return report
+    }
+
+    /// SYN, SYN/ACK, ACK with the given ISNs; returns the next sequence numbers (client, server).
+    private func handshake(client isnC: UInt32 = 1000, server isnS: UInt32 = 5000, scale: UInt8? = nil) -> (UInt32, UInt32) {
+        send(builder.frame(seq: isnC, flags: .syn, windowScale: scale))
+        send(builder.frame(seq: isnS, ack: isnC &+ 1, flags: [.syn, .ack], windowScale: scale, reverse: true), after: 40)
+        send(builder.frame(seq: isnC &+ 1, ack: isnS &+ 1, flags: .ack), after: 30)
+        return (isnC &+ 1, isnS &+ 1)
+    }
+
+    /// One request and its response on an established connection; returns the advanced sequence numbers.
+    private func exchange(_ c: UInt32, _ s: UInt32, path: String = "/", body: String = "hi") -> (UInt32, UInt32) {
+        let request = Array("GET \(path) HTTP/1.1\r\nHost: h\r\n\r\n".utf8)
+        let response = Array("HTTP/1.1 200 OK\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)".utf8)
+        send(builder.frame(seq: c, ack: s, flags: [.ack, .psh], payload: request))
+        send(builder.frame(seq: s, ack: c &+ UInt32(request.count), flags: [.ack, .psh], payload: response, reverse: true))
+        let c2 = c &+ UInt32(request.count), s2 = s &+ UInt32(response.count)
+        send(builder.frame(seq: c2, ack: s2, flags: .ack))
+        return (c2, s2)
+    }
+
+    private func close(_ c: UInt32, _ s: UInt32, clientFirst: Bool = true) {
+        if clientFirst {
+            send(builder.frame(seq: c, ack: s, flags: [.fin, .ack]))
+            send(builder.frame(seq: s, ack: c &+ 1, flags: [.fin, .ack], reverse: true))
+            send(builder.frame(seq: c &+ 1, ack: s &+ 1, flags: .ack))
+        } else {
+            send(builder.frame(seq: s, ack: c, flags: [.fin, .ack], reverse: true))
+            send(builder.frame(seq: c, ack: s &+ 1, flags: [.fin, .ack]))
+            send(builder.frame(seq: s &+ 1, ack: c &+ 1, flags: .ack, reverse: true))
+        }
+    }
+
+    func testAKeepAliveConnectionFromSYNToClose() throws {
+        var (c, s) = handshake()
+        for i in 0..<3 { (c, s) = exchange(c, s, path: "/\(i)") }
+        close(c, s, clientFirst: false)
+        let r = report()
+        let conn = try XCTUnwrap(r.connections.first)
+        XCTAssertEqual(r.connections.count, 1)
+        XCTAssertEqual(conn.client, builder.source)
+        XCTAssertEqual(conn.server, builder.destination)
+        XCTAssertEqual(conn.clientISN, 1000)
+        XCTAssertEqual(conn.serverISN, 5000)
+        XCTAssertEqual(conn.handshakeTime, 70)
+        XCTAssertEqual(conn.end, .closed)
+        XCTAssertEqual(conn.closedBy, .server)
+        XCTAssertEqual(conn.exchanges.map(\.target), ["/0", "/1", "/2"])
+        XCTAssertEqual(conn.clientToServer.bytes, 3 * Int64("GET /0 HTTP/1.1\r\nHost: h\r\n\r\n".utf8.count))
+        XCTAssertEqual(conn.clientToServer.packets, 2 + 3 * 2 + 1)
+        XCTAssertEqual(conn.serverToClient.packets, 1 + 3 + 2)
+        XCTAssertEqual(conn.clientToServer.retransmissions + conn.serverToClient.retransmissions, 0)
+        XCTAssertEqual(r.summary.maxExchangesPerConnection, 3)
+        XCTAssertNil(conn.notes.first)
+    }
+
+    func testAReused4TupleGivesOneConnectionPerHandshake() {
+        for round in 0..<3 {
+            let (c, s) = handshake(client: UInt32(round) * 7_000_000 + 9, server: UInt32(round) * 3_000_000 + 1)
+            let (c2, s2) = exchange(c, s)
+            close(c2, s2)
+        }
+        let r = report()
+        XCTAssertEqual(r.connections.count, 3)
+        XCTAssertTrue(r.connections.allSatisfy { $0.end == .closed && $0.exchanges.count == 1 && $0.handshakeSeen })
+        XCTAssertEqual(r.connections.map(\.clientISN), [9, 7_000_009, 14_000_009])
+        XCTAssertEqual(r.summary.maxConcurrentConnections, 1)
+    }
+
+    func testARepeatedSYNIsARetransmissionNotANewConnection() {
+        send(builder.frame(seq: 1000, flags: .syn))
+        send(builder.frame(seq: 1000, flags: .syn), after: 1_000_000)
+        send(builder.frame(seq: 5000, ack: 1001, flags: [.syn, .ack], reverse: true))
+        send(builder.frame(seq: 1001, ack: 5001, flags: .ack))
+        let r = report()
+        XCTAssertEqual(r.connections.count, 1)
+        XCTAssertEqual(r.connections.first?.clientToServer.retransmissions, 1)
+        XCTAssertEqual(r.connections.first?.handshakeTime, 1_000_200)
+        XCTAssertEqual(r.connections.first?.idleGapCount, 1)
+    }
+
+    func testRetransmissionOutOfOrderAndCaptureGapAreToldApart() throws {
+        let (c, s) = handshake()
+        let a = [UInt8](repeating: 65, count: 100)
+        // In order, then the same segment again: a retransmission.
+        send(builder.frame(seq: c, ack: s, flags: .ack, payload: a))
+        send(builder.frame(seq: c, ack: s, flags: .ack, payload: a), after: 50_000)
+        // 200..300 arrives before 100..200, within the reordering window: out of order.
+        send(builder.frame(seq: c + 200, ack: s, flags: .ack, payload: a))
+        send(builder.frame(seq: c + 100, ack: s, flags: .ack, payload: a), after: 500)
+        // 400..500 arrives, 300..400 never does, and the server acknowledges 500: a capture gap.
+        send(builder.frame(seq: c + 400, ack: s, flags: .ack, payload: a))
+        send(builder.frame(seq: s, ack: c + 500, flags: .ack, reverse: true))
+        let conn = try XCTUnwrap(report().connections.first)
+        XCTAssertEqual(conn.clientToServer.retransmissions, 1)
+        XCTAssertEqual(conn.clientToServer.outOfOrder, 1)
+        XCTAssertEqual(conn.clientToServer.captureGaps, 1)
+        XCTAssertEqual(conn.clientToServer.captureGapBytes, 100)
+        XCTAssertEqual(conn.clientToServer.bytes, 500)
+        XCTAssertEqual(conn.clientToServer.wireBytes, 500)
+    }
+
+    func testZeroWindowWindowFullResetAndSequenceWrap() throws {
+        // Window scale 0 both ways; the server advertises 100 bytes, the client fills it, then a zero window.
+        let (c, s) = handshake(client: 0xffff_ffc0, scale: 0)
+        send(builder.frame(seq: s, ack: c, flags: .ack, window: 100, reverse: true))
+        send(builder.frame(seq: c, ack: s, flags: .ack, payload: [UInt8](repeating: 1, count: 60)))
+        send(builder.frame(seq: c &+ 60, ack: s, flags: .ack, payload: [UInt8](repeating: 1, count: 40)))
+        send(builder.frame(seq: s, ack: c &+ 100, flags: .ack, window: 0, reverse: true))
+        send(builder.frame(seq: s, ack: c &+ 100, flags: [.rst, .ack], window: 0, reverse: true))
+        let conn = try XCTUnwrap(report().connections.first)
+        XCTAssertEqual(conn.clientToServer.windowFull, 1)
+        XCTAssertEqual(conn.serverToClient.zeroWindow, 1)
+        XCTAssertEqual(conn.serverToClient.resets, 1)
+        XCTAssertEqual(conn.end, .reset)
+        XCTAssertEqual(conn.closedBy, .server)
+        XCTAssertEqual(conn.clientToServer.bytes, 100, "sequence numbers wrapped past 2^32")
+        XCTAssertEqual(conn.clientToServer.retransmissions + conn.clientToServer.captureGaps, 0)
+    }
+
+    func testAConnectionWithoutHandshakeIsStillTracked() throws {
+        // Mid-stream: the server (port 80) sends first; roles come from the ports.
+        let response = Array("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n".utf8)
+        send(builder.frame(seq: 42, ack: 7, flags: .ack, payload: response, reverse: true))
+        send(builder.frame(seq: 7, ack: 42 + UInt32(response.count), flags: .ack))
+        let r = report()
+        let conn = try XCTUnwrap(r.connections.first)
+        XCTAssertEqual(conn.server.port, 80)
+        XCTAssertFalse(conn.handshakeSeen)
+        XCTAssertNil(conn.handshakeTime)
+        XCTAssertTrue(r.caveats.contains { $0.id == "no-handshake" })
+        XCTAssertEqual(conn.end, .open)
+    }
+
+    func testSnapshotCutPayloadIsCountedNotParsed() throws {
+        var (c, s) = handshake()
+        let request = Array("GET /long/path/that/is/cut HTTP/1.1\r\nHost: h\r\n\r\n".utf8)
+        let frame = builder.frame(seq: c, ack: s, flags: .ack, payload: request)
+        send(frame, cut: frame.count - request.count + 10)
+        c += UInt32(request.count)
+        send(builder.frame(seq: s, ack: c, flags: .ack, reverse: true))
+        let r = report()
+        let conn = try XCTUnwrap(r.connections.first)
+        XCTAssertEqual(conn.clientToServer.truncatedBytes, Int64(request.count - 10))
+        XCTAssertEqual(conn.clientToServer.bytes, Int64(request.count))
+        XCTAssertEqual(conn.clientToServer.captureGaps, 0)
+        XCTAssertTrue(r.caveats.contains { $0.id == "snapshot-length" })
+        XCTAssertTrue(conn.notes.contains { $0.contains("cut by the snapshot length") }, "\(conn.notes)")
+        s += 0
+    }
+
+    func testConcurrencyPerServer() {
+        // Two overlapping connections from different client ports, then a third after both closed.
+        var b1 = FrameBuilder(), b2 = FrameBuilder(), b3 = FrameBuilder()
+        b2.source.port = 40001
+        b3.source.port = 40002
+        send(b1.frame(seq: 1, flags: .syn))
+        send(b2.frame(seq: 1, flags: .syn))
+        send(b1.frame(seq: 2, ack: 1, flags: [.fin, .ack]))
+        send(b2.frame(seq: 2, ack: 1, flags: [.fin, .ack]))
+        send(b3.frame(seq: 1, flags: .syn))
+        b1 = b3
+        let r = report()
+        XCTAssertEqual(r.summary.connections, 3)
+        XCTAssertEqual(r.summary.maxConcurrentConnections, 2)
+        XCTAssertEqual(r.summary.servers.map(\.maxConcurrent), [2])
+    }
+}

@@ -1,0 +1,178 @@
+import WirelensCore
+import XCTest
+@testable import WirelensCapture
+
+/// HTTP/1.x message framing and request/response pairing, fed byte streams directly.
+final class HTTPConversationTests: XCTestCase {
+    private func feed(_ conversation: inout HTTPConversation, client: Bool, _ text: String, at time: Int64,
+                      pieces: Int = 1) {
+        let bytes = Array(text.utf8)
+        let size = max(1, (bytes.count + pieces - 1) / pieces)
+        var start = 0
+        while start < bytes.count {
+            let end = min(bytes.count, start + size)
+            bytes[start..<end].withUnsafeBytes { conversation.receive($0, fromClient: client, time: time) }
+            start = end
+        }
+    }
+
+    private func summary(_ c: HTTPConversation) -> [String] {
+        c.exchanges.map { e in
+            "\(e.method ?? "-") \(e.target ?? "-") \(e.statusCode.map(String.init) ?? "-") "
+                + "req \(e.requestBodyBytes) resp \(e.responseBodyBytes) "
+                + "\(e.pipelined ? "pipelined \(e.pipelineDepth)" : "serial") \(e.complete ? "complete" : "open")"
+        }
+    }
+
+    func testContentLengthChunkedAndCloseDelimitedBodiesInAnySplit() {
+        let requests = "GET /a HTTP/1.1\r\nHost: x\r\n\r\n"
+            + "POST /b HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello"
+            + "PUT /c HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2;ext=1\r\nde\r\n0\r\n\r\n"
+            + "GET /d HTTP/1.1\r\n\r\n"
+        let responses = "HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nabcd"
+            + "HTTP/1.1 201 Created\r\ntransfer-encoding: chunked\r\n\r\nA\r\n0123456789\r\n0\r\nX-T: 1\r\n\r\n"
+            + "HTTP/1.1 204 No Content\r\n\r\n"
+            + "HTTP/1.0 200 OK\r\n\r\nuntil the end"
+        for pieces in [1, 2, 3, 7, 50, 400] {
+            var c = HTTPConversation()
+            feed(&c, client: true, requests, at: 1, pieces: pieces)
+            feed(&c, client: false, responses, at: 2, pieces: pieces)
+            c.closed(fromClient: false, time: 3)
+            XCTAssertEqual(summary(c), [
+                "GET /a 200 req 0 resp 4 serial complete",
+                "POST /b 201 req 5 resp 10 pipelined 2 complete",
+                "PUT /c 204 req 5 resp 0 pipelined 3 complete",
+                "GET /d 200 req 0 resp 13 pipelined 4 complete",
+            ], "split into \(pieces) pieces")
+            XCTAssertEqual(c.exchanges.last?.responseEndAt, 3, "close-delimited body ends at the FIN")
+            XCTAssertEqual(c.detected, .http1)
+        }
+    }
+
+    func testSerialExchangesAreNotPipelinedAndKeepTheirTimes() {
+        var c = HTTPConversation()
+        for i in 0..<3 {
+            let t = Int64(i * 100)
+            feed(&c, client: true, "GET /\(i) HTTP/1.1\r\n\r\n", at: t)
+            feed(&c, client: false, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n", at: t + 10)
+            feed(&c, client: false, "ok", at: t + 20)
+        }
+        XCTAssertEqual(summary(c).filter { $0.contains("serial complete") }.count, 3)
+        XCTAssertEqual(c.exchanges.map(\.requestStartAt), [0, 100, 200])
+        XCTAssertEqual(c.exchanges.map(\.responseStartAt), [10, 110, 210])
+        XCTAssertEqual(c.exchanges.map(\.responseEndAt), [20, 120, 220])
+        XCTAssertEqual(c.exchanges.map(\.wait), [10, 10, 10])
+    }
+
+    func testEightRequestsInOneSegmentGetEightResponses() {
+        var c = HTTPConversation()
+        let batch = (0..<8).map { "GET /p\($0) HTTP/1.1\r\nHost: h\r\n\r\n" }.joined()
+        feed(&c, client: true, batch, at: 5)
+        let answers = (0..<8).map { "HTTP/1.1 200 OK\r\nContent-Length: \(String($0).count)\r\n\r\n\($0)" }.joined()
+        feed(&c, client: false, answers, at: 9, pieces: 3)
+        XCTAssertEqual(c.exchanges.count, 8)
+        XCTAssertEqual(c.exchanges.map(\.target), (0..<8).map { "/p\($0)" })
+        XCTAssertEqual(c.exchanges.map(\.pipelineDepth), Array(1...8))
+        XCTAssertEqual(c.exchanges.filter(\.pipelined).count, 7)
+        XCTAssertTrue(c.exchanges.allSatisfy { $0.statusCode == 200 && $0.complete })
+    }
+
+    func testHeadAndInterimResponsesHaveNoBody() {
+        var c = HTTPConversation()
+        feed(&c, client: true, "HEAD /big HTTP/1.1\r\n\r\n", at: 1)
+        feed(&c, client: false, "HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n", at: 2)
+        feed(&c, client: true, "PUT /u HTTP/1.1\r\nContent-Length: 3\r\nExpect: 100-continue\r\n\r\n", at: 3)
+        feed(&c, client: false, "HTTP/1.1 100 Continue\r\n\r\n", at: 4)
+        feed(&c, client: true, "abc", at: 5)
+        feed(&c, client: false, "HTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n", at: 6)
+        XCTAssertEqual(summary(c), ["HEAD /big 200 req 0 resp 0 serial complete", "PUT /u 201 req 3 resp 0 serial complete"])
+        XCTAssertEqual(c.exchanges[1].interimStatuses, [100])
+        XCTAssertEqual(c.exchanges[1].interimAt, 4)
+        XCTAssertEqual(c.exchanges[1].responseStartAt, 6, "the final response starts after the interim one")
+    }
+
+    func testGapInsideABodyIsSkippedAndElsewhereStopsParsing() {
+        var c = HTTPConversation()
+        feed(&c, client: true, "GET / HTTP/1.1\r\n\r\n", at: 1)
+        feed(&c, client: false, "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nab", at: 2)
+        c.skip(6, fromClient: false, time: 3)
+        feed(&c, client: false, "cd", at: 4)
+        XCTAssertEqual(summary(c), ["GET / 200 req 0 resp 10 serial complete"])
+        c.skip(5, fromClient: true, time: 5)
+        XCTAssertFalse(c.wantsBytes(fromClient: true))
+        XCTAssertTrue(c.notes.contains { $0.contains("5 bytes were not captured") }, "\(c.notes)")
+    }
+
+    func testTLSAndPrefaceAndGarbageAreRecognised() {
+        var tls = HTTPConversation()
+        [UInt8]([0x16, 0x03, 0x01, 0x00, 0x10]).withUnsafeBytes { tls.receive($0, fromClient: true, time: 1) }
+        XCTAssertEqual(tls.detected, .tls)
+        XCTAssertTrue(tls.exchanges.isEmpty)
+
+        var h2 = HTTPConversation()
+        feed(&h2, client: true, "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", at: 1)
+        XCTAssertEqual(h2.detected, .h2c)
+        XCTAssertTrue(h2.exchanges.isEmpty)
+
+        var junk = HTTPConversation()
+        feed(&junk, client: true, "hello there\r\n", at: 1)
+        XCTAssertEqual(junk.detected, .other)
+        XCTAssertFalse(junk.wantsBytes(fromClient: true))
+
+        var upgrade = HTTPConversation()
+        feed(&upgrade, client: true, "GET / HTTP/1.1\r\nUpgrade: h2c\r\n\r\n", at: 1)
+        feed(&upgrade, client: false, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: h2c\r\n\r\n\0\0\u{4}", at: 2)
+        XCTAssertEqual(upgrade.detected, .h2c)
+        XCTAssertEqual(upgrade.exchanges.map(\.statusCode), [101])
+        XCTAssertTrue(upgrade.wantsBytes(fromClient: false), "the bytes after the 101 are HTTP/2 frames")
+        XCTAssertEqual(upgrade.allExchanges.map(\.stream), [1])
+    }
+
+    func testSecretsInTargetsAreMasked() {
+        var c = HTTPConversation()
+        feed(&c, client: true, "GET /x?token=abc&page=2 HTTP/1.1\r\n\r\n", at: 1)
+        XCTAssertEqual(c.exchanges.first?.target, "/x?token=[REDACTED]&page=2")
+        // The shortcut for harmless targets gives what the Redactor gives.
+        for target in ["/plain", "/a?page=2&n=3", "/a?page=2&api_sig=x", "/a?%74oken=x", "/a#access_token=y",
+                       "/a?x=1#frag", "/a?Secret=1", "/p@th?q=1"] {
+            XCTAssertEqual(HTTPConversation.redacted(target), Redactor.url(target), target)
+        }
+    }
+
+    /// An HTTP/2 frame: 9-byte header and payload.
+    private func frame(_ type: UInt8, flags: UInt8, stream: UInt32, _ payload: [UInt8]) -> [UInt8] {
+        let n = payload.count
+        return [UInt8(n >> 16 & 0xff), UInt8(n >> 8 & 0xff), UInt8(n & 0xff), type, flags,
+                UInt8(stream >> 24 & 0x7f), UInt8(stream >> 16 & 0xff), UInt8(stream >> 8 & 0xff), UInt8(stream & 0xff)]
+            + payload
+    }
+
+    func testUpgradeToH2CReadsTheFramesAfterThe101() {
+        var c = HTTPConversation()
+        feed(&c, client: true, "GET /up HTTP/1.1\r\nHost: x\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQAAP__\r\n"
+             + "Connection: Upgrade, HTTP2-Settings\r\n\r\n", at: 1)
+        // The 101, the server's SETTINGS and stream 1's response (":status 200" is HPACK static index 8) at once.
+        let server = Array("HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n".utf8)
+            + frame(4, flags: 0, stream: 0, []) + frame(1, flags: 0x4, stream: 1, [0x88])
+            + frame(0, flags: 0x1, stream: 1, Array("hello".utf8))
+        server.withUnsafeBytes { c.receive($0, fromClient: false, time: 2) }
+        // The client's preface, SETTINGS, then a second request on stream 3 (:method GET, :path /, :scheme http).
+        let client = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8) + frame(4, flags: 0, stream: 0, [])
+            + frame(1, flags: 0x5, stream: 3, [0x82, 0x84, 0x86])
+        client.withUnsafeBytes { c.receive($0, fromClient: true, time: 3) }
+        // ":status 404" is static index 13; the response ends the stream.
+        frame(1, flags: 0x5, stream: 3, [0x8d]).withUnsafeBytes { c.receive($0, fromClient: false, time: 4) }
+
+        XCTAssertEqual(c.detected, .h2c)
+        let exchanges = c.allExchanges
+        XCTAssertEqual(exchanges.map(\.stream), [1, 3])
+        XCTAssertEqual(exchanges.map(\.target), ["/up", "/"])
+        XCTAssertEqual(exchanges.map(\.statusCode), [200, 404])
+        XCTAssertEqual(exchanges[0].interimStatuses, [101])
+        XCTAssertEqual(exchanges[0].responseBodyBytes, 5)
+        XCTAssertEqual(exchanges.map(\.responseEndAt), [2, 4])
+        XCTAssertEqual(c.http2?.summary.streams, 2)
+        XCTAssertEqual(c.http2?.summary.clientFrames, 2)
+        XCTAssertEqual(c.http2?.summary.serverFrames, 4)
+    }
+}

@@ -1,4 +1,0 @@
-import XCTest
-
-/// Placeholder until the target has its first test.
-final class WirelensCaptureTestsPlaceholder: XCTestCase {}

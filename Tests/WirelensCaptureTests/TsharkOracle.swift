@@ -1,0 +1,71 @@
+import Foundation
+import WirelensTestSupport
+
+/// tshark's own reading of a capture: the independent oracle the integration tests compare against.
+enum TsharkOracle {
+    /// One row of `tshark -z conv,tcp`: the two ends and the frames of the conversation.
+    struct Conversation: Hashable {
+        var ports: Set<Int>
+        var frames: Int
+    }
+
+    private static func run(_ arguments: [String]) throws -> String {
+        let outcome = try ProcessRunner.run("/usr/bin/tshark", arguments, timeout: 60)
+        guard outcome.status == 0 else {
+            throw LoopbackCapture.Failure(description: "tshark \(arguments) failed: \(outcome.stderr)")
+        }
+        return outcome.stdout
+    }
+
+    /// `tshark -r FILE -q -z conv,tcp`: one entry per TCP conversation (tshark splits reused 4-tuples by stream).
+    static func conversations(_ path: String) throws -> [Conversation] {
+        try run(["-r", path, "-q", "-z", "conv,tcp"]).split(separator: "\n").compactMap { line in
+            guard line.contains("<->") else { return nil }
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            // a <-> b  framesIn bytesIn unit? ... : the total frames column follows the two direction pairs.
+            guard fields.count >= 4 else { return nil }
+            let ports = Set([fields[0], fields[2]].compactMap { $0.split(separator: ":").last.flatMap { Int($0) } })
+            // Columns: frames and bytes (with a unit) from b to a, from a to b, then in total.
+            var values: [Int] = []
+            var i = fields.index(fields.startIndex, offsetBy: 3)
+            while i < fields.endIndex && values.count < 5 {
+                if let v = Int(fields[i]) { values.append(v) }
+                i += 1
+                if i < fields.endIndex, ["bytes", "kB", "MB", "GB"].contains(String(fields[i])) { i += 1 }
+            }
+            guard values.count >= 5 else { return nil }
+            return Conversation(ports: ports, frames: values[4])
+        }
+    }
+
+    /// HTTP requests per TCP stream, in stream order: `[stream: [method target]]`.
+    static func requestsPerStream(_ path: String) throws -> [Int: [String]] {
+        var result: [Int: [String]] = [:]
+        let out = try run(["-r", path, "-Y", "http.request", "-T", "fields", "-E", "separator=|",
+                           "-e", "tcp.stream", "-e", "http.request.method", "-e", "http.request.uri"])
+        for line in out.split(separator: "\n") {
+            let f = line.split(separator: "|", omittingEmptySubsequences: false)
+            guard f.count == 3, let stream = Int(f[0]) else { continue }
+            let methods = f[1].split(separator: ","), uris = f[2].split(separator: ",")
+            for (m, u) in zip(methods, uris) { result[stream, default: []].append("\(m) \(u)") }
+        }
+        return result
+    }
+
+    /// Number of TCP streams tshark saw (`tcp.stream` indices).
+    static func streamCount(_ path: String) throws -> Int {
+        Set(try run(["-r", path, "-T", "fields", "-e", "tcp.stream"]).split(separator: "\n")).count
+    }
+
+    /// The client port of each TCP stream (the sender of the SYN without ACK).
+    static func clientPorts(_ path: String) throws -> [Int: Int] {
+        var result: [Int: Int] = [:]
+        let out = try run(["-r", path, "-Y", "tcp.flags.syn==1 && tcp.flags.ack==0", "-T", "fields", "-E",
+                           "separator=|", "-e", "tcp.stream", "-e", "tcp.srcport"])
+        for line in out.split(separator: "\n") {
+            let f = line.split(separator: "|")
+            if f.count == 2, let s = Int(f[0]), let p = Int(f[1]), result[s] == nil { result[s] = p }
+        }
+        return result
+    }
+}

@@ -1,0 +1,197 @@
+#!/usr/bin/env python3
+"""Capture-analysis benchmark: wirelens capture analyze vs tshark, tcptrace and a bare pcap_loop.
+
+  python3 scripts/bench-capture.py --wirelens PATH [--size-mb N] [--quick] [--out DIR]
+
+Makes a loopback capture of at least --size-mb MB (default 1024; --quick: 128) with tcpdump while curl
+fetches from a local nginx (keep-alive connections mixing 1 MiB downloads and small GETs), then times,
+over interleaved rounds, the analysis of that file by:
+  wirelens capture analyze FILE --format json --report OUT   (full analysis, HTTP exchanges included)
+  bare pcap_loop in C, built here with cc -O2 (reads every packet, touches nothing: the physical limit)
+  tcptrace -n FILE
+  tshark -r FILE -q -z conv,tcp   (one round only: it is slow)
+as packets/s, MB/s and peak RSS (wait4 rusage). wirelens is also run on the first quarter of the file
+to show whether its RSS depends on the file's size.
+
+Outputs: OUT/bench.json and OUT/RESULTS.md (default reports/bench/capture; --quick: reports/bench/raw/capture-quick).
+"""
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TARGET_VS_BARE = 0.5
+TARGET_VS_TCPTRACE = 10.0
+TARGET_VS_TSHARK = 50.0
+TARGET_RSS_MIB = 64.0
+
+BARE_C = r"""
+#include <pcap/pcap.h>
+#include <stdio.h>
+static unsigned long long packets, bytes;
+static void count(u_char *u, const struct pcap_pkthdr *h, const u_char *b) { packets++; bytes += h->caplen; (void)u; (void)b; }
+int main(int argc, char **argv) {
+    char err[PCAP_ERRBUF_SIZE];
+    pcap_t *p = pcap_open_offline_with_tstamp_precision(argv[1], PCAP_TSTAMP_PRECISION_NANO, err);
+    if (!p) { fprintf(stderr, "%s\n", err); return 1; }
+    if (pcap_loop(p, -1, count, NULL) < 0) { fprintf(stderr, "%s\n", pcap_geterr(p)); return 1; }
+    printf("%llu %llu\n", packets, bytes);
+    pcap_close(p);
+    return 0;
+}
+"""
+
+
+def log(msg):
+    print(f"bench-capture: {msg}", file=sys.stderr, flush=True)
+
+
+def run_measured(argv, stdout_path):
+    """Runs argv, returns (seconds, peak RSS in MiB, exit status)."""
+    with open(stdout_path, "wb") as out:
+        start = time.monotonic()
+        proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT)
+        _, status, usage = os.wait4(proc.pid, 0)
+        elapsed = time.monotonic() - start
+    return elapsed, usage.ru_maxrss / 1024.0, os.waitstatus_to_exitcode(status)
+
+
+def make_capture(path, size_mb, nginx_dir):
+    up = subprocess.run(["bash", os.path.join(ROOT, "scripts", "nginx-up.sh"), nginx_dir], check=True,
+                        capture_output=True, text=True).stdout
+    port = int(dict(line.split("=", 1) for line in up.split()).get("HTTP_PORT"))
+    err_path = path + ".tcpdump.err"
+    err = open(err_path, "w")
+    dump = subprocess.Popen(["tcpdump", "-i", "lo", "-n", "--immediate-mode", "-B", "262144", "-w", path,
+                             f"tcp port {port}"],
+                            stdout=subprocess.DEVNULL, stderr=err)
+    for _ in range(200):
+        if "listening on" in open(err_path).read():
+            break
+        time.sleep(0.025)
+    urls = []
+    # Per curl run: 10 MiB in 1 MiB downloads and 1000 small GETs, over 4 keep-alive connections.
+    for i in range(10):
+        urls += [f"http://127.0.0.1:{port}/bytes/1m.bin", "-o", "/dev/null"]
+        for j in range(100):
+            urls += [f"http://127.0.0.1:{port}/small.txt?i={i}&j={j}", "-o", "/dev/null"]
+    deadline = time.monotonic() + 600
+    while os.path.getsize(path) < size_mb * 1_000_000 and time.monotonic() < deadline:
+        subprocess.run(["curl", "-sS", "--parallel", "--parallel-max", "4"] + urls, check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(0.3)
+    dump.send_signal(signal.SIGINT)
+    dump.wait(timeout=30)
+    err.close()
+    stats = open(err_path).read()
+    subprocess.run(["bash", os.path.join(ROOT, "scripts", "nginx-down.sh"), nginx_dir], capture_output=True)
+    return stats.strip().splitlines()[-3:]
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--wirelens", required=True)
+    parser.add_argument("--size-mb", type=int)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--out")
+    args = parser.parse_args()
+    size_mb = args.size_mb or (128 if args.quick else 1024)
+    out_dir = args.out or os.path.join(ROOT, "reports", "bench", "raw/capture-quick" if args.quick else "capture")
+    os.makedirs(out_dir, exist_ok=True)
+    for tool in ["tcpdump", "tshark", "tcptrace", "editcap", "cc", "curl"]:
+        if shutil.which(tool) is None:
+            log(f"{tool} is missing (make deps installs it)")
+            return 1
+    work = tempfile.mkdtemp(prefix="wl-bench-capture-")
+    try:
+        capture = os.path.join(work, "bench.pcap")
+        log(f"capturing at least {size_mb} MB on loopback")
+        tcpdump_stats = make_capture(capture, size_mb, os.path.join(work, "nginx"))
+        quarter = os.path.join(work, "quarter.pcap")
+        bare = os.path.join(work, "bare")
+        with open(bare + ".c", "w") as f:
+            f.write(BARE_C)
+        subprocess.run(["cc", "-O2", "-o", bare, bare + ".c", "-lpcap"], check=True)
+        counted = subprocess.run([bare, capture], check=True, capture_output=True, text=True).stdout.split()
+        packets, file_bytes = int(counted[0]), os.path.getsize(capture)
+        subprocess.run(["editcap", "-r", capture, quarter, f"1-{packets // 4}"], check=True)
+        log(f"{file_bytes / 1e6:.0f} MB, {packets} packets; timing")
+        report = os.path.join(work, "report.json")
+        tools = {
+            "wirelens": [args.wirelens, "capture", "analyze", capture, "--format", "json", "--report", report, "-q"],
+            "bare-pcap_loop": [bare, capture],
+            "tcptrace": ["tcptrace", "-n", capture],
+        }
+        results = {name: [] for name in tools}
+        for _ in range(args.rounds):
+            for name, argv in tools.items():
+                if name == "tcptrace" and results[name]:
+                    continue  # one round: it is slow
+                results[name].append(run_measured(argv, os.path.join(work, name + ".out")))
+        results["tshark"] = [run_measured(["tshark", "-r", capture, "-q", "-z", "conv,tcp"], os.path.join(work, "tshark.out"))]
+        results["wirelens-quarter-file"] = [run_measured(
+            [args.wirelens, "capture", "analyze", quarter, "--format", "json", "--report", report + ".q", "-q"],
+            os.path.join(work, "quarter.out"))]
+        summary = json.load(open(report))["summary"]
+
+        def med(name, i):
+            return statistics.median(r[i] for r in results[name])
+
+        quarter_packets = packets // 4
+        quarter_bytes = os.path.getsize(quarter)
+        rows = {}
+        for name in results:
+            seconds = med(name, 0)
+            n, size = (quarter_packets, quarter_bytes) if name == "wirelens-quarter-file" else (packets, file_bytes)
+            rows[name] = {"seconds": round(seconds, 3), "packetsPerSecond": round(n / seconds),
+                          "mbPerSecond": round(size / 1e6 / seconds, 1), "peakRSSMiB": round(med(name, 1), 1),
+                          "exitCodes": [r[2] for r in results[name]]}
+        wl = rows["wirelens"]["seconds"]
+        ratios = {"vsBare": rows["bare-pcap_loop"]["seconds"] / wl, "vsTcptrace": rows["tcptrace"]["seconds"] / wl,
+                  "vsTshark": rows["tshark"]["seconds"] / wl}
+        targets = {
+            f"≥ {TARGET_VS_BARE}x the bare read loop": ratios["vsBare"] >= TARGET_VS_BARE,
+            f"≥ {TARGET_VS_TCPTRACE:.0f}x tcptrace": ratios["vsTcptrace"] >= TARGET_VS_TCPTRACE,
+            f"≥ {TARGET_VS_TSHARK:.0f}x tshark": ratios["vsTshark"] >= TARGET_VS_TSHARK,
+            f"peak RSS < {TARGET_RSS_MIB:.0f} MiB": rows["wirelens"]["peakRSSMiB"] < TARGET_RSS_MIB,
+        }
+        data = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(), "machine": platform.platform(),
+                "cpus": os.cpu_count(), "fileBytes": file_bytes, "packets": packets, "tcpdump": tcpdump_stats,
+                "analysis": {k: summary[k] for k in ["connections", "exchanges", "retransmissions", "captureGaps"]},
+                "rows": rows, "ratios": {k: round(v, 2) for k, v in ratios.items()},
+                "targets": targets}
+        with open(os.path.join(out_dir, "bench.json"), "w") as f:
+            json.dump(data, f, indent=2, ensure_ascii=False)
+        lines = [f"# Capture analysis benchmark ({data['date'][:10]})", "",
+                 f"Loopback capture of {file_bytes / 1e6:.0f} MB, {packets} packets "
+                 f"({summary['connections']} connections, {summary['exchanges']} HTTP exchanges); "
+                 f"tcpdump: {'; '.join(tcpdump_stats)}. {os.cpu_count()} CPUs, {platform.platform()}.", "",
+                 "| tool | seconds | packets/s | MB/s | peak RSS MiB |", "|---|---|---|---|---|"]
+        for name, row in rows.items():
+            lines.append(f"| {name} | {row['seconds']} | {row['packetsPerSecond']} | {row['mbPerSecond']} | {row['peakRSSMiB']} |")
+        lines += ["", "| target | met |", "|---|---|"] + [f"| {k} | {'yes' if v else 'NO'} |" for k, v in targets.items()]
+        lines += ["", f"Ratios (their time / wirelens' time): bare {ratios['vsBare']:.2f}, tcptrace "
+                  f"{ratios['vsTcptrace']:.1f}, tshark {ratios['vsTshark']:.1f}. Medians of {args.rounds} interleaved "
+                  "rounds (tcptrace and tshark: one round). `wirelens-quarter-file` is the same analysis of the first "
+                  "quarter of the packets: its peak RSS against the full file's shows what grows with the file."]
+        with open(os.path.join(out_dir, "RESULTS.md"), "w") as f:
+            f.write("\n".join(lines) + "\n")
+        print("\n".join(lines))
+        return 0
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
