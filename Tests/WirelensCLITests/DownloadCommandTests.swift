@@ -2,6 +2,9 @@ import Foundation
 import WirelensCore
 import WirelensTestSupport
 import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `wirelens download`: resuming with Range, the length check, and what it refuses.
 final class DownloadCommandTests: XCTestCase {
@@ -57,6 +60,43 @@ final class DownloadCommandTests: XCTestCase {
         XCTAssertEqual(resumed.status, 0, resumed.stderr)
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)), whole)
         XCTAssertEqual(try transactions(report).first?["responseBodyBytes"] as? Int, whole.count - partial.count)
+    }
+
+    /// A download killed with SIGKILL keeps what it wrote; --resume asks the target for the rest only, and the file
+    /// ends equal to the resource (checked against curl's own download of it).
+    func testSIGKILLThenResumeAgainstTheTarget() throws {
+        let target = try SegmentPeer.start(rate: 1_000_000)
+        defer { target.stop() }
+        let url = target.url("/bytes/1500000")
+        let path = WirelensCLI.temporaryPath("killed.bin")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let first = try WirelensCLI.run(["download", url, "-o", path, "-q"], timeout: 30) { pid in
+            // Kill -9 once part of the file is on disk (bounded: 10 s).
+            for _ in 0..<200 {
+                var info = stat()
+                if stat(path, &info) == 0, info.st_size >= 200_000 {
+                    kill(pid, SIGKILL)
+                    return
+                }
+                usleep(50_000)
+            }
+        }
+        XCTAssertTrue(first.signaled, "the first run was to be killed: \(first.stderr)")
+        let partial = try Data(contentsOf: URL(fileURLWithPath: path)).count
+        XCTAssertGreaterThanOrEqual(partial, 200_000)
+        XCTAssertLessThan(partial, 1_500_000)
+        let report = WirelensCLI.temporaryPath("resumed.json")
+        defer { try? FileManager.default.removeItem(atPath: report) }
+        let second = try WirelensCLI.run(["download", url, "-o", path, "--resume", "--format", "json", "--report", report,
+                                          "-q"], timeout: 30)
+        XCTAssertEqual(second.status, 0, second.stderr)
+        XCTAssertEqual(try transactions(report).first?["statusCode"] as? Int, 206)
+        XCTAssertEqual(try transactions(report).first?["responseBodyBytes"] as? Int, 1_500_000 - partial)
+        let reference = WirelensCLI.temporaryPath("reference.bin")
+        defer { try? FileManager.default.removeItem(atPath: reference) }
+        let curl = try ProcessRunner.run("/usr/bin/curl", ["-sS", "--fail", "-o", reference, url], timeout: 30)
+        XCTAssertEqual(curl.status, 0, curl.stderr)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)), try Data(contentsOf: URL(fileURLWithPath: reference)))
     }
 
     func testCompleteFileIsLeftAloneAndALongerOneRefused() throws {

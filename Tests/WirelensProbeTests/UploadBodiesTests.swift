@@ -55,6 +55,31 @@ final class UploadBodiesTests: XCTestCase {
         XCTAssertEqual(task.transactions.first?.requestBodyBytes, plan.body.size)
     }
 
+    /// The target server's multipart parser reads the probe's form as Python's does: names, filenames, types, sizes
+    /// and SHA-256 of every part.
+    func testFormIsParsedByTheTargetServer() async throws {
+        let target = try SegmentPeer.start()
+        defer { target.stop() }
+        let photo = temporaryFile("IMG_0001.HEIC", bytes: 700_000)
+        let answer = temporaryFile("target.json", bytes: 0)
+        let fields = ["caption=Sunset \"at\" sea", "photo=@\(photo);type=image/heic;filename=IMG_0001.HEIC"]
+        let plan = try ProbePlan(urls: [target.url("/upload/form-\(UUID().uuidString)")], method: nil, uploadPath: nil,
+                                 uploadSize: nil, repeatCount: 1, outputPath: answer,
+                                 form: fields.map { try FormField.parse($0) })
+        let tasks = try await run(plan.round)
+        XCTAssertEqual(tasks.first?.statusCode, 200, "\(String(describing: tasks.first?.error))")
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: answer))) as? [String: Any]
+        let parts = try XCTUnwrap(json?["parts"] as? [[String: Any]])
+        XCTAssertEqual(parts.map { $0["name"] as? String }, ["caption", "photo"])
+        XCTAssertEqual(parts[0]["size"] as? Int, "Sunset \"at\" sea".utf8.count)
+        XCTAssertEqual(parts[0]["sha256"] as? String, SHA256Digest.hex(of: Array("Sunset \"at\" sea".utf8)))
+        XCTAssertEqual(parts[1]["filename"] as? String, "IMG_0001.HEIC")
+        XCTAssertEqual(parts[1]["contentType"] as? String, "image/heic")
+        XCTAssertEqual(parts[1]["size"] as? Int, 700_000)
+        XCTAssertEqual(parts[1]["sha256"] as? String, try SHA256Digest.hex(ofFile: photo))
+        XCTAssertEqual(json?["bytes"] as? Int, Int(plan.body.size))
+    }
+
     /// A file range goes up as exactly those bytes (nginx refuses a PUT with Content-Range, so the header is X-Segment).
     func testFileRangeUploadsOnlyItsSlice() async throws {
         let servers = try TestServers.get()
