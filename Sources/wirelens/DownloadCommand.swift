@@ -49,17 +49,23 @@ struct DownloadCommand: AsyncCommand {
         }
         // The length check reads Content-Range and Content-Length.
         options.includeResponseHeaders = true
+        let bytes = TransferProgress()
         let engine: Engine
         do {
-            engine = try Engine(options: options)
+            engine = try Engine(options: options, progress: bytes)
         } catch {
-            Console.error(error.description)
-            return error.exitStatus.rawValue
+            return InputFailure.exitCode(error)
         }
         let trap = SignalTrap { engine.cancel() }
         let download = ResumableDownload(url: url, path: output, resume: resume, retries: retries)
         let started = MonotonicClock.wallMicros()
+        // A long download shows its progress on stderr: bytes received in this run and the rate (the total is not
+        // known before the answer, so no ETA); nothing in the first second, nothing with --quiet.
+        let ticker = report.quiet ? nil : ProgressTicker { elapsed in
+            ProgressSnapshot(elapsedMicros: elapsed, bytes: bytes.bytesReceived)
+        }
         let outcome = await download.run(engine: engine, interrupted: { trap.fired })
+        await ticker?.stop()
         let libcurl = Libcurl.description
         var result = Report(libcurl: libcurl, command: "download", startedAt: started, endedAt: MonotonicClock.wallMicros(),
                             interrupted: trap.fired,
