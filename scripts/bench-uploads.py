@@ -128,6 +128,7 @@ class UploadBench:
         os.makedirs(self.raw, exist_ok=True)
         self.tmp = tempfile.mkdtemp(prefix="wirelens-bench-uploads.")
         started = datetime.datetime.now(datetime.timezone.utc)
+        load_before = os.getloadavg()[0]
         target = None
         nginx_dir = os.path.join(self.tmp, "nginx")
         try:
@@ -188,7 +189,7 @@ class UploadBench:
         targets = [{"name": "segmented upload peak RSS < 64 MiB (worst run)", "value": rss,
                     "met": None if rss is None else rss < TARGET_SEGMENTED_RSS_MIB}]
         doc = {"date": started.isoformat(timespec="seconds"), "quick": self.quick, "machine": bench.Bench.machine(self),
-               "versions": versions, "rounds": self.rounds, "file_bytes": self.file_bytes,
+               "versions": versions, "load_average_1m_at_start": load_before, "rounds": self.rounds, "file_bytes": self.file_bytes,
                "side_bytes": self.side_bytes, "upload_runs": upload_runs, "server_runs": side_runs,
                "medians": {"upload": up, "server": side}, "ratios": ratios, "targets": targets, "notes": self.notes}
         with open(os.path.join(self.out, "uploads.json"), "w") as fh:
@@ -209,7 +210,8 @@ class UploadBench:
         mc = doc["machine"]
         L = ["# Upload benchmark" + (" (quick smoke run)" if self.quick else ""), "",
              f"Date: {doc['date']}  ",
-             f"Machine: {mc['nproc']} CPUs ({mc['cpu'] or 'unknown CPU'}), Linux {mc['kernel']}  ",
+             f"Machine: {mc['nproc']} CPUs ({mc['cpu'] or 'unknown CPU'}), Linux {mc['kernel']}; "
+             f"1-minute load average at the start {doc['load_average_1m_at_start']:.1f}  ",
              f"Method: {self.rounds} rounds, tools interleaved within each round, medians; MB/s = 10^6 bytes/s from "
              "each process's wall time; peak RSS is ru_maxrss of the process.", "",
              f"Tools: `{doc['versions']['wirelens']}`; `{doc['versions']['curl']}`; `{doc['versions']['nginx']}`", "",
