@@ -46,7 +46,7 @@ struct CheckCommand: AsyncCommand {
             if let reportPath { try ProbePlan.checkWritable(reportPath) }
             store = try history.open()
         } catch {
-            return SetupFailure.report(error)
+            return InputFailure.exitCode(error)
         }
 
         let runner = CheckRunner()

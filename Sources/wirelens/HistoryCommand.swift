@@ -38,7 +38,7 @@ struct HistoryCommand: AsyncCommand {
                 throw UsageError("cannot open the history database '\(resolved)': \(error)")
             }
         } catch {
-            return SetupFailure.report(error)
+            return InputFailure.exitCode(error)
         }
         let now = Int64(Date().timeIntervalSince1970 * 1e6)
         let comparison: HistoryComparison

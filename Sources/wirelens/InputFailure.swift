@@ -1,3 +1,4 @@
+import WirelensCheck
 import WirelensCore
 import WirelensProbe
 
@@ -8,6 +9,9 @@ enum InputFailure {
         switch error {
         case let error as UsageError:
             Console.error(error.message)
+            return ExitStatus.usage.rawValue
+        case let error as CheckConfigError:
+            Console.error(error.description)
             return ExitStatus.usage.rawValue
         case let error as ProbeError:
             Console.error(error.description)

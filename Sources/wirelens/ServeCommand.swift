@@ -35,7 +35,7 @@ struct ServeCommand: AsyncCommand {
             checks = try CheckConfig.load(path: config, environment: ProcessInfo.processInfo.environment)
             store = try history.open()
         } catch {
-            return SetupFailure.report(error)
+            return InputFailure.exitCode(error)
         }
         let service: CheckService
         do {
