@@ -32,7 +32,7 @@ public struct CompareRecommendation: Sendable, Equatable, Codable {
         if pick.limit == base.limit {
             regime = "server-bound"
             let top = base.throughput > 0 ? best.throughput / base.throughput : 0
-            reason = "server- or CPU-bound: \(base.limit.value) connection\(base.limit.value == 1 ? "" : "s") already move "
+            reason = "server- or CPU-bound: \(base.limit.value == 1 ? "1 connection already moves" : "\(base.limit.value) connections already move") "
                 + "\(rate(base.throughput, unit)) and \(largest.limit.value) move \(rate(largest.throughput, unit))"
                 + " (best \(Format.fixed(top, digits: 2))x), so more connections only add queueing"
             if let low = base.latencyMs?.p90, let high = largest.latencyMs?.p90, largest.limit != base.limit {

@@ -30,6 +30,32 @@ public struct CompareResult: Sendable, Equatable, Codable {
     /// The throughput against the smallest limit of the same mode; nil until `withSpeedup` sets it.
     public var speedup: Speedup?
 
+    private enum CodingKeys: String, CodingKey {
+        case mode, limit, repetitions, throughputUnit, throughput, throughputRuns, wallMs, latencyMs, phaseMediansMs,
+             connectionsOpened, connectionsOpenedRuns, maxOpenAtOnce, reuseRatio, tasks, errors, speedup
+    }
+
+    /// Encodes the phase medians in timeline order, so that the same result always gives the same document.
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(mode, forKey: .mode)
+        try c.encode(limit, forKey: .limit)
+        try c.encode(repetitions, forKey: .repetitions)
+        try c.encode(throughputUnit, forKey: .throughputUnit)
+        try c.encode(throughput, forKey: .throughput)
+        try c.encode(throughputRuns, forKey: .throughputRuns)
+        try c.encode(wallMs, forKey: .wallMs)
+        try c.encode(latencyMs, forKey: .latencyMs)
+        try c.encode(OrderedMap(phaseMediansMs, order: Phases.names), forKey: .phaseMediansMs)
+        try c.encode(connectionsOpened, forKey: .connectionsOpened)
+        try c.encode(connectionsOpenedRuns, forKey: .connectionsOpenedRuns)
+        try c.encode(maxOpenAtOnce, forKey: .maxOpenAtOnce)
+        try c.encode(reuseRatio, forKey: .reuseRatio)
+        try c.encode(tasks, forKey: .tasks)
+        try c.encode(errors, forKey: .errors)
+        try c.encode(speedup, forKey: .speedup)
+    }
+
     /// A throughput ratio against a baseline configuration, with its spread over repetitions.
     public struct Speedup: Sendable, Equatable, Codable {
         /// The baseline's limit label (the smallest limit of the mode, normally 1).

@@ -12,7 +12,7 @@ struct RenderCommand: AsyncCommand {
     @Argument(help: "A JSON report written by 'wirelens probe --format json'.")
     var path: String
 
-    @Option(help: "Output format: text, json or har (HAR 1.2).")
+    @Option(help: "Output format: text, json, har (HAR 1.2) or html (one self-contained page).")
     var format: ReportFormat = .text
 
     @Flag(name: .customLong("no-color"), help: "No colour in text output.")
@@ -34,9 +34,13 @@ struct RenderCommand: AsyncCommand {
         case .text:
             let color = Console.colorsStdout(noColor: noColor)
             FileHandle.standardOutput.write(Data(TextRenderer(color: color).render(report).utf8))
-        case .json, .har:
+        case .json, .har, .html:
             do {
-                let bytes = format == .har ? try HARRenderer.render(report) : Array(try JSONRenderer.render(report).utf8)
+                let bytes = switch format {
+                case .har: try HARRenderer.render(report)
+                case .html: Array(HTMLRenderer.render(report).utf8)
+                default: Array(try JSONRenderer.render(report).utf8)
+                }
                 FileHandle.standardOutput.write(Data(bytes))
             } catch {
                 Console.error("could not encode the report: \(error)")
