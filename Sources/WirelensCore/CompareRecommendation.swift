@@ -32,26 +32,27 @@ public struct CompareRecommendation: Sendable, Equatable, Codable {
         if pick.limit == base.limit {
             regime = "server-bound"
             let top = base.throughput > 0 ? best.throughput / base.throughput : 0
-            reason = "server- or CPU-bound: \(base.limit.value == 1 ? "1 connection already moves" : "\(base.limit.value) connections already move") "
-                + "\(rate(base.throughput, unit)) and \(largest.limit.value) move \(rate(largest.throughput, unit))"
+            reason = "server- or CPU-bound: \(things(base.limit.value, base.mode)) already "
+                + "\(base.limit.value == 1 ? "moves" : "move") \(rate(base.throughput, unit)) and \(largest.limit.value) move "
+                + "\(rate(largest.throughput, unit))"
                 + " (best \(Format.fixed(top, digits: 2))x), so more connections only add queueing"
             if let low = base.latencyMs?.p90, let high = largest.latencyMs?.p90, largest.limit != base.limit {
                 reason += " (p90 latency \(ms(low)) at \(base.limit.value), \(ms(high)) at \(largest.limit.value))"
             }
         } else if ratio > 1, (gain - 1) / (ratio - 1) >= linearShare {
             regime = "bandwidth-bound"
-            reason = "per-connection bandwidth bound: parallelism helps, \(pick.limit.value) connections move "
+            reason = "per-connection bandwidth bound: parallelism helps, \(things(pick.limit.value, pick.mode)) move "
                 + "\(Format.fixed(gain, digits: 2))x what \(base.limit.value) do"
             reason += pick.limit == largest.limit
                 ? ", and the largest limit tried still gains: try higher limits"
                 : ", and more than \(pick.limit.value) gain less than 5%"
         } else {
             regime = "saturating"
-            reason = "parallelism helps up to \(pick.limit.value) connections (\(Format.fixed(gain, digits: 2))x "
+            reason = "parallelism helps up to \(things(pick.limit.value, pick.mode)) (\(Format.fixed(gain, digits: 2))x "
                 + "\(base.limit.value), less than linear), then the link or the server saturates"
         }
         if largest.limit != pick.limit, largest.throughput < best.throughput * (1 - tolerance) {
-            reason += "; \(largest.limit.value) connections lose throughput (\(rate(largest.throughput, unit)))"
+            reason += "; \(things(largest.limit.value, largest.mode)) lose throughput (\(rate(largest.throughput, unit)))"
         }
         return CompareRecommendation(mode: pick.mode, limit: pick.limit, throughput: pick.throughput,
                                      bestLimit: best.limit, bestThroughput: best.throughput, regime: regime,
@@ -68,6 +69,12 @@ public struct CompareRecommendation: Sendable, Equatable, Codable {
     /// A throughput with its unit, e.g. "2.88 MB/s" or "412.0 req/s".
     public static func rate(_ value: Double, _ unit: String) -> String {
         unit == "B/s" ? ByteSize.formatRate(value) : "\(Format.fixed(value, digits: 1)) \(unit)"
+    }
+
+    /// "4 connections", "1 connection", or for HTTP/2 (one multiplexed connection) "4 streams".
+    static func things(_ n: Int, _ mode: CompareMode) -> String {
+        let noun = mode == .h2 ? "stream" : "connection"
+        return "\(n) \(noun)\(n == 1 ? "" : "s")"
     }
 
     private static func ms(_ value: Double) -> String { "\(Format.fixed(value, digits: 1)) ms" }
