@@ -51,6 +51,11 @@ public struct CompareRecommendation: Sendable, Equatable, Codable {
             reason = "parallelism helps up to \(things(pick.limit.value, pick.mode)) (\(Format.fixed(gain, digits: 2))x "
                 + "\(base.limit.value), less than linear), then the link or the server saturates"
         }
+        if regime != "server-bound", largest.limit != pick.limit, let low = pick.latencyMs?.p90,
+           let high = largest.latencyMs?.p90, high > 1.5 * low {
+            reason += "; beyond \(pick.limit.value), more only add queueing (p90 latency \(ms(low)) at \(pick.limit.value), "
+                + "\(ms(high)) at \(largest.limit.value))"
+        }
         if largest.limit != pick.limit, largest.throughput < best.throughput * (1 - tolerance) {
             reason += "; \(things(largest.limit.value, largest.mode)) lose throughput (\(rate(largest.throughput, unit)))"
         }

@@ -185,6 +185,7 @@ final class CompareTests: XCTestCase {
         let rec = try XCTUnwrap(CompareRecommendation.make(results([(1, 1000), (2, 1500), (4, 1600), (8, 1610)])))
         XCTAssertEqual(rec.limit.value, 4)
         XCTAssertEqual(rec.regime, "saturating")
+        XCTAssertTrue(rec.reason.contains("beyond 4, more only add queueing"), rec.reason)
         XCTAssertNil(CompareRecommendation.make([]))
     }
 
