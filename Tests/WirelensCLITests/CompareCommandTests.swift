@@ -62,15 +62,28 @@ final class CompareCommandTests: XCTestCase {
             throw XCTSkip("Debian's chromium is not installed (make deps)")
         }
         let servers = try TestServers.get()
+        let json = CLIHarness.temporaryPath("probe.json")
         let html = CLIHarness.temporaryPath("probe.html")
         let png = CLIHarness.temporaryPath("probe.png")
         defer {
-            try? FileManager.default.removeItem(atPath: html)
-            try? FileManager.default.removeItem(atPath: png)
+            for path in [json, html, png] { try? FileManager.default.removeItem(atPath: path) }
         }
         let probe = try CLIHarness.run(["probe", servers.http("/small.txt"), "--repeat", "30", "--concurrency", "3",
-                                        "--format", "html", "--report", html, "-q"])
+                                        "--format", "json", "--report", json, "-q"])
         XCTAssertEqual(probe.status, 0, probe.stderr)
+        let report = try JSONDecoder().decode(Report.self, from: Data(contentsOf: URL(fileURLWithPath: json)))
+        let render = try CLIHarness.run(["render", json, "--format", "html"])
+        XCTAssertEqual(render.status, 0, render.stderr)
+        try Data(render.stdout.utf8).write(to: URL(fileURLWithPath: html))
+        // Python's XML parser reads the page; one lane per distinct connection of the report.
+        let lanes = try ProcessRunner.run("/usr/bin/env", ["python3", "-c", """
+            import sys, xml.etree.ElementTree as E
+            root = E.parse(sys.argv[1]).getroot()
+            print(sum(1 for g in root.iter("{http://www.w3.org/2000/svg}g") if g.get("class") == "lane"))
+            """, html], timeout: 30)
+        XCTAssertEqual(lanes.status, 0, lanes.stderr)
+        XCTAssertGreaterThan(report.summary.connections.distinct, 1)
+        XCTAssertEqual(Int(lanes.stdout.trimmingCharacters(in: .whitespacesAndNewlines)), report.summary.connections.distinct)
         let shot = try ProcessRunner.run(chromium, ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
                                                     "--screenshot=\(png)", "--window-size=1280,900",
                                                     "file://\(html)"], timeout: 90)
@@ -88,6 +101,28 @@ final class CompareCommandTests: XCTestCase {
         XCTAssertGreaterThan(Int(fields[2]) ?? 0, 20, "a page of a few colours is blank")
         XCTAssertGreaterThan(Int(fields[4]) ?? 0, 100, "connect bars drawn")
         XCTAssertGreaterThan(Int(fields[6]) ?? 0, 100, "download bars drawn")
+    }
+
+    func testSegmentedWorkloadUploadsAGeneratedFileAtEachLimit() throws {
+        let peer = try SegmentPeer.start()
+        defer { peer.stop() }
+        let doc = try compare([peer.uploadURL("seg"), "--limits", "1,3", "--workload", "segmented:640KiB", "--repeat", "1"])
+        XCTAssertEqual(doc.workload, "segmented:640KiB")
+        for run in doc.runs {
+            let upload = try XCTUnwrap(run.report.upload)
+            XCTAssertTrue(upload.verified, "the target's SHA-256 equals the generated file's")
+            XCTAssertEqual(upload.fileBytes, 640 << 10)
+            XCTAssertEqual(upload.parallel, run.limit == "1" ? 1 : 3)
+            // 640 KiB over a largest limit of 3: 128 KiB segments, two rounds or more at every limit.
+            XCTAssertEqual(upload.segmentsTotal, 5)
+        }
+        // The text of the same document, through render.
+        let path = CLIHarness.temporaryPath("seg.json")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try JSONEncoder().encode(doc).write(to: URL(fileURLWithPath: path))
+        let text = try CLIHarness.run(["render", path, "--no-color"])
+        XCTAssertEqual(text.status, 0, text.stderr)
+        XCTAssertTrue(text.stdout.contains("Recommendation"), text.stdout)
     }
 
     func testBadInputIsAOneLineUsageError() throws {
