@@ -88,10 +88,11 @@ public enum CompareWorkload: Sendable, Equatable {
         return min(max(rounded, unit), 8 << 20)
     }
 
-    /// `size` as `NKiB`/`NMiB` when whole, else the byte count.
+    /// `size` in the largest binary or decimal unit that divides it (`256KiB`, `1MB`), else the byte count.
     static func sizeText(_ size: Int64) -> String {
-        if size >= 1 << 20, size % (1 << 20) == 0 { return "\(size >> 20)MiB" }
-        if size >= 1 << 10, size % (1 << 10) == 0 { return "\(size >> 10)KiB" }
+        let units: [(Int64, String)] = [(1 << 30, "GiB"), (1_000_000_000, "GB"), (1 << 20, "MiB"), (1_000_000, "MB"),
+                                        (1 << 10, "KiB"), (1000, "KB")]
+        for (unit, name) in units where size >= unit && size % unit == 0 { return "\(size / unit)\(name)" }
         return "\(size)"
     }
 }

@@ -13,7 +13,9 @@ final class CompareTests: XCTestCase {
         XCTAssertEqual(try CompareWorkload.parse("segmented:8MiB"), .segmentedSize(size: 8 << 20))
         XCTAssertEqual(try CompareWorkload.parse("segmented:/tmp/photo.jpg"), .segmentedFile(path: "/tmp/photo.jpg"))
         XCTAssertEqual(try CompareWorkload.parse("upload:256KiBx8").text, "upload:256KiBx8")
-        XCTAssertEqual(try CompareWorkload.parse("download:1000x2").text, "download:1000x2")
+        XCTAssertEqual(try CompareWorkload.parse("download:1000x2").text, "download:1KBx2")
+        XCTAssertEqual(try CompareWorkload.parse("download:1MBx2").text, "download:1MBx2")
+        XCTAssertEqual(try CompareWorkload.parse("upload:1500x2").text, "upload:1500x2")
         XCTAssertFalse(CompareWorkload.requests(count: 1).movesBytes)
         XCTAssertTrue(CompareWorkload.segmentedSize(size: 1).isSegmented)
     }
