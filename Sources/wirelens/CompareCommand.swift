@@ -66,6 +66,9 @@ struct CompareCommand: AsyncCommand {
             }
             guard repeatCount >= 1 else { throw UsageError("--repeat must be 1 or more, not \(repeatCount)") }
             guard report.format != .har else { throw UsageError("compare writes text, json or html, not har") }
+            if transfer.maxHostConnections != 0 {
+                throw UsageError("compare sets the connections per host from --limits; drop --max-host-connections")
+            }
             if transfer.http11 || transfer.http2 || transfer.http2PriorKnowledge || transfer.noReuse {
                 throw UsageError("compare sets the protocol and reuse per mode; give --modes h1,h1-fresh,h2 instead")
             }
@@ -100,6 +103,7 @@ struct CompareCommand: AsyncCommand {
         let started = MonotonicClock.wallMicros()
         var runs: [CompareDocument.Run] = []
         var status = ExitStatus.success
+        var firstFailure: String?
         let schedule = CompareConfiguration.schedule(count: configurations.count, repetitions: repeatCount)
         for (n, step) in schedule.enumerated() where !trap.fired {
             let c = configurations[step.configuration]
@@ -116,7 +120,14 @@ struct CompareCommand: AsyncCommand {
                 return InputFailure.exitCode(error)
             }
             runs.append(CompareDocument.Run(mode: c.mode, limit: c.limit.label, repetition: step.repetition, report: run.0))
-            if status == .success, run.1 != .success { status = run.1 }
+            if status == .success, run.1 != .success {
+                status = run.1
+                if let task = run.0.tasks.first(where: { $0.error != nil }), let error = task.error {
+                    firstFailure = "\(c.name): \(task.url): \(error.errorClass.rawValue): \(error.message)"
+                } else if let failure = run.0.upload?.failure {
+                    firstFailure = "\(c.name): \(failure)"
+                }
+            }
             if !report.quiet {
                 let rate = CompareRecommendation.rate(CompareResult.throughput(of: run.0, movesBytes: work.movesBytes),
                                                       work.movesBytes ? "B/s" : "req/s")
@@ -129,6 +140,7 @@ struct CompareCommand: AsyncCommand {
                                        interrupted: trap.fired, runs: runs)
         if let failure = deliver(document) { return failure }
         if trap.fired { return ExitStatus.interrupted.rawValue }
+        if let firstFailure { Console.error("some runs failed; the first: \(firstFailure)") }
         return status.rawValue
     }
 

@@ -133,5 +133,10 @@ final class CompareCommandTests: XCTestCase {
         try CLIHarness.assertFails(["compare", "http://127.0.0.1:9/", "--modes", "h3"], code: .usage, mention: "h3")
         try CLIHarness.assertFails(["compare", "http://127.0.0.1:9/", "--format", "har"], code: .usage, mention: "har")
         try CLIHarness.assertFails(["compare", "http://127.0.0.1:9/", "--http2"], code: .usage, mention: "--modes")
+        try CLIHarness.assertFails(["compare", "http://127.0.0.1:9/", "--max-host-connections", "2"], code: .usage,
+                                   mention: "--limits")
+        // Nothing listens on port 9: every run fails to connect, the report is still written, one line names it.
+        try CLIHarness.assertFails(["compare", "http://127.0.0.1:9/", "--limits", "1,2", "--repeat", "1",
+                                    "--workload", "requests:2", "-q"], code: .connect, mention: "h1 @ 1")
     }
 }
