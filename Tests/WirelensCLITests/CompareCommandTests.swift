@@ -53,6 +53,13 @@ final class CompareCommandTests: XCTestCase {
         for run in doc.runs where run.mode == .h2 {
             XCTAssertEqual(run.report.summary.protocols["h2"], 16)
         }
+        // probe --format html: multiplexed streams share one lane, stacked in rows.
+        let html = try CLIHarness.run(["probe", servers.https("/small.txt"), "--cacert", servers.certPath, "--http2",
+                                       "--repeat", "8", "--concurrency", "4", "--format", "html", "-q"])
+        XCTAssertEqual(html.status, 0, html.stderr)
+        XCTAssertTrue(html.stdout.hasPrefix("<!DOCTYPE html>"))
+        XCTAssertEqual(html.stdout.components(separatedBy: "<g class=\"lane\">").count - 1, 1)
+        XCTAssertEqual(html.stdout.components(separatedBy: "<g class=\"tx\">").count - 1, 8)
     }
 
     func testHTMLReportScreenshotShowsTheWaterfall() throws {
