@@ -15,6 +15,11 @@
 #                                                   -> reports/demo/download-cut.json
 #                                                      reports/demo/download-resumed.json
 # (f) the comparison of (d)                         -> reports/demo/upload-comparison.txt
+# (g) wirelens compare: a 3 MiB segmented upload at 1, 2, 4, 6 and 8 segments in
+#     flight on the shaped target (per-connection cap: near-linear gain)
+#                                                   -> reports/demo/compare-shaped.{txt,json,html,png}
+# (h) the same on an unshaped target (64 MiB: loopback, the server and the CPU are
+#     the bottleneck: no gain)                      -> reports/demo/compare-unshaped.{txt,json,html}
 # Reports are written to a scratch directory and moved into reports/demo/ only
 # when every step succeeded, so a failed run leaves the previous reports alone.
 # nginx is stopped on every exit path; any failing step makes the script fail.
@@ -26,18 +31,20 @@ WIRELENS=${WIRELENS:-.build/debug/wirelens}
 FINAL=reports/demo
 
 [ -x "$WIRELENS" ] || { echo "demo: $WIRELENS not found or not executable (run make build)" >&2; exit 1; }
+command -v chromium >/dev/null || { echo "demo: chromium not found (make deps installs it)" >&2; exit 1; }
 
 RUN=$(mktemp -d "${TMPDIR:-/tmp}/wirelens-demo.XXXXXX")
 OUT=$RUN/out
 mkdir -p "$OUT"
 TARGET_PID=
+PLAIN_PID=
 cleanup() {
     local rc=$?
     trap - EXIT INT TERM
-    if [ -n "$TARGET_PID" ]; then
-        kill -TERM "$TARGET_PID" 2>/dev/null || true
-        wait "$TARGET_PID" 2>/dev/null || true
-    fi
+    for pid in $TARGET_PID $PLAIN_PID; do
+        kill -TERM "$pid" 2>/dev/null || true
+        wait "$pid" 2>/dev/null || true
+    done
     bash scripts/nginx-down.sh "$RUN/nginx" || true
     rm -rf "$RUN"
     exit "$rc"
@@ -77,17 +84,20 @@ step "(d) the target server shaped like a phone uplink: 720 KB/s per connection,
 "$WIRELENS" target --listen 127.0.0.1:0 --rate 720KB/s --latency 50ms --data-dir "$RUN/target-data" \
     >"$RUN/target.out" 2>"$RUN/target.err" &
 TARGET_PID=$!
-# The first line is "listening on http://HOST:PORT"; wait for it at most 10 s.
-LISTEN=
-for _ in $(seq 100); do
-    LISTEN=$(head -n 1 "$RUN/target.out")
-    [ -z "$LISTEN" ] || break
-    sleep 0.1
-done
-case "$LISTEN" in
-    "listening on "*) TARGET=${LISTEN#listening on } ;;
-    *) echo "demo: the target did not start: $(cat "$RUN/target.err")" >&2; exit 1 ;;
-esac
+# The first line is "listening on http://HOST:PORT"; wait for it at most 10 s. Prints the URL.
+target_url() {
+    local listen=
+    for _ in $(seq 100); do
+        listen=$(head -n 1 "$1")
+        [ -z "$listen" ] || break
+        sleep 0.1
+    done
+    case "$listen" in
+        "listening on "*) echo "${listen#listening on }" ;;
+        *) echo "demo: the target did not start: $(cat "$2")" >&2; return 1 ;;
+    esac
+}
+TARGET=$(target_url "$RUN/target.out" "$RUN/target.err")
 echo "target: $TARGET"
 python3 - "$RUN/upload-8m.bin" <<'PY'
 import random, sys
@@ -133,10 +143,35 @@ print(f"speed-up with 4 in flight: {rows[1][1] / rows[0][1]:.2f}x "
       "(each connection is capped, so parallel segments add up until the link or the server is the limit)")
 PY
 
+step "(g) wirelens compare on the shaped target: 3 MiB in segments, 1 to 8 in flight"
+run "$WIRELENS" compare "$TARGET/upload/demo-compare" --limits 1,2,4,6,8 --workload segmented:3MiB --repeat 2 \
+    --format json --report "$OUT/compare-shaped.json" --quiet
+"$WIRELENS" render "$OUT/compare-shaped.json" --format html >"$OUT/compare-shaped.html"
+"$WIRELENS" render "$OUT/compare-shaped.json" --no-color | tee "$OUT/compare-shaped.txt"
+
+step "(h) wirelens compare on the unshaped target: 64 MiB in segments, 1 to 8 in flight"
+"$WIRELENS" target --listen 127.0.0.1:0 --data-dir "$RUN/plain-data" >"$RUN/plain.out" 2>"$RUN/plain.err" &
+PLAIN_PID=$!
+PLAIN=$(target_url "$RUN/plain.out" "$RUN/plain.err")
+run "$WIRELENS" compare "$PLAIN/upload/demo-compare" --limits 1,2,4,6,8 --workload segmented:64MiB --repeat 3 \
+    --format json --report "$OUT/compare-unshaped.json" --quiet
+"$WIRELENS" render "$OUT/compare-unshaped.json" --format html >"$OUT/compare-unshaped.html"
+"$WIRELENS" render "$OUT/compare-unshaped.json" --no-color | tee "$OUT/compare-unshaped.txt"
+
+step "(i) a screenshot of the shaped comparison's HTML in headless Chromium"
+chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --screenshot="$OUT/compare-shaped.png" \
+    --window-size=1280,1500 "file://$OUT/compare-shaped.html" >/dev/null 2>&1
+python3 scripts/png-check.py "$OUT/compare-shaped.png" 3b82f6 | tee "$RUN/png.txt"
+read -r W H COLOURS _ <"$RUN/png.txt"
+[ "$W" = 1280 ] && [ "$H" = 1500 ] && [ "$COLOURS" -gt 20 ] ||
+    { echo "demo: the screenshot is not a 1280x1500 page with content" >&2; exit 1; }
+
 step "reports"
 mkdir -p "$FINAL"
 for f in waterfall.txt one.json probe-1000.json probe-1000.txt upload-serial.json upload-serial.txt \
-         upload-parallel.json upload-parallel.txt download-cut.json download-resumed.json upload-comparison.txt; do
+         upload-parallel.json upload-parallel.txt download-cut.json download-resumed.json upload-comparison.txt \
+         compare-shaped.json compare-shaped.html compare-shaped.txt compare-shaped.png \
+         compare-unshaped.json compare-unshaped.html compare-unshaped.txt; do
     mv -f "$OUT/$f" "$FINAL/$f"
     printf '  %s/%s\n' "$FINAL" "$f"
 done

@@ -28,8 +28,8 @@ struct CaptureAnalyzeCommand: AsyncCommand {
 
     /// Analyses the file and writes the report; returns the exit code.
     func execute() async -> Int32 {
-        guard output.format != .har else {
-            Console.error("--format har is for probe reports; capture analyze writes text or json")
+        guard output.format != .har, output.format != .html else {
+            Console.error("--format \(output.format.rawValue) is for probe reports; capture analyze writes text or json")
             return ExitStatus.usage.rawValue
         }
         do {

@@ -7,22 +7,29 @@ import WirelensReport
 struct RenderCommand: AsyncCommand {
     static let configuration = CommandConfiguration(
         commandName: "render",
-        abstract: "Show a saved wirelens.report/1 JSON report as text.")
+        abstract: "Show a saved wirelens.report/1 report (or a wirelens.compare/1 document) as text or HTML.")
 
     @Argument(help: "A JSON report written by 'wirelens probe --format json'.")
     var path: String
 
-    @Option(help: "Output format: text, json or har (HAR 1.2).")
+    @Option(help: "Output format: text, json, har (HAR 1.2) or html (one self-contained page).")
     var format: ReportFormat = .text
 
     @Flag(name: .customLong("no-color"), help: "No colour in text output.")
     var noColor = false
 
+    /// The `schema` key of a document, to tell a compare document from a report.
+    private struct SchemaProbe: Decodable { let schema: String? }
+
     /// Renders the report and returns the exit code.
     func execute() async -> Int32 {
         let report: Report
         do {
-            report = try JSONRenderer.decode(Data(contentsOf: URL(fileURLWithPath: path)))
+            let data = try Data(contentsOf: URL(fileURLWithPath: path))
+            if (try? JSONDecoder().decode(SchemaProbe.self, from: data))?.schema == CompareDocument.schemaID {
+                return try renderCompare(JSONDecoder().decode(CompareDocument.self, from: data))
+            }
+            report = try JSONRenderer.decode(data)
         } catch let error as DecodingError {
             Console.error("'\(path)' is not a \(Report.schemaID) report: \(Self.describe(error))")
             return ExitStatus.usage.rawValue
@@ -34,15 +41,34 @@ struct RenderCommand: AsyncCommand {
         case .text:
             let color = Console.colorsStdout(noColor: noColor)
             FileHandle.standardOutput.write(Data(TextRenderer(color: color).render(report).utf8))
-        case .json, .har:
+        case .json, .har, .html:
             do {
-                let bytes = format == .har ? try HARRenderer.render(report) : Array(try JSONRenderer.render(report).utf8)
+                let bytes = switch format {
+                case .har: try HARRenderer.render(report)
+                case .html: Array(HTMLRenderer.render(report).utf8)
+                default: Array(try JSONRenderer.render(report).utf8)
+                }
                 FileHandle.standardOutput.write(Data(bytes))
             } catch {
                 Console.error("could not encode the report: \(error)")
                 return ExitStatus.internalError.rawValue
             }
         }
+        return ExitStatus.success.rawValue
+    }
+
+    /// Writes a compare document as text, HTML or (re-encoded) JSON; HAR is refused.
+    private func renderCompare(_ document: CompareDocument) throws -> Int32 {
+        let bytes: [UInt8]
+        switch format {
+        case .har:
+            Console.error("--format har is for probe reports; a compare document renders as text, json or html")
+            return ExitStatus.usage.rawValue
+        case .text: bytes = Array(CompareTextRenderer(color: Console.colorsStdout(noColor: noColor)).render(document).utf8)
+        case .html: bytes = Array(HTMLRenderer.render(document).utf8)
+        case .json: bytes = try StreamingJSONEncoder(prettyPrinted: true).encode(document) + [UInt8(ascii: "\n")]
+        }
+        FileHandle.standardOutput.write(Data(bytes))
         return ExitStatus.success.rawValue
     }
 

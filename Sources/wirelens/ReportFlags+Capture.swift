@@ -11,8 +11,8 @@ extension ReportFlags {
         let color = reportPath == nil && Console.colorsStdout(noColor: noColor)
         let produce = { (emit: ([UInt8]) throws -> Void) throws in
             switch format {
-            // HAR is refused before the analysis runs (it describes HTTP transactions, not a capture).
-            case .json, .har: try CaptureJSONRenderer.render(report, emit: emit)
+            // HAR and HTML are refused before the analysis runs (they describe HTTP transactions, not a capture).
+            case .json, .har, .html: try CaptureJSONRenderer.render(report, emit: emit)
             case .text: try emit(Array(CaptureTextRenderer(color: color).render(report).utf8))
             }
         }

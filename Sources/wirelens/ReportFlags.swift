@@ -6,7 +6,7 @@ import WirelensReport
 
 /// The report flags every transfer command shares, and the writing of its report.
 struct ReportFlags: ParsableArguments {
-    @Option(help: "Report format: json (indented up to 1000 tasks, compact beyond), text or har (HAR 1.2).")
+    @Option(help: "Report format: json (indented up to 1000 tasks, compact beyond), text, har (HAR 1.2) or html (one self-contained page).")
     var format: ReportFormat = .text
 
     @Option(name: .customLong("report"), help: "Write the report to this file instead of stdout.")
@@ -59,6 +59,7 @@ struct ReportFlags: ParsableArguments {
             case .json: try JSONRenderer.render(report, compactAbove: Self.prettyJSONLimit, emit: emit)
             case .text: try emit(Array(TextRenderer(color: color).render(report).utf8))
             case .har: try emit(HARRenderer.render(report))
+            case .html: try emit(Array(HTMLRenderer.render(report).utf8))
             }
         }
         if let failure = write(produce) { return failure }

@@ -19,6 +19,7 @@ struct Wirelens: ParsableCommand {
             ServeCommand.self,
             TargetCommand.self,
             UploadCommand.self,
+            CompareCommand.self,
             CaptureCommand.self,
         ]
     )

@@ -209,4 +209,25 @@ enum Fixtures {
         report.upload = uploadSection()
         return report
     }
+
+    /// A comparison over two limits and two modes, the second limit (ios, 4) four times as fast.
+    static func compareDocument() -> CompareDocument {
+        var runs: [CompareDocument.Run] = []
+        for r in 0..<2 {
+            for mode in [CompareMode.h1, .h2] {
+                for (label, speed) in [("1", 1), ("ios", 4)] {
+                    var tasks = Fixtures.manyTasks()
+                    for i in tasks.indices {
+                        tasks[i].transactions[0].requestBodyBytes = Int64(1000 * speed)
+                        tasks[i].transactions[0].responseBodyBytes = 0
+                    }
+                    runs.append(.init(mode: mode, limit: label, repetition: r, report: Fixtures.report(tasks: tasks)))
+                }
+            }
+        }
+        return CompareDocument(url: "http://127.0.0.1:1/upload/x", workload: .upload(size: 1000, count: 10),
+                               modes: [.h1, .h2], limits: [CompareLimit(label: "1", value: 1), CompareLimit(label: "ios", value: 4)],
+                               repetitions: 2, startedAt: Fixtures.epoch, endedAt: Fixtures.epoch + 1, interrupted: false,
+                               runs: runs)
+    }
 }

@@ -27,15 +27,17 @@ final class SchemaValidationTests: XCTestCase {
     sys.exit(3 if errors else 0)
     """
 
-    /// docs/report.schema.json, found from this file's place in the package.
-    private static var schemaURL: URL {
+    /// docs/report.schema.json (or another schema of docs/), found from this file's place in the package.
+    private static func schemaURL(_ name: String = "report.schema.json") -> URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("docs/report.schema.json")
+            .deletingLastPathComponent().appendingPathComponent("docs/\(name)")
     }
 
     /// Runs the validator on `json`; returns its exit status and output.
-    private func validate(_ json: String, file: StaticString = #filePath, line: UInt = #line) throws -> (Int32, String) {
-        XCTAssertTrue(FileManager.default.fileExists(atPath: Self.schemaURL.path), "no schema at \(Self.schemaURL.path)")
+    private func validate(_ json: String, schema: String = "report.schema.json", file: StaticString = #filePath,
+                          line: UInt = #line) throws -> (Int32, String) {
+        let schemaURL = Self.schemaURL(schema)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: schemaURL.path), "no schema at \(schemaURL.path)")
         let document = FileManager.default.temporaryDirectory
             .appendingPathComponent("wirelens-report-\(UUID().uuidString).json")
         try Data(json.utf8).write(to: document)
@@ -43,7 +45,7 @@ final class SchemaValidationTests: XCTestCase {
 
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", Self.script, Self.schemaURL.path, document.path]
+        process.arguments = ["python3", "-c", Self.script, schemaURL.path, document.path]
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe
@@ -59,6 +61,22 @@ final class SchemaValidationTests: XCTestCase {
     private func assertValid(_ report: Report, file: StaticString = #filePath, line: UInt = #line) throws {
         let (status, output) = try validate(try JSONRenderer.render(report))
         XCTAssertEqual(status, 0, "report does not match docs/report.schema.json:\n\(output)", file: file, line: line)
+    }
+
+    func testCompareDocumentMatchesItsSchema() throws {
+        let doc = Fixtures.compareDocument()
+        let json = String(decoding: try StreamingJSONEncoder(prettyPrinted: true).encode(doc), as: UTF8.self)
+        let (status, output) = try validate(json, schema: "compare.schema.json")
+        XCTAssertEqual(status, 0, "compare document does not match docs/compare.schema.json:\n\(output)")
+        // A wrong document fails: the check can fail.
+        let (bad, _) = try validate(json.replacingOccurrences(of: "\"bandwidth-bound\"", with: "\"fast\""),
+                                    schema: "compare.schema.json")
+        XCTAssertEqual(bad, Self.invalidDocument)
+        XCTAssertTrue(json.contains("\"bandwidth-bound\""))
+        // Each embedded run is a report of its own schema.
+        try assertValid(doc.runs[0].report)
+        let decoded = try JSONDecoder().decode(CompareDocument.self, from: Data(json.utf8))
+        XCTAssertEqual(decoded.results, doc.results)
     }
 
     func testRenderedReportsMatchTheSchema() throws {
@@ -91,7 +109,7 @@ final class SchemaValidationTests: XCTestCase {
     }
 
     func testEveryKeyTheEncoderWritesIsDocumented() throws {
-        let docURL = Self.schemaURL.deletingLastPathComponent().appendingPathComponent("report-schema.md")
+        let docURL = Self.schemaURL().deletingLastPathComponent().appendingPathComponent("report-schema.md")
         let doc = try String(contentsOf: docURL, encoding: .utf8)
         var keys = Set<String>()
         // The keys of these objects are data (status codes, error classes, protocol names), not field names.

@@ -1,0 +1,246 @@
+import ArgumentParser
+import Foundation
+import WirelensCore
+import WirelensProbe
+import WirelensReport
+
+/// `wirelens compare URL --limits 1,2,4`: one workload across per-host connection limits and protocols,
+/// interleaved over repetitions, with a recommendation.
+struct CompareCommand: AsyncCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "compare",
+        abstract: "Run one workload at several connection limits and protocols; recommend a limit.",
+        discussion: """
+            Each configuration (a mode at a limit) runs the same workload; the runs are interleaved (A B C A B C …) \
+            over --repeat repetitions so that drift on a noisy machine falls on all of them. LIMIT is both the tasks \
+            (or segments) in flight and the connections per host.
+
+            Workloads: requests:N (N GETs of URL), download:SIZExN (N GETs; {size} in URL becomes the byte count), \
+            upload:SIZExN (N PUTs of a generated SIZE body, at most LIMIT at a time), segmented:FILE or \
+            segmented:SIZE (one segmented upload with LIMIT segments in flight; URL is the upload's base on a \
+            server with the target's segment protocol).
+
+            Modes: h1 (HTTP/1.1, keep-alive), h1-fresh (a fresh connection per request), h2 (HTTP/2 multiplexed: \
+            over TLS for https URLs, with prior knowledge for http URLs).
+
+            Limits are numbers or presets: \(UploadPreset.all.map { "\($0.name) (\($0.maxHostConnections ?? $0.parallel ?? 1))" }.joined(separator: ", ")).
+
+            The recommendation is the smallest limit within 5% of the best throughput of its mode.
+            """)
+
+    @Argument(help: "The http:// or https:// URL (the upload base for segmented workloads).")
+    var url: String
+
+    @Option(help: "Connection limits to compare: numbers and preset names.")
+    var limits = "1,2,4,6,8"
+
+    @Option(help: "Modes to compare: h1, h1-fresh, h2.")
+    var modes = "h1"
+
+    @Option(help: "requests:N, download:SIZExN, upload:SIZExN, segmented:FILE or segmented:SIZE.")
+    var workload = "requests:20"
+
+    @Option(name: .customLong("repeat"), help: "Repetitions of every configuration.")
+    var repeatCount = 3
+
+    @OptionGroup(title: "Connections, protocol, timeouts and TLS")
+    var transfer: TransferFlags
+
+    @OptionGroup(title: "Report (--format text, json or html)")
+    var report: ReportFlags
+
+    /// Runs the comparison and returns the exit code.
+    func execute() async -> Int32 {
+        let work: CompareWorkload
+        let limitList: [CompareLimit]
+        let modeList: [CompareMode]
+        let base: ProbeOptions
+        var filePath: String?
+        do {
+            do throws(CompareParseError) {
+                work = try CompareWorkload.parse(workload)
+                limitList = try CompareLimit.parseList(limits)
+                modeList = try CompareMode.parseList(modes)
+            } catch {
+                throw UsageError(error.message)
+            }
+            guard repeatCount >= 1 else { throw UsageError("--repeat must be 1 or more, not \(repeatCount)") }
+            guard report.format != .har else { throw UsageError("compare writes text, json or html, not har") }
+            if transfer.maxHostConnections != 0 {
+                throw UsageError("compare sets the connections per host from --limits; drop --max-host-connections")
+            }
+            if transfer.http11 || transfer.http2 || transfer.http2PriorKnowledge || transfer.noReuse {
+                throw UsageError("compare sets the protocol and reuse per mode; give --modes h1,h1-fresh,h2 instead")
+            }
+            base = try transfer.probeOptions(concurrency: 1, retries: 0)
+            try report.check()
+            _ = try TargetURL(url.replacingOccurrences(of: "{size}", with: "1"))
+            if let cacert = base.caFile { _ = try ProbePlan.readableFileSize(cacert) }
+            if case .segmentedFile(let path) = work {
+                _ = try ProbePlan.readableFileSize(path)
+                filePath = path
+            }
+        } catch {
+            return InputFailure.exitCode(error)
+        }
+        var scratch: String?
+        if case .segmentedSize(let size) = work {
+            do {
+                let path = FileManager.default.temporaryDirectory.appendingPathComponent("wirelens-compare-\(getpid()).bin").path
+                try Self.writeGenerated(size: size, to: path)
+                scratch = path
+                filePath = path
+            } catch {
+                Console.error("cannot write the generated upload file: \(error)")
+                return ExitStatus.localFile.rawValue
+            }
+        }
+        defer { if let scratch { unlink(scratch) } }
+
+        let configurations = CompareConfiguration.all(modes: modeList, limits: limitList)
+        let current = EngineSlot()
+        let trap = SignalTrap { current.cancel() }
+        let started = MonotonicClock.wallMicros()
+        var runs: [CompareDocument.Run] = []
+        var status = ExitStatus.success
+        var firstFailure: String?
+        let schedule = CompareConfiguration.schedule(count: configurations.count, repetitions: repeatCount)
+        for (n, step) in schedule.enumerated() where !trap.fired {
+            let c = configurations[step.configuration]
+            let options = c.mode.options(base: base, limit: c.limit.value, https: url.lowercased().hasPrefix("https:"))
+            let run: (Report, ExitStatus)
+            do {
+                let engine = try Engine(options: options)
+                current.set(engine)
+                run = try await Self.runOnce(work, url: url, file: filePath, limit: c.limit.value,
+                                             maxLimit: limitList.map(\.value).max() ?? 1, engine: engine,
+                                             interrupted: { trap.fired })
+                current.set(nil)
+            } catch {
+                return InputFailure.exitCode(error)
+            }
+            runs.append(CompareDocument.Run(mode: c.mode, limit: c.limit.label, repetition: step.repetition, report: run.0))
+            if status == .success, run.1 != .success {
+                status = run.1
+                if let task = run.0.tasks.first(where: { $0.error != nil }), let error = task.error {
+                    firstFailure = "\(c.name): \(task.url): \(error.errorClass.rawValue): \(error.message)"
+                } else if let failure = run.0.upload?.failure {
+                    firstFailure = "\(c.name): \(failure)"
+                }
+            }
+            if !report.quiet {
+                let rate = CompareRecommendation.rate(CompareResult.throughput(of: run.0, movesBytes: work.movesBytes),
+                                                      work.movesBytes ? "B/s" : "req/s")
+                Console.error("[\(n + 1)/\(schedule.count)] \(c.name), repetition \(step.repetition + 1): \(rate), "
+                              + "\(run.0.summary.connections.opened) connection(s) opened, \(run.0.summary.failed) failed")
+            }
+        }
+        let document = CompareDocument(url: url, workload: work, modes: modeList, limits: limitList,
+                                       repetitions: repeatCount, startedAt: started, endedAt: MonotonicClock.wallMicros(),
+                                       interrupted: trap.fired, runs: runs)
+        if let failure = deliver(document) { return failure }
+        if trap.fired { return ExitStatus.interrupted.rawValue }
+        if let firstFailure { Console.error("some runs failed; the first: \(firstFailure)") }
+        return status.rawValue
+    }
+
+    /// Writes the document in the asked format; returns the exit code of a failure, nil on success.
+    private func deliver(_ document: CompareDocument) -> Int32? {
+        let color = report.reportPath == nil && Console.colorsStdout(noColor: report.noColor)
+        let failure = report.write { emit in
+            switch report.format {
+            case .json:
+                var bytes = try StreamingJSONEncoder(prettyPrinted: true).encode(document)
+                bytes.append(UInt8(ascii: "\n"))
+                try emit(bytes)
+            case .html: try emit(Array(HTMLRenderer.render(document).utf8))
+            case .text, .har: try emit(Array(CompareTextRenderer(color: color).render(document).utf8))
+            }
+        }
+        if failure == nil, !report.quiet, let path = report.reportPath { Console.error("report written to \(path)") }
+        return failure
+    }
+
+    /// Runs the workload once on `engine` at `limit`; returns the run's report and its exit status.
+    private static func runOnce(_ work: CompareWorkload, url: String, file: String?, limit: Int, maxLimit: Int,
+                                engine: Engine, interrupted: @escaping @Sendable () -> Bool) async throws -> (Report, ExitStatus) {
+        switch work {
+        case .segmentedFile, .segmentedSize:
+            guard let file else { throw UsageError("segmented workload without a file") }
+            let size = try ProbePlan.readableFileSize(file)
+            let plan = UploadPlan(filePath: file, fileSize: size, baseURL: url,
+                                  sizing: .fixed(CompareWorkload.segmentSize(fileBytes: size, maxLimit: maxLimit)),
+                                  parallel: limit, maxRetries: 2)
+            let uploader = SegmentUploader(plan: plan, engine: engine, journal: nil, journalKey: nil, resume: false,
+                                           progress: UploadProgress())
+            var (report, outcome) = await UploadSession.run(uploader, interrupted: interrupted)
+            report.command = "compare"
+            return (report, outcome.status)
+        case .requests(let count):
+            return try await probe(urls: Array(repeating: url, count: count), size: nil, engine: engine, interrupted: interrupted)
+        case .download(let size, let count):
+            let target = url.replacingOccurrences(of: "{size}", with: String(size))
+            return try await probe(urls: Array(repeating: target, count: count), size: nil, engine: engine,
+                                   interrupted: interrupted)
+        case .upload(let size, let count):
+            return try await probe(urls: Array(repeating: url, count: count), size: size, engine: engine,
+                                   interrupted: interrupted)
+        }
+    }
+
+    /// One probe run of `urls` (with a generated body of `size` bytes when given).
+    private static func probe(urls: [String], size: Int64?, engine: Engine,
+                              interrupted: @escaping @Sendable () -> Bool) async throws -> (Report, ExitStatus) {
+        let plan = try ProbePlan(urls: urls, method: nil, uploadPath: nil, uploadSize: size, repeatCount: 1, outputPath: nil)
+        let report = await ProbeSession.run(plan, engine: engine, command: "compare", interrupted: interrupted)
+        return (report, ExitStatus.forTasks(report.tasks, interrupted: report.interrupted))
+    }
+
+    /// Writes `size` bytes of a fixed pseudo-random pattern to `path` (the same bytes every run): one 64 KiB block
+    /// of an LCG, each copy starting with its own index so that no two blocks are equal.
+    static func writeGenerated(size: Int64, to path: String) throws {
+        guard FileManager.default.createFile(atPath: path, contents: nil),
+              let handle = FileHandle(forWritingAtPath: path) else {
+            throw CocoaError(.fileWriteUnknown)
+        }
+        defer { try? handle.close() }
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        var block = [UInt8](repeating: 0, count: 1 << 16)
+        for i in block.indices {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            block[i] = UInt8(truncatingIfNeeded: state >> 56)
+        }
+        var left = size
+        var index: UInt64 = 0
+        while left > 0 {
+            withUnsafeBytes(of: index.littleEndian) { bytes in
+                for (i, byte) in bytes.enumerated() { block[i] = byte }
+            }
+            let n = Int(min(left, Int64(block.count)))
+            try handle.write(contentsOf: block[0..<n])
+            left -= Int64(n)
+            index += 1
+        }
+    }
+}
+
+/// The engine running now, so that a signal cancels it.
+final class EngineSlot: @unchecked Sendable {
+    private let lock = NSLock()
+    private var engine: Engine?
+
+    /// Makes `engine` the one a signal cancels.
+    func set(_ engine: Engine?) {
+        lock.lock()
+        self.engine = engine
+        lock.unlock()
+    }
+
+    /// Cancels the engine running now, if any.
+    func cancel() {
+        lock.lock()
+        let engine = self.engine
+        lock.unlock()
+        engine?.cancel()
+    }
+}

@@ -1,0 +1,212 @@
+import WirelensCore
+import XCTest
+
+/// The compare command's pure parts: workload, limits and modes parsing, the interleaved schedule, aggregation
+/// over repetitions, speed-ups and the recommendation, on synthetic runs.
+final class CompareTests: XCTestCase {
+    // MARK: parsing
+
+    func testWorkloadsParse() throws {
+        XCTAssertEqual(try CompareWorkload.parse("requests:50"), .requests(count: 50))
+        XCTAssertEqual(try CompareWorkload.parse("upload:256KiBx8"), .upload(size: 256 << 10, count: 8))
+        XCTAssertEqual(try CompareWorkload.parse("download:1MBx3"), .download(size: 1_000_000, count: 3))
+        XCTAssertEqual(try CompareWorkload.parse("segmented:8MiB"), .segmentedSize(size: 8 << 20))
+        XCTAssertEqual(try CompareWorkload.parse("segmented:/tmp/photo.jpg"), .segmentedFile(path: "/tmp/photo.jpg"))
+        XCTAssertEqual(try CompareWorkload.parse("upload:256KiBx8").text, "upload:256KiBx8")
+        XCTAssertEqual(try CompareWorkload.parse("download:1000x2").text, "download:1KBx2")
+        XCTAssertEqual(try CompareWorkload.parse("download:1MBx2").text, "download:1MBx2")
+        XCTAssertEqual(try CompareWorkload.parse("upload:1500x2").text, "upload:1500x2")
+        XCTAssertFalse(CompareWorkload.requests(count: 1).movesBytes)
+        XCTAssertTrue(CompareWorkload.segmentedSize(size: 1).isSegmented)
+    }
+
+    func testBadWorkloadsNameTheInput() {
+        for text in ["requests", "requests:0", "requests:x", "upload:256KiB", "upload:zzx3", "upload:1KiBx0",
+                     "segmented:", "stream:1x1", "download:0x3"] {
+            XCTAssertThrowsError(try CompareWorkload.parse(text), text) { error in
+                XCTAssertTrue((error as? CompareParseError)?.message.contains("'\(text)'") ?? false, "\(error)")
+            }
+        }
+    }
+
+    func testSegmentSizeGivesEveryLimitRounds() {
+        XCTAssertEqual(CompareWorkload.segmentSize(fileBytes: 8 << 20, maxLimit: 8), 512 << 10)
+        XCTAssertEqual(CompareWorkload.segmentSize(fileBytes: 1000, maxLimit: 8), 64 << 10)
+        XCTAssertEqual(CompareWorkload.segmentSize(fileBytes: 1 << 40, maxLimit: 1), 8 << 20)
+    }
+
+    func testLimitsTakeNumbersAndPresets() throws {
+        let limits = try CompareLimit.parseList("ios,macos,oss-ios,aws-cli,8")
+        XCTAssertEqual(limits.map(\.value), [4, 6, 5, 10, 8])
+        XCTAssertEqual(limits.map(\.label), ["ios", "macos", "oss-ios", "aws-cli", "8"])
+        XCTAssertEqual(limits[0].display, "ios (4)")
+        XCTAssertEqual(limits[4].display, "8")
+        XCTAssertEqual(try CompareLimit.parseList("1, 2").map(\.value), [1, 2])
+        for bad in ["0", "1,,2", "1,1", "android", ""] {
+            XCTAssertThrowsError(try CompareLimit.parseList(bad), bad)
+        }
+    }
+
+    func testModesParseAndSetOptions() throws {
+        XCTAssertEqual(try CompareMode.parseList("h1,h1-fresh,H2"), [.h1, .h1Fresh, .h2])
+        XCTAssertThrowsError(try CompareMode.parseList("h3"))
+        XCTAssertThrowsError(try CompareMode.parseList("h1,h1"))
+        let base = ProbeOptions()
+        let fresh = CompareMode.h1Fresh.options(base: base, limit: 4, https: false)
+        XCTAssertEqual(fresh.concurrency, 4)
+        XCTAssertEqual(fresh.maxHostConnections, 4)
+        XCTAssertFalse(fresh.reuseConnections)
+        XCTAssertEqual(fresh.httpVersion, .http1_1)
+        XCTAssertEqual(CompareMode.h2.options(base: base, limit: 2, https: true).httpVersion, .http2)
+        XCTAssertEqual(CompareMode.h2.options(base: base, limit: 2, https: false).httpVersion, .http2PriorKnowledge)
+        XCTAssertTrue(CompareMode.h1.options(base: base, limit: 1, https: false).reuseConnections)
+    }
+
+    func testScheduleInterleavesConfigurations() {
+        let steps = CompareConfiguration.schedule(count: 3, repetitions: 2)
+        XCTAssertEqual(steps.map(\.configuration), [0, 1, 2, 0, 1, 2])
+        XCTAssertEqual(steps.map(\.repetition), [0, 0, 0, 1, 1, 1])
+        XCTAssertTrue(CompareConfiguration.schedule(count: 3, repetitions: 0).isEmpty)
+        let all = CompareConfiguration.all(modes: [.h1, .h2], limits: [CompareLimit(label: "1", value: 1),
+                                                                       CompareLimit(label: "ios", value: 4)])
+        XCTAssertEqual(all.map(\.name), ["h1 @ 1", "h1 @ ios (4)", "h2 @ 1", "h2 @ ios (4)"])
+    }
+
+    // MARK: aggregation
+
+    /// A run of `count` uploads of `bytes` each, `limit` at a time, each taking `perTaskMs`: `limit` connections
+    /// opened (fewer if `connections` says so), the others reused.
+    private func run(count: Int, bytes: Int64, limit: Int, perTaskMs: Int64, connections: Int? = nil,
+                     failed: Int = 0, start: Int64 = Fixture.epoch) -> Report {
+        let opened = connections ?? limit
+        var tasks: [TaskRecord] = []
+        for i in 0..<count {
+            let slot = i % limit
+            let round = Int64(i / limit)
+            let t0 = start + round * perTaskMs * 1000
+            let end = t0 + perTaskMs * 1000
+            let tx = Fixture.transaction(method: "PUT", fetchStart: t0, requestStart: t0 + 1_000,
+                                         requestEnd: end - 2_000, responseEnd: end, reused: i >= opened,
+                                         connectionId: slot % opened, localPort: 40_000 + slot % opened,
+                                         requestBodyBytes: bytes)
+            tasks.append(Fixture.task(index: i, method: "PUT", error: i < failed ? Fixture.error(.http) : nil,
+                                      transactions: [tx]))
+        }
+        return Report(libcurl: Fixture.libcurl("8.5.0"), command: "compare", startedAt: start,
+                      endedAt: tasks.map(\.endedAt).max() ?? start, interrupted: false,
+                      configuration: RunConfiguration(urls: ["http://127.0.0.1/upload/x"], method: "PUT",
+                                                      body: .generated(size: bytes), repeatCount: 1,
+                                                      options: ProbeOptions()),
+                      caveats: [], tasks: tasks)
+    }
+
+    func testMeasureAggregatesRepetitions() throws {
+        let limit = CompareLimit(label: "2", value: 2)
+        // 8 × 100 000 bytes, 2 at a time, 100 ms each: 400 ms; then 200 ms per task: 800 ms.
+        let fast = run(count: 8, bytes: 100_000, limit: 2, perTaskMs: 100)
+        let slow = run(count: 8, bytes: 100_000, limit: 2, perTaskMs: 200, failed: 1)
+        let r = CompareResult.measure(mode: .h1, limit: limit, movesBytes: true, runs: [fast, slow, fast])
+        XCTAssertEqual(r.repetitions, 3)
+        XCTAssertEqual(r.throughputRuns.map { $0.rounded() }, [2_000_000, 1_000_000, 2_000_000])
+        XCTAssertEqual(r.throughput, 2_000_000, accuracy: 1)
+        XCTAssertEqual(r.wallMs, 400, accuracy: 0.001)
+        XCTAssertEqual(r.throughputUnit, "B/s")
+        let latency = try XCTUnwrap(r.latencyMs)
+        XCTAssertEqual(latency.count, 24)
+        XCTAssertEqual(latency.p50, 100, accuracy: 0.001)
+        XCTAssertEqual(latency.max, 200, accuracy: 0.001)
+        XCTAssertEqual(r.connectionsOpened, 2)
+        XCTAssertEqual(r.connectionsOpenedRuns, [2, 2, 2])
+        XCTAssertEqual(r.reuseRatio, 0.75, accuracy: 1e-9)
+        XCTAssertEqual(r.errors, 1)
+        XCTAssertEqual(r.tasks, 24)
+        XCTAssertEqual(try XCTUnwrap(r.phaseMediansMs["connect"]), 1, accuracy: 0.001)
+        XCTAssertEqual(try XCTUnwrap(r.phaseMediansMs["wait"]), 2, accuracy: 0.001)
+        XCTAssertNil(r.phaseMediansMs["tls"])
+        let requests = CompareResult.measure(mode: .h1, limit: limit, movesBytes: false, runs: [fast])
+        XCTAssertEqual(requests.throughput, 20, accuracy: 0.001)
+        XCTAssertEqual(requests.throughputUnit, "req/s")
+    }
+
+    func testSpeedupPairsRepetitionsWithTheSmallestLimit() {
+        let one = CompareLimit(label: "1", value: 1)
+        let four = CompareLimit(label: "ios", value: 4)
+        let base = CompareResult.measure(mode: .h1, limit: one, movesBytes: true, runs: [
+            run(count: 8, bytes: 100_000, limit: 1, perTaskMs: 100),
+            run(count: 8, bytes: 100_000, limit: 1, perTaskMs: 200)])
+        let wide = CompareResult.measure(mode: .h1, limit: four, movesBytes: true, runs: [
+            run(count: 8, bytes: 100_000, limit: 4, perTaskMs: 100),
+            run(count: 8, bytes: 100_000, limit: 4, perTaskMs: 100)])
+        let other = CompareResult.measure(mode: .h2, limit: four, movesBytes: true, runs: [
+            run(count: 8, bytes: 100_000, limit: 4, perTaskMs: 400)])
+        let results = CompareResult.withSpeedups([wide, base, other])
+        let speedup = results[0].speedup
+        XCTAssertEqual(speedup?.baseline, "1")
+        XCTAssertEqual(speedup?.min ?? 0, 4, accuracy: 1e-6)
+        XCTAssertEqual(speedup?.max ?? 0, 8, accuracy: 1e-6)
+        XCTAssertEqual(results[1].speedup?.median ?? 0, 1, accuracy: 1e-9)
+        // Alone in its mode, h2 is its own baseline.
+        XCTAssertEqual(results[2].speedup?.baseline, "ios")
+        XCTAssertEqual(results[2].speedup?.median ?? 0, 1, accuracy: 1e-9)
+    }
+
+    /// One result per (limit, throughput), with p90 latency growing with the limit.
+    private func results(_ points: [(Int, Double)]) -> [CompareResult] {
+        points.map { limit, throughput in
+            var r = CompareResult.measure(mode: .h1, limit: CompareLimit(label: String(limit), value: limit),
+                                          movesBytes: true,
+                                          runs: [run(count: 4, bytes: 1000, limit: 1, perTaskMs: Int64(10 * limit))])
+            r.throughput = throughput
+            r.throughputRuns = [throughput]
+            return r
+        }
+    }
+
+    func testRecommendsSmallestLimitNearTheBestWhenBandwidthBound() throws {
+        let rec = try XCTUnwrap(CompareRecommendation.make(results([(1, 700), (2, 1390), (4, 2750), (6, 2800), (8, 2790)])))
+        XCTAssertEqual(rec.limit.value, 4)
+        XCTAssertEqual(rec.bestLimit.value, 6)
+        XCTAssertEqual(rec.regime, "bandwidth-bound")
+        XCTAssertTrue(rec.reason.contains("parallelism helps"), rec.reason)
+        XCTAssertTrue(rec.reason.contains("3.93x"), rec.reason)
+        let still = try XCTUnwrap(CompareRecommendation.make(results([(1, 700), (2, 1400), (4, 2800)])))
+        XCTAssertEqual(still.limit.value, 4)
+        XCTAssertTrue(still.reason.contains("try higher limits"), still.reason)
+    }
+
+    func testServerBoundKeepsOneConnection() throws {
+        let rec = try XCTUnwrap(CompareRecommendation.make(results([(1, 1000), (2, 1020), (4, 990), (8, 800)])))
+        XCTAssertEqual(rec.limit.value, 1)
+        XCTAssertEqual(rec.regime, "server-bound")
+        XCTAssertTrue(rec.reason.contains("more connections only add queueing"), rec.reason)
+        XCTAssertTrue(rec.reason.contains("p90 latency"), rec.reason)
+        XCTAssertTrue(rec.reason.contains("8 connections lose throughput"), rec.reason)
+    }
+
+    func testSaturatingGainIsLessThanLinear() throws {
+        let rec = try XCTUnwrap(CompareRecommendation.make(results([(1, 1000), (2, 1500), (4, 1600), (8, 1610)])))
+        XCTAssertEqual(rec.limit.value, 4)
+        XCTAssertEqual(rec.regime, "saturating")
+        XCTAssertTrue(rec.reason.contains("beyond 4, more only add queueing"), rec.reason)
+        XCTAssertNil(CompareRecommendation.make([]))
+    }
+
+    func testDocumentAggregatesItsRuns() {
+        let one = CompareLimit(label: "1", value: 1)
+        let two = CompareLimit(label: "2", value: 2)
+        var runs: [CompareDocument.Run] = []
+        for r in 0..<2 {
+            runs.append(.init(mode: .h1, limit: "1", repetition: r, report: run(count: 4, bytes: 1000, limit: 1, perTaskMs: 10)))
+            runs.append(.init(mode: .h1, limit: "2", repetition: r, report: run(count: 4, bytes: 1000, limit: 2, perTaskMs: 10)))
+        }
+        let doc = CompareDocument(url: "http://user:secret@127.0.0.1/x", workload: .upload(size: 1000, count: 4),
+                                  modes: [.h1], limits: [one, two], repetitions: 2, startedAt: Fixture.epoch,
+                                  endedAt: Fixture.epoch + 1, interrupted: false, runs: runs)
+        XCTAssertEqual(doc.schema, "wirelens.compare/1")
+        XCTAssertFalse(doc.url.contains("secret"))
+        XCTAssertEqual(doc.results.map(\.limit.label), ["1", "2"])
+        XCTAssertEqual(doc.results[1].speedup?.median ?? 0, 2, accuracy: 1e-6)
+        XCTAssertEqual(doc.recommendations.first?.limit.value, 2)
+        XCTAssertEqual(doc.reports(mode: .h1, limit: "2").count, 2)
+    }
+}

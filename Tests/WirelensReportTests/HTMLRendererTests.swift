@@ -1,0 +1,96 @@
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+import WirelensCore
+import WirelensReport
+import XCTest
+
+/// The HTML report parses as XML, draws one lane per distinct connection and a bar per transaction, escapes
+/// what came from servers, and fetches nothing.
+final class HTMLRendererTests: XCTestCase {
+    /// Element counts of an XML document, by name and by `class` attribute.
+    private final class Counter: NSObject, XMLParserDelegate {
+        var elements: [String: Int] = [:]
+        var classes: [String: Int] = [:]
+        var sources: [String] = []
+
+        func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+                    attributes: [String: String] = [:]) {
+            elements[name, default: 0] += 1
+            if let cls = attributes["class"] { classes[cls, default: 0] += 1 }
+            sources += ["src", "href", "xlink:href"].compactMap { attributes[$0] }
+        }
+    }
+
+    /// Parses `html` as XML; fails the test with the parser's error when it is not well-formed.
+    private func parse(_ html: String, file: StaticString = #filePath, line: UInt = #line) -> Counter {
+        let parser = XMLParser(data: Data(html.utf8))
+        let counter = Counter()
+        parser.delegate = counter
+        let ok = parser.parse()
+        XCTAssertTrue(ok, "not well-formed XML: \(parser.parserError.map { "\($0)" } ?? "?") at line \(parser.lineNumber)",
+                      file: file, line: line)
+        return counter
+    }
+
+    /// Tasks on three connections: two sequential on #0, one on #1, one on #2 overlapping #1, one with no connection.
+    private func tasks() -> [TaskRecord] {
+        var tasks = Fixtures.manyTasks().prefix(4).map { $0 }
+        for i in 1..<3 {
+            tasks[i].transactions[0].connectionId = i
+            tasks[i].transactions[0].localPort = 50_000 + i
+            tasks[i].transactions[0].reusedConnection = false
+        }
+        tasks[3].transactions[0].url = "http://localhost:8080/<script>&\"x\""
+        tasks.append(Fixtures.dnsFailureTask())
+        return tasks
+    }
+
+    func testProbeReportIsXMLWithOneLanePerConnection() {
+        let report = Fixtures.report(tasks: tasks())
+        let html = HTMLRenderer.render(report)
+        let counts = parse(html)
+        XCTAssertEqual(counts.classes["lane"], report.summary.connections.distinct)
+        XCTAssertEqual(report.summary.connections.distinct, 3)
+        XCTAssertEqual(counts.classes["lane-none"], 1, "the DNS failure has no connection")
+        let transactions = report.tasks.reduce(0) { $0 + $1.transactions.count }
+        let bars = (counts.classes["tx"] ?? 0) + (counts.classes["tx failed"] ?? 0)
+        XCTAssertEqual(bars, transactions - 1, "every transaction with a phase other than queue has a bar")
+        XCTAssertGreaterThanOrEqual(counts.elements["title"] ?? 0, bars)
+        XCTAssertEqual(counts.elements["script"], nil)
+        XCTAssertTrue(counts.sources.isEmpty, "the page fetches nothing: \(counts.sources)")
+        XCTAssertFalse(html.contains("<script>&"), "server text is escaped")
+        XCTAssertTrue(html.contains("Content download"), "the legend names the phases")
+    }
+
+    func testEmptyReportStillRenders() {
+        let counts = parse(HTMLRenderer.render(Fixtures.report(tasks: [])))
+        XCTAssertNil(counts.classes["lane"])
+    }
+
+    func testCompareReportHasChartsTablesAndWaterfalls() {
+        let doc = Fixtures.compareDocument()
+        let html = HTMLRenderer.render(doc)
+        let counts = parse(html)
+        XCTAssertEqual(counts.classes["chart"], 2, "throughput and p90 latency")
+        XCTAssertEqual(counts.elements["polyline"], 4, "one line per mode in each chart")
+        XCTAssertEqual(counts.classes["waterfall"], doc.results.count)
+        XCTAssertEqual(counts.elements["table"], 2)
+        XCTAssertEqual(counts.elements["tr"], 2 * (doc.results.count + 1))
+        XCTAssertTrue(html.contains("Throughput (KB/s)"), "the axis names its unit")
+        XCTAssertTrue(html.contains("Connection limit"))
+        XCTAssertTrue(counts.sources.isEmpty)
+    }
+
+    func testCompareTextNamesTheRecommendation() {
+        let doc = Fixtures.compareDocument()
+        XCTAssertEqual(doc.recommendations.map(\.limit.label), ["ios", "ios"])
+        let text = CompareTextRenderer(color: false).render(doc)
+        XCTAssertTrue(text.contains("h1: limit ios (4)"), text)
+        XCTAssertTrue(text.contains("4.00x"), text)
+        XCTAssertTrue(text.contains("per-connection bandwidth bound"), text)
+        XCTAssertFalse(text.contains("\u{1B}"))
+        XCTAssertTrue(CompareTextRenderer(color: true).render(doc).contains("\u{1B}["))
+    }
+}
