@@ -1,3 +1,7 @@
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <linux/sockios.h>
 #include "wl_curl.h"
 
 CURLcode wl_easy_setopt_long(CURL *h, CURLoption o, long v) { return curl_easy_setopt(h, o, v); }
@@ -10,6 +14,7 @@ CURLcode wl_easy_setopt_data_cb(CURL *h, CURLoption o, curl_write_callback cb) {
 CURLcode wl_easy_setopt_debug_cb(CURL *h, curl_debug_callback cb) { return curl_easy_setopt(h, CURLOPT_DEBUGFUNCTION, cb); }
 CURLcode wl_easy_setopt_prereq_cb(CURL *h, curl_prereq_callback cb) { return curl_easy_setopt(h, CURLOPT_PREREQFUNCTION, cb); }
 CURLcode wl_easy_setopt_seek_cb(CURL *h, curl_seek_callback cb) { return curl_easy_setopt(h, CURLOPT_SEEKFUNCTION, cb); }
+CURLcode wl_easy_setopt_sockopt_cb(CURL *h, curl_sockopt_callback cb) { return curl_easy_setopt(h, CURLOPT_SOCKOPTFUNCTION, cb); }
 CURLcode wl_easy_setopt_xferinfo_cb(CURL *h, curl_xferinfo_callback cb) { return curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, cb); }
 
 CURLcode wl_easy_getinfo_long(CURL *h, CURLINFO i, long *out) { return curl_easy_getinfo(h, i, out); }
@@ -17,11 +22,24 @@ CURLcode wl_easy_getinfo_off(CURL *h, CURLINFO i, curl_off_t *out) { return curl
 CURLcode wl_easy_getinfo_double(CURL *h, CURLINFO i, double *out) { return curl_easy_getinfo(h, i, out); }
 CURLcode wl_easy_getinfo_str(CURL *h, CURLINFO i, const char **out) { return curl_easy_getinfo(h, i, out); }
 CURLcode wl_easy_getinfo_ptr(CURL *h, CURLINFO i, void **out) { return curl_easy_getinfo(h, i, out); }
+CURLcode wl_easy_getinfo_socket(CURL *h, CURLINFO i, curl_socket_t *out) { return curl_easy_getinfo(h, i, out); }
+
+int wl_socket_unacknowledged_bytes(int fd) {
+#ifdef SIOCOUTQ
+    int queued = 0;
+    if (ioctl(fd, SIOCOUTQ, &queued) != 0) return -1;
+    return queued;
+#else
+    (void)fd;
+    return -1;
+#endif
+}
 
 CURLMcode wl_multi_setopt_long(CURLM *m, CURLMoption o, long v) { return curl_multi_setopt(m, o, v); }
 
 int wl_prereq_ok(void) { return CURL_PREREQFUNC_OK; }
 size_t wl_readfunc_abort(void) { return CURL_READFUNC_ABORT; }
+int wl_sockopt_ok(void) { return CURL_SOCKOPT_OK; }
 int wl_seekfunc_ok(void) { return CURL_SEEKFUNC_OK; }
 int wl_seekfunc_cantseek(void) { return CURL_SEEKFUNC_CANTSEEK; }
 long wl_http_version_1_1(void) { return CURL_HTTP_VERSION_1_1; }
@@ -29,3 +47,12 @@ long wl_http_version_2tls(void) { return CURL_HTTP_VERSION_2TLS; }
 long wl_http_version_2_prior_knowledge(void) { return CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE; }
 long wl_pipe_nothing(void) { return CURLPIPE_NOTHING; }
 long wl_pipe_multiplex(void) { return CURLPIPE_MULTIPLEX; }
+
+int wl_socket_local_port(int fd) {
+    struct sockaddr_storage address;
+    socklen_t length = sizeof address;
+    if (getsockname(fd, (struct sockaddr *)&address, &length) != 0) return -1;
+    if (address.ss_family == AF_INET) return ntohs(((struct sockaddr_in *)&address)->sin_port);
+    if (address.ss_family == AF_INET6) return ntohs(((struct sockaddr_in6 *)&address)->sin6_port);
+    return -1;
+}

@@ -44,11 +44,11 @@ public struct Caveat: Sendable, Codable, Equatable {
                 + "Wirelens opens a fresh connection per transaction for h2c, so h2c reuse and multiplexing are not measured."))
         }
         if hasUploads {
-            list.append(Caveat(id: "send-buffer", text: "The send phase ends when the last body byte is written to "
-                + "the socket, not when it reaches the server: bytes still in the kernel's send buffer (several MB "
-                + "on loopback after autotuning) drain during server wait, so a body that fits in the buffer and a "
-                + "slow link or slow reader show a short send and a long server wait. The packets tell them apart "
-                + "(wirelens capture)."))
+            list.append(Caveat(id: "send-buffer", text: "For a request body, the send phase ends when the server's "
+                + "TCP had acknowledged the last byte (the socket's send queue seen empty, looked at every 2 ms), not "
+                + "when libcurl wrote it to the socket: bytes waiting in the send buffer on a slow link count as send. "
+                + "Bytes acknowledged into the server's receive buffer but not yet read by the server still count as "
+                + "server wait."))
         }
         if options.httpVersion != .http1_1 && options.multiplex && (protocolsUsed?.contains("h2") ?? true) {
             list.append(Caveat(id: "h2-phases", text: "On a multiplexed HTTP/2 connection the streams share one "

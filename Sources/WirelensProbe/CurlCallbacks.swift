@@ -41,6 +41,12 @@ func wlSeekCallback(_ user: UnsafeMutableRawPointer?, _ offset: curl_off_t, _ or
     return moved ? wl_seekfunc_ok() : wl_seekfunc_cantseek()
 }
 
+/// A socket libcurl made for a new connection: kept so the engine can watch the send queue of its uploads.
+func wlSockoptCallback(_ user: UnsafeMutableRawPointer?, _ socket: curl_socket_t, _ purpose: curlsocktype) -> Int32 {
+    withContext(user, else: ()) { $0.socket = socket }
+    return wl_sockopt_ok()
+}
+
 func wlPrereqCallback(_ user: UnsafeMutableRawPointer?, _ remoteIP: UnsafeMutablePointer<CChar>?,
                       _ localIP: UnsafeMutablePointer<CChar>?, _ remotePort: Int32, _ localPort: Int32) -> Int32 {
     withContext(user, else: ()) {

@@ -35,6 +35,8 @@ struct EasyConfigurator {
         try pointer(CURLOPT_HEADERDATA, "HEADERDATA")
         try check(wl_easy_setopt_data_cb(easy, CURLOPT_WRITEFUNCTION, wlWriteCallback), "WRITEFUNCTION")
         try pointer(CURLOPT_WRITEDATA, "WRITEDATA")
+        try check(wl_easy_setopt_sockopt_cb(easy, wlSockoptCallback), "SOCKOPTFUNCTION")
+        try pointer(CURLOPT_SOCKOPTDATA, "SOCKOPTDATA")
         try check(wl_easy_setopt_prereq_cb(easy, wlPrereqCallback), "PREREQFUNCTION")
         try pointer(CURLOPT_PREREQDATA, "PREREQDATA")
         try check(wl_easy_setopt_debug_cb(easy, wlDebugCallback), "DEBUGFUNCTION")

@@ -31,6 +31,12 @@ public final class Engine: @unchecked Sendable {
     private var cancelled = false
     private var nextTaskIndex = 0
     private var connectionTLS: [Int: (version: String?, cipher: String?, alpn: String?)] = [:]
+    /// Uploads seen waiting for the peer to acknowledge their body at the last look (see watchBodyAcknowledgements).
+    private var awaitingAcknowledgement = 0
+    /// The socket of each connection a transfer opened, by libcurl's connection number.
+    private var connectionSockets: [Int: Int32] = [:]
+    /// Transfers in flight that send a body (only these are watched for the acknowledgement).
+    private var uploadsActive = 0
     private var random = SystemRandomNumberGenerator()
     /// Parsed forms of the URLs seen so far (runs repeat the same few URLs many times).
     private var targets = URLMemo<TargetURL>()
@@ -158,6 +164,7 @@ public final class Engine: @unchecked Sendable {
             startReadyWork()
             var stillRunning: Int32 = 0
             curl_multi_perform(multi, &stillRunning)
+            watchBodyAcknowledgements()
             collectFinishedTransfers()
             enforceTimeouts()
             startReadyWork()
@@ -211,7 +218,64 @@ public final class Engine: @unchecked Sendable {
         }
     }
 
+    /// Uploads whose body is all written: the moment the socket's send queue empties (the peer acknowledged every
+    /// byte) ends their request. Looked at after each perform, and every `acknowledgementPollMillis` while any waits.
+    private func watchBodyAcknowledgements() {
+        guard uploadsActive > 0 else {
+            awaitingAcknowledgement = 0
+            return
+        }
+        var waiting = 0
+        var now: Int64?
+        for ctx in active.values where ctx.awaitsBodyAcknowledgement {
+            var uploaded: curl_off_t = 0
+            guard wl_easy_getinfo_off(ctx.easy, CURLINFO_SIZE_UPLOAD_T, &uploaded) == CURLE_OK,
+                  Int64(uploaded) >= ctx.body.size else {
+                waiting += 1
+                continue
+            }
+            // libcurl 7.88 names a transfer's socket (CURLINFO_ACTIVESOCKET) only after it ends: the sockopt callback
+            // gave it when the connection was made, and a reused connection's comes from its connection number.
+            guard let socket = socketOf(ctx) else {
+                ctx.bodyAcknowledged = ctx.bodyReadEnd
+                continue
+            }
+            let queued = wl_socket_unacknowledged_bytes(socket)
+            if queued < 0 {
+                // The socket cannot tell: keep the written end as the request's end.
+                ctx.bodyAcknowledged = ctx.bodyReadEnd
+            } else if queued == 0 {
+                let stamp = now ?? MonotonicClock.now()
+                now = stamp
+                ctx.bodyAcknowledged = stamp
+            } else {
+                waiting += 1
+            }
+        }
+        awaitingAcknowledgement = waiting
+    }
+
+    /// The socket of a transfer's connection: its own when it opened the connection, else the one recorded for the
+    /// connection it reuses. Connection numbers are never reused, so a recorded socket is the live connection's.
+    /// A socket is used only while its local port is the transfer's (libcurl may have made others that lost a
+    /// happy-eyeballs race, and their numbers may be reused).
+    private func socketOf(_ ctx: TransferContext) -> Int32? {
+        guard let port = ctx.localPort else { return nil }
+        if let socket = ctx.socket, wl_socket_local_port(socket) == port {
+            if let id = ctx.connectionId { connectionSockets[id] = socket }
+            return socket
+        }
+        guard let socket = ctx.connectionId.flatMap({ connectionSockets[$0] }),
+              wl_socket_local_port(socket) == port else { return nil }
+        return socket
+    }
+
+    /// How often the send queues of uploads waiting for their acknowledgement are looked at: the resolution of
+    /// their request end.
+    static let acknowledgementPollMillis: Int32 = 2
+
     private func pollTimeoutMillis() -> Int32 {
+        if awaitingAcknowledgement > 0 { return Self.acknowledgementPollMillis }
         var next = Int64.max
         for task in waiting { next = min(next, task.retryDue ?? .max) }
         if options.idleTimeout != nil || options.totalTimeout != nil {
@@ -258,9 +322,11 @@ public final class Engine: @unchecked Sendable {
             return
         }
         active[handle.easy] = ctx
+        if ctx.body != .none { uploadsActive += 1 }
         let code = curl_multi_add_handle(multi, handle.easy)
         if code != CURLM_OK {
             active[handle.easy] = nil
+            if ctx.body != .none { uploadsActive -= 1 }
             let message = "curl_multi_add_handle: \(String(cString: curl_multi_strerror(code)))"
             failBeforeStart(task, kind: kind, at: now, error: TransferError(errorClass: .other, message: message),
                             discarding: ctx)
@@ -362,6 +428,7 @@ public final class Engine: @unchecked Sendable {
         let easy = ctx.easy
         curl_multi_remove_handle(multi, easy)
         active[easy] = nil
+        if ctx.body != .none { uploadsActive -= 1 }
         let end = MonotonicClock.now()
         let info = EasyInfo(easy, addresses: ctx.localIP == nil || ctx.remoteIP == nil)
         let metrics = transaction(ctx, info: info, code: code, end: end)

@@ -46,8 +46,13 @@ final class TransferContext {
     var responseStart: Int64?
     var lastActivity: Int64
     var expectSent = false
+    /// When the peer had acknowledged the whole request body (the socket's send queue seen empty after the last
+    /// body byte was handed to it), if the engine saw it before the response began.
+    var bodyAcknowledged: Int64?
 
     // Connection facts
+    /// The socket of the connection, when this transfer opened it (libcurl's sockopt callback).
+    var socket: Int32?
     var remoteIP: String?
     var localIP: String?
     var remotePort: Int?
@@ -171,6 +176,8 @@ final class TransferContext {
             bodyOffset += Int64(n)
             requestBodyBytes = bodyOffset
             progress?.sent(n)
+            // libcurl does not ask again after the last byte of a body of known size: this is its end.
+            if bodyOffset >= body.size, bodyReadEnd == nil { bodyReadEnd = MonotonicClock.now() }
             return n
         } catch {
             localFailure = error.message
@@ -230,13 +237,24 @@ final class TransferContext {
         }
     }
 
-    /// The end of the request as observed: the last write to the socket or the end of the body, whichever is later.
+    /// The end of the request as observed: the last write to the socket or the end of the body, whichever is later;
+    /// for a body, the moment the peer had acknowledged its last byte when the engine saw that (bytes written but
+    /// still in the kernel's send queue are not sent yet: on a slow link they would otherwise count as server wait).
     var requestEnd: Int64? {
+        let written: Int64?
         switch (lastSend, bodyReadEnd) {
-        case let (a?, b?): max(a, b)
-        case let (a?, nil): a
-        case let (nil, b?): b
-        default: nil
+        case let (a?, b?): written = max(a, b)
+        case let (a?, nil): written = a
+        case let (nil, b?): written = b
+        default: written = nil
         }
+        guard let acknowledged = bodyAcknowledged else { return written }
+        return max(written ?? acknowledged, acknowledged)
+    }
+
+    /// True while the request body has been read to its end but the peer's acknowledgement of it is not yet seen
+    /// and the response has not begun: the engine watches the socket's send queue for these.
+    var awaitsBodyAcknowledgement: Bool {
+        bodyReadEnd != nil && bodyAcknowledged == nil && responseStart == nil && body != .none
     }
 }

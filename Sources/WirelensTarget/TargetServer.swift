@@ -38,6 +38,12 @@ public final class TargetServer: Sendable {
         host.contains(":") ? "http://[\(host)]:\(port)" : "http://\(host):\(port)"
     }
 
+    /// The kernel receive buffer of a shaped target: about 100 ms of its rate, at least 16 KiB, at most 256 KiB (the
+    /// kernel doubles the value for its own bookkeeping).
+    static func shapedReceiveBuffer(rate: Int64) -> Int {
+        Int(min(256 * 1024, max(16 * 1024, rate / 10)))
+    }
+
     /// Binds and starts serving; throws a TargetError when the data directory or the address cannot be used.
     public static func start(_ config: TargetConfig) async throws -> TargetServer {
         let (dataDirectory, owns) = try prepareDataDirectory(config.dataDirectory)
@@ -51,8 +57,12 @@ public final class TargetServer: Sendable {
             .childChannelOption(ChannelOptions.autoRead, value: false)
             .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
         if let rate = config.rateBytesPerSecond {
-            // Small reads, one per read(): the token bucket then paces the request body finely.
+            // Small reads, one per read(): the token bucket then paces the request body finely. A small kernel
+            // receive buffer too (set on the listening socket, so accepted ones start with it and the window scale
+            // fits it): a body the server has not read yet then waits unacknowledged in the client's send queue,
+            // as on a slow link, instead of megabytes of it being acknowledged into an autotuned buffer at once.
             bootstrap = bootstrap
+                .serverChannelOption(ChannelOptions.socketOption(.so_rcvbuf), value: Self.shapedReceiveBuffer(rate: rate))
                 .childChannelOption(ChannelOptions.maxMessagesPerRead, value: 1)
                 .childChannelOption(ChannelOptions.recvAllocator,
                                     value: FixedSizeRecvByteBufferAllocator(capacity: TokenBucket.chunkSize(rate: rate)))

@@ -80,6 +80,22 @@ final class UploadBodiesTests: XCTestCase {
         XCTAssertEqual(json?["bytes"] as? Int, Int(plan.body.size))
     }
 
+    /// On a slow link a body waits in the kernel's send queue after libcurl wrote it: that time is send, not server
+    /// wait. The target caps the connection at 300 KB/s with a small receive buffer, so 600 KB need about 2 s.
+    func testUploadTimeOnASlowLinkIsSendNotServerWait() async throws {
+        let target = try SegmentPeer.start(rate: 300_000)
+        defer { target.stop() }
+        let tasks = try await run([TaskSpec(url: target.url("/upload/slow"), method: "PUT", body: .generated(size: 600_000))]) {
+            $0.expectContinue = false
+        }
+        let tx = try XCTUnwrap(tasks.first?.transactions.first)
+        XCTAssertEqual(tx.statusCode, 200, "\(String(describing: tx.error))")
+        let send = try XCTUnwrap(tx.phases.send)
+        let wait = try XCTUnwrap(tx.phases.wait)
+        XCTAssertGreaterThanOrEqual(send, 1_200_000, "600 KB at 300 KB/s is sent over ~2 s, not handed to the kernel at once")
+        XCTAssertLessThan(wait, send, "send \(send) µs, wait \(wait) µs")
+    }
+
     /// A file range goes up as exactly those bytes (nginx refuses a PUT with Content-Range, so the header is X-Segment).
     func testFileRangeUploadsOnlyItsSlice() async throws {
         let servers = try TestServers.get()

@@ -20,6 +20,7 @@ CURLcode wl_easy_setopt_data_cb(CURL *handle, CURLoption option, curl_write_call
 CURLcode wl_easy_setopt_debug_cb(CURL *handle, curl_debug_callback cb);
 CURLcode wl_easy_setopt_prereq_cb(CURL *handle, curl_prereq_callback cb);
 CURLcode wl_easy_setopt_seek_cb(CURL *handle, curl_seek_callback cb);
+CURLcode wl_easy_setopt_sockopt_cb(CURL *handle, curl_sockopt_callback cb);
 CURLcode wl_easy_setopt_xferinfo_cb(CURL *handle, curl_xferinfo_callback cb);
 
 CURLcode wl_easy_getinfo_long(CURL *handle, CURLINFO info, long *out);
@@ -27,6 +28,13 @@ CURLcode wl_easy_getinfo_off(CURL *handle, CURLINFO info, curl_off_t *out);
 CURLcode wl_easy_getinfo_double(CURL *handle, CURLINFO info, double *out);
 CURLcode wl_easy_getinfo_str(CURL *handle, CURLINFO info, const char **out);
 CURLcode wl_easy_getinfo_ptr(CURL *handle, CURLINFO info, void **out);
+CURLcode wl_easy_getinfo_socket(CURL *handle, CURLINFO info, curl_socket_t *out);
+
+/* Bytes in a TCP socket's send queue, written by the application but not yet acknowledged by the peer
+   (Linux SIOCOUTQ); -1 when the socket cannot tell. ioctl is variadic, so Swift calls it through here. */
+int wl_socket_unacknowledged_bytes(int fd);
+/* The local port a socket is bound to, or -1 (getsockname, IPv4 or IPv6). */
+int wl_socket_local_port(int fd);
 
 CURLMcode wl_multi_setopt_long(CURLM *multi, CURLMoption option, long value);
 
@@ -36,6 +44,7 @@ int wl_prereq_ok(void);
 size_t wl_readfunc_abort(void);
 /// The value of CURL_SEEKFUNC_OK / CURL_SEEKFUNC_FAIL / CURL_SEEKFUNC_CANTSEEK.
 int wl_seekfunc_ok(void);
+int wl_sockopt_ok(void);
 int wl_seekfunc_cantseek(void);
 /// CURL_HTTP_VERSION_* and CURLPIPE_* constants as plain longs.
 long wl_http_version_1_1(void);
