@@ -227,7 +227,16 @@ public final class Engine: @unchecked Sendable {
         }
         var waiting = 0
         var now: Int64?
-        for ctx in active.values where ctx.awaitsBodyAcknowledgement {
+        for ctx in active.values where ctx.bodyAcknowledged == nil {
+            if let response = ctx.responseStart {
+                // The response began between two looks: the body was acknowledged in between. Its first byte
+                // bounds the moment when the last look was recent; otherwise the last look is all that is known.
+                if let queued = ctx.bodyStillQueuedAt {
+                    ctx.bodyAcknowledged = response - queued <= Self.acknowledgementSlack ? response : queued
+                }
+                continue
+            }
+            guard ctx.awaitsBodyAcknowledgement else { continue }
             var uploaded: curl_off_t = 0
             guard wl_easy_getinfo_off(ctx.easy, CURLINFO_SIZE_UPLOAD_T, &uploaded) == CURLE_OK,
                   Int64(uploaded) >= ctx.body.size else {
@@ -249,6 +258,9 @@ public final class Engine: @unchecked Sendable {
                 now = stamp
                 ctx.bodyAcknowledged = stamp
             } else {
+                let stamp = now ?? MonotonicClock.now()
+                now = stamp
+                ctx.bodyStillQueuedAt = stamp
                 waiting += 1
             }
         }
@@ -273,6 +285,9 @@ public final class Engine: @unchecked Sendable {
     /// How often the send queues of uploads waiting for their acknowledgement are looked at: the resolution of
     /// their request end.
     static let acknowledgementPollMillis: Int32 = 2
+    /// The largest gap (ns) between the last look that saw the body still queued and the response's first byte for
+    /// which the response's first byte is taken as the acknowledgement (a few poll periods).
+    static let acknowledgementSlack: Int64 = 5_000_000
 
     private func pollTimeoutMillis() -> Int32 {
         if awaitingAcknowledgement > 0 { return Self.acknowledgementPollMillis }

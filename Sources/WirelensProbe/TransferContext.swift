@@ -49,6 +49,8 @@ final class TransferContext {
     /// When the peer had acknowledged the whole request body (the socket's send queue seen empty after the last
     /// body byte was handed to it), if the engine saw it before the response began.
     var bodyAcknowledged: Int64?
+    /// The last moment the engine saw the whole body written but part of it still unacknowledged.
+    var bodyStillQueuedAt: Int64?
 
     // Connection facts
     /// The socket of the connection, when this transfer opened it (libcurl's sockopt callback).

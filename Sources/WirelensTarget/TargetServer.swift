@@ -38,10 +38,11 @@ public final class TargetServer: Sendable {
         host.contains(":") ? "http://[\(host)]:\(port)" : "http://\(host):\(port)"
     }
 
-    /// The kernel receive buffer of a shaped target: about 100 ms of its rate, at least 16 KiB, at most 256 KiB (the
-    /// kernel doubles the value for its own bookkeeping).
+    /// The kernel receive buffer of a shaped target: about 20 ms of its rate, at least 8 KiB, at most 256 KiB (the
+    /// kernel doubles the value for its own bookkeeping). What it holds is acknowledged before the server reads it,
+    /// so it is kept small: on a real slow link those bytes would still be on their way.
     static func shapedReceiveBuffer(rate: Int64) -> Int {
-        Int(min(256 * 1024, max(16 * 1024, rate / 10)))
+        Int(min(256 * 1024, max(8 * 1024, rate / 50)))
     }
 
     /// Binds and starts serving; throws a TargetError when the data directory or the address cannot be used.
