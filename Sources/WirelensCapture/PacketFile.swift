@@ -5,6 +5,8 @@ import CPcap
 /// Nothing is kept between packets: memory does not grow with the file.
 public final class PacketFile {
     public let path: String
+    /// The BPF filter libpcap applies, if any.
+    public let filter: String?
     public let linkType: LinkType
     /// The file's snapshot length: packets longer than this were cut.
     public let snapshotLength: Int
@@ -13,6 +15,7 @@ public final class PacketFile {
     /// Opens `path`, optionally with a BPF filter applied by libpcap.
     public init(path: String, filter: String? = nil) throws(CaptureError) {
         self.path = path
+        self.filter = filter
         var errorBuffer = [CChar](repeating: 0, count: Int(PCAP_ERRBUF_SIZE) + 1)
         guard let handle = pcap_open_offline_with_tstamp_precision(path, UInt32(PCAP_TSTAMP_PRECISION_NANO),
                                                                    &errorBuffer) else {

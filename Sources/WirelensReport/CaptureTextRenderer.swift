@@ -6,7 +6,7 @@ import WirelensCore
 public struct CaptureTextRenderer: Sendable {
     /// Whether to colour the output with ANSI SGR sequences.
     public var color: Bool
-    /// Connections listed one by one at most; the JSON report has them all.
+    /// Connections listed one by one at most (the first ones of the capture); the JSON report has them all.
     public var connectionLimit: Int
 
     public init(color: Bool, connectionLimit: Int = 50) {
@@ -60,8 +60,10 @@ public struct CaptureTextRenderer: Sendable {
             for connection in report.connections.prefix(connectionLimit) {
                 lines += self.lines(for: connection, style: style)
             }
-            if report.connections.count > connectionLimit {
-                lines.append("  … \(report.connections.count - connectionLimit) more connections (see --format json)")
+            // A streamed analysis hands over only the first connections: the summary counts them all.
+            let unlisted = max(report.connections.count, s.connections) - min(report.connections.count, connectionLimit)
+            if unlisted > 0 {
+                lines.append("  … \(unlisted) more connections (see --format json)")
             }
         }
         if !report.caveats.isEmpty {

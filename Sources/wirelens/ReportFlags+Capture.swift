@@ -12,13 +12,55 @@ extension ReportFlags {
         let produce = { (emit: ([UInt8]) throws -> Void) throws in
             switch format {
             // HAR is refused before the analysis runs (it describes HTTP transactions, not a capture).
-            case .json, .har: try CaptureJSONRenderer.render(report, emit: emit)
+            case .json, .har: try emit(CaptureJSONRenderer.render(report))
             case .text: try emit(Array(CaptureTextRenderer(color: color).render(report).utf8))
             }
         }
         if let failure = write(produce) { return failure }
         if !quiet, let reportPath {
             Console.error("\(report.summary.connections) connections, \(report.summary.exchanges) exchanges; "
+                + "report written to \(reportPath)")
+        }
+        return ExitStatus.success.rawValue
+    }
+
+    /// Analyses and writes a capture report at the same time: `analyze` reads the capture, handing each
+    /// connection to the closure it is given, and returns the report's totals. JSON gets every connection as it
+    /// finishes; text lists the first `CaptureTextRenderer.connectionLimit` connections of the capture.
+    func deliver(streaming head: CaptureReport,
+                 analyze: (_ onConnection: (TCPConnection) -> Void) throws -> CaptureReport) -> Int32 {
+        // `write` takes an escaping producer; this one runs within the call.
+        withoutActuallyEscaping(analyze) { analyze in deliver(streaming: head, escapingAnalyze: analyze) }
+    }
+
+    private func deliver(streaming head: CaptureReport,
+                         escapingAnalyze analyze: @escaping ((TCPConnection) -> Void) throws -> CaptureReport) -> Int32 {
+        let color = reportPath == nil && Console.colorsStdout(noColor: noColor)
+        var final: CaptureReport?
+        let produce = { (emit: ([UInt8]) throws -> Void) throws in
+            switch format {
+            case .json, .har:
+                var failure: Error?
+                var stream = try CaptureJSONRenderer.Stream(head: head)
+                let report = try analyze { connection in
+                    guard failure == nil else { return }
+                    do { try stream.add(connection, emit: emit) } catch { failure = error }
+                }
+                if let failure { throw failure }
+                try stream.finish(report, emit: emit)
+                final = report
+            case .text:
+                let renderer = CaptureTextRenderer(color: color)
+                var listed: [TCPConnection] = []
+                var report = try analyze { if $0.index < renderer.connectionLimit { listed.append($0) } }
+                report.connections = listed.sorted { $0.index < $1.index }
+                try emit(Array(renderer.render(report).utf8))
+                final = report
+            }
+        }
+        if let failure = write(produce) { return failure }
+        if !quiet, let reportPath, let final {
+            Console.error("\(final.summary.connections) connections, \(final.summary.exchanges) exchanges; "
                 + "report written to \(reportPath)")
         }
         return ExitStatus.success.rawValue
