@@ -26,7 +26,8 @@ extension ReportFlags {
 
     /// Analyses and writes a capture report at the same time: `analyze` reads the capture, handing each
     /// connection to the closure it is given, and returns the report's totals. JSON gets every connection as it
-    /// finishes; text lists the first `CaptureTextRenderer.connectionLimit` connections of the capture.
+    /// finishes; text lists the first `CaptureTextRenderer.connectionLimit` connections of the capture (each with
+    /// at most `exchangeLimit` exchanges).
     func deliver(streaming head: CaptureReport,
                  analyze: (_ onConnection: (TCPConnection) -> Void) throws -> CaptureReport) -> Int32 {
         // `write` takes an escaping producer; this one runs within the call.
@@ -51,10 +52,15 @@ extension ReportFlags {
                 final = report
             case .text:
                 let renderer = CaptureTextRenderer(color: color)
-                var listed: [TCPConnection] = []
-                var report = try analyze { if $0.index < renderer.connectionLimit { listed.append($0) } }
-                report.connections = listed.sorted { $0.index < $1.index }
-                try emit(Array(renderer.render(report).utf8))
+                // Only the lines of the first connections are kept, not the connections with all their exchanges.
+                var listed: [(index: Int, lines: [String])] = []
+                let report = try analyze { connection in
+                    if connection.index < renderer.connectionLimit {
+                        listed.append((connection.index, renderer.connectionLines(connection)))
+                    }
+                }
+                let lines = listed.sorted { $0.index < $1.index }.map(\.lines)
+                try emit(Array(renderer.render(report, listed: lines).utf8))
                 final = report
             }
         }
