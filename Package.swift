@@ -107,7 +107,7 @@ let package = Package(
             name: "WirelensCheckTests",
             dependencies: ["WirelensCore", "WirelensCheck", "WirelensStore", "WirelensTarget", "WirelensTestSupport"]
         ),
-        .testTarget(name: "WirelensCaptureTests", dependencies: ["WirelensCore", "WirelensCapture", "WirelensTestSupport"]),
+        .testTarget(name: "WirelensCaptureTests", dependencies: ["WirelensCore", "WirelensCapture", "WirelensReport", "WirelensTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

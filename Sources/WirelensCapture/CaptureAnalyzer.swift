@@ -8,23 +8,59 @@ public enum CaptureAnalyzer {
         public var readError: CaptureError?
     }
 
-    /// Analyses the file at `path`.
+    /// Analyses the file at `path`, keeping every connection in the report (in order of their first packets).
     ///
     /// - Throws: a `CaptureError` when the file cannot be opened, has an unsupported link type, or the filter is bad.
     public static func analyze(path: String, filter: String? = nil) throws(CaptureError) -> Outcome {
-        let file = try PacketFile(path: path, filter: filter)
-        var report = CaptureReport(file: path, filter: filter, linkType: file.linkType,
-                                   snapshotLength: file.snapshotLength)
+        var all: [TCPConnection] = []
+        var outcome = try analyze(path: path, filter: filter) { all.append($0) }
+        all.sort { $0.index < $1.index }
+        outcome.report.connections = all
+        return outcome
+    }
+
+    /// Analyses the file at `path`, handing each connection to `onConnection` as it finishes (its last packet
+    /// long past, or replaced by a new connection on its 4-tuple; the rest at the end of the file) instead of
+    /// keeping it: memory follows the connections open at a time, not the file's size. The report's
+    /// `connections` stay empty; its summary covers them all.
+    ///
+    /// - Throws: a `CaptureError` when the file cannot be opened, has an unsupported link type, or the filter is bad.
+    public static func analyze(path: String, filter: String? = nil,
+                               onConnection: (TCPConnection) -> Void) throws(CaptureError) -> Outcome {
+        analyze(try PacketFile(path: path, filter: filter), onConnection: onConnection)
+    }
+
+    /// The report of `file` before any packet: its name, filter, link type and snapshot length.
+    public static func head(of file: PacketFile) -> CaptureReport {
+        CaptureReport(file: file.path, filter: file.filter, linkType: file.linkType, snapshotLength: file.snapshotLength)
+    }
+
+    /// Reads the opened `file` to its end (or to the damage that stops it), handing over connections as above.
+    public static func analyze(_ file: PacketFile, onConnection: (TCPConnection) -> Void) -> Outcome {
+        var report = head(of: file)
         var analysis = Analysis(linkType: file.linkType)
         var readError: CaptureError?
         do {
-            try file.forEachPacket { analysis.add($0) }
+            try file.forEachPacket { packet in
+                analysis.add(packet)
+                analysis.takeFinished(onConnection)
+            }
         } catch {
             readError = error
             report.readError = error.description
         }
-        analysis.complete(into: &report)
+        analysis.complete(into: &report, onConnection: onConnection)
         return Outcome(report: report, readError: readError)
+    }
+
+    /// What an analysis holds in memory now: the measure of whether it grows with the capture.
+    public struct Retained: Sendable, Equatable {
+        /// Connections in the table or finished and not yet handed over.
+        public var connections: Int
+        /// Their HTTP exchanges.
+        public var exchanges: Int
+        /// Concurrency events not yet folded into the summary's peaks.
+        public var concurrencyEvents: Int
     }
 
     /// The running state of one pass over packets; usable on packets from any source (file or live).
@@ -37,6 +73,13 @@ public enum CaptureAnalyzer {
 
         public init(linkType: LinkType) {
             self.linkType = linkType
+        }
+
+        /// What the analysis holds now.
+        public var retained: Retained {
+            Retained(connections: tracker.openCount + tracker.finished.count,
+                     exchanges: tracker.openExchanges + tracker.finished.reduce(0) { $0 + $1.exchanges.count },
+                     concurrencyEvents: tracker.summary.heldEvents)
         }
 
         /// Accounts for one captured packet.
@@ -58,16 +101,30 @@ public enum CaptureAnalyzer {
             }
         }
 
-        /// Finishes every connection and fills the report's connections, summary and caveats.
+        /// Hands over (and forgets) the connections finished since the last call. Without calls, they are kept
+        /// until `complete`.
+        public mutating func takeFinished(_ body: (TCPConnection) -> Void) {
+            tracker.takeFinished(body)
+        }
+
+        /// Finishes every connection and fills the report's connections (those not yet taken, in order of their
+        /// first packets), summary and caveats.
         public mutating func complete(into report: inout CaptureReport) {
-            var connections = tracker.finishAll()
-            connections.sort { ($0.firstPacketAt, $0.client, $0.server) < ($1.firstPacketAt, $1.client, $1.server) }
-            for i in connections.indices { connections[i].index = i }
+            var connections: [TCPConnection] = []
+            complete(into: &report) { connections.append($0) }
+            connections.sort { $0.index < $1.index }
             report.connections = connections
+        }
+
+        /// Finishes every connection, hands those not yet taken to `onConnection` (in order of their first
+        /// packets), and fills the report's summary and caveats.
+        public mutating func complete(into report: inout CaptureReport, onConnection: (TCPConnection) -> Void) {
+            tracker.finishAll()
+            tracker.takeFinished(onConnection)
             report.packets = counts
             report.firstPacketAt = first
             report.lastPacketAt = last
-            report.summary = CaptureSummary(of: connections)
+            report.summary = tracker.summary.summary
             report.caveats = Self.caveats(report)
         }
 

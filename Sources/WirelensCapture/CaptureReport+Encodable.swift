@@ -4,8 +4,8 @@ import WirelensCore
 /// microseconds, durations in milliseconds (`…Ms`), bytes as integers, unknown values as null.
 extension CaptureReport: Encodable {
     private enum Keys: String, CodingKey {
-        case schema, tool, file, filter, linkType, snapshotLength, firstPacketAt, lastPacketAt, packets, readError,
-             caveats, summary, verification, connections
+        case schema, tool, file, filter, linkType, snapshotLength, connections, firstPacketAt, lastPacketAt, packets,
+             readError, caveats, summary, verification
     }
 
     private enum ToolKeys: String, CodingKey { case name, version }
@@ -20,6 +20,8 @@ extension CaptureReport: Encodable {
         try c.encode(filter, forKey: .filter)
         try c.encode(linkType.rawValue, forKey: .linkType)
         try c.encode(snapshotLength, forKey: .snapshotLength)
+        // Before the totals, so that a document can be written as the capture is read (CaptureJSONRenderer).
+        try c.encode(connections, forKey: .connections)
         try c.encode(firstPacketAt.map(WallClock.iso8601(micros:)), forKey: .firstPacketAt)
         try c.encode(lastPacketAt.map(WallClock.iso8601(micros:)), forKey: .lastPacketAt)
         try c.encode(packets, forKey: .packets)
@@ -27,7 +29,6 @@ extension CaptureReport: Encodable {
         try c.encode(caveats, forKey: .caveats)
         try c.encode(summary, forKey: .summary)
         try c.encode(verification, forKey: .verification)
-        try c.encode(connections, forKey: .connections)
     }
 }
 

@@ -10,12 +10,17 @@ final class ConnectionState {
     /// retransmission (Wireshark uses the same idea with its own window).
     static let reorderWindow: Int64 = 3_000
 
-    /// Starts a connection at its first captured segment; `clientSide` says who opened it.
-    init(first segment: TCPSegment, time: Int64, clientIsSource: Bool) {
+    /// Starts connection number `index` (in order of first packets) at its first captured segment;
+    /// `clientIsSource` says who opened it.
+    init(index: Int, first segment: TCPSegment, time: Int64, clientIsSource: Bool) {
         let client = clientIsSource ? segment.source : segment.destination
         let server = clientIsSource ? segment.destination : segment.source
         record = TCPConnection(client: client, server: server, firstPacketAt: time)
+        record.index = index
     }
+
+    /// Exchanges read (or inferred) so far.
+    var exchangeCount: Int { http.allExchanges.count }
 
     /// True once both sides sent a FIN, or one sent a reset.
     var isClosed: Bool { reset || (client.finSent && server.finSent) }

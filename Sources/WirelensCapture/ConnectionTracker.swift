@@ -1,66 +1,157 @@
 /// The table of connections in progress, keyed by 4-tuple; a new SYN on a 4-tuple starts a new connection.
 ///
-/// Memory follows the open connections: closed ones leave the table (and their buffers) once quiet for
-/// `closedLinger`, and only their finished records are kept.
+/// Memory follows the open connections: a closed one is finished once quiet for `closedQuiet` (its record
+/// waits in `finished` until the caller takes it, and joins the summary), leaving only a small tombstone
+/// in its place for `closedLinger`, so that a late ACK or FIN (TIME_WAIT) is not taken for a new connection.
 struct ConnectionTracker {
-    private var open: [FlowKey: ConnectionState] = [:]
-    private(set) var finished: [TCPConnection] = []
-    private var packetsSinceSweep = 0
+    /// What is left of a finished connection while its 4-tuple may still see late packets.
+    struct Tombstone {
+        var client: Endpoint
+        var clientISN: UInt32?
+        var lastPacketAt: Int64
+    }
 
-    /// A closed connection leaves the table after this long without packets (µs): longer than Linux's
-    /// 60 s TIME_WAIT, so a late ACK or FIN still finds it.
+    private var open: [FlowKey: ConnectionState] = [:]
+    private var tombstones: [FlowKey: Tombstone] = [:]
+    /// Tombstones in the order they were laid (with that time), for expiry.
+    private var tombstoneOrder: [(key: FlowKey, laidAt: Int64)] = []
+    private var tombstoneOrderStart = 0
+    /// Finished connections not yet handed over (`takeFinished`).
+    private(set) var finished: [TCPConnection] = []
+    /// The totals of every connection finished so far.
+    private(set) var summary = CaptureSummary.Accumulator()
+    private var nextIndex = 0
+    private var packetsSinceSweep = 0
+    private var lastSweepAt: Int64 = .min
+
+    /// A closed connection (both FINs, or a reset) is finished after this long without packets (µs)...
+    static let closedQuiet: Int64 = 1_000_000
+    /// ...and its tombstone absorbs late packets for this long: longer than Linux's 60 s TIME_WAIT.
     static let closedLinger: Int64 = 120_000_000
+    /// The table is swept every this many packets, or this much capture time (µs), whichever comes first.
     static let sweepEvery = 16_384
+    static let sweepInterval: Int64 = 10_000_000
+    /// How far (µs) capture timestamps may go backwards and still be counted exactly in the concurrency peaks.
+    static let clockSlack: Int64 = 1_000_000
 
     /// The number of connections in the table now.
     var openCount: Int { open.count }
+
+    /// Exchanges held by the connections in the table.
+    var openExchanges: Int { open.values.reduce(0) { $0 + $1.exchangeCount } }
 
     /// Accounts for one segment captured at `time` (µs since the epoch).
     mutating func handle(_ segment: TCPSegment, time: Int64) {
         let key = FlowKey(segment.source, segment.destination)
         if let state = open[key] {
             if state.isNewConnection(segment) {
-                finished.append(state.finish())
-                open[key] = Self.start(segment, time: time)
+                finish(state)
+                open[key] = start(segment, time: time)
             } else {
                 state.handle(segment, time: time)
             }
+        } else if let tombstone = tombstones[key], Self.isLate(segment, after: tombstone, time: time) {
+            tombstones[key]?.lastPacketAt = time
         } else {
-            open[key] = Self.start(segment, time: time)
+            tombstones[key] = nil
+            open[key] = start(segment, time: time)
         }
         packetsSinceSweep += 1
-        if packetsSinceSweep >= Self.sweepEvery {
-            packetsSinceSweep = 0
+        if lastSweepAt == .min { lastSweepAt = time }
+        if packetsSinceSweep >= Self.sweepEvery || time - lastSweepAt >= Self.sweepInterval {
             sweep(now: time)
         }
     }
 
-    /// Ends tracking: every connection still in the table is finished as the capture left it.
-    mutating func finishAll() -> [TCPConnection] {
-        for state in open.values { finished.append(state.finish()) }
-        open = [:]
-        return finished
+    /// True when `segment` is a straggler of the finished connection `tombstone` stands for, not a new one.
+    private static func isLate(_ segment: TCPSegment, after tombstone: Tombstone, time: Int64) -> Bool {
+        guard time - tombstone.lastPacketAt <= closedLinger else { return false }
+        guard segment.flags.contains(.syn), !segment.flags.contains(.ack) else { return true }
+        return segment.source == tombstone.client && segment.sequence == tombstone.clientISN
     }
 
-    /// Finishes closed connections that have been quiet for `closedLinger`, freeing their table entries.
+    /// Hands over the connections finished since the last call, in the order they finished.
+    mutating func takeFinished(_ body: (TCPConnection) -> Void) {
+        guard !finished.isEmpty else { return }
+        for connection in finished { body(connection) }
+        finished.removeAll(keepingCapacity: true)
+    }
+
+    /// Ends tracking: every connection still in the table is finished as the capture left it (in the order
+    /// they began).
+    mutating func finishAll() {
+        for state in open.values.sorted(by: { $0.record.index < $1.record.index }) { finish(state) }
+        open = [:]
+        tombstones = [:]
+        tombstoneOrder = []
+        tombstoneOrderStart = 0
+    }
+
+    /// A connection's record leaves the table: into the summary and the hand-over queue.
+    private mutating func finish(_ state: ConnectionState) {
+        let connection = state.finish()
+        summary.add(connection)
+        finished.append(connection)
+    }
+
+    /// Finishes closed connections that have been quiet for `closedQuiet` (a tombstone takes their place),
+    /// expires old tombstones, and folds the concurrency events no connection can still precede.
     private mutating func sweep(now: Int64) {
-        let done = open.filter { $0.value.isClosed && now - $0.value.record.lastPacketAt > Self.closedLinger }
-        for (key, state) in done {
-            finished.append(state.finish())
+        packetsSinceSweep = 0
+        lastSweepAt = now
+        var done: [(key: FlowKey, state: ConnectionState)] = []
+        var watermark = now
+        for (key, state) in open {
+            if state.isClosed && now - state.record.lastPacketAt > Self.closedQuiet {
+                done.append((key, state))
+            } else {
+                // An open connection stops being in use at its first FIN or RST, or its last packet: not before
+                // what it has now.
+                watermark = min(watermark, state.record.closeStartedAt ?? state.record.lastPacketAt)
+            }
+        }
+        for (key, state) in done.sorted(by: { $0.state.record.index < $1.state.record.index }) {
+            finish(state)
             open[key] = nil
+            tombstones[key] = Tombstone(client: state.record.client, clientISN: state.record.clientISN,
+                                        lastPacketAt: state.record.lastPacketAt)
+            tombstoneOrder.append((key, now))
+        }
+        expireTombstones(now: now)
+        summary.fold(before: watermark - Self.clockSlack)
+    }
+
+    /// Drops the tombstones quiet for `closedLinger`, oldest first (one that saw late packets is kept on).
+    private mutating func expireTombstones(now: Int64) {
+        while tombstoneOrderStart < tombstoneOrder.count {
+            let (key, laidAt) = tombstoneOrder[tombstoneOrderStart]
+            guard now - laidAt > Self.closedLinger else { break }  // the rest were laid later
+            tombstoneOrderStart += 1
+            guard let tombstone = tombstones[key] else { continue }  // replaced by a new connection
+            if now - tombstone.lastPacketAt > Self.closedLinger {
+                tombstones[key] = nil
+            } else {
+                tombstoneOrder.append((key, tombstone.lastPacketAt))  // late packets came: look again later
+            }
+        }
+        if tombstoneOrderStart > 4096 && tombstoneOrderStart * 2 > tombstoneOrder.count {
+            tombstoneOrder.removeFirst(tombstoneOrderStart)
+            tombstoneOrderStart = 0
         }
     }
 
     /// A connection starting at `segment`: a SYN's sender is the client, a SYN/ACK's the server; without a
     /// handshake, the side with the lower port is taken as the server.
-    private static func start(_ segment: TCPSegment, time: Int64) -> ConnectionState {
+    private mutating func start(_ segment: TCPSegment, time: Int64) -> ConnectionState {
         let clientIsSource: Bool
         if segment.flags.contains(.syn) {
             clientIsSource = !segment.flags.contains(.ack)
         } else {
             clientIsSource = segment.destination.port <= segment.source.port
         }
-        let state = ConnectionState(first: segment, time: time, clientIsSource: clientIsSource)
+        let state = ConnectionState(index: nextIndex, first: segment, time: time, clientIsSource: clientIsSource)
+        nextIndex += 1
+        summary.opened(state.record)
         state.handle(segment, time: time)
         return state
     }

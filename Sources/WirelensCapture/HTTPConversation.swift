@@ -23,7 +23,7 @@ struct HTTPConversation {
     private(set) var notes: [String] = []
     private var scratch: [HTTPMessageParser.Event] = []
     /// Query parameter names already found harmless on this connection.
-    private var harmlessNames = Set<String>()
+    private var harmlessNames = HarmlessNames()
     /// The record-layer reading when the connection carries TLS.
     private(set) var tls: TLSConversation?
 
@@ -104,25 +104,57 @@ struct HTTPConversation {
     /// The target with secret-looking query values masked. Most targets have no query, or only harmless
     /// parameter names: those skip the Redactor's (Foundation-based) rewriting, which costs more than parsing.
     static func redacted(_ target: String) -> String {
-        var names = Set<String>()
+        var names = HarmlessNames()
         return redacted(target, harmless: &names)
     }
 
-    /// The same, remembering names found harmless (a connection's requests repeat their parameter names).
-    static func redacted(_ target: String, harmless: inout Set<String>) -> String {
-        let bytes = target.utf8
-        guard let mark = bytes.firstIndex(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) else {
-            return bytes.contains(UInt8(ascii: "@")) ? Redactor.url(target) : target
+    /// Query parameter names a connection's requests were found to use harmlessly (its requests repeat them).
+    struct HarmlessNames {
+        var names = Set<String>()
+        /// The names of the last harmless query, in order, joined by `&`: the next request usually repeats them.
+        var lastQueryNames: [UInt8] = []
+        var scratch: [UInt8] = []
+    }
+
+    /// The same, remembering names found harmless.
+    static func redacted(_ target: String, harmless: inout HarmlessNames) -> String {
+        var text = target
+        let masked = text.withUTF8 { bytes -> Bool in
+            let ampersand = UInt8(ascii: "&"), hash = UInt8(ascii: "#"), equals = UInt8(ascii: "=")
+            guard let mark = bytes.firstIndex(where: { $0 == UInt8(ascii: "?") || $0 == hash }) else {
+                return bytes.contains(UInt8(ascii: "@"))
+            }
+            let rest = UnsafeBufferPointer(rebasing: bytes[(mark + 1)...])
+            if rest.contains(UInt8(ascii: "%")) || bytes.contains(UInt8(ascii: "@")) { return true }
+            // The parameter names, in order: when they are the last harmless query's, nothing to look up.
+            var names = harmless.scratch
+            names.removeAll(keepingCapacity: true)
+            var i = 0
+            var inName = true
+            while i < rest.count {
+                let b = rest[i]
+                if b == ampersand || b == hash {
+                    names.append(ampersand)
+                    inName = true
+                } else if b == equals {
+                    inName = false
+                } else if inName {
+                    names.append(b)
+                }
+                i += 1
+            }
+            defer { harmless.scratch = names }
+            if names == harmless.lastQueryNames { return false }
+            for part in names.split(separator: ampersand, omittingEmptySubsequences: false) {
+                let name = String(decoding: part, as: UTF8.self)
+                if harmless.names.contains(name) { continue }
+                if Redactor.isSensitive(name: name) { return true }
+                if harmless.names.count < 256 { harmless.names.insert(name) }
+            }
+            swap(&harmless.lastQueryNames, &names)
+            return false
         }
-        let rest = bytes[bytes.index(after: mark)...]
-        if rest.contains(UInt8(ascii: "%")) || bytes.contains(UInt8(ascii: "@")) { return Redactor.url(target) }
-        for part in rest.split(whereSeparator: { $0 == UInt8(ascii: "&") || $0 == UInt8(ascii: "#") }) {
-            let name = String(decoding: part.prefix { $0 != UInt8(ascii: "=") }, as: UTF8.self)
-            if harmless.contains(name) { continue }
-            if Redactor.isSensitive(name: name) { return Redactor.url(target) }
-            if harmless.count < 256 { harmless.insert(name) }
-        }
-        return target
+        return masked ? Redactor.url(target) : target
     }
 
     /// The reusable event buffer, emptied.

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// An incremental HTTP/1.x message parser for one direction of a connection, fed in-order bytes.
 ///
 /// It keeps only the line being read (start line, a header, a chunk size); body bytes are counted, never kept.
@@ -87,19 +91,30 @@ struct HTTPMessageParser {
                 headerBytes = 0
                 bodyBytes = 0
             case .startLine, .headers, .chunkSize, .chunkDataEnd, .trailers:
-                var end = i
-                while end < count && bytes[end] != 10 { end += 1 }
+                let end = Self.newline(in: bytes, from: i)
                 if state == .startLine || state == .headers { headerBytes += min(end + 1, count) - i }
                 guard line.count + (end - i) <= Self.maxLine else {
                     lose("a line longer than \(Self.maxLine) bytes", &events)
                     return
                 }
-                line.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[i..<end]))
-                if end == count { return }
+                if end == count {
+                    // The line goes on in the next bytes: keep its start.
+                    line.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[i..<end]))
+                    return
+                }
+                if line.isEmpty {
+                    // The whole line is here (the common case): read it in place.
+                    processLine(Self.trimmingCR(UnsafeRawBufferPointer(rebasing: bytes[i..<end])), time: time,
+                                events: &events)
+                } else {
+                    line.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[i..<end]))
+                    var whole: [UInt8] = []
+                    swap(&whole, &line)
+                    whole.withUnsafeBytes { processLine(Self.trimmingCR($0), time: time, events: &events) }
+                    swap(&whole, &line)
+                    line.removeAll(keepingCapacity: true)
+                }
                 i = end + 1
-                if line.last == 13 { line.removeLast() }
-                processLine(time: time, events: &events)
-                line.removeAll(keepingCapacity: true)
             case .body(let remaining):
                 let n = min(Int64(count - i), remaining)
                 i += Int(n)
@@ -158,10 +173,24 @@ struct HTTPMessageParser {
         state = .idle
     }
 
-    private mutating func processLine(time: Int64, events: inout [Event]) {
+    /// The index of the first LF in `bytes` at or after `start`, or `bytes.count`.
+    private static func newline(in bytes: UnsafeRawBufferPointer, from start: Int) -> Int {
+        guard start < bytes.count, let base = bytes.baseAddress else { return bytes.count }
+        guard let found = memchr(base + start, 10, bytes.count - start) else { return bytes.count }
+        return UnsafeRawPointer(found) - base
+    }
+
+    /// The line without its trailing CR.
+    private static func trimmingCR(_ line: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+        guard let last = line.last, last == 13 else { return line }
+        return UnsafeRawBufferPointer(rebasing: line[..<(line.count - 1)])
+    }
+
+    /// Handles one complete line (without its line end).
+    private mutating func processLine(_ line: UnsafeRawBufferPointer, time: Int64, events: inout [Event]) {
         switch state {
         case .startLine:
-            let ok = role == .request ? parseRequestLine() : parseStatusLine()
+            let ok = role == .request ? parseRequestLine(line) : parseStatusLine(line)
             guard ok else {
                 let shown = String(decoding: line.prefix(40), as: UTF8.self).filter { $0.isASCII && !$0.isNewline }
                 lose("not an HTTP/1.x \(role == .request ? "request" : "status") line: '\(shown)'", &events)
@@ -177,7 +206,7 @@ struct HTTPMessageParser {
             if line.isEmpty {
                 headersDone(time: time, events: &events)
             } else {
-                parseHeader()
+                parseHeader(line)
             }
         case .chunkSize:
             var size: Int64 = 0
@@ -254,38 +283,63 @@ struct HTTPMessageParser {
     }
 
     /// `METHOD SP target SP HTTP/x.y`.
-    private mutating func parseRequestLine() -> Bool {
-        let parts = line.split(separator: 32, maxSplits: 2, omittingEmptySubsequences: false)
-        guard parts.count == 3, !parts[0].isEmpty, parts[0].count <= 32,
-              parts[0].allSatisfy({ ($0 >= 65 && $0 <= 90) || $0 == 45 || $0 == 95 }),
-              !parts[1].isEmpty, Self.isVersion(parts[2]) else { return false }
-        head.method = String(decoding: parts[0], as: UTF8.self)
-        head.target = String(decoding: parts[1].prefix(2048), as: UTF8.self)
-        head.version = String(decoding: parts[2], as: UTF8.self)
+    private mutating func parseRequestLine(_ line: UnsafeRawBufferPointer) -> Bool {
+        guard let first = line.firstIndex(of: 32) else { return false }
+        guard let second = line[(first + 1)...].firstIndex(of: 32) else { return false }
+        let method = UnsafeRawBufferPointer(rebasing: line[..<first])
+        let target = UnsafeRawBufferPointer(rebasing: line[(first + 1)..<second])
+        let version = UnsafeRawBufferPointer(rebasing: line[(second + 1)...])
+        guard !method.isEmpty, method.count <= 32,
+              method.allSatisfy({ ($0 >= 65 && $0 <= 90) || $0 == 45 || $0 == 95 }),
+              !target.isEmpty, Self.isVersion(version) else { return false }
+        head.method = Self.methodName(method)
+        head.target = String(decoding: target.prefix(2048), as: UTF8.self)
+        head.version = Self.versionName(version)
         return true
     }
 
     /// `HTTP/x.y SP ddd [SP reason]`.
-    private mutating func parseStatusLine() -> Bool {
-        let parts = line.split(separator: 32, maxSplits: 2, omittingEmptySubsequences: false)
-        guard parts.count >= 2, Self.isVersion(parts[0]), parts[1].count == 3,
-              parts[1].allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return false }
-        head.version = String(decoding: parts[0], as: UTF8.self)
-        head.status = parts[1].reduce(0) { $0 * 10 + Int($1 - 48) }
+    private mutating func parseStatusLine(_ line: UnsafeRawBufferPointer) -> Bool {
+        guard line.count >= 12, line[8] == 32, line.count == 12 || line[12] == 32 else { return false }
+        let version = UnsafeRawBufferPointer(rebasing: line[..<8])
+        let code = UnsafeRawBufferPointer(rebasing: line[9..<12])
+        guard Self.isVersion(version), code.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return false }
+        head.version = Self.versionName(version)
+        head.status = code.reduce(0) { $0 * 10 + Int($1 - 48) }
         return true
     }
 
-    private static func isVersion(_ text: ArraySlice<UInt8>) -> Bool {
-        text.count == 8 && text.starts(with: "HTTP/".utf8) && text[text.startIndex + 6] == 46
+    /// `HTTP/x.y`.
+    private static func isVersion(_ text: UnsafeRawBufferPointer) -> Bool {
+        text.count == 8 && text[0] == 72 && text[1] == 84 && text[2] == 84 && text[3] == 80 && text[4] == 47
+            && text[6] == 46
+    }
+
+    /// The version (already checked by `isVersion`) as text, without building a string for the common ones.
+    private static func versionName(_ text: UnsafeRawBufferPointer) -> String {
+        if text[5] == 49 && text[7] == 49 { return "HTTP/1.1" }
+        if text[5] == 49 && text[7] == 48 { return "HTTP/1.0" }
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// The method as text, without building a string for the common ones.
+    private static func methodName(_ text: UnsafeRawBufferPointer) -> String {
+        if text.count == 3 && text[0] == 71 && text[1] == 69 && text[2] == 84 { return "GET" }
+        if text.count == 4 && text[0] == 80 && text[1] == 79 && text[2] == 83 && text[3] == 84 { return "POST" }
+        return String(decoding: text, as: UTF8.self)
     }
 
     /// Reads the framing headers: Content-Length, Transfer-Encoding, Upgrade.
-    private mutating func parseHeader() {
+    private mutating func parseHeader(_ line: UnsafeRawBufferPointer) {
         guard let colon = line.firstIndex(of: 58) else { return }
-        let name = line[..<colon]
-        var value = line[(colon + 1)...]
-        while let f = value.first, f == 32 || f == 9 { value.removeFirst() }
-        while let l = value.last, l == 32 || l == 9 { value.removeLast() }
+        // Only three names matter; their lengths tell most other headers apart without comparing.
+        guard colon == 14 || colon == 17 || colon == 7 else { return }
+        let name = UnsafeRawBufferPointer(rebasing: line[..<colon])
+        var start = colon + 1
+        var end = line.count
+        while start < end, line[start] == 32 || line[start] == 9 { start += 1 }
+        while end > start, line[end - 1] == 32 || line[end - 1] == 9 { end -= 1 }
+        let value = UnsafeRawBufferPointer(rebasing: line[start..<end])
         if Self.equalsLowercased(name, "content-length") {
             var length: Int64 = 0
             var valid = !value.isEmpty
@@ -310,7 +364,7 @@ struct HTTPMessageParser {
         }
     }
 
-    private static func equalsLowercased(_ bytes: ArraySlice<UInt8>, _ name: StaticString) -> Bool {
+    private static func equalsLowercased(_ bytes: UnsafeRawBufferPointer, _ name: StaticString) -> Bool {
         guard bytes.count == name.utf8CodeUnitCount else { return false }
         return name.withUTF8Buffer { expected in
             zip(bytes, expected).allSatisfy { ($0 | 0x20) == $1 || ($0 == $1) }

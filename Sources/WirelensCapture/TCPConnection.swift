@@ -26,7 +26,8 @@ public struct TCPConnection: Sendable, Equatable {
         public var duration: Int64
     }
 
-    /// Position in the report (connections in order of their first packet), from 0.
+    /// The connection's number in order of first packets in the file, from 0 (the report lists connections
+    /// in this order when it holds them all; a streamed JSON report lists them as they finish).
     public var index = 0
     /// The side that sent the SYN (without a handshake in the capture: the side with the higher port).
     public var client: Endpoint

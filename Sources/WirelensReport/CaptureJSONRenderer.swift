@@ -1,45 +1,72 @@
 import WirelensCapture
+import WirelensCore
 
-/// Writes a capture analysis as its `wirelens.capture/1` JSON document (docs/capture-schema.md).
+/// Writes a capture analysis as its `wirelens.capture/1` JSON document (docs/capture-schema.md): compact,
+/// keys in the documented order, `/` not escaped, one trailing newline.
+///
+/// The connections come right after the file's description and before the totals, so that a document can
+/// be written while the capture is read: each connection as it finishes, the summary at the end.
 public enum CaptureJSONRenderer {
-    /// Reports of more connections than this are written compact, like probe reports of many tasks.
-    public static let prettyLimit = 1000
-
-    /// The document's bytes: keys in the documented order, indented with two spaces up to `prettyLimit`
-    /// connections, `/` not escaped, one trailing newline.
+    /// The whole document of a report that holds its connections.
     public static func render(_ report: CaptureReport) throws -> [UInt8] {
         var whole: [UInt8] = []
-        try render(report) { whole.append(contentsOf: $0) }
+        let emit = { (bytes: [UInt8]) in whole.append(contentsOf: bytes) }
+        var stream = try Stream(head: report)
+        for connection in report.connections { try stream.add(connection, emit: emit) }
+        try stream.finish(report, emit: emit)
         return whole
     }
 
-    /// The same document handed to `emit` piece by piece: everything before the connections, then one
-    /// connection at a time, so that a capture of 100 000 exchanges never holds its whole document.
-    public static func render(_ report: CaptureReport, emit: ([UInt8]) throws -> Void) throws {
-        let pretty = report.connections.count <= prettyLimit
-        let encoder = StreamingJSONEncoder(prettyPrinted: pretty)
-        var head = report
-        head.connections = []
-        var bytes = try encoder.encode(head)
-        // The head ends with `"connections": []` and the closing brace: open the array instead.
-        let tail: [UInt8] = Array((pretty ? "[]\n}" : "[]}").utf8)
-        guard !report.connections.isEmpty, bytes.count >= tail.count,
-              Array(bytes.suffix(tail.count)) == tail else {
-            try emit(bytes + [10])
-            return
+    /// A document written piece by piece: the head, then connections one at a time, then the totals; the bytes
+    /// go to `emit` in chunks of about `chunk`.
+    public struct Stream {
+        private var buffer: [UInt8] = []
+        private var count = 0
+        private var writer = CaptureConnectionJSONWriter()
+        /// Bytes gathered before they are handed to `emit`.
+        static let chunk = 1 << 18
+
+        /// Starts the document of `report` (only its file, filter, link type and snapshot length are used).
+        public init(head report: CaptureReport) throws {
+            var head = report
+            head.connections = []
+            let bytes = try StreamingJSONEncoder(prettyPrinted: false).encode(head)
+            buffer.reserveCapacity(Self.chunk + (1 << 16))
+            buffer.append(contentsOf: bytes[..<(try Self.connectionsArray(in: bytes))])
         }
-        bytes.removeLast(tail.count - 1)  // keep "["
-        try emit(bytes)
-        // Connections sit two levels down (the document, then its `connections` array).
-        var element = encoder
-        element.baseIndent = 2
-        let indent: [UInt8] = Array("\n    ".utf8)
-        for (i, connection) in report.connections.enumerated() {
-            var out: [UInt8] = i > 0 ? [UInt8(ascii: ",")] : []
-            if pretty { out += indent }
-            out += try element.encode(connection)
-            try emit(out)
+
+        /// Appends one connection.
+        public mutating func add(_ connection: TCPConnection, emit: ([UInt8]) throws -> Void) throws {
+            if count > 0 { buffer.append(UInt8(ascii: ",")) }
+            count += 1
+            writer.append(connection, to: &buffer)
+            if buffer.count >= Self.chunk {
+                try emit(buffer)
+                buffer.removeAll(keepingCapacity: true)
+            }
         }
-        try emit(Array((pretty ? "\n  ]\n}\n" : "]}\n").utf8))
+
+        /// Ends the document with `report`'s totals (its `connections` are not written again).
+        public mutating func finish(_ report: CaptureReport, emit: ([UInt8]) throws -> Void) throws {
+            var tail = report
+            tail.connections = []
+            let bytes = try StreamingJSONEncoder(prettyPrinted: false).encode(tail)
+            buffer.append(contentsOf: bytes[(try Self.connectionsArray(in: bytes))...])
+            buffer.append(UInt8(ascii: "\n"))
+            try emit(buffer)
+            buffer = []
+        }
+
+        /// The position just inside `"connections":[` of a compact document with no connections.
+        private static func connectionsArray(in document: [UInt8]) throws -> Int {
+            let marker = Array("\"connections\":[".utf8)
+            var i = 0
+            while i + marker.count <= document.count {
+                if document[i] == marker[0], Array(document[i..<(i + marker.count)]) == marker { return i + marker.count }
+                i += 1
+            }
+            throw EncodingError.invalidValue(document.count, .init(codingPath: [],
+                                                                   debugDescription: "no connections array"))
+        }
     }
 }

@@ -6,16 +6,30 @@ import WirelensCore
 public struct CaptureTextRenderer: Sendable {
     /// Whether to colour the output with ANSI SGR sequences.
     public var color: Bool
-    /// Connections listed one by one at most; the JSON report has them all.
+    /// Connections listed one by one at most (the first ones of the capture); the JSON report has them all.
     public var connectionLimit: Int
+    /// Exchanges listed one by one per connection at most.
+    public var exchangeLimit: Int
 
-    public init(color: Bool, connectionLimit: Int = 50) {
+    public init(color: Bool, connectionLimit: Int = 50, exchangeLimit: Int = 20) {
         self.color = color
         self.connectionLimit = connectionLimit
+        self.exchangeLimit = exchangeLimit
+    }
+
+    /// The lines of one connection in the report's connection list: a streamed analysis keeps these (bounded by
+    /// `exchangeLimit`) instead of the connection with all its exchanges.
+    public func connectionLines(_ connection: TCPConnection) -> [String] {
+        lines(for: connection, style: ANSIStyle(enabled: color))
     }
 
     /// The report as text, ending with a newline.
     public func render(_ report: CaptureReport) -> String {
+        render(report, listed: report.connections.prefix(connectionLimit).map(connectionLines))
+    }
+
+    /// The report as text with its connection list given as `connectionLines` of its first connections.
+    public func render(_ report: CaptureReport, listed: [[String]]) -> String {
         let style = ANSIStyle(enabled: color)
         let s = report.summary
         var lines: [String] = []
@@ -54,14 +68,14 @@ public struct CaptureTextRenderer: Sendable {
             lines += ReportText.keyValue("server", "\(server.server): \(ReportText.count(server.connections, "connection")), "
                 + "at most \(server.maxConcurrent) at once, \(ReportText.count(server.exchanges, "exchange"))")
         }
-        if !report.connections.isEmpty {
+        if !listed.isEmpty {
             lines.append("")
             lines.append(style.paint("Connections", .bold))
-            for connection in report.connections.prefix(connectionLimit) {
-                lines += self.lines(for: connection, style: style)
-            }
-            if report.connections.count > connectionLimit {
-                lines.append("  … \(report.connections.count - connectionLimit) more connections (see --format json)")
+            for connection in listed { lines += connection }
+            // A streamed analysis lists only the first connections: the summary counts them all.
+            let unlisted = max(report.connections.count, s.connections) - listed.count
+            if unlisted > 0 {
+                lines.append("  … \(unlisted) more connections (see --format json)")
             }
         }
         if !report.caveats.isEmpty {
@@ -153,7 +167,7 @@ public struct CaptureTextRenderer: Sendable {
                 + "\(h2.clientFrames)/\(h2.serverFrames) frames up/down"
                 + (h2.resetStreams > 0 ? ", \(h2.resetStreams) reset" : ""))
         }
-        for e in c.exchanges {
+        for e in c.exchanges.prefix(exchangeLimit) {
             var text = e.inferred
                 ? "\(e.index) inferred: ↑ \(ByteSize.format(e.requestBodyBytes)) ↓ \(ByteSize.format(e.responseBodyBytes))"
                 : "\(e.index) \(e.method ?? "?") \(TextLayout.sanitize(e.target ?? "?")) → "
@@ -166,6 +180,9 @@ public struct CaptureTextRenderer: Sendable {
             if e.pipelined { text += "  pipelined (depth \(e.pipelineDepth))" }
             if !e.complete { text += "  incomplete" }
             lines.append("    " + String(text.prefix(TextLayout.lineWidth - 4)))
+        }
+        if c.exchanges.count > exchangeLimit {
+            lines.append("    … \(c.exchanges.count - exchangeLimit) more exchanges (see --format json)")
         }
         for note in c.notes {
             lines += TextLayout.wrap(TextLayout.sanitize(note), firstPrefix: "    note: ", restPrefix: "      ")

@@ -51,16 +51,39 @@ struct CaptureAnalyzeCommand: AsyncCommand {
                 return ExitStatus.localFile.rawValue
             }
         }
-        var outcome: CaptureAnalyzer.Outcome
+        let file: PacketFile
         do {
-            outcome = try CaptureAnalyzer.analyze(path: path, filter: filter)
+            file = try PacketFile(path: path, filter: filter)
         } catch {
             Console.error(error.description)
             if case .badFilter = error { return ExitStatus.usage.rawValue }
             return ExitStatus.localFile.rawValue
         }
-        if let probe { outcome.report.verification = ProbeVerifier.verify(probe, against: outcome.report) }
-        let status = output.deliver(outcome.report)
+        var outcome: CaptureAnalyzer.Outcome
+        let status: Int32
+        if let probe {
+            // The verification joins transactions to connections: keep them all (a probe run's are few).
+            var all: [TCPConnection] = []
+            outcome = CaptureAnalyzer.analyze(file) { all.append($0) }
+            all.sort { $0.index < $1.index }
+            outcome.report.connections = all
+            outcome.report.verification = ProbeVerifier.verify(probe, against: outcome.report)
+            status = output.deliver(outcome.report)
+        } else {
+            // Streamed: connections are written as they finish, and memory does not grow with the file.
+            var last: CaptureAnalyzer.Outcome?
+            var reader: PacketFile? = file
+            status = output.deliver(streaming: CaptureAnalyzer.head(of: file)) { onConnection in
+                // A report that could not be written to its file is written again to stdout: read the file again.
+                let source = try reader ?? PacketFile(path: path, filter: filter)
+                reader = nil
+                let result = CaptureAnalyzer.analyze(source, onConnection: onConnection)
+                last = result
+                return result.report
+            }
+            guard let last else { return status }
+            outcome = last
+        }
         if let error = outcome.readError {
             Console.error(error.description)
             return ExitStatus.localFile.rawValue

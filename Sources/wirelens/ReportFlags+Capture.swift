@@ -12,13 +12,61 @@ extension ReportFlags {
         let produce = { (emit: ([UInt8]) throws -> Void) throws in
             switch format {
             // HAR and HTML are refused before the analysis runs (they describe HTTP transactions, not a capture).
-            case .json, .har, .html: try CaptureJSONRenderer.render(report, emit: emit)
+            case .json, .har, .html: try emit(CaptureJSONRenderer.render(report))
             case .text: try emit(Array(CaptureTextRenderer(color: color).render(report).utf8))
             }
         }
         if let failure = write(produce) { return failure }
         if !quiet, let reportPath {
             Console.error("\(report.summary.connections) connections, \(report.summary.exchanges) exchanges; "
+                + "report written to \(reportPath)")
+        }
+        return ExitStatus.success.rawValue
+    }
+
+    /// Analyses and writes a capture report at the same time: `analyze` reads the capture, handing each
+    /// connection to the closure it is given, and returns the report's totals. JSON gets every connection as it
+    /// finishes; text lists the first `CaptureTextRenderer.connectionLimit` connections of the capture (each with
+    /// at most `exchangeLimit` exchanges).
+    func deliver(streaming head: CaptureReport,
+                 analyze: (_ onConnection: (TCPConnection) -> Void) throws -> CaptureReport) -> Int32 {
+        // `write` takes an escaping producer; this one runs within the call.
+        withoutActuallyEscaping(analyze) { analyze in deliver(streaming: head, escapingAnalyze: analyze) }
+    }
+
+    private func deliver(streaming head: CaptureReport,
+                         escapingAnalyze analyze: @escaping ((TCPConnection) -> Void) throws -> CaptureReport) -> Int32 {
+        let color = reportPath == nil && Console.colorsStdout(noColor: noColor)
+        var final: CaptureReport?
+        let produce = { (emit: ([UInt8]) throws -> Void) throws in
+            switch format {
+            case .json, .har, .html:  // HAR and HTML are refused before the analysis runs.
+                var failure: Error?
+                var stream = try CaptureJSONRenderer.Stream(head: head)
+                let report = try analyze { connection in
+                    guard failure == nil else { return }
+                    do { try stream.add(connection, emit: emit) } catch { failure = error }
+                }
+                if let failure { throw failure }
+                try stream.finish(report, emit: emit)
+                final = report
+            case .text:
+                let renderer = CaptureTextRenderer(color: color)
+                // Only the lines of the first connections are kept, not the connections with all their exchanges.
+                var listed: [(index: Int, lines: [String])] = []
+                let report = try analyze { connection in
+                    if connection.index < renderer.connectionLimit {
+                        listed.append((connection.index, renderer.connectionLines(connection)))
+                    }
+                }
+                let lines = listed.sorted { $0.index < $1.index }.map(\.lines)
+                try emit(Array(renderer.render(report, listed: lines).utf8))
+                final = report
+            }
+        }
+        if let failure = write(produce) { return failure }
+        if !quiet, let reportPath, let final {
+            Console.error("\(final.summary.connections) connections, \(final.summary.exchanges) exchanges; "
                 + "report written to \(reportPath)")
         }
         return ExitStatus.success.rawValue

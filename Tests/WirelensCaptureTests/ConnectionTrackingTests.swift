@@ -193,4 +193,66 @@ final class ConnectionTrackingTests: XCTestCase {
         XCTAssertEqual(r.summary.maxConcurrentConnections, 2)
         XCTAssertEqual(r.summary.servers.map(\.maxConcurrent), [2])
     }
+
+    /// Runs `count` connections one after another, 2 s apart (every tenth overlapping the next), taking finished
+    /// connections as a streamed analysis does; returns the most the analysis held at once and what was taken.
+    private func streamConnections(_ count: Int) -> (held: CaptureAnalyzer.Retained, taken: [TCPConnection],
+                                                       summary: CaptureSummary) {
+        var held = CaptureAnalyzer.Retained(connections: 0, exchanges: 0, concurrencyEvents: 0)
+        var taken: [TCPConnection] = []
+        func sample() {
+            let now = analysis.retained
+            held.connections = max(held.connections, now.connections)
+            held.exchanges = max(held.exchanges, now.exchanges)
+            held.concurrencyEvents = max(held.concurrencyEvents, now.concurrencyEvents)
+            analysis.takeFinished { taken.append($0) }
+        }
+        var i = 0
+        while i < count {
+            clock += 2_000_000
+            builder.source.port = UInt16(20000 + i)
+            let (c, s) = handshake()
+            if i % 10 == 0, i + 1 < count {
+                // A second connection opens before the first closes.
+                builder.source.port = UInt16(20000 + i + 1)
+                let (c1, s1) = handshake()
+                builder.source.port = UInt16(20000 + i)
+                let (c2, s2) = exchange(c, s)
+                close(c2, s2)
+                builder.source.port = UInt16(20000 + i + 1)
+                let (c3, s3) = exchange(c1, s1)
+                close(c3, s3)
+                i += 2
+            } else {
+                let (c2, s2) = exchange(c, s)
+                close(c2, s2)
+                i += 1
+            }
+            sample()
+        }
+        var report = CaptureReport(file: "test", filter: nil, linkType: .ethernet, snapshotLength: 65535)
+        analysis.complete(into: &report) { taken.append($0) }
+        return (held, taken, report.summary)
+    }
+
+    func testMemoryFollowsTheOpenConnectionsNotTheNumberAnalysed() {
+        let small = streamConnections(300)
+        setUp()
+        let large = streamConnections(1200)
+        XCTAssertEqual(small.taken.count, 300)
+        XCTAssertEqual(large.taken.count, 1200)
+        XCTAssertEqual(Set(large.taken.map(\.index)), Set(0..<1200), "every connection handed over once")
+        XCTAssertEqual(large.summary.connections, 1200)
+        XCTAssertEqual(large.summary.exchanges, 1200)
+        // Closed connections stay 120 s (TIME_WAIT) plus one sweep interval: about 65 at 2 s apart, whatever the count.
+        XCTAssertLessThan(large.held.connections, 100)
+        XCTAssertLessThanOrEqual(large.held.connections, small.held.connections + 2)
+        XCTAssertLessThanOrEqual(large.held.exchanges, small.held.exchanges + 2)
+        XCTAssertLessThanOrEqual(large.held.concurrencyEvents, small.held.concurrencyEvents + 4)
+        XCTAssertLessThan(large.held.concurrencyEvents, 400)
+        // The folded peaks agree with the peaks computed over every connection at once.
+        let whole = CaptureSummary(of: large.taken)
+        XCTAssertEqual(large.summary.maxConcurrentConnections, 2)
+        XCTAssertEqual(large.summary, whole)
+    }
 }
