@@ -271,14 +271,18 @@ public final class Engine: @unchecked Sendable {
     /// connection it reuses. Connection numbers are never reused, so a recorded socket is the live connection's.
     /// A socket is used only while its local port is the transfer's (libcurl may have made others that lost a
     /// happy-eyeballs race, and their numbers may be reused).
+    /// The socket found is kept in the context, so the 2 ms looks that follow do not check it again.
     private func socketOf(_ ctx: TransferContext) -> Int32? {
+        if let known = ctx.watchedSocket { return known }
         guard let port = ctx.localPort else { return nil }
         if let socket = ctx.socket, wl_socket_local_port(socket) == port {
             if let id = ctx.connectionId { connectionSockets[id] = socket }
+            ctx.watchedSocket = socket
             return socket
         }
         guard let socket = ctx.connectionId.flatMap({ connectionSockets[$0] }),
               wl_socket_local_port(socket) == port else { return nil }
+        ctx.watchedSocket = socket
         return socket
     }
 

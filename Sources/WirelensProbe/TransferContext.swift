@@ -55,6 +55,8 @@ final class TransferContext {
     // Connection facts
     /// The socket of the connection, when this transfer opened it (libcurl's sockopt callback).
     var socket: Int32?
+    /// The connection's socket once the engine has checked it is this transfer's (see Engine.socketOf).
+    var watchedSocket: Int32?
     var remoteIP: String?
     var localIP: String?
     var remotePort: Int?

@@ -78,14 +78,7 @@ public struct CaptureTextRenderer: Sendable {
                 lines.append("  … \(unlisted) more connections (see --format json)")
             }
         }
-        if !report.caveats.isEmpty {
-            lines.append("")
-            lines.append(style.paint("Caveats", .bold))
-            for caveat in report.caveats {
-                lines += TextLayout.wrap(TextLayout.sanitize(caveat.text), firstPrefix: "  • ", restPrefix: "    ")
-                    .map { style.paint($0, .dim) }
-            }
-        }
+        lines += CaveatsView(style: style).lines(for: report.caveats)
         return lines.joined(separator: "\n") + "\n"
     }
 

@@ -66,14 +66,9 @@ struct DownloadCommand: AsyncCommand {
         }
         let outcome = await download.run(engine: engine, interrupted: { trap.fired })
         await ticker?.stop()
-        let libcurl = Libcurl.description
-        var result = Report(libcurl: libcurl, command: "download", startedAt: started, endedAt: MonotonicClock.wallMicros(),
-                            interrupted: trap.fired,
-                            configuration: RunConfiguration(urls: [url], method: "GET", body: .none, repeatCount: 1,
-                                                            options: engine.options),
-                            caveats: [], tasks: outcome.records)
-        result.caveats = Caveat.applicable(libcurl: libcurl, options: engine.options, hasUploads: false,
-                                           protocolsUsed: Set(result.summary.protocols.keys))
+        let result = ProbeSession.report(command: "download", engine: engine, startedAt: started,
+                                         interrupted: trap.fired, urls: [url], method: "GET", body: .none,
+                                         repeatCount: 1, tasks: outcome.records)
         // The last attempt decides: an attempt that failed and was resumed by the next one is no failure.
         let lastStatus = ExitStatus.forTasks(Array(outcome.records.suffix(1)), interrupted: result.interrupted)
         let judged: ExitStatus

@@ -49,6 +49,21 @@ public enum ProcessRunner {
                        signaled: !exited)
     }
 
+    /// The port a spawned server prints on its first stdout line (`PORT=<n>`, or `listening on http://HOST:<n>`),
+    /// read from the file its stdout goes to, polled every 25 ms at most `seconds` long; nil when none came.
+    public static func announcedPort(in path: String, seconds: Double) -> Int? {
+        for _ in 0..<max(1, Int(seconds * 40)) {
+            if let text = try? String(contentsOfFile: path, encoding: .utf8), let line = text.split(separator: "\n").first {
+                if line.hasPrefix("PORT=") { return Int(line.dropFirst(5)) }
+                if line.hasPrefix("listening on "), let colon = line.lastIndex(of: ":") {
+                    return Int(line[line.index(after: colon)...])
+                }
+            }
+            usleep(25_000)
+        }
+        return nil
+    }
+
     /// Starts a program with stdin from /dev/null and stdout/stderr to the given files; returns its pid.
     public static func spawn(_ executable: String, _ arguments: [String], stdoutPath: String,
                              stderrPath: String) throws -> pid_t {

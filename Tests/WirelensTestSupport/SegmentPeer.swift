@@ -45,17 +45,7 @@ public final class SegmentPeer: @unchecked Sendable {
             pid = try ProcessRunner.spawn(WirelensCLI.path, flags, stdoutPath: out, stderrPath: "/dev/null")
         }
         // The stand-in's first line is PORT=<n>, the target's "listening on http://127.0.0.1:<n>".
-        var found: Int?
-        for _ in 0..<400 where found == nil {
-            if let text = try? String(contentsOfFile: out, encoding: .utf8), let line = text.split(separator: "\n").first {
-                if line.hasPrefix("PORT=") {
-                    found = Int(line.dropFirst(5))
-                } else if line.hasPrefix("listening on "), let colon = line.lastIndex(of: ":") {
-                    found = Int(line[line.index(after: colon)...])
-                }
-            }
-            if found == nil { usleep(25_000) }
-        }
+        let found = ProcessRunner.announcedPort(in: out, seconds: 10)
         unlink(out)
         guard let found else {
             kill(pid, SIGKILL)

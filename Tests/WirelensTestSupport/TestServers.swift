@@ -63,15 +63,7 @@ public final class TestServers: @unchecked Sendable {
             "python3", root.appendingPathComponent("scripts/slowpeer.py").path, "--max-seconds", "900", "--no-stdin-watch",
         ], stdoutPath: peerOut, stderrPath: "/dev/null")
         // The first line is PORT=<n>; wait for it, bounded.
-        var port: Int?
-        for _ in 0..<200 where port == nil {
-            if let text = try? String(contentsOfFile: peerOut, encoding: .utf8), let line = text.split(separator: "\n").first,
-               line.hasPrefix("PORT=") {
-                port = Int(line.dropFirst(5))
-            } else {
-                usleep(25_000)
-            }
-        }
+        let port = ProcessRunner.announcedPort(in: peerOut, seconds: 5)
         guard let port else {
             kill(peerPID, SIGTERM)
             throw TestServerError(message: "slowpeer.py did not print its port within 5 s")
