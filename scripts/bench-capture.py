@@ -36,8 +36,10 @@ TARGET_VS_BARE = 0.5
 TARGET_VS_TCPTRACE = 10.0
 TARGET_VS_TSHARK = 50.0
 TARGET_RSS_MIB = 64.0
-# Small GETs per 1 MiB download: tunes the packet mix (see make_capture).
-SMALL_PER_MIB = 900
+# Per 1 MiB download: small GETs on the keep-alive connection, and small GETs each on a connection of its own
+# (Connection: close). They tune the packet mix and the number of connections (see make_capture).
+SMALL_PER_MIB = 600
+CLOSE_PER_MIB = 60
 
 BARE_C = r"""
 #include <pcap/pcap.h>
@@ -115,7 +117,9 @@ def make_capture(path, size_mb, nginx_dir):
                 f.write(f"http://127.0.0.1:{port}/bytes/1m.bin\n")
                 for j in range(SMALL_PER_MIB):
                     f.write(f"http://127.0.0.1:{port}/small.txt?i={i}&j={j}\n")
-        per_run = 4 * (SMALL_PER_MIB + 1) * 4
+                    if j % (SMALL_PER_MIB // CLOSE_PER_MIB) == 0:
+                        f.write(f"http://127.0.0.1:{port}/close/small.txt?i={i}&j={j}\n")
+        per_run = 4 * (SMALL_PER_MIB + CLOSE_PER_MIB + 1) * 4
         deadline = time.monotonic() + 900
         while os.path.getsize(path) < size_mb * 1_000_000 and time.monotonic() < deadline:
             subprocess.run(ns(["h2load", "--h1", "-c", "4", "-n", str(per_run), "-i", uris]), check=True,
@@ -137,6 +141,7 @@ def main():
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--out")
+    parser.add_argument("--capture", help="the capture file: reused when it exists, else made there and kept")
     args = parser.parse_args()
     size_mb = args.size_mb or (128 if args.quick else 1024)
     out_dir = args.out or os.path.join(ROOT, "reports", "bench", "raw/capture-quick" if args.quick else "capture")
@@ -152,13 +157,19 @@ def main():
     # An interrupt or a kill still deletes the namespace and stops nginx (the finally blocks run).
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(130))
     try:
-        capture = os.path.join(work, "bench.pcap")
-        log(f"capturing at least {size_mb} MB on loopback (MTU 1500) in network namespace {NAMESPACE}")
-        make_namespace()
-        try:
-            tcpdump_stats = make_capture(capture, size_mb, os.path.join(work, "nginx"))
-        finally:
-            delete_namespace()
+        capture = args.capture or os.path.join(work, "bench.pcap")
+        stats_path = capture + ".tcpdump.json"
+        if args.capture and os.path.exists(capture) and os.path.exists(stats_path):
+            log(f"reusing {capture}")
+            tcpdump_stats = json.load(open(stats_path))
+        else:
+            log(f"capturing at least {size_mb} MB on loopback (MTU 1500) in network namespace {NAMESPACE}")
+            make_namespace()
+            try:
+                tcpdump_stats = make_capture(capture, size_mb, os.path.join(work, "nginx"))
+            finally:
+                delete_namespace()
+            json.dump(tcpdump_stats, open(stats_path, "w"))
         quarter = os.path.join(work, "quarter.pcap")
         bare = os.path.join(work, "bare")
         with open(bare + ".c", "w") as f:

@@ -3,7 +3,7 @@ final class ConnectionState {
     private(set) var record: TCPConnection
     private let client = HalfConnection()
     private let server = HalfConnection()
-    private var http = HTTPConversation()
+    private var http: HTTPConversation
     private var reset = false
 
     /// A segment filling a hole within this long (µs) of the newest data counts as out of order, later as a
@@ -11,8 +11,9 @@ final class ConnectionState {
     static let reorderWindow: Int64 = 3_000
 
     /// Starts connection number `index` (in order of first packets) at its first captured segment;
-    /// `clientIsSource` says who opened it.
-    init(index: Int, first segment: TCPSegment, time: Int64, clientIsSource: Bool) {
+    /// `clientIsSource` says who opened it; `targets` masks secrets in its request targets.
+    init(index: Int, first segment: TCPSegment, time: Int64, clientIsSource: Bool, targets: TargetRedactor) {
+        http = HTTPConversation(targets: targets)
         let client = clientIsSource ? segment.source : segment.destination
         let server = clientIsSource ? segment.destination : segment.source
         record = TCPConnection(client: client, server: server, firstPacketAt: time)

@@ -21,6 +21,8 @@ struct ConnectionTracker {
     /// The totals of every connection finished so far.
     private(set) var summary = CaptureSummary.Accumulator()
     private var nextIndex = 0
+    /// Masks secrets in request targets, for every connection.
+    private let targets = TargetRedactor()
     private var packetsSinceSweep = 0
     private var lastSweepAt: Int64 = .min
 
@@ -149,7 +151,8 @@ struct ConnectionTracker {
         } else {
             clientIsSource = segment.destination.port <= segment.source.port
         }
-        let state = ConnectionState(index: nextIndex, first: segment, time: time, clientIsSource: clientIsSource)
+        let state = ConnectionState(index: nextIndex, first: segment, time: time, clientIsSource: clientIsSource,
+                                    targets: targets)
         nextIndex += 1
         summary.opened(state.record)
         state.handle(segment, time: time)

@@ -5,7 +5,7 @@ import WirelensCore
 ///
 /// Requests and responses pair in order: the n-th final response answers the n-th request, so several
 /// requests in one segment are several exchanges, each with its own response.
-struct HTTPConversation {
+struct HTTPConversation: HTTPMessageSink {
     /// What the connection carries, as far as its first bytes tell.
     enum Detected: String {
         case http1 = "http/1.x", h2c, tls, other
@@ -21,9 +21,10 @@ struct HTTPConversation {
     private(set) var detected: Detected?
     /// What stopped the parsing, for the report.
     private(set) var notes: [String] = []
-    private var scratch: [HTTPMessageParser.Event] = []
-    /// Query parameter names already found harmless on this connection.
-    private var harmlessNames = HarmlessNames()
+    /// Which side's parser is handing over events (`withParser`).
+    private var eventsFromClient = true
+    /// Masks secrets in request targets; shared by the connections of a capture.
+    private let targets: TargetRedactor
     /// The record-layer reading when the connection carries TLS.
     private(set) var tls: TLSConversation?
 
@@ -34,6 +35,12 @@ struct HTTPConversation {
     var allExchanges: [HTTPExchange] { tls?.exchanges ?? http2?.exchanges ?? exchanges }
     /// Notes of the HTTP, HTTP/2 and TLS readings.
     var allNotes: [String] { notes + (tls?.notes ?? []) + (http2?.notes ?? []) }
+
+    /// A conversation whose request targets go through `targets` (one per capture, so that the query names it
+    /// has found harmless serve every connection).
+    init(targets: TargetRedactor = TargetRedactor()) {
+        self.targets = targets
+    }
 
     /// True while bytes from that side are still parsed (so that reordered segments are worth keeping).
     func wantsBytes(fromClient: Bool) -> Bool {
@@ -54,13 +61,7 @@ struct HTTPConversation {
             http2?.receive(bytes, fromClient: fromClient, time: time)
             return
         }
-        var events = take()
-        if fromClient {
-            requests.feed(bytes, time: time, events: &events)
-        } else {
-            responses.feed(bytes, time: time, events: &events)
-        }
-        apply(events, fromClient: fromClient)
+        withParser(fromClient: fromClient) { parser, sink in parser.feed(bytes, time: time, events: &sink) }
         // A 101 to h2c: the server's frames may follow the 101 in the same bytes.
         if !fromClient, detected == .h2c, http2 == nil, let offset = responses.switchedAt,
            let upgrade = exchanges.last(where: { $0.statusCode == 101 }) {
@@ -81,88 +82,25 @@ struct HTTPConversation {
             http2?.skip(count, fromClient: fromClient)
             return
         }
-        var events = take()
-        if fromClient {
-            requests.skip(count, time: time, events: &events)
-        } else {
-            responses.skip(count, time: time, events: &events)
-        }
-        apply(events, fromClient: fromClient)
+        withParser(fromClient: fromClient) { parser, sink in parser.skip(count, time: time, events: &sink) }
     }
 
     /// One side sent its FIN (or the connection was reset).
     mutating func closed(fromClient: Bool, time: Int64) {
-        var events = take()
-        if fromClient {
-            requests.close(time: time, events: &events)
-        } else {
-            responses.close(time: time, events: &events)
-        }
-        apply(events, fromClient: fromClient)
+        withParser(fromClient: fromClient) { parser, sink in parser.close(time: time, events: &sink) }
     }
 
-    /// The target with secret-looking query values masked. Most targets have no query, or only harmless
-    /// parameter names: those skip the Redactor's (Foundation-based) rewriting, which costs more than parsing.
-    static func redacted(_ target: String) -> String {
-        var names = HarmlessNames()
-        return redacted(target, harmless: &names)
-    }
-
-    /// Query parameter names a connection's requests were found to use harmlessly (its requests repeat them).
-    struct HarmlessNames {
-        var names = Set<String>()
-        /// The names of the last harmless query, in order, joined by `&`: the next request usually repeats them.
-        var lastQueryNames: [UInt8] = []
-        var scratch: [UInt8] = []
-    }
-
-    /// The same, remembering names found harmless.
-    static func redacted(_ target: String, harmless: inout HarmlessNames) -> String {
-        var text = target
-        let masked = text.withUTF8 { bytes -> Bool in
-            let ampersand = UInt8(ascii: "&"), hash = UInt8(ascii: "#"), equals = UInt8(ascii: "=")
-            guard let mark = bytes.firstIndex(where: { $0 == UInt8(ascii: "?") || $0 == hash }) else {
-                return bytes.contains(UInt8(ascii: "@"))
-            }
-            let rest = UnsafeBufferPointer(rebasing: bytes[(mark + 1)...])
-            if rest.contains(UInt8(ascii: "%")) || bytes.contains(UInt8(ascii: "@")) { return true }
-            // The parameter names, in order: when they are the last harmless query's, nothing to look up.
-            var names = harmless.scratch
-            names.removeAll(keepingCapacity: true)
-            var i = 0
-            var inName = true
-            while i < rest.count {
-                let b = rest[i]
-                if b == ampersand || b == hash {
-                    names.append(ampersand)
-                    inName = true
-                } else if b == equals {
-                    inName = false
-                } else if inName {
-                    names.append(b)
-                }
-                i += 1
-            }
-            defer { harmless.scratch = names }
-            if names == harmless.lastQueryNames { return false }
-            for part in names.split(separator: ampersand, omittingEmptySubsequences: false) {
-                let name = String(decoding: part, as: UTF8.self)
-                if harmless.names.contains(name) { continue }
-                if Redactor.isSensitive(name: name) { return true }
-                if harmless.names.count < 256 { harmless.names.insert(name) }
-            }
-            swap(&harmless.lastQueryNames, &names)
-            return false
-        }
-        return masked ? Redactor.url(target) : target
-    }
-
-    /// The reusable event buffer, emptied.
-    private mutating func take() -> [HTTPMessageParser.Event] {
-        var events: [HTTPMessageParser.Event] = []
-        swap(&events, &scratch)
-        events.removeAll(keepingCapacity: true)
-        return events
+    /// Runs `body` with one side's parser and this conversation as the sink of its events.
+    ///
+    /// The parser is moved out while it runs (an idle one stands in), so that its events can update the
+    /// conversation in place; the handling of one side's events touches only the other side's parser.
+    private mutating func withParser(fromClient: Bool,
+                                     _ body: (inout HTTPMessageParser, inout HTTPConversation) -> Void) {
+        eventsFromClient = fromClient
+        var parser = HTTPMessageParser(role: fromClient ? .request : .response)
+        if fromClient { swap(&parser, &requests) } else { swap(&parser, &responses) }
+        body(&parser, &self)
+        if fromClient { swap(&parser, &requests) } else { swap(&parser, &responses) }
     }
 
     /// Tells from the first payload bytes what the connection carries (TLS, h2c prior knowledge, HTTP/1.x).
@@ -185,12 +123,9 @@ struct HTTPConversation {
         }
     }
 
-    /// Applies parser events to the exchanges, in order.
-    private mutating func apply(_ events: [HTTPMessageParser.Event], fromClient: Bool) {
-        for event in events {
-            if fromClient { request(event) } else { response(event) }
-        }
-        scratch = events
+    /// Applies one parser event to the exchanges.
+    mutating func handle(_ event: HTTPMessageParser.Event) {
+        if eventsFromClient { request(event) } else { response(event) }
     }
 
     /// A request-side event: a new exchange, its head, its end.
@@ -207,7 +142,7 @@ struct HTTPConversation {
             if detected == nil { detected = .http1 }
             guard let last = exchanges.indices.last else { return }
             exchanges[last].method = head.method
-            exchanges[last].target = head.target.map { Self.redacted($0, harmless: &harmlessNames) }
+            exchanges[last].target = head.target.map(targets.redact)
             exchanges[last].httpVersion = head.version
             exchanges[last].requestHeaderBytes = headerBytes
             if let method = head.method { responses.expectResponse(to: method) }

@@ -11,7 +11,7 @@ struct HTTPMessageParser {
     /// Which side's messages this parser reads.
     enum Role { case request, response }
 
-    /// What the bytes fed so far completed, in order.
+    /// What the bytes fed so far completed, handed to an `HTTPMessageSink` as it happens.
     enum Event {
         /// The first byte of a message (times in µs since the epoch).
         case start(time: Int64)
@@ -72,8 +72,8 @@ struct HTTPMessageParser {
         state = .stopped
     }
 
-    /// Parses `bytes`, which arrived at `time`, and appends what they completed to `events`.
-    mutating func feed(_ bytes: UnsafeRawBufferPointer, time: Int64, events: inout [Event]) {
+    /// Parses `bytes`, which arrived at `time`, and hands what they completed to `events`, in order.
+    mutating func feed(_ bytes: UnsafeRawBufferPointer, time: Int64, events: inout some HTTPMessageSink) {
         var i = 0
         let count = bytes.count
         while i < count {
@@ -84,7 +84,7 @@ struct HTTPMessageParser {
                     i += 1
                     continue
                 }
-                events.append(.start(time: time))
+                events.handle(.start(time: time))
                 state = .startLine
                 line.removeAll(keepingCapacity: true)
                 head = HTTPHead()
@@ -138,7 +138,7 @@ struct HTTPMessageParser {
     }
 
     /// Accounts for `count` bytes the capture did not hold: skipped inside a known-length body, fatal elsewhere.
-    mutating func skip(_ count: Int64, time: Int64, events: inout [Event]) {
+    mutating func skip(_ count: Int64, time: Int64, events: inout some HTTPMessageSink) {
         guard count > 0 else { return }
         switch state {
         case .body(let remaining) where count <= remaining:
@@ -157,19 +157,19 @@ struct HTTPMessageParser {
     }
 
     /// The sender closed its side: a body delimited by the close ends here.
-    mutating func close(time: Int64, events: inout [Event]) {
+    mutating func close(time: Int64, events: inout some HTTPMessageSink) {
         if state == .untilClose { finish(time: time, events: &events) }
     }
 
     /// Stops parsing for good, with the reason as an event.
-    private mutating func lose(_ reason: String, _ events: inout [Event]) {
+    private mutating func lose(_ reason: String, _ events: inout some HTTPMessageSink) {
         state = .lost
-        events.append(.lost(reason: reason))
+        events.handle(.lost(reason: reason))
     }
 
     /// Ends the current message and waits for the next.
-    private mutating func finish(time: Int64, events: inout [Event]) {
-        events.append(.end(time: time, bodyBytes: bodyBytes))
+    private mutating func finish(time: Int64, events: inout some HTTPMessageSink) {
+        events.handle(.end(time: time, bodyBytes: bodyBytes))
         state = .idle
     }
 
@@ -187,7 +187,7 @@ struct HTTPMessageParser {
     }
 
     /// Handles one complete line (without its line end).
-    private mutating func processLine(_ line: UnsafeRawBufferPointer, time: Int64, events: inout [Event]) {
+    private mutating func processLine(_ line: UnsafeRawBufferPointer, time: Int64, events: inout some HTTPMessageSink) {
         switch state {
         case .startLine:
             let ok = role == .request ? parseRequestLine(line) : parseStatusLine(line)
@@ -198,7 +198,7 @@ struct HTTPMessageParser {
             }
             if role == .request, head.method == "PRI", head.target == "*", head.version == "HTTP/2.0" {
                 state = .stopped
-                events.append(.http2Preface(time: time))
+                events.handle(.http2Preface(time: time))
                 return
             }
             state = .headers
@@ -238,10 +238,10 @@ struct HTTPMessageParser {
         }
     }
 
-    private mutating func headersDone(time: Int64, events: inout [Event]) {
+    private mutating func headersDone(time: Int64, events: inout some HTTPMessageSink) {
         switch role {
         case .request:
-            events.append(.head(head, headerBytes: headerBytes, time: time))
+            events.handle(.head(head, headerBytes: headerBytes, time: time))
             if head.chunked {
                 state = .chunkSize
             } else if let length = head.contentLength, length > 0 {
@@ -252,7 +252,7 @@ struct HTTPMessageParser {
         case .response:
             let status = head.status ?? 0
             if status >= 100 && status < 200 && status != 101 {
-                events.append(.interim(status: status, time: time))
+                events.handle(.interim(status: status, time: time))
                 state = .idle
                 return
             }
@@ -264,7 +264,7 @@ struct HTTPMessageParser {
                     awaitingStart = 0
                 }
             }
-            events.append(.head(head, headerBytes: headerBytes, time: time))
+            events.handle(.head(head, headerBytes: headerBytes, time: time))
             if status == 101 || (method == "CONNECT" && status / 100 == 2) {
                 finish(time: time, events: &events)
                 state = .stopped

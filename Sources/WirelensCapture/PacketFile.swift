@@ -1,4 +1,5 @@
 import CPcap
+import WirelensCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -51,28 +52,77 @@ public final class PacketFile {
 
     /// Calls `body` for each packet (that passes the filter) in file order; returns how many there were.
     ///
+    /// The file is read ahead on a thread of its own, which copies packets out of libpcap in batches of
+    /// `batchBytes` (at most `batchesInFlight` of them exist), so that reading and analysing use two cores.
+    ///
     /// - Throws: `readFailed` when the file ends in the middle of a packet or holds a damaged record; the packets
     ///   before it have been handed over.
     @discardableResult
     public func forEachPacket(_ body: (CapturedPacket) -> Void) throws(CaptureError) -> Int {
+        let full = HandOffQueue<PacketBatch>(capacity: Self.batchesInFlight)
+        let free = HandOffQueue<PacketBatch>(capacity: Self.batchesInFlight)
+        for _ in 0..<Self.batchesInFlight { free.put(PacketBatch(capacity: Self.batchBytes)) }
+        let reader = Reader(file: self)
+        let thread = BackgroundThread(name: "wirelens-pcap-read") { reader.run(full: full, free: free) }
         var count = 0
-        var header: UnsafeMutablePointer<pcap_pkthdr>?
-        var data: UnsafePointer<UInt8>?
-        while true {
-            let rc = pcap_next_ex(handle, &header, &data)
-            if rc == 1, let header, let data {
-                let h = header.pointee
-                let nanos = Int64(h.ts.tv_sec) * 1_000_000_000 + Int64(h.ts.tv_usec)
-                body(CapturedPacket(timestampNanos: nanos, originalLength: Int(h.len),
-                                    bytes: UnsafeRawBufferPointer(start: data, count: Int(h.caplen))))
-                count += 1
-            } else if rc == PCAP_ERROR_BREAK {
-                return count
-            } else if rc == 0 {
-                continue  // live captures only: a timeout
-            } else {
-                throw .readFailed(path: path, packetsRead: count, reason: String(cString: pcap_geterr(handle)))
+        while let batch = full.take() {
+            batch.forEach(body)
+            count += batch.records.count
+            batch.clear()
+            free.put(batch)
+        }
+        free.close()
+        thread.join()
+        if let failure = reader.failure { throw failure }
+        return count
+    }
+
+    /// Bytes per read-ahead batch, and how many batches exist: memory stays at a few MiB.
+    static let batchBytes = 1 << 20
+    static let batchesInFlight = 4
+
+    /// The reading side of `forEachPacket`, run on its own thread while the caller waits in `forEachPacket`.
+    private final class Reader: @unchecked Sendable {
+        let file: PacketFile
+        /// Why reading stopped early; read after the thread is joined.
+        private(set) var failure: CaptureError?
+
+        init(file: PacketFile) {
+            self.file = file
+        }
+
+        /// Fills batches from `free` and queues them on `full`, until the end of the file or a damaged record.
+        func run(full: HandOffQueue<PacketBatch>, free: HandOffQueue<PacketBatch>) {
+            defer { full.close() }
+            guard var batch = free.take() else { return }
+            var header: UnsafeMutablePointer<pcap_pkthdr>?
+            var data: UnsafePointer<UInt8>?
+            var count = 0
+            while true {
+                let rc = pcap_next_ex(file.handle, &header, &data)
+                if rc == 1, let header, let data {
+                    let h = header.pointee
+                    let captured = Int(h.caplen)
+                    if !batch.fits(captured) {
+                        full.put(batch)
+                        guard let next = free.take() else { return }
+                        batch = next
+                    }
+                    // With nanosecond precision, libpcap puts nanoseconds in tv_usec.
+                    batch.append(UnsafeRawBufferPointer(start: data, count: captured), originalLength: Int(h.len),
+                                 timestampNanos: Int64(h.ts.tv_sec) * 1_000_000_000 + Int64(h.ts.tv_usec))
+                    count += 1
+                } else if rc == 0 {
+                    continue  // live captures only: a timeout
+                } else {
+                    if rc != PCAP_ERROR_BREAK {
+                        failure = .readFailed(path: file.path, packetsRead: count,
+                                              reason: String(cString: pcap_geterr(file.handle)))
+                    }
+                    break
+                }
             }
+            if !batch.records.isEmpty { full.put(batch) }
         }
     }
 

@@ -11,12 +11,54 @@ public enum Redactor {
 
     /// True when a header or query parameter of this name carries a secret.
     public static func isSensitive(name: String) -> Bool {
-        let lower = name.lowercased()
+        var name = name
+        return name.withUTF8 { isSensitive(asciiName: $0) } ?? isSensitive(lowercased: name.lowercased())
+    }
+
+    /// `isSensitive(name:)` of a name already lowercased (any Unicode).
+    static func isSensitive(lowercased lower: String) -> Bool {
         if exactNames.contains(lower) { return true }
         if nameFragments.contains(where: { lower.contains($0) }) { return true }
         // "sig" only as a word's end (sig, api_sig, x-hmacsig): as a plain fragment it would also mask
         // harmless names such as X-Amz-SignedHeaders.
         return lower.split(whereSeparator: { !$0.isLetter && !$0.isNumber }).contains { $0.hasSuffix("sig") }
+    }
+
+    /// `isSensitive(name:)` for a name of ASCII bytes, without building strings (capture analysis asks it of
+    /// every query parameter name); nil when the name is not ASCII (Unicode lowercasing then decides).
+    static func isSensitive(asciiName bytes: UnsafeBufferPointer<UInt8>) -> Bool? {
+        guard bytes.count <= 256, bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(bytes.count, 1)) { buffer -> Bool in
+            for (i, b) in bytes.enumerated() { buffer[i] = b >= 65 && b <= 90 ? b | 0x20 : b }
+            let lower = UnsafeBufferPointer(rebasing: buffer[..<bytes.count])
+            if asciiExactNames.contains(where: { $0.elementsEqual(lower) }) { return true }
+            if asciiFragments.contains(where: { contains(lower, $0) }) { return true }
+            // A word (a run of letters and digits) ending in "sig".
+            var i = 0
+            while i < lower.count {
+                while i < lower.count, !isWordByte(lower[i]) { i += 1 }
+                let start = i
+                while i < lower.count, isWordByte(lower[i]) { i += 1 }
+                if i - start >= 3, lower[i - 3] == 0x73, lower[i - 2] == 0x69, lower[i - 1] == 0x67 { return true }
+            }
+            return false
+        }
+    }
+
+    private static let asciiExactNames = exactNames.map { Array($0.utf8) }
+    private static let asciiFragments = nameFragments.map { Array($0.utf8) }
+
+    private static func isWordByte(_ b: UInt8) -> Bool {
+        (b >= 0x61 && b <= 0x7a) || (b >= 0x30 && b <= 0x39)
+    }
+
+    private static func contains(_ text: UnsafeBufferPointer<UInt8>, _ fragment: [UInt8]) -> Bool {
+        guard fragment.count <= text.count else { return false }
+        for start in 0...(text.count - fragment.count)
+        where text[start] == fragment[0] && text[start..<(start + fragment.count)].elementsEqual(fragment) {
+            return true
+        }
+        return false
     }
 
     /// The header with its value masked when its name is sensitive.

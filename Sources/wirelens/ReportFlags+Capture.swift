@@ -41,14 +41,15 @@ extension ReportFlags {
         let produce = { (emit: ([UInt8]) throws -> Void) throws in
             switch format {
             case .json, .har, .html:  // HAR and HTML are refused before the analysis runs.
-                var failure: Error?
-                var stream = try CaptureJSONRenderer.Stream(head: head)
-                let report = try analyze { connection in
-                    guard failure == nil else { return }
-                    do { try stream.add(connection, emit: emit) } catch { failure = error }
+                // Connections are encoded and written on a thread of their own while the capture is read.
+                let report = try withoutActuallyEscaping(emit) { emit in
+                    let writer = ConnectionJSONWriter(stream: try CaptureJSONRenderer.Stream(head: head), emit: emit)
+                    let behind = WriteBehind<TCPConnection>(name: "wirelens-json-write") { try writer.add($0) }
+                    let report = try analyze { behind.add($0) }
+                    try behind.finish()
+                    try writer.finish(report)
+                    return report
                 }
-                if let failure { throw failure }
-                try stream.finish(report, emit: emit)
                 final = report
             case .text:
                 let renderer = CaptureTextRenderer(color: color)
@@ -70,5 +71,25 @@ extension ReportFlags {
                 + "report written to \(reportPath)")
         }
         return ExitStatus.success.rawValue
+    }
+}
+
+/// The JSON stream of a capture report and where its bytes go, used by one thread at a time: the write-behind
+/// thread while connections arrive, then the caller for the totals.
+private final class ConnectionJSONWriter: @unchecked Sendable {
+    private var stream: CaptureJSONRenderer.Stream
+    private let emit: ([UInt8]) throws -> Void
+
+    init(stream: CaptureJSONRenderer.Stream, emit: @escaping ([UInt8]) throws -> Void) {
+        self.stream = stream
+        self.emit = emit
+    }
+
+    func add(_ connection: TCPConnection) throws {
+        try stream.add(connection, emit: emit)
+    }
+
+    func finish(_ report: CaptureReport) throws {
+        try stream.finish(report, emit: emit)
     }
 }

@@ -132,10 +132,17 @@ final class HTTPConversationTests: XCTestCase {
         var c = HTTPConversation()
         feed(&c, client: true, "GET /x?token=abc&page=2 HTTP/1.1\r\n\r\n", at: 1)
         XCTAssertEqual(c.exchanges.first?.target, "/x?token=[REDACTED]&page=2")
-        // The shortcut for harmless targets gives what the Redactor gives.
-        for target in ["/plain", "/a?page=2&n=3", "/a?page=2&api_sig=x", "/a?%74oken=x", "/a#access_token=y",
-                       "/a?x=1#frag", "/a?Secret=1", "/p@th?q=1"] {
-            XCTAssertEqual(HTTPConversation.redacted(target), Redactor.url(target), target)
+        // The shortcut for harmless targets gives what the Redactor gives, with a fresh redactor and with one
+        // that has seen the other targets (their harmless names remembered, in both orders).
+        let targets = ["/plain", "/a?page=2&n=3", "/a?page=2&api_sig=x", "/a?%74oken=x", "/a#access_token=y",
+                       "/a?x=1#frag", "/a?Secret=1", "/p@th?q=1", "/a?page=2&n=3", "/a?page=2&n=3&key=k"]
+        let shared = TargetRedactor(), backwards = TargetRedactor()
+        for target in targets {
+            XCTAssertEqual(TargetRedactor().redact(target), Redactor.url(target), target)
+            XCTAssertEqual(shared.redact(target), Redactor.url(target), target)
+        }
+        for target in targets.reversed() {
+            XCTAssertEqual(backwards.redact(target), Redactor.url(target), target)
         }
     }
 

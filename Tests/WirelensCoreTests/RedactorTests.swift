@@ -1,5 +1,5 @@
 import XCTest
-import WirelensCore
+@testable import WirelensCore
 
 final class RedactorTests: XCTestCase {
     private let mask = Redactor.mask
@@ -24,6 +24,28 @@ final class RedactorTests: XCTestCase {
             XCTAssertEqual(redacted.value, mask, field.name)
             XCTAssertTrue(Redactor.isSensitive(name: field.name), field.name)
         }
+    }
+
+    /// The byte-level check of ASCII names decides as the Unicode one does, on names built to hit each rule's
+    /// edges (fragments at either end, "sig" inside or at a word's end, separators, digits, case).
+    func testASCIIFastPathAgreesWithUnicodePath() {
+        let parts = ["", "x", "X-", "api_", "Amz-", "sig", "SIG", "sign", "signed", "hmacsig", "token", "Tok", "en",
+                     "key", "KEY", "monkey", "auth", "author", "cookie", "set-cookie", "Set-Cookie", "session",
+                     "password", "passwd", "credential", "secret", "2", "_", ".", "-", "=", "authorization",
+                     "proxy-authorization", "page", "i", "j", "SignedHeaders"]
+        var checked = 0
+        for a in parts {
+            for b in parts {
+                var name = a + b
+                let fast = name.withUTF8 { Redactor.isSensitive(asciiName: $0) }
+                XCTAssertEqual(fast, Redactor.isSensitive(lowercased: name.lowercased()), "'\(name)'")
+                checked += 1
+            }
+        }
+        XCTAssertEqual(checked, parts.count * parts.count)
+        var unicode = "\u{212A}ey"  // KELVIN SIGN lowercases to an ASCII "k": left to the Unicode path
+        XCTAssertNil(unicode.withUTF8 { Redactor.isSensitive(asciiName: $0) })
+        XCTAssertTrue(Redactor.isSensitive(name: unicode))
     }
 
     func testOrdinaryHeadersAreUntouched() {

@@ -1,0 +1,59 @@
+/// Packets copied out of libpcap's buffer into one block, so that a reading thread can hand them to the
+/// analysing thread many at a time (`PacketFile.forEachPacket`).
+final class PacketBatch: @unchecked Sendable {
+    /// Where one packet lies in `storage`, with its record's fields.
+    struct Record {
+        var offset: Int
+        var captured: Int
+        var originalLength: Int
+        var timestampNanos: Int64
+    }
+
+    private(set) var storage: UnsafeMutableRawBufferPointer
+    private(set) var used = 0
+    private(set) var records: [Record] = []
+
+    /// A batch of `capacity` bytes (a larger packet grows it).
+    init(capacity: Int) {
+        storage = .allocate(byteCount: capacity, alignment: 16)
+        records.reserveCapacity(capacity / 256)
+    }
+
+    deinit { storage.deallocate() }
+
+    /// True when `count` more bytes fit, or the batch is empty (it then grows to take them).
+    func fits(_ count: Int) -> Bool {
+        records.isEmpty || used + count <= storage.count
+    }
+
+    /// Copies one packet in; the caller has checked `fits`.
+    func append(_ bytes: UnsafeRawBufferPointer, originalLength: Int, timestampNanos: Int64) {
+        if used + bytes.count > storage.count {
+            let larger = UnsafeMutableRawBufferPointer.allocate(byteCount: used + bytes.count, alignment: 16)
+            if used > 0 { larger.copyMemory(from: UnsafeRawBufferPointer(rebasing: storage[..<used])) }
+            storage.deallocate()
+            storage = larger
+        }
+        if let base = bytes.baseAddress, !bytes.isEmpty {
+            (storage.baseAddress! + used).copyMemory(from: base, byteCount: bytes.count)
+        }
+        records.append(Record(offset: used, captured: bytes.count, originalLength: originalLength,
+                              timestampNanos: timestampNanos))
+        used += bytes.count
+    }
+
+    /// Calls `body` for each packet in the batch, in order.
+    func forEach(_ body: (CapturedPacket) -> Void) {
+        let base = UnsafeRawPointer(storage.baseAddress!)
+        for record in records {
+            body(CapturedPacket(timestampNanos: record.timestampNanos, originalLength: record.originalLength,
+                                bytes: UnsafeRawBufferPointer(start: base + record.offset, count: record.captured)))
+        }
+    }
+
+    /// Empties the batch for reuse.
+    func clear() {
+        used = 0
+        records.removeAll(keepingCapacity: true)
+    }
+}
