@@ -10,6 +10,13 @@ enum ReportFile {
     /// Writes what `produce` emits, piece by piece, to a temporary file beside `path`, then renames it over
     /// `path`. A `WriteError` is the file's; any other error is `produce`'s, and leaves no file behind.
     static func write(to path: String, _ produce: (_ emit: ([UInt8]) throws -> Void) throws -> Void) throws {
+        // A device or a pipe (/dev/null, /dev/stdout, a FIFO) is written to directly: renaming over it would
+        // replace it with a regular file.
+        var status = stat()
+        if stat(path, &status) == 0, status.st_mode & S_IFMT != S_IFREG {
+            try writeDirectly(to: path, produce)
+            return
+        }
         let temporary = path + ".tmp-\(getpid())"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         guard fd >= 0 else { throw WriteError(description: String(cString: strerror(errno))) }
@@ -29,6 +36,17 @@ enum ReportFile {
             let reason = String(cString: strerror(errno))
             unlink(temporary)
             throw WriteError(description: reason)
+        }
+    }
+
+    /// Writes what `produce` emits straight to `path`, which exists and is not a regular file.
+    private static func writeDirectly(to path: String,
+                                      _ produce: (_ emit: ([UInt8]) throws -> Void) throws -> Void) throws {
+        let fd = open(path, O_WRONLY)
+        guard fd >= 0 else { throw WriteError(description: String(cString: strerror(errno))) }
+        defer { close(fd) }
+        try produce { piece in
+            guard writeAll(piece, to: fd) else { throw WriteError(description: String(cString: strerror(errno))) }
         }
     }
 

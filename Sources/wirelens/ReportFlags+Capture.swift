@@ -44,6 +44,8 @@ extension ReportFlags {
                 // Connections are encoded and written on a thread of their own while the capture is read.
                 let report = try withoutActuallyEscaping(emit) { emit in
                     let writer = ConnectionJSONWriter(stream: try CaptureJSONRenderer.Stream(head: head), emit: emit)
+                    // The write-behind thread may release its closure (and the writer) only after it was joined.
+                    defer { writer.release() }
                     let behind = WriteBehind<TCPConnection>(name: "wirelens-json-write") { try writer.add($0) }
                     let report = try analyze { behind.add($0) }
                     try behind.finish()
@@ -78,7 +80,9 @@ extension ReportFlags {
 /// thread while connections arrive, then the caller for the totals.
 private final class ConnectionJSONWriter: @unchecked Sendable {
     private var stream: CaptureJSONRenderer.Stream
-    private let emit: ([UInt8]) throws -> Void
+    /// Where the bytes go: a non-escaping closure made escaping, so it must be let go (`release`) before the
+    /// call that lent it returns.
+    private var emit: (([UInt8]) throws -> Void)?
 
     init(stream: CaptureJSONRenderer.Stream, emit: @escaping ([UInt8]) throws -> Void) {
         self.stream = stream
@@ -86,10 +90,17 @@ private final class ConnectionJSONWriter: @unchecked Sendable {
     }
 
     func add(_ connection: TCPConnection) throws {
+        guard let emit else { return }
         try stream.add(connection, emit: emit)
     }
 
     func finish(_ report: CaptureReport) throws {
+        guard let emit else { return }
         try stream.finish(report, emit: emit)
+    }
+
+    /// Drops the reference to `emit`.
+    func release() {
+        emit = nil
     }
 }

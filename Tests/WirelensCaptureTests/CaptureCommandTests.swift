@@ -122,6 +122,32 @@ final class CaptureCommandTests: XCTestCase {
         XCTAssertFalse(text.stdout.contains("\u{1b}["), "no colour when stdout is not a terminal")
     }
 
+    /// `--report` naming a pipe writes into it and leaves it a pipe (renaming a temporary file over it, as for
+    /// regular files, would replace it; with /dev/null, the device).
+    func testAReportToAPipeIsWrittenIntoIt() throws {
+        let good = try smallCapture()
+        let fifo = LoopbackCapture.temporaryPath("report.fifo")
+        let copy = LoopbackCapture.temporaryPath("report-copy.json")
+        toRemove += [fifo, copy]
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        let reader = Process()
+        reader.executableURL = URL(fileURLWithPath: "/bin/sh")
+        reader.arguments = ["-c", "exec cat \"$0\" > \"$1\"", fifo, copy]
+        try reader.run()
+        let outcome = try wirelens(["capture", "analyze", good, "--format", "json", "--report", fifo, "-q"])
+        XCTAssertEqual(outcome.status, 0, outcome.stderr)
+        var status = stat()
+        XCTAssertEqual(stat(fifo, &status), 0)
+        guard status.st_mode & S_IFMT == S_IFIFO else {
+            reader.terminate()  // it would wait for a writer forever
+            return XCTFail("the pipe was replaced by a regular file")
+        }
+        reader.waitUntilExit()
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: copy)))
+            as? [String: Any])
+        XCTAssertEqual((json["summary"] as? [String: Any])?["exchanges"] as? Int, 2)
+    }
+
     func testManyConnectionsGiveACompactDocumentWrittenPieceByPiece() throws {
         // 1001 connections (a SYN each from its own port) are above the pretty-printing limit.
         func le32(_ v: UInt32) -> [UInt8] { (0..<4).map { UInt8(v >> (8 * $0) & 0xff) } }
