@@ -15,6 +15,8 @@ public final class PacketFile {
     /// The file's snapshot length: packets longer than this were cut.
     public let snapshotLength: Int
     private let handle: OpaquePointer
+    /// The stdio buffer of the file's stream (`readBuffer` bytes), freed after the stream is closed.
+    private let streamBuffer: UnsafeMutablePointer<CChar>
 
     /// Opens `path`, optionally with a BPF filter applied by libpcap.
     public init(path: String, filter: String? = nil) throws(CaptureError) {
@@ -26,19 +28,24 @@ public final class PacketFile {
         guard let stream = fopen(path, "rb") else {
             throw .cannotOpen(path: path, reason: String(cString: strerror(errno)))
         }
-        setvbuf(stream, nil, _IOFBF, Self.readBuffer)
+        // glibc ignores the size when it is not given the buffer itself.
+        let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: Self.readBuffer)
+        setvbuf(stream, buffer, _IOFBF, Self.readBuffer)
         guard let handle = pcap_fopen_offline_with_tstamp_precision(stream, UInt32(PCAP_TSTAMP_PRECISION_NANO),
                                                                     &errorBuffer) else {
             fclose(stream)  // libpcap closes the stream only once it has taken it
+            buffer.deallocate()
             throw .cannotOpen(path: path, reason: Self.clean(Self.text(errorBuffer), path: path))
         }
         let dlt = pcap_datalink(handle)
         guard let linkType = LinkType(dlt: dlt) else {
             let name = pcap_datalink_val_to_name(dlt).map { String(cString: $0) } ?? "unknown"
             pcap_close(handle)
+            buffer.deallocate()
             throw .unsupportedLinkType(path: path, dlt: dlt, name: name)
         }
         self.handle = handle
+        streamBuffer = buffer
         self.linkType = linkType
         snapshotLength = Int(pcap_snapshot(handle))
         // Every property is set from here on: a throw runs deinit, which closes the handle.
@@ -48,7 +55,10 @@ public final class PacketFile {
     /// The stdio buffer of the file's stream.
     static let readBuffer = 1 << 20
 
-    deinit { pcap_close(handle) }
+    deinit {
+        pcap_close(handle)  // closes the stream, which no longer uses its buffer then
+        streamBuffer.deallocate()
+    }
 
     /// Calls `body` for each packet (that passes the filter) in file order; returns how many there were.
     ///
