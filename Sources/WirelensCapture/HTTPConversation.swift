@@ -11,8 +11,9 @@ struct HTTPConversation: HTTPMessageSink {
         case http1 = "http/1.x", h2c, tls, other
     }
 
-    private var requests = HTTPMessageParser(role: .request)
-    private var responses = HTTPMessageParser(role: .response)
+    /// The two directions' parsers, held by reference so that one can run while its events update the
+    /// conversation in place (the handling of one side's events touches only the other side's parser).
+    private let parsers = HTTPParserPair()
     private(set) var exchanges: [HTTPExchange] = []
     /// Exchanges whose final response has ended.
     private var responsesDone = 0
@@ -44,9 +45,10 @@ struct HTTPConversation: HTTPMessageSink {
 
     /// True while bytes from that side are still parsed (so that reordered segments are worth keeping).
     func wantsBytes(fromClient: Bool) -> Bool {
-        if let tls { return tls.wantsBytes(fromClient: fromClient) }
-        if let http2 { return http2.wantsBytes(fromClient: fromClient) }
-        return fromClient ? requests.isActive : responses.isActive
+        // Optional chaining, not `if let`: binding would copy the whole TLS or HTTP/2 state on every packet.
+        if let wanted = tls?.wantsBytes(fromClient: fromClient) { return wanted }
+        if let wanted = http2?.wantsBytes(fromClient: fromClient) { return wanted }
+        return fromClient ? parsers.requests.isActive : parsers.responses.isActive
     }
 
     /// Bytes in order from one side, arrived at `time` (µs).
@@ -63,7 +65,7 @@ struct HTTPConversation: HTTPMessageSink {
         }
         withParser(fromClient: fromClient) { parser, sink in parser.feed(bytes, time: time, events: &sink) }
         // A 101 to h2c: the server's frames may follow the 101 in the same bytes.
-        if !fromClient, detected == .h2c, http2 == nil, let offset = responses.switchedAt,
+        if !fromClient, detected == .h2c, http2 == nil, let offset = parsers.responses.switchedAt,
            let upgrade = exchanges.last(where: { $0.statusCode == 101 }) {
             http2 = HTTP2Conversation(upgrading: upgrade)
             if offset < bytes.count {
@@ -91,16 +93,11 @@ struct HTTPConversation: HTTPMessageSink {
     }
 
     /// Runs `body` with one side's parser and this conversation as the sink of its events.
-    ///
-    /// The parser is moved out while it runs (an idle one stands in), so that its events can update the
-    /// conversation in place; the handling of one side's events touches only the other side's parser.
     private mutating func withParser(fromClient: Bool,
                                      _ body: (inout HTTPMessageParser, inout HTTPConversation) -> Void) {
         eventsFromClient = fromClient
-        var parser = HTTPMessageParser(role: fromClient ? .request : .response)
-        if fromClient { swap(&parser, &requests) } else { swap(&parser, &responses) }
-        body(&parser, &self)
-        if fromClient { swap(&parser, &requests) } else { swap(&parser, &responses) }
+        let parsers = self.parsers
+        if fromClient { body(&parsers.requests, &self) } else { body(&parsers.responses, &self) }
     }
 
     /// Tells from the first payload bytes what the connection carries (TLS, h2c prior knowledge, HTTP/1.x).
@@ -108,18 +105,18 @@ struct HTTPConversation: HTTPMessageSink {
         if bytes.count >= 2, bytes[0] == 0x16, bytes[1] == 0x03 {
             detected = .tls
             tls = TLSConversation()
-            requests.stop()
-            responses.stop()
+            parsers.requests.stop()
+            parsers.responses.stop()
         } else if fromClient, bytes.starts(with: "PRI ".utf8) {
             detected = .h2c
             http2 = HTTP2Conversation()
-            requests.stop()
-            responses.stop()
+            parsers.requests.stop()
+            parsers.responses.stop()
         } else if !fromClient {
             detected = .other
             notes.append("the server spoke first: not HTTP/1.x")
-            requests.stop()
-            responses.stop()
+            parsers.requests.stop()
+            parsers.responses.stop()
         }
     }
 
@@ -145,7 +142,7 @@ struct HTTPConversation: HTTPMessageSink {
             exchanges[last].target = head.target.map(targets.redact)
             exchanges[last].httpVersion = head.version
             exchanges[last].requestHeaderBytes = headerBytes
-            if let method = head.method { responses.expectResponse(to: method) }
+            if let method = head.method { parsers.responses.expectResponse(to: method) }
         case .end(let time, let bodyBytes):
             guard let last = exchanges.indices.last else { return }
             exchanges[last].requestEndAt = time
@@ -154,7 +151,7 @@ struct HTTPConversation: HTTPMessageSink {
             detected = .h2c
             // The preface was counted as a request start: it is not an HTTP/1.x exchange.
             if exchanges.last?.method == nil, exchanges.count > responsesDone { exchanges.removeLast() }
-            responses.stop()
+            parsers.responses.stop()
         case .interim:
             break
         case .lost(let reason):
@@ -184,7 +181,7 @@ struct HTTPConversation: HTTPMessageSink {
             if exchanges[i].httpVersion == nil { exchanges[i].httpVersion = head.version }
             if head.status == 101 {
                 if head.upgrade?.lowercased().hasPrefix("h2c") == true { detected = .h2c }
-                requests.stop()
+                parsers.requests.stop()
             }
         case .end(let time, let bodyBytes):
             exchanges[responsesDone].responseEndAt = time
