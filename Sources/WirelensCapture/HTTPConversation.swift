@@ -45,9 +45,11 @@ struct HTTPConversation: HTTPMessageSink {
 
     /// True while bytes from that side are still parsed (so that reordered segments are worth keeping).
     func wantsBytes(fromClient: Bool) -> Bool {
-        // Optional chaining, not `if let`: binding would copy the whole TLS or HTTP/2 state on every packet.
-        if let wanted = tls?.wantsBytes(fromClient: fromClient) { return wanted }
-        if let wanted = http2?.wantsBytes(fromClient: fromClient) { return wanted }
+        // Looking into the TLS or HTTP/2 state copies it: only connections detected as such need to.
+        if detected == .tls || detected == .h2c {
+            if let wanted = tls?.wantsBytes(fromClient: fromClient) { return wanted }
+            if let wanted = http2?.wantsBytes(fromClient: fromClient) { return wanted }
+        }
         return fromClient ? parsers.requests.isActive : parsers.responses.isActive
     }
 
@@ -55,13 +57,15 @@ struct HTTPConversation: HTTPMessageSink {
     mutating func receive(_ bytes: UnsafeRawBufferPointer, fromClient: Bool, time: Int64) {
         guard !bytes.isEmpty else { return }
         if detected == nil { detect(bytes, fromClient: fromClient) }
-        if tls != nil {
-            tls?.receive(bytes, fromClient: fromClient, time: time)
-            return
-        }
-        if http2 != nil {
-            http2?.receive(bytes, fromClient: fromClient, time: time)
-            return
+        if detected == .tls || detected == .h2c {  // (only then can these be set: testing them costs a copy)
+            if tls != nil {
+                tls?.receive(bytes, fromClient: fromClient, time: time)
+                return
+            }
+            if http2 != nil {
+                http2?.receive(bytes, fromClient: fromClient, time: time)
+                return
+            }
         }
         withParser(fromClient: fromClient) { parser, sink in parser.feed(bytes, time: time, events: &sink) }
         // A 101 to h2c: the server's frames may follow the 101 in the same bytes.
@@ -76,13 +80,15 @@ struct HTTPConversation: HTTPMessageSink {
 
     /// `count` bytes from one side that the capture did not hold.
     mutating func skip(_ count: Int64, fromClient: Bool, time: Int64) {
-        if tls != nil {
-            tls?.skip(count, fromClient: fromClient)
-            return
-        }
-        if http2 != nil {
-            http2?.skip(count, fromClient: fromClient)
-            return
+        if detected == .tls || detected == .h2c {
+            if tls != nil {
+                tls?.skip(count, fromClient: fromClient)
+                return
+            }
+            if http2 != nil {
+                http2?.skip(count, fromClient: fromClient)
+                return
+            }
         }
         withParser(fromClient: fromClient) { parser, sink in parser.skip(count, time: time, events: &sink) }
     }
