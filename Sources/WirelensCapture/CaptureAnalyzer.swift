@@ -41,8 +41,8 @@ public enum CaptureAnalyzer {
         var analysis = Analysis(linkType: file.linkType)
         var readError: CaptureError?
         do {
-            try file.forEachPacket { packet in
-                analysis.add(packet)
+            try file.forEachPacket { packet, decoded in
+                analysis.add(packet, decoded: decoded)
                 analysis.takeFinished(onConnection)
             }
         } catch {
@@ -84,13 +84,18 @@ public enum CaptureAnalyzer {
 
         /// Accounts for one captured packet.
         public mutating func add(_ packet: CapturedPacket) {
+            add(packet, decoded: PacketDecoder.decode(packet.bytes, linkType: linkType))
+        }
+
+        /// Accounts for one captured packet already decoded (as `linkType`).
+        public mutating func add(_ packet: CapturedPacket, decoded: PacketDecoder.Outcome) {
             let time = packet.timestampNanos / 1000
             counts.total += 1
             counts.wireBytes += Int64(packet.originalLength)
             if packet.bytes.count < packet.originalLength { counts.cutBySnapshot += 1 }
             if first == nil { first = time }
             last = max(last ?? time, time)
-            switch PacketDecoder.decode(packet.bytes, linkType: linkType) {
+            switch decoded {
             case .tcp(let segment):
                 counts.tcp += 1
                 tracker.handle(segment, time: time)

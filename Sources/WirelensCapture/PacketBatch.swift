@@ -1,5 +1,5 @@
-/// Packets copied out of libpcap's buffer into one block, so that a reading thread can hand them to the
-/// analysing thread many at a time (`PacketFile.forEachPacket`).
+/// Packets copied out of libpcap's buffer into one block and decoded, so that a reading thread can hand them
+/// to the analysing thread many at a time (`PacketFile.forEachPacket`).
 final class PacketBatch: @unchecked Sendable {
     /// Where one packet lies in `storage`, with its record's fields.
     struct Record {
@@ -12,11 +12,17 @@ final class PacketBatch: @unchecked Sendable {
     private(set) var storage: UnsafeMutableRawBufferPointer
     private(set) var used = 0
     private(set) var records: [Record] = []
+    /// Each packet decoded, in the order of `records` (payloads point into `storage`).
+    private(set) var decoded: [PacketDecoder.Outcome] = []
+    /// The link type packets are decoded as.
+    let linkType: LinkType
 
-    /// A batch of `capacity` bytes (a larger packet grows it).
-    init(capacity: Int) {
-        storage = .allocate(byteCount: capacity, alignment: 16)
+    /// A batch of `capacity` bytes (a larger packet grows it) of packets of `linkType`.
+    init(capacity: Int, linkType: LinkType) {
+        self.linkType = linkType
+        storage = .allocate(byteCount: max(capacity, 4096), alignment: 16)
         records.reserveCapacity(capacity / 256)
+        decoded.reserveCapacity(capacity / 256)
     }
 
     deinit { storage.deallocate() }
@@ -26,7 +32,7 @@ final class PacketBatch: @unchecked Sendable {
         records.isEmpty || used + count <= storage.count
     }
 
-    /// Copies one packet in; the caller has checked `fits`.
+    /// Copies one packet in and decodes it; the caller has checked `fits`.
     func append(_ bytes: UnsafeRawBufferPointer, originalLength: Int, timestampNanos: Int64) {
         if used + bytes.count > storage.count {
             let larger = UnsafeMutableRawBufferPointer.allocate(byteCount: used + bytes.count, alignment: 16)
@@ -39,15 +45,19 @@ final class PacketBatch: @unchecked Sendable {
         }
         records.append(Record(offset: used, captured: bytes.count, originalLength: originalLength,
                               timestampNanos: timestampNanos))
+        // The storage does not move from here on (it grows only while empty): the payload pointer stays valid.
+        let stored = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(storage)[used..<(used + bytes.count)])
+        decoded.append(PacketDecoder.decode(stored, linkType: linkType))
         used += bytes.count
     }
 
-    /// Calls `body` for each packet in the batch, in order.
-    func forEach(_ body: (CapturedPacket) -> Void) {
+    /// Calls `body` for each packet in the batch, in order, with its decoding.
+    func forEach(_ body: (CapturedPacket, PacketDecoder.Outcome) -> Void) {
         let base = UnsafeRawPointer(storage.baseAddress!)
-        for record in records {
+        for (record, outcome) in zip(records, decoded) {
             body(CapturedPacket(timestampNanos: record.timestampNanos, originalLength: record.originalLength,
-                                bytes: UnsafeRawBufferPointer(start: base + record.offset, count: record.captured)))
+                                bytes: UnsafeRawBufferPointer(start: base + record.offset, count: record.captured)),
+                 outcome)
         }
     }
 
@@ -55,5 +65,6 @@ final class PacketBatch: @unchecked Sendable {
     func clear() {
         used = 0
         records.removeAll(keepingCapacity: true)
+        decoded.removeAll(keepingCapacity: true)
     }
 }

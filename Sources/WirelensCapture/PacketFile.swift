@@ -60,18 +60,20 @@ public final class PacketFile {
         streamBuffer.deallocate()
     }
 
-    /// Calls `body` for each packet (that passes the filter) in file order; returns how many there were.
+    /// Calls `body` for each packet (that passes the filter) in file order, with its decoding; returns how many
+    /// there were.
     ///
     /// The file is read ahead on a thread of its own, which copies packets out of libpcap in batches of
-    /// `batchBytes` (at most `batchesInFlight` of them exist), so that reading and analysing use two cores.
+    /// `batchBytes` (at most `batchesInFlight` of them exist) and decodes them, so that reading and analysing
+    /// use two cores.
     ///
     /// - Throws: `readFailed` when the file ends in the middle of a packet or holds a damaged record; the packets
     ///   before it have been handed over.
     @discardableResult
-    public func forEachPacket(_ body: (CapturedPacket) -> Void) throws(CaptureError) -> Int {
+    public func forEachPacket(_ body: (CapturedPacket, PacketDecoder.Outcome) -> Void) throws(CaptureError) -> Int {
         let full = HandOffQueue<PacketBatch>(capacity: Self.batchesInFlight)
         let free = HandOffQueue<PacketBatch>(capacity: Self.batchesInFlight)
-        for _ in 0..<Self.batchesInFlight { free.put(PacketBatch(capacity: Self.batchBytes)) }
+        for _ in 0..<Self.batchesInFlight { free.put(PacketBatch(capacity: Self.batchBytes, linkType: linkType)) }
         let reader = Reader(file: self)
         let thread = BackgroundThread(name: "wirelens-pcap-read") { reader.run(full: full, free: free) }
         var count = 0

@@ -5,28 +5,51 @@ final class PacketBatchTests: XCTestCase {
     /// Packets come back byte for byte with their lengths and times; a packet larger than the batch fits an
     /// empty batch (which grows), and a full batch refuses the next one until cleared.
     func testPacketsRoundTripAndLargePacketsGrowAnEmptyBatch() {
-        let batch = PacketBatch(capacity: 64)
-        let packets: [[UInt8]] = [Array(0..<40), Array(100..<120)]
+        let batch = PacketBatch(capacity: 4096, linkType: .raw)
+        let packets: [[UInt8]] = [(0..<4000).map { UInt8($0 % 256) }, Array(100..<190)]
         for (i, bytes) in packets.enumerated() {
             if i == 1 {
-                XCTAssertTrue(batch.fits(bytes.count), "40 + 20 bytes fit in 64")
-                XCTAssertFalse(batch.fits(25), "40 + 25 do not")
+                XCTAssertTrue(batch.fits(bytes.count), "4000 + 90 bytes fit in 4096")
+                XCTAssertFalse(batch.fits(100), "4000 + 100 do not")
             }
             bytes.withUnsafeBytes { batch.append($0, originalLength: bytes.count + 1000, timestampNanos: Int64(i)) }
         }
         var seen: [([UInt8], Int, Int64)] = []
-        batch.forEach { seen.append((Array($0.bytes), $0.originalLength, $0.timestampNanos)) }
+        batch.forEach { packet, _ in seen.append((Array(packet.bytes), packet.originalLength, packet.timestampNanos)) }
         XCTAssertEqual(seen.map(\.0), packets)
-        XCTAssertEqual(seen.map(\.1), [1040, 1020])
+        XCTAssertEqual(seen.map(\.1), [5000, 1090])
         XCTAssertEqual(seen.map(\.2), [0, 1])
 
         batch.clear()
-        let large = (0..<300).map { UInt8($0 % 251) }
+        let large = (0..<5000).map { UInt8($0 % 251) }
         XCTAssertTrue(batch.fits(large.count), "an empty batch takes any packet")
         large.withUnsafeBytes { batch.append($0, originalLength: large.count, timestampNanos: 7) }
         XCTAssertFalse(batch.fits(1), "the grown batch is full")
         var copies: [[UInt8]] = []
-        batch.forEach { copies.append(Array($0.bytes)) }
+        batch.forEach { packet, _ in copies.append(Array(packet.bytes)) }
         XCTAssertEqual(copies, [large])
+    }
+
+    /// Each packet is decoded as it is copied in, and the decoded payload is the batch's copy of the bytes.
+    func testPacketsAreDecodedWithPayloadsInTheBatch() throws {
+        let payload = Array("GET / HTTP/1.1\r\n\r\n".utf8)
+        let tcp = FrameBuilder.tcp(from: 40000, to: 80, seq: 7, ack: 9, flags: [.ack, .psh], payload: payload)
+        let frame = FrameBuilder.ipv4(IPAddress(v4: 10, 0, 0, 1), IPAddress(v4: 10, 0, 0, 2), tcp)
+        let batch = PacketBatch(capacity: 4096, linkType: .raw)
+        frame.withUnsafeBytes { batch.append($0, originalLength: frame.count, timestampNanos: 1) }
+        var segments: [TCPSegment] = []
+        var inside = false
+        batch.forEach { packet, outcome in
+            guard case .tcp(let segment) = outcome else { return }
+            segments.append(segment)
+            let start = packet.bytes.baseAddress!, end = start + packet.bytes.count
+            inside = segment.payload.baseAddress.map { $0 >= start && $0 + segment.payload.count <= end } ?? false
+            XCTAssertEqual(Array(segment.payload), payload)
+        }
+        let segment = try XCTUnwrap(segments.first)
+        XCTAssertEqual(segments.count, 1)
+        XCTAssertEqual(segment.source.port, 40000)
+        XCTAssertEqual(segment.sequence, 7)
+        XCTAssertTrue(inside, "the payload points into the batch's copy of the packet")
     }
 }
