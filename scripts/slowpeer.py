@@ -28,6 +28,13 @@ Endpoints (any request body is read fully first, so keep-alive survives):
                                 probe's --form: 200, JSON list of parts, each
                                 {name, filename, contentType, size, sha256};
                                 400 when the parser finds no parts or a defect.
+  GET  /h2c-upgrade/{n}         with "Upgrade: h2c": 101 Switching Protocols, then
+                                HTTP/2 (RFC 7540 section 3.2) on the same
+                                connection: the server's SETTINGS, and on stream 1
+                                (the upgraded request) :status 200 and n bytes
+                                (n <= 1 MiB); then it reads until the client
+                                closes. nginx and nghttpd accept h2c only with prior
+                                knowledge. Without the Upgrade header: 426.
   ANY  /echo-headers            200, JSON object of the request headers as
                                 received (name case kept; repeated names joined
                                 with ", "), plus nothing else.
@@ -206,6 +213,9 @@ class Handler(BaseHTTPRequestHandler):
             r = re.fullmatch(r"/bytes/(\d+)", path)
             if r and m in ("GET", "HEAD"):
                 return self._bytes(min(int(r.group(1)), MAX_BYTES))
+            r = re.fullmatch(r"/h2c-upgrade/(\d+)", path)
+            if r and m == "GET":
+                return self._h2c_upgrade(min(int(r.group(1)), 1 << 20))
             return self._send(404, "not found\n")
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True
@@ -234,6 +244,39 @@ class Handler(BaseHTTPRequestHandler):
                 self.wfile.write(block[:k])
                 left -= k
         self.wfile.flush()
+
+    def _h2c_upgrade(self, n):
+        if "h2c" not in self.headers.get("Upgrade", "").lower():
+            return self._send(426, "send Upgrade: h2c\n", extra={"Upgrade": "h2c"})
+        self.wfile.write(b"HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n")
+
+        def frame(kind, flags, stream, payload=b""):
+            return len(payload).to_bytes(3, "big") + bytes([kind, flags]) + stream.to_bytes(4, "big") + payload
+
+        body = b"u" * n
+        out = frame(4, 0, 0)  # SETTINGS (defaults)
+        out += frame(1, 0x4, 1, b"\x88")  # HEADERS, END_HEADERS: ":status: 200" from the HPACK static table
+        for start in range(0, len(body), 16384):  # DATA within the default maximum frame size
+            chunk = body[start:start + 16384]
+            out += frame(0, 0x1 if start + len(chunk) == len(body) else 0, 1, chunk)
+        if not body:
+            out += frame(0, 0x1, 1)
+        self.wfile.write(out)
+        self.wfile.flush()
+        # The client's preface and SETTINGS follow: acknowledge them, then wait for its GOAWAY or close.
+        acked = False
+        self.connection.settimeout(10)
+        try:
+            while True:
+                data = self.connection.recv(65536)
+                if not data:
+                    break
+                if not acked:
+                    self.connection.sendall(frame(4, 0x1, 0))  # SETTINGS ACK
+                    acked = True
+        except OSError:
+            pass
+        self.close_connection = True
 
     do_GET = do_HEAD = do_POST = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _dispatch
 

@@ -68,11 +68,12 @@ struct HTTPConversation: HTTPMessageSink {
             }
         }
         withParser(fromClient: fromClient) { parser, sink in parser.feed(bytes, time: time, events: &sink) }
-        // A 101 to h2c: the server's frames may follow the 101 in the same bytes.
-        if !fromClient, detected == .h2c, http2 == nil, let offset = parsers.responses.switchedAt,
+        // A 101 to h2c: HTTP/2 from here on, both ways. The server's frames may follow the 101 in the same bytes
+        // (or come in later ones: the parsers have stopped, so the switch cannot wait for them).
+        if !fromClient, detected == .h2c, http2 == nil,
            let upgrade = exchanges.last(where: { $0.statusCode == 101 }) {
             http2 = HTTP2Conversation(upgrading: upgrade)
-            if offset < bytes.count {
+            if let offset = parsers.responses.switchedAt, offset < bytes.count {
                 http2?.receive(UnsafeRawBufferPointer(rebasing: bytes[offset...]), fromClient: false, time: time)
             }
         }

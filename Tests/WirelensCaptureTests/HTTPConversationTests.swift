@@ -182,4 +182,29 @@ final class HTTPConversationTests: XCTestCase {
         XCTAssertEqual(c.http2?.summary.clientFrames, 2)
         XCTAssertEqual(c.http2?.summary.serverFrames, 4)
     }
+
+    /// The 101 alone in its segment and the frames in the next ones (Python's server writes them apart): the
+    /// switch happens at the 101, so the later frames, both ways, are still read as HTTP/2.
+    func testUpgradeToH2CWhenTheFramesComeInLaterSegments() {
+        var c = HTTPConversation()
+        feed(&c, client: true, "GET /up HTTP/1.1\r\nHost: x\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQAAP__\r\n"
+             + "Connection: Upgrade, HTTP2-Settings\r\n\r\n", at: 1)
+        feed(&c, client: false, "HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n", at: 2)
+        XCTAssertTrue(c.wantsBytes(fromClient: false), "the frames to come are HTTP/2")
+        XCTAssertTrue(c.wantsBytes(fromClient: true), "so are the client's")
+        let frames = frame(4, flags: 0, stream: 0, []) + frame(1, flags: 0x4, stream: 1, [0x88])
+            + frame(0, flags: 0x1, stream: 1, Array("hello".utf8))
+        frames.withUnsafeBytes { c.receive($0, fromClient: false, time: 3) }
+        let client = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8) + frame(4, flags: 0, stream: 0, [])
+        client.withUnsafeBytes { c.receive($0, fromClient: true, time: 4) }
+
+        XCTAssertEqual(c.detected, .h2c)
+        let exchanges = c.allExchanges
+        XCTAssertEqual(exchanges.map(\.stream), [1])
+        XCTAssertEqual(exchanges.map(\.statusCode), [200])
+        XCTAssertEqual(exchanges.first?.responseBodyBytes, 5)
+        XCTAssertEqual(exchanges.first?.responseEndAt, 3)
+        XCTAssertEqual(c.http2?.summary.clientFrames, 1)
+        XCTAssertEqual(c.http2?.summary.serverFrames, 3)
+    }
 }

@@ -268,4 +268,35 @@ final class LoopbackCaptureTests: XCTestCase {
         XCTAssertEqual(c.exchanges.compactMap { $0.statusCode.map(String.init) }.sorted(),
                        try fields("http2.headers.status", "http2.headers.status").sorted())
     }
+
+    /// curl's `--http2` on http:// asks to upgrade (Upgrade: h2c); after the 101 the connection speaks HTTP/2
+    /// and the upgraded request is stream 1. The peer (scripts/slowpeer.py) stands in for a server: nginx and
+    /// nghttpd accept h2c only with prior knowledge.
+    func testH2CUpgradeFollowsTheConnectionIntoHTTP2() throws {
+        let size = 40_000
+        let path = try record(port: servers.peerPort) {
+            try LoopbackCapture.curl(["--http2", servers.peer("/h2c-upgrade/\(size)"), "-o", "/dev/null"])
+        }
+        let report = try analyze(path)
+        XCTAssertEqual(report.connections.count, 1)
+        let c = try XCTUnwrap(report.connections.first)
+        XCTAssertEqual(c.applicationProtocol, "h2c")
+        XCTAssertEqual(c.http2?.streams, 1)
+        let exchange = try XCTUnwrap(c.exchanges.first)
+        XCTAssertEqual(c.exchanges.count, 1, "the upgraded request is one exchange: stream 1")
+        XCTAssertEqual(exchange.stream, 1)
+        XCTAssertEqual(exchange.method, "GET")
+        XCTAssertEqual(exchange.target, "/h2c-upgrade/\(size)")
+        XCTAssertEqual(exchange.statusCode, 200)
+        XCTAssertEqual(exchange.responseBodyBytes, Int64(size))
+        XCTAssertTrue(exchange.complete)
+        // tshark follows the same upgrade: one 101 in HTTP/1.1, then a 200 in HTTP/2 headers.
+        func fields(_ filter: String, _ field: String) throws -> [String] {
+            let out = try ProcessRunner.run("/usr/bin/tshark", ["-r", path, "-d", "tcp.port==\(servers.peerPort),http",
+                                                                "-Y", filter, "-T", "fields", "-e", field], timeout: 60)
+            return out.stdout.split(separator: "\n").map(String.init)
+        }
+        XCTAssertEqual(try fields("http.response.code == 101", "http.response.code"), ["101"])
+        XCTAssertEqual(try fields("http2.headers.status", "http2.headers.status"), ["200"])
+    }
 }
