@@ -44,7 +44,10 @@ struct HTTPConversation: HTTPMessageSink {
     }
 
     /// True while bytes from that side are still parsed (so that reordered segments are worth keeping).
-    func wantsBytes(fromClient: Bool) -> Bool {
+    ///
+    /// Mutating only so that the connection, which holds its conversation in a class, asks it in place: a
+    /// non-mutating call there copied the whole conversation (and released the copy) on every segment.
+    mutating func wantsBytes(fromClient: Bool) -> Bool {
         // Looking into the TLS or HTTP/2 state copies it: only connections detected as such need to.
         if detected == .tls || detected == .h2c {
             if let wanted = tls?.wantsBytes(fromClient: fromClient) { return wanted }

@@ -71,4 +71,17 @@ final class HandOffQueueTests: XCTestCase {
         while let value = consumed.take() { values.append(value) }
         XCTAssertEqual(values, [0, 1, 2])
     }
+
+    /// Batched by weight, values still arrive in order, and `finish` hands over the last, lighter batch.
+    func testWriteBehindBatchesByWeightAndFlushesTheRest() throws {
+        let seen = HandOffQueue<Int>(capacity: 1000)
+        let behind = WriteBehind<Int>(name: "test-write-batches", capacity: 1, batchWeight: 10,
+                                      weight: { $0 % 3 + 1 }) { seen.put($0) }
+        for i in 0..<301 { behind.add(i) }
+        try behind.finish()
+        seen.close()
+        var values: [Int] = []
+        while let value = seen.take() { values.append(value) }
+        XCTAssertEqual(values, Array(0..<301))
+    }
 }
