@@ -50,10 +50,7 @@ final class HandOffQueueTests: XCTestCase {
         }
         for i in 0..<500 { behind.add(i) }
         try behind.finish()
-        seen.close()
-        var values: [Int] = []
-        while let value = seen.take() { values.append(value) }
-        XCTAssertEqual(values, Array(0..<500))
+        XCTAssertEqual(drain(seen), Array(0..<500))
     }
 
     /// The consumer's first error comes out of `finish`; the values after it are not consumed.
@@ -66,10 +63,7 @@ final class HandOffQueueTests: XCTestCase {
         }
         for i in 0..<10 { behind.add(i) }
         XCTAssertThrowsError(try behind.finish()) { XCTAssertEqual($0 as? Full, Full(at: 3)) }
-        consumed.close()
-        var values: [Int] = []
-        while let value = consumed.take() { values.append(value) }
-        XCTAssertEqual(values, [0, 1, 2])
+        XCTAssertEqual(drain(consumed), [0, 1, 2])
     }
 
     /// Batched by weight, values still arrive in order, and `finish` hands over the last, lighter batch.
@@ -79,9 +73,14 @@ final class HandOffQueueTests: XCTestCase {
                                       weight: { $0 % 3 + 1 }) { seen.put($0) }
         for i in 0..<301 { behind.add(i) }
         try behind.finish()
-        seen.close()
+        XCTAssertEqual(drain(seen), Array(0..<301))
+    }
+
+    /// Closes `queue` and takes everything in it.
+    private func drain(_ queue: HandOffQueue<Int>) -> [Int] {
+        queue.close()
         var values: [Int] = []
-        while let value = seen.take() { values.append(value) }
-        XCTAssertEqual(values, Array(0..<301))
+        while let value = queue.take() { values.append(value) }
+        return values
     }
 }
