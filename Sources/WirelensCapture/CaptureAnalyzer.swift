@@ -61,25 +61,33 @@ public enum CaptureAnalyzer {
         public var exchanges: Int
         /// Concurrency events not yet folded into the summary's peaks.
         public var concurrencyEvents: Int
+        /// Closed connections' 4-tuples kept to absorb their late packets.
+        public var tombstones: Int
     }
 
     /// The running state of one pass over packets; usable on packets from any source (file or live).
     public struct Analysis {
         let linkType: LinkType
-        private var tracker = ConnectionTracker()
+        private var tracker: ConnectionTracker
         private var counts = PacketCounts()
         private var first: Int64?
         private var last: Int64?
 
         public init(linkType: LinkType) {
+            self.init(linkType: linkType, maxTombstones: ConnectionTracker.defaultMaxTombstones)
+        }
+
+        /// An analysis that keeps at most `maxTombstones` closed connections' 4-tuples (tests use a small one).
+        init(linkType: LinkType, maxTombstones: Int) {
             self.linkType = linkType
+            tracker = ConnectionTracker(maxTombstones: maxTombstones)
         }
 
         /// What the analysis holds now.
         public var retained: Retained {
             Retained(connections: tracker.openCount + tracker.finished.count,
                      exchanges: tracker.openExchanges + tracker.finished.reduce(0) { $0 + $1.exchanges.count },
-                     concurrencyEvents: tracker.summary.heldEvents)
+                     concurrencyEvents: tracker.summary.heldEvents, tombstones: tracker.tombstoneCount)
         }
 
         /// Accounts for one captured packet.

@@ -28,13 +28,27 @@ struct ConnectionTracker {
 
     /// A closed connection (both FINs, or a reset) is finished after this long without packets (µs)...
     static let closedQuiet: Int64 = 1_000_000
-    /// ...and its tombstone absorbs late packets for this long: longer than Linux's 60 s TIME_WAIT.
+    /// ...and its tombstone absorbs late packets for this long: longer than Linux's 60 s TIME_WAIT...
     static let closedLinger: Int64 = 120_000_000
+    /// ...unless more than this many tombstones stand: the oldest go first, so that memory stays bounded when
+    /// thousands of connections close every second (about 150 bytes each). A straggler of an evicted one is
+    /// then read as a connection that began before the capture.
+    static let defaultMaxTombstones = 32_768
     /// The table is swept every this many packets, or this much capture time (µs), whichever comes first.
     static let sweepEvery = 16_384
     static let sweepInterval: Int64 = 10_000_000
     /// How far (µs) capture timestamps may go backwards and still be counted exactly in the concurrency peaks.
     static let clockSlack: Int64 = 1_000_000
+
+    /// How many tombstones may stand at once (`defaultMaxTombstones` unless a test says otherwise).
+    let maxTombstones: Int
+
+    init(maxTombstones: Int = Self.defaultMaxTombstones) {
+        self.maxTombstones = maxTombstones
+    }
+
+    /// The tombstones standing now.
+    var tombstoneCount: Int { tombstones.count }
 
     /// The number of connections in the table now.
     var openCount: Int { open.count }
@@ -123,14 +137,16 @@ struct ConnectionTracker {
         summary.fold(before: watermark - Self.clockSlack)
     }
 
-    /// Drops the tombstones quiet for `closedLinger`, oldest first (one that saw late packets is kept on).
+    /// Drops the tombstones quiet for `closedLinger`, oldest first (one that saw late packets is kept on), and
+    /// the oldest beyond `maxTombstones` whatever their age.
     private mutating func expireTombstones(now: Int64) {
         while tombstoneOrderStart < tombstoneOrder.count {
             let (key, laidAt) = tombstoneOrder[tombstoneOrderStart]
-            guard now - laidAt > Self.closedLinger else { break }  // the rest were laid later
+            let overLimit = tombstones.count > maxTombstones
+            guard overLimit || now - laidAt > Self.closedLinger else { break }  // the rest were laid later
             tombstoneOrderStart += 1
             guard let tombstone = tombstones[key] else { continue }  // replaced by a new connection
-            if now - tombstone.lastPacketAt > Self.closedLinger {
+            if overLimit || now - tombstone.lastPacketAt > Self.closedLinger {
                 tombstones[key] = nil
             } else {
                 tombstoneOrder.append((key, tombstone.lastPacketAt))  // late packets came: look again later

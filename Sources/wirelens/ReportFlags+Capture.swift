@@ -46,8 +46,9 @@ extension ReportFlags {
                     let writer = ConnectionJSONWriter(stream: try CaptureJSONRenderer.Stream(head: head), emit: emit)
                     // The write-behind thread may release its closure (and the writer) only after it was joined.
                     defer { writer.release() }
-                    // Batches of about 4096 exchanges: a hand-off per connection cost a thread wake-up each.
-                    let behind = WriteBehind<TCPConnection>(name: "wirelens-json-write", batchWeight: 4096,
+                    // Batches of about 1024 exchanges: a hand-off per connection cost a thread wake-up each,
+                    // and the batches in flight (up to six) stay near 2 MB.
+                    let behind = WriteBehind<TCPConnection>(name: "wirelens-json-write", batchWeight: 1024,
                                                             weight: { 1 + $0.exchanges.count }) { try writer.add($0) }
                     let report = try analyze { behind.add($0) }
                     try behind.finish()

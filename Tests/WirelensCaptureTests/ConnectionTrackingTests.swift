@@ -198,13 +198,14 @@ final class ConnectionTrackingTests: XCTestCase {
     /// connections as a streamed analysis does; returns the most the analysis held at once and what was taken.
     private func streamConnections(_ count: Int) -> (held: CaptureAnalyzer.Retained, taken: [TCPConnection],
                                                        summary: CaptureSummary) {
-        var held = CaptureAnalyzer.Retained(connections: 0, exchanges: 0, concurrencyEvents: 0)
+        var held = CaptureAnalyzer.Retained(connections: 0, exchanges: 0, concurrencyEvents: 0, tombstones: 0)
         var taken: [TCPConnection] = []
         func sample() {
             let now = analysis.retained
             held.connections = max(held.connections, now.connections)
             held.exchanges = max(held.exchanges, now.exchanges)
             held.concurrencyEvents = max(held.concurrencyEvents, now.concurrencyEvents)
+            held.tombstones = max(held.tombstones, now.tombstones)
             analysis.takeFinished { taken.append($0) }
         }
         var i = 0
@@ -250,9 +251,23 @@ final class ConnectionTrackingTests: XCTestCase {
         XCTAssertLessThanOrEqual(large.held.exchanges, small.held.exchanges + 2)
         XCTAssertLessThanOrEqual(large.held.concurrencyEvents, small.held.concurrencyEvents + 4)
         XCTAssertLessThan(large.held.concurrencyEvents, 400)
+        XCTAssertLessThanOrEqual(large.held.tombstones, small.held.tombstones + 2)
+        XCTAssertGreaterThan(large.held.tombstones, 30, "closed connections' 4-tuples linger 120 s")
         // The folded peaks agree with the peaks computed over every connection at once.
         let whole = CaptureSummary(of: large.taken)
         XCTAssertEqual(large.summary.maxConcurrentConnections, 2)
         XCTAssertEqual(large.summary, whole)
+    }
+
+    /// With more closed connections than the tombstone limit within the linger time, the oldest tombstones go:
+    /// what is held stays near the limit, and every connection is still counted once.
+    func testTombstonesAreCappedWhenManyConnectionsCloseWithinTheLinger() {
+        analysis = CaptureAnalyzer.Analysis(linkType: .ethernet, maxTombstones: 20)
+        let run = streamConnections(300)
+        XCTAssertEqual(run.taken.count, 300)
+        XCTAssertEqual(run.summary.connections, 300)
+        // A sweep (every 10 s of capture here, 5 connections) lays its tombstones before it trims them.
+        XCTAssertLessThanOrEqual(run.held.tombstones, 20 + 5)
+        XCTAssertGreaterThanOrEqual(run.held.tombstones, 20)
     }
 }
