@@ -37,6 +37,10 @@ struct HTTPConversation: HTTPMessageSink {
     /// Notes of the HTTP, HTTP/2 and TLS readings.
     var allNotes: [String] { notes + (tls?.notes ?? []) + (http2?.notes ?? []) }
 
+    /// True when the connection was detected as TLS or h2c: only then can `tls` or `http2` be set, and only then
+    /// are they looked into (testing those optionals copies them, on every segment).
+    private var mayHoldFrames: Bool { detected == .tls || detected == .h2c }
+
     /// A conversation whose request targets go through `targets` (one per capture, so that the query names it
     /// has found harmless serve every connection).
     init(targets: TargetRedactor = TargetRedactor()) {
@@ -48,8 +52,7 @@ struct HTTPConversation: HTTPMessageSink {
     /// Mutating only so that the connection, which holds its conversation in a class, asks it in place: a
     /// non-mutating call there copied the whole conversation (and released the copy) on every segment.
     mutating func wantsBytes(fromClient: Bool) -> Bool {
-        // Looking into the TLS or HTTP/2 state copies it: only connections detected as such need to.
-        if detected == .tls || detected == .h2c {
+        if mayHoldFrames {
             if let wanted = tls?.wantsBytes(fromClient: fromClient) { return wanted }
             if let wanted = http2?.wantsBytes(fromClient: fromClient) { return wanted }
         }
@@ -60,7 +63,7 @@ struct HTTPConversation: HTTPMessageSink {
     mutating func receive(_ bytes: UnsafeRawBufferPointer, fromClient: Bool, time: Int64) {
         guard !bytes.isEmpty else { return }
         if detected == nil { detect(bytes, fromClient: fromClient) }
-        if detected == .tls || detected == .h2c {  // (only then can these be set: testing them costs a copy)
+        if mayHoldFrames {
             if tls != nil {
                 tls?.receive(bytes, fromClient: fromClient, time: time)
                 return
@@ -84,7 +87,7 @@ struct HTTPConversation: HTTPMessageSink {
 
     /// `count` bytes from one side that the capture did not hold.
     mutating func skip(_ count: Int64, fromClient: Bool, time: Int64) {
-        if detected == .tls || detected == .h2c {
+        if mayHoldFrames {
             if tls != nil {
                 tls?.skip(count, fromClient: fromClient)
                 return

@@ -98,10 +98,7 @@ public final class LiveCapture: @unchecked Sendable {
                     guard let user, let header, let bytes else { return }
                     let sink = Unmanaged<Sink>.fromOpaque(UnsafeRawPointer(user)).takeUnretainedValue()
                     if let dumper = sink.dumper { pcap_dump(UnsafeMutableRawPointer(dumper).assumingMemoryBound(to: UInt8.self), header, bytes) }
-                    let h = header.pointee
-                    sink.analysis.add(CapturedPacket(
-                        timestampNanos: Int64(h.ts.tv_sec) * 1_000_000_000 + Int64(h.ts.tv_usec),
-                        originalLength: Int(h.len), bytes: UnsafeRawBufferPointer(start: bytes, count: Int(h.caplen))))
+                    sink.analysis.add(CapturedPacket(header: header.pointee, data: bytes))
                 }, context)
                 if rc < 0 && rc != PCAP_ERROR_BREAK { break }
             }

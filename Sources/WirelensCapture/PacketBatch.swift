@@ -1,19 +1,19 @@
 /// Packets copied out of libpcap's buffer into one block and decoded, so that a reading thread can hand them
 /// to the analysing thread many at a time (`PacketFile.forEachPacket`).
 final class PacketBatch: @unchecked Sendable {
-    /// Where one packet lies in `storage`, with its record's fields.
+    /// Where one packet lies in `storage`, with its record's fields and its decoding (whose payload points
+    /// into `storage`).
     struct Record {
         var offset: Int
         var captured: Int
         var originalLength: Int
         var timestampNanos: Int64
+        var decoded: PacketDecoder.Outcome
     }
 
     private(set) var storage: UnsafeMutableRawBufferPointer
     private(set) var used = 0
     private(set) var records: [Record] = []
-    /// Each packet decoded, in the order of `records` (payloads point into `storage`).
-    private(set) var decoded: [PacketDecoder.Outcome] = []
     /// The link type packets are decoded as.
     let linkType: LinkType
 
@@ -22,7 +22,6 @@ final class PacketBatch: @unchecked Sendable {
         self.linkType = linkType
         storage = .allocate(byteCount: max(capacity, 4096), alignment: 16)
         records.reserveCapacity(capacity / 256)
-        decoded.reserveCapacity(capacity / 256)
     }
 
     deinit { storage.deallocate() }
@@ -33,7 +32,8 @@ final class PacketBatch: @unchecked Sendable {
     }
 
     /// Copies one packet in and decodes it; the caller has checked `fits`.
-    func append(_ bytes: UnsafeRawBufferPointer, originalLength: Int, timestampNanos: Int64) {
+    func append(_ packet: CapturedPacket) {
+        let bytes = packet.bytes
         if used + bytes.count > storage.count {
             let larger = UnsafeMutableRawBufferPointer.allocate(byteCount: used + bytes.count, alignment: 16)
             if used > 0 { larger.copyMemory(from: UnsafeRawBufferPointer(rebasing: storage[..<used])) }
@@ -43,21 +43,21 @@ final class PacketBatch: @unchecked Sendable {
         if let base = bytes.baseAddress, !bytes.isEmpty {
             (storage.baseAddress! + used).copyMemory(from: base, byteCount: bytes.count)
         }
-        records.append(Record(offset: used, captured: bytes.count, originalLength: originalLength,
-                              timestampNanos: timestampNanos))
         // The storage does not move from here on (it grows only while empty): the payload pointer stays valid.
         let stored = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(storage)[used..<(used + bytes.count)])
-        decoded.append(PacketDecoder.decode(stored, linkType: linkType))
+        records.append(Record(offset: used, captured: bytes.count, originalLength: packet.originalLength,
+                              timestampNanos: packet.timestampNanos,
+                              decoded: PacketDecoder.decode(stored, linkType: linkType)))
         used += bytes.count
     }
 
     /// Calls `body` for each packet in the batch, in order, with its decoding.
     func forEach(_ body: (CapturedPacket, PacketDecoder.Outcome) -> Void) {
         let base = UnsafeRawPointer(storage.baseAddress!)
-        for (record, outcome) in zip(records, decoded) {
+        for record in records {
             body(CapturedPacket(timestampNanos: record.timestampNanos, originalLength: record.originalLength,
                                 bytes: UnsafeRawBufferPointer(start: base + record.offset, count: record.captured)),
-                 outcome)
+                 record.decoded)
         }
     }
 
@@ -65,6 +65,5 @@ final class PacketBatch: @unchecked Sendable {
     func clear() {
         used = 0
         records.removeAll(keepingCapacity: true)
-        decoded.removeAll(keepingCapacity: true)
     }
 }

@@ -113,16 +113,13 @@ public final class PacketFile {
             while true {
                 let rc = pcap_next_ex(file.handle, &header, &data)
                 if rc == 1, let header, let data {
-                    let h = header.pointee
-                    let captured = Int(h.caplen)
-                    if !batch.fits(captured) {
+                    let packet = CapturedPacket(header: header.pointee, data: data)
+                    if !batch.fits(packet.bytes.count) {
                         full.put(batch)
                         guard let next = free.take() else { return }
                         batch = next
                     }
-                    // With nanosecond precision, libpcap puts nanoseconds in tv_usec.
-                    batch.append(UnsafeRawBufferPointer(start: data, count: captured), originalLength: Int(h.len),
-                                 timestampNanos: Int64(h.ts.tv_sec) * 1_000_000_000 + Int64(h.ts.tv_usec))
+                    batch.append(packet)
                     count += 1
                 } else if rc == 0 {
                     continue  // live captures only: a timeout

@@ -12,7 +12,9 @@ final class PacketBatchTests: XCTestCase {
                 XCTAssertTrue(batch.fits(bytes.count), "4000 + 90 bytes fit in 4096")
                 XCTAssertFalse(batch.fits(100), "4000 + 100 do not")
             }
-            bytes.withUnsafeBytes { batch.append($0, originalLength: bytes.count + 1000, timestampNanos: Int64(i)) }
+            bytes.withUnsafeBytes {
+                batch.append(CapturedPacket(timestampNanos: Int64(i), originalLength: bytes.count + 1000, bytes: $0))
+            }
         }
         var seen: [([UInt8], Int, Int64)] = []
         batch.forEach { packet, _ in seen.append((Array(packet.bytes), packet.originalLength, packet.timestampNanos)) }
@@ -23,7 +25,9 @@ final class PacketBatchTests: XCTestCase {
         batch.clear()
         let large = (0..<5000).map { UInt8($0 % 251) }
         XCTAssertTrue(batch.fits(large.count), "an empty batch takes any packet")
-        large.withUnsafeBytes { batch.append($0, originalLength: large.count, timestampNanos: 7) }
+        large.withUnsafeBytes {
+            batch.append(CapturedPacket(timestampNanos: 7, originalLength: large.count, bytes: $0))
+        }
         XCTAssertFalse(batch.fits(1), "the grown batch is full")
         var copies: [[UInt8]] = []
         batch.forEach { packet, _ in copies.append(Array(packet.bytes)) }
@@ -36,7 +40,9 @@ final class PacketBatchTests: XCTestCase {
         let tcp = FrameBuilder.tcp(from: 40000, to: 80, seq: 7, ack: 9, flags: [.ack, .psh], payload: payload)
         let frame = FrameBuilder.ipv4(IPAddress(v4: 10, 0, 0, 1), IPAddress(v4: 10, 0, 0, 2), tcp)
         let batch = PacketBatch(capacity: 4096, linkType: .raw)
-        frame.withUnsafeBytes { batch.append($0, originalLength: frame.count, timestampNanos: 1) }
+        frame.withUnsafeBytes {
+            batch.append(CapturedPacket(timestampNanos: 1, originalLength: frame.count, bytes: $0))
+        }
         var segments: [TCPSegment] = []
         var inside = false
         batch.forEach { packet, outcome in
