@@ -1,6 +1,7 @@
 import CPcap
 import Foundation
 import Synchronization
+import WirelensCore
 
 /// A live libpcap capture on one interface, analysed as it arrives (and written to a pcap file if asked).
 ///
@@ -31,8 +32,7 @@ public final class LiveCapture: @unchecked Sendable {
     private let handle: OpaquePointer
     private let sink: Sink
     private let stopRequested = Mutex(false)
-    private var thread: Thread?
-    private let finished = DispatchSemaphore(value: 0)
+    private var thread: BackgroundThread?
 
     /// Opens `interface` for capture with `filter`; writes the packets to `filePath` when given.
     ///
@@ -91,7 +91,7 @@ public final class LiveCapture: @unchecked Sendable {
 
     /// Starts reading on a thread of its own.
     public func start() {
-        let thread = Thread { [self] in
+        thread = BackgroundThread(name: "wirelens-capture") { [self] in
             let context = Unmanaged.passUnretained(sink).toOpaque().assumingMemoryBound(to: UInt8.self)
             while !stopRequested.withLock({ $0 }) {
                 let rc = pcap_dispatch(handle, -1, { user, header, bytes in
@@ -102,11 +102,7 @@ public final class LiveCapture: @unchecked Sendable {
                 }, context)
                 if rc < 0 && rc != PCAP_ERROR_BREAK { break }
             }
-            finished.signal()
         }
-        thread.name = "wirelens-capture"
-        self.thread = thread
-        thread.start()
     }
 
     /// Waits `drain` seconds for the last packets, stops the loop and returns the analysis and the kernel's counts.
@@ -114,7 +110,7 @@ public final class LiveCapture: @unchecked Sendable {
         Thread.sleep(forTimeInterval: drain)
         stopRequested.withLock { $0 = true }
         pcap_breakloop(handle)
-        if thread != nil { finished.wait() }
+        thread?.join()
         var stats = pcap_stat()
         var kernel = KernelCounts(received: 0, dropped: 0, droppedByInterface: 0)
         if pcap_stats(handle, &stats) == 0 {
