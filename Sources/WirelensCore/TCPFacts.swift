@@ -1,0 +1,169 @@
+/// What the kernel said about a transfer's connection: counters over the transfer, ranges and samples over time.
+///
+/// Counters belong to the connection and accumulate over its life, so each count here is the difference between
+/// the transfer's first and last snapshots. A field the running kernel lacks is nil, never 0. When other transfers
+/// used the connection at the same time (HTTP/2 streams), `shared` is true: the figures describe the connection.
+public struct TCPFacts: Sendable, Equatable, Codable {
+    /// Microseconds between the first and the last snapshot.
+    public var span: Int64
+    /// Bytes sent, retransmissions included (4.19).
+    public var bytesSent: UInt64?
+    /// Bytes the peer acknowledged (4.1).
+    public var bytesAcked: UInt64?
+    /// Bytes received (4.1).
+    public var bytesReceived: UInt64?
+    /// Bytes retransmitted (4.19).
+    public var bytesRetransmitted: UInt64?
+    /// Segments retransmitted.
+    public var segmentsRetransmitted: UInt32
+    /// Out-of-order packets received: losses or reordering on the way in (5.4).
+    public var outOfOrderPacketsIn: UInt32?
+    /// The smallest round-trip time the kernel has seen on the connection (µs; 4.6).
+    public var minRTT: UInt32?
+    /// The smoothed round-trip time at the last snapshot (µs).
+    public var smoothedRTT: UInt32
+    /// The largest smoothed round-trip time seen in any snapshot (µs).
+    public var maxRTT: UInt32
+    /// The receiver's round-trip estimate at the last snapshot (µs; what a receiving client sees).
+    public var receiveRTT: UInt32
+    /// The smallest and largest congestion windows seen, in segments.
+    public var congestionWindowMin: UInt32
+    public var congestionWindowMax: UInt32
+    /// The sender's maximum segment size at the last snapshot.
+    public var sendMSS: UInt32
+    /// The path MTU at the last snapshot.
+    public var pathMTU: UInt32
+    /// The smallest receive window the peer advertised in any snapshot (bytes; 5.4).
+    public var peerWindowMin: UInt32?
+    /// The largest delivery rate seen (bytes per second; 4.9).
+    public var deliveryRateMax: UInt64?
+    /// The median of the delivery rates of the samples the sender was not app-limited in (bytes per second).
+    public var deliveryRateMedian: UInt64?
+    /// Time with data queued to send (µs; 4.10).
+    public var busy: UInt64?
+    /// The part of `busy` when the peer's window was full (µs; 4.10).
+    public var receiveWindowLimited: UInt64?
+    /// The part of `busy` when the socket's send buffer was the limit (µs; 4.10).
+    public var sendBufferLimited: UInt64?
+    /// True when other transfers used the connection during this one: the figures describe the connection.
+    public var shared = false
+    /// The snapshots over time, at most `Builder.sampleLimit` (evenly thinned beyond that).
+    public var samples: [TCPSample]
+
+    /// Facts as given (`Builder.finish()` makes them from snapshots).
+    public init(span: Int64, bytesSent: UInt64?, bytesAcked: UInt64?, bytesReceived: UInt64?, bytesRetransmitted: UInt64?,
+                segmentsRetransmitted: UInt32, outOfOrderPacketsIn: UInt32?, minRTT: UInt32?, smoothedRTT: UInt32,
+                maxRTT: UInt32, receiveRTT: UInt32, congestionWindowMin: UInt32, congestionWindowMax: UInt32,
+                sendMSS: UInt32, pathMTU: UInt32, peerWindowMin: UInt32?, deliveryRateMax: UInt64?,
+                deliveryRateMedian: UInt64?, busy: UInt64?, receiveWindowLimited: UInt64?, sendBufferLimited: UInt64?,
+                samples: [TCPSample]) {
+        self.span = span
+        self.bytesSent = bytesSent
+        self.bytesAcked = bytesAcked
+        self.bytesReceived = bytesReceived
+        self.bytesRetransmitted = bytesRetransmitted
+        self.segmentsRetransmitted = segmentsRetransmitted
+        self.outOfOrderPacketsIn = outOfOrderPacketsIn
+        self.minRTT = minRTT
+        self.smoothedRTT = smoothedRTT
+        self.maxRTT = maxRTT
+        self.receiveRTT = receiveRTT
+        self.congestionWindowMin = congestionWindowMin
+        self.congestionWindowMax = congestionWindowMax
+        self.sendMSS = sendMSS
+        self.pathMTU = pathMTU
+        self.peerWindowMin = peerWindowMin
+        self.deliveryRateMax = deliveryRateMax
+        self.deliveryRateMedian = deliveryRateMedian
+        self.busy = busy
+        self.receiveWindowLimited = receiveWindowLimited
+        self.sendBufferLimited = sendBufferLimited
+        self.samples = samples
+    }
+
+    /// The share of the bytes sent that were retransmissions, a crude loss rate; nil when nothing was sent.
+    public var retransmittedShare: Double? {
+        guard let sent = bytesSent, sent > 0, let retransmitted = bytesRetransmitted else { return nil }
+        return Double(retransmitted) / Double(sent)
+    }
+
+    /// `now - then` for a counter, or nil when the kernel lacks it; 0 if it went backwards (a new socket).
+    static func delta<T: FixedWidthInteger>(_ now: T?, _ then: T?) -> T? {
+        guard let now, let then else { return nil }
+        return now >= then ? now - then : 0
+    }
+
+    /// Gathers the snapshots of one transfer, keeping a bounded number of samples.
+    public struct Builder: Sendable {
+        /// The most samples kept per transfer: beyond it every other one is dropped and the stride doubles.
+        public static let sampleLimit = 64
+
+        private var first: TCPInfo?
+        private var last: TCPInfo?
+        private var firstAt: Int64 = 0
+        private var lastAt: Int64 = 0
+        private var maxRTT: UInt32 = 0
+        private var cwndMin = UInt32.max
+        private var cwndMax: UInt32 = 0
+        private var peerWindowMin: UInt32?
+        private var deliveryRateMax: UInt64?
+        private var samples: [TCPSample] = []
+        /// Only every `stride`-th snapshot becomes a sample (doubles each time the samples are thinned).
+        private var stride = 1
+        private var seen = 0
+
+        public init() {}
+
+        /// True once a snapshot was added.
+        public var isEmpty: Bool { first == nil }
+
+        /// Adds a snapshot taken at `at` (µs, any monotonic origin shared by the transfer's snapshots).
+        public mutating func add(_ info: TCPInfo, at: Int64) {
+            if first == nil {
+                first = info
+                firstAt = at
+            }
+            last = info
+            lastAt = at
+            maxRTT = max(maxRTT, info.rtt)
+            cwndMin = min(cwndMin, info.congestionWindow)
+            cwndMax = max(cwndMax, info.congestionWindow)
+            if let window = info.sendWindow { peerWindowMin = min(peerWindowMin ?? .max, window) }
+            if let rate = info.deliveryRate { deliveryRateMax = max(deliveryRateMax ?? 0, rate) }
+            defer { seen += 1 }
+            guard seen % stride == 0, let first else { return }
+            samples.append(TCPSample(info, at: at - firstAt, first: first))
+            if samples.count > Self.sampleLimit {
+                samples = samples.enumerated().filter { $0.offset % 2 == 0 }.map(\.element)
+                stride *= 2
+            }
+        }
+
+        /// The facts of the snapshots added, or nil when there were none.
+        public func finish() -> TCPFacts? {
+            guard let first, let last else { return nil }
+            var kept = samples
+            // The last snapshot is always a sample: the end of the transfer is worth drawing.
+            if kept.last?.at != lastAt - firstAt { kept.append(TCPSample(last, at: lastAt - firstAt, first: first)) }
+            let rates = kept.filter { $0.appLimited != true }.compactMap(\.deliveryRate).sorted()
+            return TCPFacts(
+                span: lastAt - firstAt,
+                bytesSent: delta(last.bytesSent, first.bytesSent),
+                bytesAcked: delta(last.bytesAcked, first.bytesAcked),
+                bytesReceived: delta(last.bytesReceived, first.bytesReceived),
+                bytesRetransmitted: delta(last.bytesRetrans, first.bytesRetrans),
+                segmentsRetransmitted: delta(last.totalRetrans, first.totalRetrans) ?? 0,
+                outOfOrderPacketsIn: delta(last.outOfOrderPacketsIn, first.outOfOrderPacketsIn),
+                minRTT: last.minRTT, smoothedRTT: last.rtt, maxRTT: maxRTT, receiveRTT: last.receiveRTT,
+                congestionWindowMin: cwndMin, congestionWindowMax: cwndMax, sendMSS: last.sendMSS,
+                pathMTU: last.pathMTU, peerWindowMin: peerWindowMin, deliveryRateMax: deliveryRateMax,
+                deliveryRateMedian: rates.isEmpty ? nil : rates[rates.count / 2],
+                busy: delta(last.busyTime, first.busyTime),
+                receiveWindowLimited: delta(last.receiveWindowLimited, first.receiveWindowLimited),
+                sendBufferLimited: delta(last.sendBufferLimited, first.sendBufferLimited),
+                samples: kept)
+        }
+
+        private func delta<T: FixedWidthInteger>(_ now: T?, _ then: T?) -> T? { TCPFacts.delta(now, then) }
+    }
+}

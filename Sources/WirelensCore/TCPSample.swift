@@ -1,0 +1,37 @@
+/// The kernel's view of a connection at one moment of a transfer: the few fields drawn over time.
+public struct TCPSample: Sendable, Equatable, Codable {
+    /// Microseconds since the transfer's first snapshot.
+    public var at: Int64
+    /// The smoothed round-trip time (µs).
+    public var rtt: UInt32
+    /// The congestion window in segments.
+    public var congestionWindow: UInt32
+    /// The delivery rate estimate in bytes per second (nil before kernel 4.9).
+    public var deliveryRate: UInt64?
+    /// True when the rate was measured while the sender had nothing to send.
+    public var appLimited: Bool?
+    /// The peer's advertised receive window in bytes (nil before kernel 5.4).
+    public var peerWindow: UInt32?
+    /// Segments in flight (sent, not yet acknowledged).
+    public var unacked: UInt32
+    /// Bytes the application wrote that the kernel has not sent yet (nil before kernel 4.6).
+    public var notSent: UInt32?
+    /// Bytes acknowledged by the peer since the transfer's first snapshot (nil before kernel 4.1).
+    public var acked: UInt64?
+    /// Bytes received since the transfer's first snapshot (nil before kernel 4.1).
+    public var received: UInt64?
+
+    /// The sample of `info`, taken `at` µs after a first snapshot `first` of the same connection.
+    public init(_ info: TCPInfo, at: Int64, first: TCPInfo) {
+        self.at = at
+        rtt = info.rtt
+        congestionWindow = info.congestionWindow
+        deliveryRate = info.deliveryRate
+        appLimited = info.deliveryRateAppLimited
+        peerWindow = info.sendWindow
+        unacked = info.unacked
+        notSent = info.notSentBytes
+        acked = TCPFacts.delta(info.bytesAcked, first.bytesAcked)
+        received = TCPFacts.delta(info.bytesReceived, first.bytesReceived)
+    }
+}

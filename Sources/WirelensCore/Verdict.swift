@@ -1,0 +1,17 @@
+/// The bottleneck a diagnosis names: one of a fixed, documented set.
+public enum Verdict: String, Sendable, Equatable, Codable, CaseIterable {
+    /// The peer's receive window held the sender back (rwnd-limited most of the send time).
+    case serverWindow = "server-window"
+    /// The client's socket send buffer was the limit (sndbuf-limited most of the send time).
+    case sendBuffer = "send-buffer"
+    /// The path: the sender was busy and limited by its congestion window (rate, loss, round-trip time).
+    case network
+    /// A short transfer dominated by handshakes and the first round trips: no window had time to matter.
+    case roundTrips = "round-trips"
+    /// The time went to the server's wait, not to moving bytes.
+    case serverThink = "server-think"
+    /// The sender had nothing to send most of the time: the body source was slower than the network.
+    case client
+    /// Not enough facts to tell; the diagnosis says why.
+    case unknown
+}

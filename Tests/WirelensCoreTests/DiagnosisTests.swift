@@ -1,0 +1,109 @@
+import XCTest
+import WirelensCore
+
+/// The verdict rules of `Diagnosis.of(_:)` on crafted facts, one condition per verdict.
+final class DiagnosisTests: XCTestCase {
+    /// Kernel facts of a transfer: RTT 48 ms, the stopwatches as given (µs), a 64 KiB peer window.
+    private func facts(busy: UInt64? = 0, rwnd: UInt64? = 0, sndbuf: UInt64? = 0, outOfOrder: UInt32? = 0,
+                       received: UInt64 = 0, shared: Bool = false) -> TCPFacts {
+        var f = TCPFacts(span: 10_000_000, bytesSent: 10_000_000, bytesAcked: 10_000_000, bytesReceived: received,
+                         bytesRetransmitted: 20_000, segmentsRetransmitted: 14, outOfOrderPacketsIn: outOfOrder,
+                         minRTT: 40_000, smoothedRTT: 48_000, maxRTT: 60_000, receiveRTT: 50_000,
+                         congestionWindowMin: 10, congestionWindowMax: 80, sendMSS: 1448, pathMTU: 1500,
+                         peerWindowMin: 65536, deliveryRateMax: 2_000_000, deliveryRateMedian: 1_300_000,
+                         busy: busy, receiveWindowLimited: rwnd, sendBufferLimited: sndbuf, samples: [])
+        f.shared = shared
+        return f
+    }
+
+    /// An upload of 10 MB whose send phase lasted 8 s, with 1 s of wait.
+    private func upload(_ tcp: TCPFacts?, wait: Int64 = 1_000_000, missing: String? = nil) -> Diagnosis {
+        Diagnosis.of(.init(phases: Phases(connect: 48_000, send: 8_000_000, wait: wait, receive: 1000, total: 9_100_000),
+                           requestBodyBytes: 10_000_000, responseBodyBytes: 100, tcp: tcp, missingReason: missing))
+    }
+
+    func testAFullPeerWindowIsTheServersWindow() {
+        let d = upload(facts(busy: 7_900_000, rwnd: 7_400_000))
+        XCTAssertEqual(d.verdict, .serverWindow)
+        XCTAssertEqual(d.evidence.receiveWindowLimitedShare ?? 0, 0.925, accuracy: 1e-9)
+        // 64 KiB over 48 ms: 1.37 MB/s.
+        XCTAssertEqual(d.evidence.windowCap ?? 0, 65536 / 0.048, accuracy: 1)
+        XCTAssertTrue(d.explanation.contains("1.37 MB/s"), d.explanation)
+        XCTAssertTrue(d.explanation.contains("92%") || d.explanation.contains("93%"), d.explanation)
+    }
+
+    func testAFullSendBufferIsTheClientsBuffer() {
+        XCTAssertEqual(upload(facts(busy: 7_900_000, rwnd: 100_000, sndbuf: 6_000_000)).verdict, .sendBuffer)
+    }
+
+    func testBusyWithinTheCongestionWindowIsTheNetwork() {
+        let d = upload(facts(busy: 7_950_000, rwnd: 50_000, sndbuf: 0))
+        XCTAssertEqual(d.verdict, .network)
+        XCTAssertEqual(d.evidence.retransmittedShare ?? 0, 0.002, accuracy: 1e-9)
+        XCTAssertEqual(d.evidence.networkShare ?? 0, 0.9875, accuracy: 1e-9)
+    }
+
+    func testNothingQueuedIsTheClient() {
+        let d = upload(facts(busy: 2_000_000, rwnd: 0, sndbuf: 0))
+        XCTAssertEqual(d.verdict, .client)
+        XCTAssertEqual(d.evidence.idleShare ?? 0, 0.75, accuracy: 1e-9)
+    }
+
+    func testAWaitOfHalfTheTotalIsTheServersThinking() {
+        let d = Diagnosis.of(.init(phases: Phases(connect: 100, send: 200, wait: 600_000, receive: 300, total: 601_000),
+                                   requestBodyBytes: 0, responseBodyBytes: 1000, tcp: facts()))
+        XCTAssertEqual(d.verdict, .serverThink)
+        XCTAssertEqual(d.evidence.waitShare ?? 0, 600_000.0 / 601_000, accuracy: 1e-9)
+    }
+
+    func testHandshakesAndAFewRoundTripsAreRoundTrips() {
+        // Connect and TLS of 2 RTT, the body in 2 RTT of 48 ms, a short wait.
+        let d = Diagnosis.of(.init(phases: Phases(dns: 1000, connect: 48_000, tls: 96_000, send: 96_000, wait: 10_000,
+                                                  receive: 1000, total: 252_000),
+                                   requestBodyBytes: 20_000, responseBodyBytes: 10, tcp: facts()))
+        XCTAssertEqual(d.verdict, .roundTrips)
+        XCTAssertEqual(d.evidence.roundTrips ?? 0, 252_000.0 / 48_000, accuracy: 1e-9)
+    }
+
+    func testAShortTransferWhoseTimeWentElsewhereIsUnknown() {
+        let d = Diagnosis.of(.init(phases: Phases(queue: 900_000, send: 10_000, wait: 1000, receive: 1000, total: 912_000),
+                                   requestBodyBytes: 100, responseBodyBytes: 10, tcp: facts()))
+        XCTAssertEqual(d.verdict, .unknown)
+        XCTAssertNotNil(d.evidence.reason?.range(of: "too short to tell"))
+    }
+
+    func testNoKernelFactsIsUnknownWithItsReason() {
+        let d = upload(nil, missing: "not Linux")
+        XCTAssertEqual(d.verdict, .unknown)
+        XCTAssertEqual(d.evidence.reason, "not Linux")
+    }
+
+    func testAKernelWithoutTheStopwatchesIsUnknownNeverAGuess() {
+        let d = upload(facts(busy: nil, rwnd: nil, sndbuf: nil))
+        XCTAssertEqual(d.verdict, .unknown)
+        XCTAssertNotNil(d.evidence.reason?.range(of: "4.10"))
+    }
+
+    func testADownloadWithoutALossSignIsUnknown() {
+        let phases = Phases(connect: 48_000, send: 100, wait: 50_000, receive: 5_000_000, total: 5_100_000)
+        let plain = Diagnosis.of(.init(phases: phases, requestBodyBytes: 0, responseBodyBytes: 8_000_000,
+                                       tcp: facts(received: 8_000_000)))
+        XCTAssertEqual(plain.verdict, .unknown)
+        XCTAssertEqual(plain.evidence.direction, "download")
+        let lossy = Diagnosis.of(.init(phases: phases, requestBodyBytes: 0, responseBodyBytes: 8_000_000,
+                                       tcp: facts(outOfOrder: 31, received: 8_000_000)))
+        XCTAssertEqual(lossy.verdict, .network)
+        XCTAssertEqual(lossy.evidence.outOfOrderPacketsIn, 31)
+    }
+
+    func testSharedAndProxiedFactsSaySo() {
+        let shared = upload(facts(busy: 7_900_000, rwnd: 7_400_000, shared: true))
+        XCTAssertTrue(shared.evidence.sharedConnection)
+        XCTAssertNotNil(shared.explanation.range(of: "shared with other transfers"))
+        let proxied = Diagnosis.of(.init(phases: Phases(send: 8_000_000, wait: 1000, total: 8_100_000),
+                                         requestBodyBytes: 10_000_000, responseBodyBytes: 0,
+                                         tcp: facts(busy: 7_900_000, rwnd: 7_400_000), throughProxy: true))
+        XCTAssertTrue(proxied.evidence.proxyHop)
+        XCTAssertNotNil(proxied.explanation.range(of: "hop to the proxy"))
+    }
+}

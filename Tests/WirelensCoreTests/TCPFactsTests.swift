@@ -1,0 +1,73 @@
+import XCTest
+import WirelensCore
+
+/// `TCPFacts.Builder`: counters as differences over the transfer, ranges over every snapshot, bounded samples.
+final class TCPFactsTests: XCTestCase {
+    /// A snapshot laid out as the kernel's struct (232 bytes, Linux 5.4 and later) with the given counters.
+    private func snapshot(acked: UInt64, sent: UInt64, retrans: UInt64, rtt: UInt32, cwnd: UInt32, window: UInt32,
+                          rate: UInt64, busy: UInt64, rwnd: UInt64) -> TCPInfo {
+        var bytes = [UInt8](repeating: 0, count: 232)
+        func put<T: FixedWidthInteger>(_ value: T, at offset: Int) {
+            withUnsafeBytes(of: value.littleEndian) { bytes.replaceSubrange(offset..<offset + MemoryLayout<T>.size, with: $0) }
+        }
+        put(UInt8(1), at: 0)
+        put(rtt, at: 68)
+        put(cwnd, at: 80)
+        put(acked, at: 120)
+        put(UInt32(900), at: 148)
+        put(rate, at: 160)
+        put(busy, at: 168)
+        put(rwnd, at: 176)
+        put(sent, at: 200)
+        put(retrans, at: 208)
+        put(window, at: 228)
+        return bytes.withUnsafeBytes { TCPInfo(kernelBytes: $0, length: 232)! }
+    }
+
+    func testCountersAreDifferencesAndRangesCoverEverySnapshot() throws {
+        var builder = TCPFacts.Builder()
+        builder.add(snapshot(acked: 1000, sent: 1000, retrans: 0, rtt: 900, cwnd: 10, window: 65536, rate: 0, busy: 50, rwnd: 0),
+                    at: 5_000)
+        builder.add(snapshot(acked: 501_000, sent: 520_000, retrans: 10_000, rtt: 4000, cwnd: 40, window: 8192,
+                             rate: 900_000, busy: 80_050, rwnd: 60_000), at: 105_000)
+        builder.add(snapshot(acked: 1_001_000, sent: 1_030_000, retrans: 20_000, rtt: 2000, cwnd: 30, window: 32768,
+                             rate: 1_000_000, busy: 180_050, rwnd: 150_000), at: 205_000)
+        let facts = try XCTUnwrap(builder.finish())
+        XCTAssertEqual(facts.span, 200_000)
+        XCTAssertEqual(facts.bytesAcked, 1_000_000)
+        XCTAssertEqual(facts.bytesSent, 1_029_000)
+        XCTAssertEqual(facts.bytesRetransmitted, 20_000)
+        XCTAssertEqual(facts.retransmittedShare ?? 0, 20_000.0 / 1_029_000, accuracy: 1e-12)
+        XCTAssertEqual(facts.busy, 180_000)
+        XCTAssertEqual(facts.receiveWindowLimited, 150_000)
+        XCTAssertEqual(facts.smoothedRTT, 2000)
+        XCTAssertEqual(facts.maxRTT, 4000)
+        XCTAssertEqual(facts.minRTT, 900)
+        XCTAssertEqual(facts.congestionWindowMin, 10)
+        XCTAssertEqual(facts.congestionWindowMax, 40)
+        XCTAssertEqual(facts.peerWindowMin, 8192)
+        XCTAssertEqual(facts.deliveryRateMax, 1_000_000)
+        XCTAssertEqual(facts.samples.map(\.at), [0, 100_000, 200_000])
+        XCTAssertEqual(facts.samples.last?.acked, 1_000_000)
+    }
+
+    func testSamplesStayBoundedAndSpanTheWholeTransfer() throws {
+        var builder = TCPFacts.Builder()
+        for i in 0..<10_000 {
+            builder.add(snapshot(acked: UInt64(i) * 1000, sent: UInt64(i) * 1000, retrans: 0, rtt: 1000, cwnd: 10,
+                                 window: 65536, rate: 1000, busy: UInt64(i), rwnd: 0), at: Int64(i) * 100_000)
+        }
+        let facts = try XCTUnwrap(builder.finish())
+        XCTAssertLessThanOrEqual(facts.samples.count, TCPFacts.Builder.sampleLimit + 1)
+        XCTAssertGreaterThanOrEqual(facts.samples.count, TCPFacts.Builder.sampleLimit / 2)
+        XCTAssertEqual(facts.samples.first?.at, 0)
+        XCTAssertEqual(facts.samples.last?.at, 9_999 * 100_000, "the last snapshot is always kept")
+        // Evenly thinned: every gap but the last is the same stride.
+        let gaps = zip(facts.samples.dropFirst(), facts.samples).map { $0.at - $1.at }
+        XCTAssertEqual(Set(gaps.dropLast()).count, 1)
+    }
+
+    func testNoSnapshotGivesNoFacts() {
+        XCTAssertNil(TCPFacts.Builder().finish())
+    }
+}
