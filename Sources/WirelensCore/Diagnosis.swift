@@ -22,36 +22,40 @@ public struct Diagnosis: Sendable, Equatable, Codable {
         /// "upload", "download" or "none" (no body either way).
         public var direction: String
         /// The phase that moved the body (send for an upload, receive for a download), µs.
-        public var movingTime: Int64?
+        @NullWhenAbsent public var movingTime: Int64?
         /// Shares of `movingTime` (0...1): the peer's window full, the send buffer full, the rest of the busy time
         /// (the path), nothing queued (the client).
-        public var receiveWindowLimitedShare: Double?
-        public var sendBufferLimitedShare: Double?
-        public var networkShare: Double?
-        public var idleShare: Double?
+        @NullWhenAbsent public var receiveWindowLimitedShare: Double?
+        @NullWhenAbsent public var sendBufferLimitedShare: Double?
+        @NullWhenAbsent public var networkShare: Double?
+        @NullWhenAbsent public var idleShare: Double?
         /// The share of the total spent in the server's wait.
-        public var waitShare: Double?
+        @NullWhenAbsent public var waitShare: Double?
         /// The smoothed and minimum round-trip times, µs.
-        public var rtt: Int64?
-        public var minRTT: Int64?
+        @NullWhenAbsent public var rtt: Int64?
+        @NullWhenAbsent public var minRTT: Int64?
         /// How many round trips the total amounts to.
-        public var roundTrips: Double?
+        @NullWhenAbsent public var roundTrips: Double?
         /// Retransmitted bytes over bytes sent.
-        public var retransmittedShare: Double?
+        @NullWhenAbsent public var retransmittedShare: Double?
         /// Out-of-order packets received (a loss sign on the way in).
-        public var outOfOrderPacketsIn: Int?
+        @NullWhenAbsent public var outOfOrderPacketsIn: Int?
+        /// The body's own rate over `movingTime`, bytes per second.
+        @NullWhenAbsent public var bodyRate: Double?
         /// The median delivery rate the kernel measured, bytes per second.
-        public var deliveryRate: Double?
-        /// The smallest window the peer advertised, bytes.
-        public var peerWindow: Int64?
+        @NullWhenAbsent public var deliveryRate: Double?
+        /// The median window the peer advertised in the samples, bytes.
+        @NullWhenAbsent public var peerWindow: Int64?
+        /// The share of the samples in which the peer's window was closed (zero).
+        @NullWhenAbsent public var zeroWindowShare: Double?
         /// What that window allows one connection over the round trip: window / RTT, bytes per second.
-        public var windowCap: Double?
+        @NullWhenAbsent public var windowCap: Double?
         /// True when other transfers shared the connection: the figures describe the connection.
         public var sharedConnection: Bool = false
         /// True when the facts describe the hop to a proxy, not the path to the server.
         public var proxyHop: Bool = false
         /// Why the verdict is `unknown`.
-        public var reason: String?
+        @NullWhenAbsent public var reason: String?
 
         public init(direction: String) {
             self.direction = direction
@@ -79,6 +83,9 @@ public struct Diagnosis: Sendable, Equatable, Codable {
         }
     }
 
+    /// A peer window closed in at least this share of the samples means a slow reader, not a small buffer.
+    public static let closedWindowShare = 0.25
+
     /// A body that moved within this many round trips is too short for a window or the path to matter.
     public static let shortTransferRoundTrips: Int64 = 4
 
@@ -95,6 +102,9 @@ public struct Diagnosis: Sendable, Equatable, Codable {
         let download = !upload && input.responseBodyBytes > 0
         var evidence = Evidence(direction: upload ? "upload" : (download ? "download" : "none"))
         evidence.movingTime = upload ? phases.send : (download ? phases.receive : nil)
+        if let moving = evidence.movingTime, moving > 0 {
+            evidence.bodyRate = Double(upload ? input.requestBodyBytes : input.responseBodyBytes) * 1e6 / Double(moving)
+        }
         evidence.proxyHop = input.throughProxy
         let total = max(phases.total, 1)
         if let wait = phases.wait { evidence.waitShare = share(wait, of: total) }
@@ -103,11 +113,12 @@ public struct Diagnosis: Sendable, Equatable, Codable {
         }
         let rtt = Int64(tcp.smoothedRTT)
         evidence.rtt = rtt
-        evidence.minRTT = tcp.minRTT.map(Int64.init)
+        evidence.minRTT = tcp.minRTT.map { Int64($0) }
         evidence.retransmittedShare = tcp.retransmittedShare
-        evidence.outOfOrderPacketsIn = tcp.outOfOrderPacketsIn.map(Int.init)
-        evidence.deliveryRate = tcp.deliveryRateMedian.map(Double.init)
-        evidence.peerWindow = tcp.peerWindowMin.map(Int64.init)
+        evidence.outOfOrderPacketsIn = tcp.outOfOrderPacketsIn.map { Int($0) }
+        evidence.deliveryRate = tcp.deliveryRateMedian.map { Double($0) }
+        evidence.peerWindow = (tcp.peerWindowMedian ?? tcp.peerWindowMin).map { Int64($0) }
+        evidence.zeroWindowShare = tcp.zeroWindowShare
         if let window = evidence.peerWindow, rtt > 0 { evidence.windowCap = Double(window) * 1e6 / Double(rtt) }
         evidence.sharedConnection = tcp.shared
         if rtt > 0 { evidence.roundTrips = Double(phases.total) / Double(rtt) }
@@ -159,6 +170,15 @@ public struct Diagnosis: Sendable, Equatable, Codable {
         evidence.idleShare = idleShare
         let rtt = DurationText.format(micros: Int64(tcp.smoothedRTT))
         let largest = max(rwndShare, sndbufShare, networkShare, idleShare)
+        if largest == rwndShare, let closed = evidence.zeroWindowShare, closed >= Self.closedWindowShare {
+            let rate = evidence.bodyRate.map { " (it took the body at \(ByteSize.formatRate($0)))" } ?? ""
+            return Diagnosis(
+                verdict: .serverWindow,
+                explanation: "The server's receive window was full \(percent(rwndShare)) of the send time and closed in "
+                    + "\(percent(closed)) of the samples: the server read slower than the client sent\(rate); a "
+                    + "faster-reading server helps, and parallel connections help when it paces each connection\(note).",
+                evidence: evidence)
+        }
         if largest == rwndShare {
             let window = evidence.peerWindow.map { ByteSize.format($0) } ?? "an unknown size"
             let cap = evidence.windowCap.map { " caps one connection at \(ByteSize.formatRate($0))" } ?? " held the sender back"
@@ -196,8 +216,7 @@ public struct Diagnosis: Sendable, Equatable, Codable {
 
     /// A download: only what the receiving client sees, and `unknown` rather than a guess.
     private static func downloadDiagnosis(_ tcp: TCPFacts, moving: Int64, evidence: Evidence, note: String) -> Diagnosis {
-        let received = tcp.bytesReceived.map { Double($0) * 1e6 / Double(max(moving, 1)) }
-        let rate = received.map { ByteSize.formatRate($0) } ?? "an unknown rate"
+        let rate = evidence.bodyRate.map { ByteSize.formatRate($0) } ?? "an unknown rate"
         if let outOfOrder = tcp.outOfOrderPacketsIn, outOfOrder > 0 {
             return Diagnosis(
                 verdict: .network,

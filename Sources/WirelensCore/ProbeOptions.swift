@@ -37,6 +37,12 @@ public struct ProbeOptions: Sendable, Codable, Equatable {
     public var includeResponseHeaders = false
     /// The User-Agent header.
     public var userAgent = "wirelens/\(WirelensVersion.current)"
+    /// How often the kernel's facts of each transfer's connection are read while it runs (µs); 0: at its start and
+    /// end only. Each transfer keeps at most `TCPFacts.Builder.sampleLimit` samples. Not in the report's options: the
+    /// samples' own instants show it.
+    public var tcpSampleInterval: Int64 = 100_000
+    /// The send buffer of each new connection's socket (SO_SNDBUF, bytes); nil leaves it to the kernel's auto-tuning.
+    public var sendBuffer: Int?
 
     public init() {}
 

@@ -99,7 +99,8 @@ struct TransactionCoding: Codable {
         case kind, url, method, timestamps, offsetsMs, phasesMs, networkProtocolName, reusedConnection, connectionId,
              proxyConnection, localAddress, localPort, remoteAddress, remotePort, tlsVersion, tlsCipher, alpn,
              statusCode, requestHeaderBytes, requestBodyBytes, responseHeaderBytes, responseBodyBytes,
-             uploadBytesPerSecond, downloadBytesPerSecond, expectContinueWaitMs, curlTimersUs, responseHeaders, error
+             uploadBytesPerSecond, downloadBytesPerSecond, expectContinueWaitMs, curlTimersUs, responseHeaders, error,
+             tcp, diagnosis
     }
 
     func encode(to encoder: Encoder) throws {
@@ -140,6 +141,8 @@ struct TransactionCoding: Codable {
         try c.encode(CurlTimersCoding(m.curlTimers), forKey: .curlTimersUs)
         if let headers = m.responseHeaders { try c.encode(headers, forKey: .responseHeaders) }
         try c.encode(m.error, forKey: .error)
+        try c.encode(m.tcp, forKey: .tcp)
+        try c.encode(m.diagnosis, forKey: .diagnosis)
     }
 
     init(from decoder: Decoder) throws {
@@ -179,6 +182,8 @@ struct TransactionCoding: Codable {
             .map { Int64(($0 * 1000).rounded()) }
         m.responseHeaders = try c.decodeIfPresent([HeaderField].self, forKey: .responseHeaders)
         m.error = try c.decodeIfPresent(TransferError.self, forKey: .error)
+        m.tcp = try c.decodeIfPresent(TCPFacts.self, forKey: .tcp)
+        m.diagnosis = try c.decodeIfPresent(Diagnosis.self, forKey: .diagnosis)
         metrics = m
         taskStart = timeline.fetchStart
     }

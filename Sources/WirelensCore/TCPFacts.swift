@@ -7,19 +7,19 @@ public struct TCPFacts: Sendable, Equatable, Codable {
     /// Microseconds between the first and the last snapshot.
     public var span: Int64
     /// Bytes sent, retransmissions included (4.19).
-    public var bytesSent: UInt64?
+    @NullWhenAbsent public var bytesSent: UInt64?
     /// Bytes the peer acknowledged (4.1).
-    public var bytesAcked: UInt64?
+    @NullWhenAbsent public var bytesAcked: UInt64?
     /// Bytes received (4.1).
-    public var bytesReceived: UInt64?
+    @NullWhenAbsent public var bytesReceived: UInt64?
     /// Bytes retransmitted (4.19).
-    public var bytesRetransmitted: UInt64?
+    @NullWhenAbsent public var bytesRetransmitted: UInt64?
     /// Segments retransmitted.
     public var segmentsRetransmitted: UInt32
     /// Out-of-order packets received: losses or reordering on the way in (5.4).
-    public var outOfOrderPacketsIn: UInt32?
+    @NullWhenAbsent public var outOfOrderPacketsIn: UInt32?
     /// The smallest round-trip time the kernel has seen on the connection (µs; 4.6).
-    public var minRTT: UInt32?
+    @NullWhenAbsent public var minRTT: UInt32?
     /// The smoothed round-trip time at the last snapshot (µs).
     public var smoothedRTT: UInt32
     /// The largest smoothed round-trip time seen in any snapshot (µs).
@@ -34,17 +34,21 @@ public struct TCPFacts: Sendable, Equatable, Codable {
     /// The path MTU at the last snapshot.
     public var pathMTU: UInt32
     /// The smallest receive window the peer advertised in any snapshot (bytes; 5.4).
-    public var peerWindowMin: UInt32?
+    @NullWhenAbsent public var peerWindowMin: UInt32?
+    /// The median of the receive windows the peer advertised in the samples (bytes; 5.4).
+    @NullWhenAbsent public var peerWindowMedian: UInt32?
+    /// The share of the samples in which the peer's window was closed (zero): it read slower than the data came.
+    @NullWhenAbsent public var zeroWindowShare: Double?
     /// The largest delivery rate seen (bytes per second; 4.9).
-    public var deliveryRateMax: UInt64?
+    @NullWhenAbsent public var deliveryRateMax: UInt64?
     /// The median of the delivery rates of the samples the sender was not app-limited in (bytes per second).
-    public var deliveryRateMedian: UInt64?
+    @NullWhenAbsent public var deliveryRateMedian: UInt64?
     /// Time with data queued to send (µs; 4.10).
-    public var busy: UInt64?
+    @NullWhenAbsent public var busy: UInt64?
     /// The part of `busy` when the peer's window was full (µs; 4.10).
-    public var receiveWindowLimited: UInt64?
+    @NullWhenAbsent public var receiveWindowLimited: UInt64?
     /// The part of `busy` when the socket's send buffer was the limit (µs; 4.10).
-    public var sendBufferLimited: UInt64?
+    @NullWhenAbsent public var sendBufferLimited: UInt64?
     /// True when other transfers used the connection during this one: the figures describe the connection.
     public var shared = false
     /// The snapshots over time, at most `Builder.sampleLimit` (evenly thinned beyond that).
@@ -55,7 +59,7 @@ public struct TCPFacts: Sendable, Equatable, Codable {
                 segmentsRetransmitted: UInt32, outOfOrderPacketsIn: UInt32?, minRTT: UInt32?, smoothedRTT: UInt32,
                 maxRTT: UInt32, receiveRTT: UInt32, congestionWindowMin: UInt32, congestionWindowMax: UInt32,
                 sendMSS: UInt32, pathMTU: UInt32, peerWindowMin: UInt32?, deliveryRateMax: UInt64?,
-                deliveryRateMedian: UInt64?, busy: UInt64?, receiveWindowLimited: UInt64?, sendBufferLimited: UInt64?,
+                deliveryRateMedian: UInt64?, peerWindowMedian: UInt32? = nil, zeroWindowShare: Double? = nil, busy: UInt64?, receiveWindowLimited: UInt64?, sendBufferLimited: UInt64?,
                 samples: [TCPSample]) {
         self.span = span
         self.bytesSent = bytesSent
@@ -75,6 +79,8 @@ public struct TCPFacts: Sendable, Equatable, Codable {
         self.peerWindowMin = peerWindowMin
         self.deliveryRateMax = deliveryRateMax
         self.deliveryRateMedian = deliveryRateMedian
+        self.peerWindowMedian = peerWindowMedian
+        self.zeroWindowShare = zeroWindowShare
         self.busy = busy
         self.receiveWindowLimited = receiveWindowLimited
         self.sendBufferLimited = sendBufferLimited
@@ -145,6 +151,7 @@ public struct TCPFacts: Sendable, Equatable, Codable {
             var kept = samples
             // The last snapshot is always a sample: the end of the transfer is worth drawing.
             if kept.last?.at != lastAt - firstAt { kept.append(TCPSample(last, at: lastAt - firstAt, first: first)) }
+            let windows = kept.compactMap(\.peerWindow).sorted()
             let rates = kept.filter { $0.appLimited != true }.compactMap(\.deliveryRate).sorted()
             return TCPFacts(
                 span: lastAt - firstAt,
@@ -158,6 +165,8 @@ public struct TCPFacts: Sendable, Equatable, Codable {
                 congestionWindowMin: cwndMin, congestionWindowMax: cwndMax, sendMSS: last.sendMSS,
                 pathMTU: last.pathMTU, peerWindowMin: peerWindowMin, deliveryRateMax: deliveryRateMax,
                 deliveryRateMedian: rates.isEmpty ? nil : rates[rates.count / 2],
+                peerWindowMedian: windows.isEmpty ? nil : windows[windows.count / 2],
+                zeroWindowShare: windows.isEmpty ? nil : Double(windows.filter { $0 == 0 }.count) / Double(windows.count),
                 busy: delta(last.busyTime, first.busyTime),
                 receiveWindowLimited: delta(last.receiveWindowLimited, first.receiveWindowLimited),
                 sendBufferLimited: delta(last.sendBufferLimited, first.sendBufferLimited),

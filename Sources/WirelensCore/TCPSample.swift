@@ -7,19 +7,19 @@ public struct TCPSample: Sendable, Equatable, Codable {
     /// The congestion window in segments.
     public var congestionWindow: UInt32
     /// The delivery rate estimate in bytes per second (nil before kernel 4.9).
-    public var deliveryRate: UInt64?
+    @NullWhenAbsent public var deliveryRate: UInt64?
     /// True when the rate was measured while the sender had nothing to send.
-    public var appLimited: Bool?
+    @NullWhenAbsent public var appLimited: Bool?
     /// The peer's advertised receive window in bytes (nil before kernel 5.4).
-    public var peerWindow: UInt32?
+    @NullWhenAbsent public var peerWindow: UInt32?
     /// Segments in flight (sent, not yet acknowledged).
     public var unacked: UInt32
     /// Bytes the application wrote that the kernel has not sent yet (nil before kernel 4.6).
-    public var notSent: UInt32?
+    @NullWhenAbsent public var notSent: UInt32?
     /// Bytes acknowledged by the peer since the transfer's first snapshot (nil before kernel 4.1).
-    public var acked: UInt64?
+    @NullWhenAbsent public var acked: UInt64?
     /// Bytes received since the transfer's first snapshot (nil before kernel 4.1).
-    public var received: UInt64?
+    @NullWhenAbsent public var received: UInt64?
 
     /// The sample of `info`, taken `at` µs after a first snapshot `first` of the same connection.
     public init(_ info: TCPInfo, at: Int64, first: TCPInfo) {

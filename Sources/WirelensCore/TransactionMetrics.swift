@@ -35,6 +35,10 @@ public struct TransactionMetrics: Sendable, Equatable {
     public var responseHeaders: [HeaderField]?
     /// Why the transaction failed, if it did.
     public var error: TransferError?
+    /// The kernel's facts of the connection over this transaction (Linux; nil when none could be read).
+    public var tcp: TCPFacts?
+    /// Why the transaction took the time it took: the verdict and its evidence.
+    public var diagnosis: Diagnosis?
     // The one-byte fields last, side by side, so that they share one word.
     public var kind: TransactionKind
     /// True when the connection came from the pool.

@@ -1,5 +1,8 @@
 import CCurl
 import CCurlShim
+#if canImport(Glibc)
+import Glibc
+#endif
 import WirelensCore
 
 // libcurl's callbacks. Each receives the transfer's context as its user pointer; the engine keeps the
@@ -41,10 +44,26 @@ func wlSeekCallback(_ user: UnsafeMutableRawPointer?, _ offset: curl_off_t, _ or
     return moved ? wl_seekfunc_ok() : wl_seekfunc_cantseek()
 }
 
-/// A socket libcurl made for a new connection: kept so the engine can watch the send queue of its uploads.
+/// A socket libcurl made for a new connection: kept so the engine can read its kernel facts and watch its send queue.
 func wlSockoptCallback(_ user: UnsafeMutableRawPointer?, _ socket: curl_socket_t, _ purpose: curlsocktype) -> Int32 {
-    withContext(user, else: ()) { $0.socket = socket }
+    withContext(user, else: ()) {
+        $0.socket = socket
+        $0.sockets?.opened(socket)
+        if var size = $0.sendBuffer.map(Int32.init) {
+            _ = setsockopt(socket, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
+    }
     return wl_sockopt_ok()
+}
+
+/// libcurl closes a connection's socket: the transfers on it take their last kernel snapshot first. The user pointer
+/// is the engine's `ConnectionSockets` (a connection keeps the pointer of the transfer that made it, which may be
+/// long gone), and this callback must close the socket itself.
+func wlCloseSocketCallback(_ user: UnsafeMutableRawPointer?, _ socket: curl_socket_t) -> Int32 {
+    if let user {
+        Unmanaged<ConnectionSockets>.fromOpaque(user).takeUnretainedValue().closing(socket, at: MonotonicClock.now())
+    }
+    return close(socket)
 }
 
 func wlPrereqCallback(_ user: UnsafeMutableRawPointer?, _ remoteIP: UnsafeMutablePointer<CChar>?,

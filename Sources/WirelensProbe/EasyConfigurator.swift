@@ -37,6 +37,11 @@ struct EasyConfigurator {
         try pointer(CURLOPT_WRITEDATA, "WRITEDATA")
         try check(wl_easy_setopt_sockopt_cb(easy, wlSockoptCallback), "SOCKOPTFUNCTION")
         try pointer(CURLOPT_SOCKOPTDATA, "SOCKOPTDATA")
+        if let sockets = ctx.sockets {
+            try check(wl_easy_setopt_closesocket_cb(easy, wlCloseSocketCallback), "CLOSESOCKETFUNCTION")
+            try check(wl_easy_setopt_ptr(easy, CURLOPT_CLOSESOCKETDATA, Unmanaged.passUnretained(sockets).toOpaque()),
+                      "CLOSESOCKETDATA")
+        }
         try check(wl_easy_setopt_prereq_cb(easy, wlPrereqCallback), "PREREQFUNCTION")
         try pointer(CURLOPT_PREREQDATA, "PREREQDATA")
         try check(wl_easy_setopt_debug_cb(easy, wlDebugCallback), "DEBUGFUNCTION")

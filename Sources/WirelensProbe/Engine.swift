@@ -33,8 +33,8 @@ public final class Engine: @unchecked Sendable {
     private var connectionTLS: [Int: (version: String?, cipher: String?, alpn: String?)] = [:]
     /// Uploads seen waiting for the peer to acknowledge their body at the last look (see watchBodyAcknowledgements).
     private var awaitingAcknowledgement = 0
-    /// The socket of each connection a transfer opened, by libcurl's connection number.
-    private var connectionSockets: [Int: Int32] = [:]
+    /// The open sockets of the engine's connections and the transfers on each (libcurl's socket callbacks fill it).
+    private let sockets = ConnectionSockets()
     /// Transfers in flight that send a body (only these are watched for the acknowledgement).
     private var uploadsActive = 0
     private var random = SystemRandomNumberGenerator()
@@ -165,6 +165,7 @@ public final class Engine: @unchecked Sendable {
             var stillRunning: Int32 = 0
             curl_multi_perform(multi, &stillRunning)
             watchBodyAcknowledgements()
+            sampleConnections()
             collectFinishedTransfers()
             enforceTimeouts()
             startReadyWork()
@@ -243,9 +244,9 @@ public final class Engine: @unchecked Sendable {
                 waiting += 1
                 continue
             }
-            // libcurl 7.88 names a transfer's socket (CURLINFO_ACTIVESOCKET) only after it ends: the sockopt callback
-            // gave it when the connection was made, and a reused connection's comes from its connection number.
-            guard let socket = socketOf(ctx) else {
+            // libcurl 7.88 names a transfer's socket (CURLINFO_ACTIVESOCKET) only after it ends: the socket table
+            // found it by its local port when the connection was ready.
+            guard let socket = ctx.tcpSocket else {
                 ctx.bodyAcknowledged = ctx.bodyReadEnd
                 continue
             }
@@ -267,25 +268,6 @@ public final class Engine: @unchecked Sendable {
         awaitingAcknowledgement = waiting
     }
 
-    /// The socket of a transfer's connection: its own when it opened the connection, else the one recorded for the
-    /// connection it reuses. Connection numbers are never reused, so a recorded socket is the live connection's.
-    /// A socket is used only while its local port is the transfer's (libcurl may have made others that lost a
-    /// happy-eyeballs race, and their numbers may be reused).
-    /// The socket found is kept in the context, so the 2 ms looks that follow do not check it again.
-    private func socketOf(_ ctx: TransferContext) -> Int32? {
-        if let known = ctx.watchedSocket { return known }
-        guard let port = ctx.localPort else { return nil }
-        if let socket = ctx.socket, wl_socket_local_port(socket) == port {
-            if let id = ctx.connectionId { connectionSockets[id] = socket }
-            ctx.watchedSocket = socket
-            return socket
-        }
-        guard let socket = ctx.connectionId.flatMap({ connectionSockets[$0] }),
-              wl_socket_local_port(socket) == port else { return nil }
-        ctx.watchedSocket = socket
-        return socket
-    }
-
     /// How often the send queues of uploads waiting for their acknowledgement are looked at: the resolution of
     /// their request end.
     static let acknowledgementPollMillis: Int32 = 2
@@ -293,9 +275,24 @@ public final class Engine: @unchecked Sendable {
     /// which the response's first byte is taken as the acknowledgement (a few poll periods).
     static let acknowledgementSlack: Int64 = 5_000_000
 
+    /// Takes a kernel snapshot of each transfer's connection whose last one is `tcpSampleInterval` old.
+    private func sampleConnections() {
+        guard options.tcpSampleInterval > 0, !active.isEmpty else { return }
+        let now = MonotonicClock.now()
+        let interval = options.tcpSampleInterval * 1000
+        for ctx in active.values where ctx.tcpSocket != nil && now - ctx.tcpSampledAt >= interval {
+            ctx.sampleTCP(at: now)
+        }
+    }
+
     private func pollTimeoutMillis() -> Int32 {
         if awaitingAcknowledgement > 0 { return Self.acknowledgementPollMillis }
         var next = Int64.max
+        if options.tcpSampleInterval > 0 {
+            for ctx in active.values where ctx.tcpSocket != nil {
+                next = min(next, ctx.tcpSampledAt + options.tcpSampleInterval * 1000)
+            }
+        }
         for task in waiting { next = min(next, task.retryDue ?? .max) }
         if options.idleTimeout != nil || options.totalTimeout != nil {
             for ctx in active.values {
@@ -331,6 +328,8 @@ public final class Engine: @unchecked Sendable {
             body: task.sendsBody ? task.spec.body : .none, captureHeaders: options.includeResponseHeaders,
             followsRedirects: task.redirects < options.maxRedirects, tracksActivity: options.idleTimeout != nil,
             progress: progress, now: now)
+        ctx.sockets = sockets
+        ctx.sendBuffer = options.sendBuffer
         ctx.outputPath = task.spec.outputPath
         ctx.resumeOutput = task.spec.resumeOutput
         do {
@@ -445,6 +444,9 @@ public final class Engine: @unchecked Sendable {
     /// Ends a transfer: reads libcurl's facts, records the transaction, then follows, retries or finishes the task.
     private func complete(_ ctx: TransferContext, code: CURLcode?) {
         let easy = ctx.easy
+        // The last snapshot before the connection may go back to the pool (or be closed by the removal).
+        ctx.sampleTCP(at: MonotonicClock.now())
+        sockets.detach(ctx)
         curl_multi_remove_handle(multi, easy)
         active[easy] = nil
         if ctx.body != .none { uploadsActive -= 1 }
@@ -539,7 +541,23 @@ public final class Engine: @unchecked Sendable {
         }
         if ctx.captureHeaders { m.responseHeaders = ctx.headers }
         m.error = transferError(ctx, code: code, info: info, end: end)
+        var facts = ctx.tcp.finish()
+        facts?.shared = ctx.tcpShared
+        m.tcp = facts
+        m.diagnosis = Diagnosis.of(.init(
+            phases: m.phases, requestBodyBytes: m.requestBodyBytes, responseBodyBytes: m.responseBodyBytes, tcp: facts,
+            missingReason: Self.missingFactsReason(ctx), throughProxy: options.proxy != nil))
         return m
+    }
+
+    /// Why a transfer has no kernel facts (said in its `unknown` diagnosis).
+    private static func missingFactsReason(_ ctx: TransferContext) -> String {
+        #if os(Linux)
+        if ctx.connectionReady == nil { return "no connection was ready for the request" }
+        return "the connection's socket could not be read (TCP_INFO)"
+        #else
+        return "kernel facts are read on Linux only"
+        #endif
     }
 
     private func transferError(_ ctx: TransferContext, code: CURLcode?, info: EasyInfo, end: Int64) -> TransferError? {

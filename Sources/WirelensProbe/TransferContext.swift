@@ -55,8 +55,18 @@ final class TransferContext {
     // Connection facts
     /// The socket of the connection, when this transfer opened it (libcurl's sockopt callback).
     var socket: Int32?
-    /// The connection's socket once the engine has checked it is this transfer's (see Engine.socketOf).
-    var watchedSocket: Int32?
+    /// SO_SNDBUF for a socket this transfer makes; nil leaves the kernel's default.
+    var sendBuffer: Int?
+    /// The engine's table of open sockets (set when the transfer starts).
+    var sockets: ConnectionSockets?
+    /// This transfer's connection socket, found when the connection was ready; nil once libcurl closed it.
+    var tcpSocket: Int32?
+    /// The kernel's snapshots of the connection over this transfer.
+    var tcp = TCPFacts.Builder()
+    /// When the last snapshot was taken (monotonic ns).
+    var tcpSampledAt: Int64 = 0
+    /// True when other transfers were in flight on the same connection during this one.
+    var tcpShared = false
     var remoteIP: String?
     var localIP: String?
     var remotePort: Int?
@@ -206,6 +216,18 @@ final class TransferContext {
         self.localIP = localIP
         self.remotePort = remotePort
         self.localPort = localPort
+        if let sockets, let found = sockets.socket(localPort: localPort, hint: socket) {
+            tcpSocket = found
+            sockets.attach(self, to: found)
+            sampleTCP(at: now)
+        }
+    }
+
+    /// Takes a snapshot of the kernel's facts of this transfer's connection, if it still has one.
+    func sampleTCP(at now: Int64) {
+        guard let socket = tcpSocket, let info = TCPInfoReader.read(socket: socket) else { return }
+        tcp.add(info, at: now / 1000)
+        tcpSampledAt = now
     }
 
     /// One event of libcurl's verbose output.

@@ -73,6 +73,7 @@ struct TaskDetailView {
         if let error = tx.error {
             out += ReportText.keyValue("Error", ReportText.error(error)).map { style.paint($0, .red) }
         }
+        out += DiagnosisView(style: style).lines(for: tx)
         return out
     }
 

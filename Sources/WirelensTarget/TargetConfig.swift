@@ -10,6 +10,9 @@ public struct TargetConfig: Sendable, Equatable {
     public var latencyMicros: Int64 = 0
     /// A per-connection cap in bytes per second, on request bodies and on response bodies (each direction).
     public var rateBytesPerSecond: Int64?
+    /// The kernel receive buffer of accepted connections (SO_RCVBUF, bytes); nil: the kernel's default, or about
+    /// 20 ms of `rateBytesPerSecond` on a shaped target. A small one makes the server's window the bottleneck.
+    public var receiveBuffer: Int?
     /// Requests served on one connection before the server answers with `Connection: close`.
     public var maxRequestsPerConnection: Int?
     /// When false, every response closes its connection.

@@ -57,13 +57,15 @@ public final class TargetServer: Sendable {
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(ChannelOptions.autoRead, value: false)
             .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
+        if let size = config.receiveBuffer ?? config.rateBytesPerSecond.map(Self.shapedReceiveBuffer(rate:)) {
+            bootstrap = bootstrap.serverChannelOption(ChannelOptions.socketOption(.so_rcvbuf), value: size)
+        }
         if let rate = config.rateBytesPerSecond {
             // Small reads, one per read(): the token bucket then paces the request body finely. A small kernel
             // receive buffer too (set on the listening socket, so accepted ones start with it and the window scale
             // fits it): a body the server has not read yet then waits unacknowledged in the client's send queue,
             // as on a slow link, instead of megabytes of it being acknowledged into an autotuned buffer at once.
             bootstrap = bootstrap
-                .serverChannelOption(ChannelOptions.socketOption(.so_rcvbuf), value: Self.shapedReceiveBuffer(rate: rate))
                 .childChannelOption(ChannelOptions.maxMessagesPerRead, value: 1)
                 .childChannelOption(ChannelOptions.recvAllocator,
                                     value: FixedSizeRecvByteBufferAllocator(capacity: TokenBucket.chunkSize(rate: rate)))

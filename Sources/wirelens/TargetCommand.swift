@@ -27,6 +27,9 @@ struct TargetCommand: AsyncCommand {
     @Option(help: "Bandwidth cap per connection on request and response bodies, e.g. 720KB/s (KB = 1000, KiB = 1024).")
     var rate: String?
 
+    @Option(help: "Kernel receive buffer of each connection (SO_RCVBUF), e.g. 64KiB: a small one makes the server's window the bottleneck (default: the kernel's, or about 20 ms of --rate).")
+    var rcvbuf: String?
+
     @Option(name: .customLong("max-requests"), help: "Requests per connection, then Connection: close.")
     var maxRequests: Int?
 
@@ -74,6 +77,12 @@ struct TargetCommand: AsyncCommand {
                 throw UsageError("--rate '\(rate)' is not a positive rate; write e.g. 720KB/s or 1MiB/s")
             }
             config.rateBytesPerSecond = bytes
+        }
+        if let rcvbuf {
+            guard let bytes = ByteSize.parse(rcvbuf), (1024...(64 << 20)).contains(bytes) else {
+                throw UsageError("--rcvbuf '\(rcvbuf)' is not a size from 1KiB to 64MiB; write e.g. 64KiB")
+            }
+            config.receiveBuffer = Int(bytes)
         }
         if let maxRequests {
             guard maxRequests >= 1 else { throw UsageError("--max-requests must be 1 or more, not \(maxRequests)") }

@@ -36,6 +36,12 @@ struct TransferFlags: ParsableArguments {
     @Option(name: .customLong("timeout"), help: "Fail a task that takes longer than this in all.")
     var totalTimeout: String?
 
+    @Option(name: .customLong("tcp-sample"), help: "Read the kernel's TCP facts of each transfer this often, e.g. 100ms (0: at its start and end only).")
+    var tcpSample = "100ms"
+
+    @Option(help: "The client socket's send buffer (SO_SNDBUF), e.g. 16KiB (default: the kernel's auto-tuning).")
+    var sndbuf: String?
+
     @Option(name: .customLong("max-redirs"), help: "Redirects to follow, each its own transaction (0: none).")
     var maxRedirects = 10
 
@@ -81,6 +87,16 @@ struct TransferFlags: ParsableArguments {
         o.insecure = insecure
         o.expectContinue = !noExpect100
         o.includeResponseHeaders = includeHeaders
+        guard let sample = DurationText.parseMicroseconds(tcpSample), sample == 0 || (1000...60_000_000).contains(sample) else {
+            throw UsageError("--tcp-sample '\(tcpSample)' is not 0 or a duration from 1ms to 60s; write e.g. 100ms")
+        }
+        o.tcpSampleInterval = sample
+        if let sndbuf {
+            guard let bytes = ByteSize.parse(sndbuf), (1024...(64 << 20)).contains(bytes) else {
+                throw UsageError("--sndbuf '\(sndbuf)' is not a size from 1KiB to 64MiB; write e.g. 16KiB")
+            }
+            o.sendBuffer = Int(bytes)
+        }
         o.headers = try headers.map { line throws(UsageError) in
             guard let field = HeaderField.parse(line) else {
                 throw UsageError("-H '\(Redactor.message(line))' is not a header; write \"Name: value\"")

@@ -41,6 +41,7 @@ final class DiagnosisTests: XCTestCase {
         XCTAssertEqual(d.verdict, .network)
         XCTAssertEqual(d.evidence.retransmittedShare ?? 0, 0.002, accuracy: 1e-9)
         XCTAssertEqual(d.evidence.networkShare ?? 0, 0.9875, accuracy: 1e-9)
+        XCTAssertEqual(d.evidence.deliveryRate, 1_300_000)
     }
 
     func testNothingQueuedIsTheClient() {

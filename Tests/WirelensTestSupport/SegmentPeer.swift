@@ -19,13 +19,15 @@ public final class SegmentPeer: @unchecked Sendable {
     /// each answer and capping bodies at `rate` bytes/s per connection (0: no cap): the target server.
     /// The first `failComplete` complete calls of each upload are answered with 503, and with `wrongDigest`
     /// complete answers a SHA-256 that is not the assembled file's: the Python stand-in, for these two alone.
+    /// `receiveBuffer` sets the target's kernel receive buffer (`--rcvbuf`, bytes; 0: its default).
     public static func start(failParts: Double = 0, seed: Int = 1, partDelayMs: Int = 0, rate: Int = 0,
-                             failComplete: Int = 0, wrongDigest: Bool = false) throws -> SegmentPeer {
-        try SegmentPeer(failParts: failParts, seed: seed, partDelayMs: partDelayMs, rate: rate, failComplete: failComplete,
-                        wrongDigest: wrongDigest)
+                             receiveBuffer: Int = 0, failComplete: Int = 0, wrongDigest: Bool = false) throws -> SegmentPeer {
+        try SegmentPeer(failParts: failParts, seed: seed, partDelayMs: partDelayMs, rate: rate, receiveBuffer: receiveBuffer,
+                        failComplete: failComplete, wrongDigest: wrongDigest)
     }
 
-    private init(failParts: Double, seed: Int, partDelayMs: Int, rate: Int, failComplete: Int, wrongDigest: Bool) throws {
+    private init(failParts: Double, seed: Int, partDelayMs: Int, rate: Int, receiveBuffer: Int, failComplete: Int,
+                 wrongDigest: Bool) throws {
         let root = TestServers.repositoryRoot
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("wl-segpeer-\(UUID().uuidString)").path
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("wl-segpeer-\(UUID().uuidString).out").path
@@ -41,6 +43,7 @@ public final class SegmentPeer: @unchecked Sendable {
             if failParts > 0 { flags += ["--fail-parts", String(failParts), "--fail-seed", String(seed)] }
             if partDelayMs > 0 { flags += ["--latency", "\(partDelayMs)ms"] }
             if rate > 0 { flags += ["--rate", "\(rate)/s"] }
+            if receiveBuffer > 0 { flags += ["--rcvbuf", String(receiveBuffer)] }
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             pid = try ProcessRunner.spawn(WirelensCLI.path, flags, stdoutPath: out, stderrPath: "/dev/null")
         }

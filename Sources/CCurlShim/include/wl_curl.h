@@ -22,6 +22,7 @@ CURLcode wl_easy_setopt_prereq_cb(CURL *handle, curl_prereq_callback cb);
 CURLcode wl_easy_setopt_seek_cb(CURL *handle, curl_seek_callback cb);
 CURLcode wl_easy_setopt_sockopt_cb(CURL *handle, curl_sockopt_callback cb);
 CURLcode wl_easy_setopt_xferinfo_cb(CURL *handle, curl_xferinfo_callback cb);
+CURLcode wl_easy_setopt_closesocket_cb(CURL *handle, curl_closesocket_callback cb);
 
 CURLcode wl_easy_getinfo_long(CURL *handle, CURLINFO info, long *out);
 CURLcode wl_easy_getinfo_off(CURL *handle, CURLINFO info, curl_off_t *out);

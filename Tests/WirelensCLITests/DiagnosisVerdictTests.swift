@@ -1,0 +1,98 @@
+import Foundation
+import WirelensCore
+import WirelensTestSupport
+import XCTest
+
+/// Verdicts on conditions made on purpose with the target server on loopback, each checked against the condition
+/// and against the bytes the target itself counted.
+final class DiagnosisVerdictTests: XCTestCase {
+    /// The first transaction of a probe's JSON report, and the report's first task.
+    private func probe(_ arguments: [String]) throws -> (transaction: [String: Any], task: [String: Any]) {
+        let report = CLIHarness.temporaryPath("why.json")
+        defer { unlink(report) }
+        let outcome = try CLIHarness.run(["probe"] + arguments + ["--format", "json", "--report", report, "-q"], timeout: 120)
+        XCTAssertEqual(outcome.status, 0, outcome.stderr)
+        let data = try Data(contentsOf: URL(fileURLWithPath: report))
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let task = try XCTUnwrap((json["tasks"] as? [[String: Any]])?.first)
+        let transaction = try XCTUnwrap((task["transactions"] as? [[String: Any]])?.first)
+        return (transaction, task)
+    }
+
+    private func diagnosis(_ tx: [String: Any]) throws -> (verdict: String, evidence: [String: Any]) {
+        let d = try XCTUnwrap(tx["diagnosis"] as? [String: Any], "no diagnosis in \(tx)")
+        return (try XCTUnwrap(d["verdict"] as? String), try XCTUnwrap(d["evidence"] as? [String: Any]))
+    }
+
+    /// A target reading 720 KB/s per connection through a 16 KiB receive buffer: the window over the RTT is the cap,
+    /// and that cap is the target's own pace.
+    func testASmallServerBufferIsTheServersWindowAndItsCapIsTheServersPace() throws {
+        let rate = 720_000
+        let peer = try SegmentPeer.start(rate: rate, receiveBuffer: 16 * 1024)
+        defer { peer.stop() }
+        let (tx, _) = try probe(["--upload-size", "2MB", peer.uploadURL("window")])
+        let (verdict, evidence) = try diagnosis(tx)
+        XCTAssertEqual(verdict, "server-window", "\(evidence)")
+        let cap = try XCTUnwrap(evidence["windowCap"] as? Double)
+        XCTAssertEqual(cap, Double(rate), accuracy: Double(rate) * 0.10, "window / RTT against the target's --rate")
+        XCTAssertGreaterThan(try XCTUnwrap(evidence["receiveWindowLimitedShare"] as? Double), 0.5)
+    }
+
+    /// A target reading 720 KB/s through a large buffer: the buffer fills and the window closes, rwnd-limited most
+    /// of the send time.
+    func testASlowReadingServerIsTheServersWindowMostOfTheSendTime() throws {
+        let peer = try SegmentPeer.start(rate: 720_000, receiveBuffer: 256 * 1024)
+        defer { peer.stop() }
+        let (tx, _) = try probe(["--upload-size", "2MB", peer.uploadURL("slow")])
+        let (verdict, evidence) = try diagnosis(tx)
+        XCTAssertEqual(verdict, "server-window", "\(evidence)")
+        XCTAssertGreaterThan(try XCTUnwrap(evidence["receiveWindowLimitedShare"] as? Double), 0.8)
+        XCTAssertGreaterThan(try XCTUnwrap(evidence["zeroWindowShare"] as? Double), 0)
+    }
+
+    /// A target that waits 300 ms before answering: the time is the server's.
+    func testAServerThatWaitsIsServerThink() throws {
+        let peer = try SegmentPeer.start(partDelayMs: 300)
+        defer { peer.stop() }
+        let (tx, _) = try probe([peer.url("/bytes/1000")])
+        let (verdict, evidence) = try diagnosis(tx)
+        XCTAssertEqual(verdict, "server-think", "\(evidence)")
+        let wait = try XCTUnwrap((tx["phasesMs"] as? [String: Any])?["wait"] as? Double)
+        XCTAssertGreaterThanOrEqual(wait, 300)
+        XCTAssertGreaterThan(try XCTUnwrap(evidence["waitShare"] as? Double), 0.5)
+    }
+
+    /// The kernel's count of acknowledged bytes over an upload is exactly the request: libcurl's header bytes plus
+    /// the body bytes the target says it received.
+    func testAcknowledgedBytesAreTheRequestTheTargetReceived() throws {
+        let peer = try SegmentPeer.start()
+        defer { peer.stop() }
+        let output = CLIHarness.temporaryPath("answer.json")
+        defer { unlink(output) }
+        let (tx, _) = try probe(["--upload-size", "3MB", "-o", output, peer.uploadURL("acked")])
+        let answer = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: output))) as? [String: Any])
+        let received = try XCTUnwrap(answer["bytes"] as? Int)
+        XCTAssertEqual(received, 3_000_000)
+        let tcp = try XCTUnwrap(tx["tcp"] as? [String: Any])
+        let headers = try XCTUnwrap(tx["requestHeaderBytes"] as? Int)
+        XCTAssertEqual(tcp["bytesAcked"] as? Int, headers + received)
+        XCTAssertEqual(tcp["shared"] as? Bool, false)
+        XCTAssertGreaterThanOrEqual((tcp["samples"] as? [Any])?.count ?? 0, 2)
+    }
+
+    func testSamplingOnlyAtStartAndEnd() throws {
+        let peer = try SegmentPeer.start(rate: 1_000_000)
+        defer { peer.stop() }
+        let (tx, _) = try probe(["--tcp-sample", "0", "--upload-size", "500KB", peer.uploadURL("ends")])
+        let samples = try XCTUnwrap((tx["tcp"] as? [String: Any])?["samples"] as? [[String: Any]])
+        XCTAssertEqual(samples.count, 2, "the transfer's first and last snapshots only")
+    }
+
+    func testBadSamplingIntervalsAndBuffersAreUsageErrors() throws {
+        for value in ["-5ms", "1us", "2h", "fast"] {
+            try CLIHarness.assertFails(["probe", "--tcp-sample", value, "http://127.0.0.1:9/"], code: .usage, mention: "--tcp-sample")
+        }
+        try CLIHarness.assertFails(["probe", "--sndbuf", "12", "http://127.0.0.1:9/"], code: .usage, mention: "--sndbuf")
+        try CLIHarness.assertFails(["target", "--rcvbuf", "1TB"], code: .usage, mention: "--rcvbuf")
+    }
+}
