@@ -78,12 +78,7 @@ struct TargetCommand: AsyncCommand {
             }
             config.rateBytesPerSecond = bytes
         }
-        if let rcvbuf {
-            guard let bytes = ByteSize.parse(rcvbuf), (1024...(64 << 20)).contains(bytes) else {
-                throw UsageError("--rcvbuf '\(rcvbuf)' is not a size from 1KiB to 64MiB; write e.g. 64KiB")
-            }
-            config.receiveBuffer = Int(bytes)
-        }
+        config.receiveBuffer = try TransferFlags.socketBuffer(rcvbuf, "--rcvbuf")
         if let maxRequests {
             guard maxRequests >= 1 else { throw UsageError("--max-requests must be 1 or more, not \(maxRequests)") }
             config.maxRequestsPerConnection = maxRequests

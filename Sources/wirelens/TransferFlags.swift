@@ -91,12 +91,7 @@ struct TransferFlags: ParsableArguments {
             throw UsageError("--tcp-sample '\(tcpSample)' is not 0 or a duration from 1ms to 60s; write e.g. 100ms")
         }
         o.tcpSampleInterval = sample
-        if let sndbuf {
-            guard let bytes = ByteSize.parse(sndbuf), (1024...(64 << 20)).contains(bytes) else {
-                throw UsageError("--sndbuf '\(sndbuf)' is not a size from 1KiB to 64MiB; write e.g. 16KiB")
-            }
-            o.sendBuffer = Int(bytes)
-        }
+        o.sendBuffer = try Self.socketBuffer(sndbuf, "--sndbuf")
         o.headers = try headers.map { line throws(UsageError) in
             guard let field = HeaderField.parse(line) else {
                 throw UsageError("-H '\(Redactor.message(line))' is not a header; write \"Name: value\"")
@@ -104,6 +99,15 @@ struct TransferFlags: ParsableArguments {
             return field
         }
         return o
+    }
+
+    /// A socket buffer size flag (SO_SNDBUF, SO_RCVBUF) in bytes, 1 KiB to 64 MiB, or nil when not given.
+    static func socketBuffer(_ text: String?, _ flag: String) throws(UsageError) -> Int? {
+        guard let text else { return nil }
+        guard let bytes = ByteSize.parse(text), (1024...(64 << 20)).contains(bytes) else {
+            throw UsageError("\(flag) '\(text)' is not a size from 1KiB to 64MiB; write e.g. 64KiB")
+        }
+        return Int(bytes)
     }
 
     /// A positive duration flag in microseconds, or nil when not given.
