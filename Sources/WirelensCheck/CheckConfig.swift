@@ -132,7 +132,7 @@ public struct CheckConfig: Sendable, Equatable {
             case "upload": body = try parseUpload(v, key: k, reader: reader)
             case "headers":
                 for header in try reader.mapping(v, k) {
-                    let hk = reader.path(k, header.name)
+                    let hk = reader.path(k, RequestTextCheck.oneLine(header.name))
                     guard !header.name.isEmpty, !header.name.contains(" "), !header.name.contains(":") else {
                         throw reader.error(header.keyNode, hk, "'\(header.name)' is not a header name")
                     }

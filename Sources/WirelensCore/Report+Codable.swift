@@ -180,9 +180,9 @@ struct TransactionCoding: Codable {
         m.responseHeaderBytes = try c.decode(Int64.self, forKey: .responseHeaderBytes)
         m.responseBodyBytes = try c.decode(Int64.self, forKey: .responseBodyBytes)
         m.expectContinueWait = try c.decodeIfPresent(Double.self, forKey: .expectContinueWaitMs)
-            .map { Int64(($0 * 1000).rounded()) }
-        m.retryWait = try c.decodeIfPresent(Double.self, forKey: .retryWaitMs).map { Int64(($0 * 1000).rounded()) }
-        m.retryAfter = try c.decodeIfPresent(Double.self, forKey: .retryAfterMs).map { Int64(($0 * 1000).rounded()) }
+            .map(Format.micros(fromMillis:))
+        m.retryWait = try c.decodeIfPresent(Double.self, forKey: .retryWaitMs).map(Format.micros(fromMillis:))
+        m.retryAfter = try c.decodeIfPresent(Double.self, forKey: .retryAfterMs).map(Format.micros(fromMillis:))
         m.responseHeaders = try c.decodeIfPresent([HeaderField].self, forKey: .responseHeaders)
         m.error = try c.decodeIfPresent(TransferError.self, forKey: .error)
         metrics = m
