@@ -18,6 +18,13 @@ final class RequestHeaderLists {
     private let lines: [[[String]]]
 
     init(options: ProbeOptions) throws(ProbeError) {
+        // The CLI and the check configuration refuse these already; an engine made otherwise refuses them too
+        // rather than let libcurl send a header that splits the request.
+        for field in options.headers + [HeaderField(name: "User-Agent", value: options.userAgent)] {
+            if let problem = RequestTextCheck.problem(name: field.name, value: field.value) {
+                throw ProbeError.engine(problem)
+            }
+        }
         let usersAgent = options.headers.last(where: { $0.name.lowercased() == "user-agent" })?.value
         let userAgent = usersAgent ?? options.userAgent
         var lines: [[[String]]] = []
