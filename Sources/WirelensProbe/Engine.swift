@@ -517,9 +517,9 @@ public final class Engine: @unchecked Sendable {
         if let delay = options.retry.delay(retry: task.retries + 1, error: errorClass,
                                             status: statusCode, retryAfter: retryAfter,
                                             unit: Double.random(in: 0..<1, using: &random)),
-           delay < (task.deadline - end) / 1000 {
+           delay < (task.deadline - end) / 1000 {  // the wait ends before the deadline (and end + delay fits)
             task.retries += 1
-            task.retryDue = end + min(delay, (Int64.max - end) / 1000) * 1000
+            task.retryDue = end + delay * 1000
             task.retryWait = (delay, retryAfter)
             waiting.append(task)
             return
