@@ -1,3 +1,4 @@
+#include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
@@ -17,6 +18,7 @@ CURLcode wl_easy_setopt_seek_cb(CURL *h, curl_seek_callback cb) { return curl_ea
 CURLcode wl_easy_setopt_sockopt_cb(CURL *h, curl_sockopt_callback cb) { return curl_easy_setopt(h, CURLOPT_SOCKOPTFUNCTION, cb); }
 CURLcode wl_easy_setopt_xferinfo_cb(CURL *h, curl_xferinfo_callback cb) { return curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, cb); }
 CURLcode wl_easy_setopt_closesocket_cb(CURL *h, curl_closesocket_callback cb) { return curl_easy_setopt(h, CURLOPT_CLOSESOCKETFUNCTION, cb); }
+CURLcode wl_easy_setopt_opensocket_cb(CURL *h, curl_opensocket_callback cb) { return curl_easy_setopt(h, CURLOPT_OPENSOCKETFUNCTION, cb); }
 
 CURLcode wl_easy_getinfo_long(CURL *h, CURLINFO i, long *out) { return curl_easy_getinfo(h, i, out); }
 CURLcode wl_easy_getinfo_off(CURL *h, CURLINFO i, curl_off_t *out) { return curl_easy_getinfo(h, i, out); }
@@ -35,6 +37,24 @@ int wl_socket_unacknowledged_bytes(int fd) {
     return -1;
 #endif
 }
+
+int wl_curl_sockaddr_ip(const struct curl_sockaddr *a, unsigned char out[16]) {
+    if (a->family == AF_INET && a->addrlen >= sizeof(struct sockaddr_in)) {
+        memcpy(out, &((const struct sockaddr_in *)&a->addr)->sin_addr, 4);
+        return 4;
+    }
+    if (a->family == AF_INET6 && a->addrlen >= sizeof(struct sockaddr_in6)) {
+        memcpy(out, &((const struct sockaddr_in6 *)&a->addr)->sin6_addr, 16);
+        return 16;
+    }
+    return 0;
+}
+
+curl_socket_t wl_curl_open_socket(const struct curl_sockaddr *a) {
+    return socket(a->family, a->socktype | SOCK_CLOEXEC, a->protocol);
+}
+
+curl_socket_t wl_socket_bad(void) { return CURL_SOCKET_BAD; }
 
 CURLMcode wl_multi_setopt_long(CURLM *m, CURLMoption o, long v) { return curl_multi_setopt(m, o, v); }
 

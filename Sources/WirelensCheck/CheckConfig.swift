@@ -27,8 +27,8 @@ public struct CheckConfig: Sendable, Equatable {
     /// The keys a check accepts.
     public static let checkKeys = [
         "name", "url", "method", "upload", "headers", "every", "keep_alive", "expect", "http_version", "timeout",
-        "connect_timeout", "idle_timeout", "retries", "max_redirects", "insecure", "cacert", "proxy", "expect_100",
-        "user_agent",
+        "connect_timeout", "idle_timeout", "retries", "max_redirects", "trusted_redirects", "allow_link_local_redirects",
+        "insecure", "cacert", "proxy", "expect_100", "user_agent",
     ]
 
     /// The keys `expect:` accepts.
@@ -103,6 +103,7 @@ public struct CheckConfig: Sendable, Equatable {
         var options = ProbeOptions()
         var every: Int64?
         var keepAlive = false
+        var allowsLinkLocalRedirects = false
         var expectations: [Expectation] = []
         var expectNode: Node?
         for entry in try reader.mapping(node, key) {
@@ -131,11 +132,15 @@ public struct CheckConfig: Sendable, Equatable {
             case "upload": body = try parseUpload(v, key: k, reader: reader)
             case "headers":
                 for header in try reader.mapping(v, k) {
-                    let hk = reader.path(k, header.name)
+                    let hk = reader.path(k, RequestTextCheck.oneLine(header.name))
                     guard !header.name.isEmpty, !header.name.contains(" "), !header.name.contains(":") else {
                         throw reader.error(header.keyNode, hk, "'\(header.name)' is not a header name")
                     }
-                    options.headers.append(HeaderField(name: header.name, value: try reader.string(header.value, hk)))
+                    let value = try reader.string(header.value, hk)
+                    if let problem = RequestTextCheck.problem(name: header.name, value: value) {
+                        throw reader.error(header.value, hk, problem)
+                    }
+                    options.headers.append(HeaderField(name: header.name, value: value))
                 }
             case "every": every = try reader.duration(v, k)
             case "keep_alive": keepAlive = try reader.bool(v, k)
@@ -154,11 +159,16 @@ public struct CheckConfig: Sendable, Equatable {
             case "idle_timeout": options.idleTimeout = try reader.duration(v, k)
             case "retries": options.retry.maxRetries = try reader.int(v, k, 0...100)
             case "max_redirects": options.maxRedirects = try reader.int(v, k, 0...100)
+            case "trusted_redirects": options.trustedRedirects = try reader.bool(v, k)
+            case "allow_link_local_redirects": allowsLinkLocalRedirects = try reader.bool(v, k)
             case "insecure": options.insecure = try reader.bool(v, k)
             case "cacert": options.caFile = try reader.string(v, k)
             case "proxy": options.proxy = try reader.string(v, k)
             case "expect_100": options.expectContinue = try reader.bool(v, k)
-            case "user_agent": options.userAgent = try reader.string(v, k)
+            case "user_agent":
+                let agent = try reader.string(v, k)
+                if let problem = RequestTextCheck.problem(name: "User-Agent", value: agent) { throw reader.error(v, k, problem) }
+                options.userAgent = agent
             default:
                 throw reader.error(entry.keyNode, k, "unknown key; a check takes \(checkKeys.joined(separator: ", "))")
             }
@@ -173,7 +183,7 @@ public struct CheckConfig: Sendable, Equatable {
         }
         return CheckDefinition(name: name, url: url, method: method ?? (body == .none ? "GET" : "PUT"), body: body,
                                options: options, every: every, keepAlive: keepAlive, expectations: expectations,
-                               line: node.mark?.line ?? 0)
+                               line: node.mark?.line ?? 0, allowsLinkLocalRedirects: allowsLinkLocalRedirects)
     }
 
     /// `upload: { size: 1MiB }` or `upload: { file: /path }`.

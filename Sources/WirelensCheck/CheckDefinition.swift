@@ -18,9 +18,12 @@ public struct CheckDefinition: Sendable, Equatable {
     public var expectations: [Expectation]
     /// The configuration line the check starts on.
     public var line: Int
+    /// Follow redirects into link-local addresses (`allow_link_local_redirects: true`); by default a check refuses
+    /// them, and the refusal is its failure (see `engineOptions`).
+    public var allowsLinkLocalRedirects: Bool
 
     public init(name: String, url: String, method: String, body: BodySource, options: ProbeOptions, every: Int64?,
-                keepAlive: Bool, expectations: [Expectation], line: Int) {
+                keepAlive: Bool, expectations: [Expectation], line: Int, allowsLinkLocalRedirects: Bool = false) {
         self.name = name
         self.url = url
         self.method = method
@@ -30,6 +33,15 @@ public struct CheckDefinition: Sendable, Equatable {
         self.keepAlive = keepAlive
         self.expectations = expectations
         self.line = line
+        self.allowsLinkLocalRedirects = allowsLinkLocalRedirects
+    }
+
+    /// The options the check's engine runs with: its own, with redirects into link-local addresses refused unless
+    /// the check allows them (an exporter that follows a server's redirect to 169.254.169.254 reads cloud metadata).
+    public var engineOptions: ProbeOptions {
+        var options = self.options
+        options.allowsLinkLocalRedirects = allowsLinkLocalRedirects
+        return options
     }
 
     /// The probe task the check runs; `outputPath` keeps the body when an assertion reads it.

@@ -45,6 +45,10 @@ public enum CheckEvaluator {
                 return result(false, record.error.map { "no response (\($0.errorClass.rawValue): \($0.message))" }
                     ?? "no response", limit)
             }
+            if (300..<400).contains(status), let error = record.error {
+                // The task ended on a redirect it could not follow (refused, or too many): that is why it failed.
+                return result(false, "\(status), not followed: \(error.errorClass.rawValue): \(error.message)", limit)
+            }
             return result(codes.contains(status), "\(status)", limit)
         case .maxPhase(let phase, let max):
             let limit = "max \(DurationText.format(micros: max))"

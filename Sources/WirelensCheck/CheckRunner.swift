@@ -67,9 +67,9 @@ public actor CheckRunner {
 
     /// The check's engine: a kept one for `keep_alive` checks, else a new one.
     private func engine(for check: CheckDefinition) throws(ProbeError) -> Engine {
-        guard check.keepAlive else { return try Engine(options: check.options) }
+        guard check.keepAlive else { return try Engine(options: check.engineOptions) }
         if let engine = engines[check.name] { return engine }
-        let engine = try Engine(options: check.options)
+        let engine = try Engine(options: check.engineOptions)
         engines[check.name] = engine
         return engine
     }

@@ -21,4 +21,12 @@ public enum Format {
     public static func millis(fromMicros micros: Int64) -> Double {
         Double(micros) / 1000
     }
+
+    /// Milliseconds read back from JSON as whole microseconds, held within Int64 (a report written with a huge
+    /// value, or edited by hand, must not trap).
+    public static func micros(fromMillis millis: Double) -> Int64 {
+        let micros = (millis * 1000).rounded()
+        guard micros.isFinite else { return micros > 0 ? .max : .min }
+        return micros >= 9.223_372_036_854_775e18 ? .max : micros <= -9.223_372_036_854_775e18 ? .min : Int64(micros)
+    }
 }

@@ -55,16 +55,7 @@ public struct MultipartForm: Sendable, Equatable {
     /// A name or filename fit for a quoted header parameter, escaped as HTML forms and curl do: `"` as %22,
     /// CR as %0D, LF as %0A.
     public static func quoted(_ text: String) -> String {
-        var out = ""
-        for character in text.unicodeScalars {
-            switch character {
-            case "\"": out += "%22"
-            case "\r": out += "%0D"
-            case "\n": out += "%0A"
-            default: out.unicodeScalars.append(character)
-            }
-        }
-        return out
+        text.replacingScalars(["\"": "%22", "\r": "%0D", "\n": "%0A"])
     }
 
     /// A fresh boundary: "wirelens-" and 24 random hex digits.

@@ -23,6 +23,12 @@ public struct ProbeOptions: Sendable, Codable, Equatable {
     public var retry = RetryPolicy()
     /// Redirects followed by the engine, one transaction each; 0 follows none.
     public var maxRedirects = 10
+    /// Send the secret headers and the URL's user info to every hop, whatever its origin (`--location-trusted`);
+    /// by default only hops to the task's first origin get them (`RedirectPolicy.keepsCredentials`).
+    public var trustedRedirects = false
+    /// Follow redirects into link-local addresses (169.254.0.0/16, fe80::/10); checks turn it off unless they
+    /// allow it (`allow_link_local_redirects: true`).
+    public var allowsLinkLocalRedirects = true
     /// Proxy URL (redacted in reports).
     public var proxy: String?
     /// CA bundle file used to verify servers.
@@ -46,6 +52,8 @@ public struct ProbeOptions: Sendable, Codable, Equatable {
 
     public init() {}
 
+    // trustedRedirects and allowsLinkLocalRedirects stay out of reports: saved reports lack them, and the
+    // synthesized decoder would refuse those.
     private enum CodingKeys: String, CodingKey {
         case concurrency, maxHostConnections, maxConnections, httpVersion, reuseConnections, multiplex
         case connectTimeout = "connectTimeoutUs", idleTimeout = "idleTimeoutUs", totalTimeout = "totalTimeoutUs"

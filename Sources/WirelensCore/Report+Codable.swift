@@ -99,8 +99,8 @@ struct TransactionCoding: Codable {
         case kind, url, method, timestamps, offsetsMs, phasesMs, networkProtocolName, reusedConnection, connectionId,
              proxyConnection, localAddress, localPort, remoteAddress, remotePort, tlsVersion, tlsCipher, alpn,
              statusCode, requestHeaderBytes, requestBodyBytes, responseHeaderBytes, responseBodyBytes,
-             uploadBytesPerSecond, downloadBytesPerSecond, expectContinueWaitMs, curlTimersUs, responseHeaders, error,
-             tcp, diagnosis
+             uploadBytesPerSecond, downloadBytesPerSecond, expectContinueWaitMs, retryWaitMs, retryAfterMs, curlTimersUs,
+             responseHeaders, error, tcp, diagnosis
     }
 
     func encode(to encoder: Encoder) throws {
@@ -138,6 +138,9 @@ struct TransactionCoding: Codable {
         try c.encode(m.uploadSpeed.map { $0.rounded() }, forKey: .uploadBytesPerSecond)
         try c.encode(m.downloadSpeed.map { $0.rounded() }, forKey: .downloadBytesPerSecond)
         try c.encode(m.expectContinueWait.map(Format.millis(fromMicros:)), forKey: .expectContinueWaitMs)
+        // Only on retries: most transactions are not, and a large report would carry two nulls for each.
+        if let wait = m.retryWait { try c.encode(Format.millis(fromMicros: wait), forKey: .retryWaitMs) }
+        if let asked = m.retryAfter { try c.encode(Format.millis(fromMicros: asked), forKey: .retryAfterMs) }
         try c.encode(CurlTimersCoding(m.curlTimers), forKey: .curlTimersUs)
         if let headers = m.responseHeaders { try c.encode(headers, forKey: .responseHeaders) }
         try c.encode(m.error, forKey: .error)
@@ -179,7 +182,9 @@ struct TransactionCoding: Codable {
         m.responseHeaderBytes = try c.decode(Int64.self, forKey: .responseHeaderBytes)
         m.responseBodyBytes = try c.decode(Int64.self, forKey: .responseBodyBytes)
         m.expectContinueWait = try c.decodeIfPresent(Double.self, forKey: .expectContinueWaitMs)
-            .map { Int64(($0 * 1000).rounded()) }
+            .map(Format.micros(fromMillis:))
+        m.retryWait = try c.decodeIfPresent(Double.self, forKey: .retryWaitMs).map(Format.micros(fromMillis:))
+        m.retryAfter = try c.decodeIfPresent(Double.self, forKey: .retryAfterMs).map(Format.micros(fromMillis:))
         m.responseHeaders = try c.decodeIfPresent([HeaderField].self, forKey: .responseHeaders)
         m.error = try c.decodeIfPresent(TransferError.self, forKey: .error)
         m.tcp = try c.decodeIfPresent(TCPFacts.self, forKey: .tcp)

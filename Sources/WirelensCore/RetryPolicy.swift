@@ -6,7 +6,8 @@ public struct RetryPolicy: Sendable, Codable, Equatable {
     public var maxRetries: Int
     /// The first backoff delay in microseconds; it doubles with each retry.
     public var baseDelay: Int64
-    /// The largest backoff delay in microseconds, and the largest Retry-After honoured.
+    /// The largest backoff delay in microseconds, and the largest Retry-After honoured (`--retry-max-wait`): a
+    /// server that asks for a longer wait gets this one.
     public var maxDelay: Int64
 
     private enum CodingKeys: String, CodingKey {
@@ -29,7 +30,8 @@ public struct RetryPolicy: Sendable, Codable, Equatable {
     /// The delay in microseconds before retry number `retry` (1-based), or nil when no retry is due.
     ///
     /// - Parameters:
-    ///   - retryAfter: the server's Retry-After in microseconds, which replaces the backoff when present.
+    ///   - retryAfter: the server's Retry-After in microseconds, which replaces the backoff when present (capped at
+    ///     `maxDelay`).
     ///   - unit: a number in [0, 1) for the jitter; the backoff is `d/2 + unit * d/2` with `d = base * 2^(retry-1)`.
     public func delay(retry: Int, error: ErrorClass?, status: Int?, retryAfter: Int64?, unit: Double) -> Int64? {
         guard retry <= maxRetries, Self.isRetryable(error: error, status: status) else { return nil }
@@ -42,14 +44,21 @@ public struct RetryPolicy: Sendable, Codable, Equatable {
     }
 
     /// Parses a Retry-After value (delay-seconds or an IMF-fixdate) into microseconds from `nowMicros`.
+    ///
+    /// Any size is taken (`Retry-After: 99999999999999` gives `Int64.max`, not an overflow); `delay` caps it.
     public static func parseRetryAfter(_ value: String, nowMicros: Int64) -> Int64? {
         let trimmed = value.trimmingCharacters(in: .whitespaces)
-        if let seconds = Int64(trimmed), seconds >= 0 { return seconds * 1_000_000 }
+        if !trimmed.isEmpty, trimmed.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) {
+            guard let seconds = Int64(trimmed) else { return .max }
+            let micros = seconds.multipliedReportingOverflow(by: 1_000_000)
+            return micros.overflow ? .max : micros.partialValue
+        }
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "GMT")
         formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
         guard let date = formatter.date(from: trimmed) else { return nil }
-        return max(0, Int64(date.timeIntervalSince1970 * 1e6) - nowMicros)
+        let micros = date.timeIntervalSince1970 * 1e6 - Double(nowMicros)
+        return micros >= 9.2e18 ? .max : max(0, Int64(micros))
     }
 }

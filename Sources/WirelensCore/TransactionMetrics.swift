@@ -29,6 +29,12 @@ public struct TransactionMetrics: Sendable, Equatable {
     public var responseBodyBytes: Int64 = 0
     /// Time in µs between the request headers and the first body byte when `Expect: 100-continue` was sent.
     @CompactOptional public var expectContinueWait: Int64? = nil
+    /// For a retry: the µs waited before it (the backoff, or the server's Retry-After capped at the retry policy's
+    /// `maxDelay`); nil for other transactions.
+    @CompactOptional public var retryWait: Int64? = nil
+    /// For a retry after an answer with Retry-After: the wait the server asked for, in µs (more than `retryWait`
+    /// when it was capped).
+    @CompactOptional public var retryAfter: Int64? = nil
     /// libcurl's own cumulative timers, for comparison with `curl -w`.
     public var curlTimers: CurlTimers
     /// Response headers (redacted), when asked for.

@@ -44,6 +44,17 @@ func wlSeekCallback(_ user: UnsafeMutableRawPointer?, _ offset: curl_off_t, _ or
     return moved ? wl_seekfunc_ok() : wl_seekfunc_cantseek()
 }
 
+/// A socket for a new connection of a transfer that refuses link-local addresses (set only on such transfers): made
+/// as libcurl would, unless the address is link-local; then no socket, so no packet leaves, and the transfer fails.
+func wlOpenSocketCallback(_ user: UnsafeMutableRawPointer?, _ purpose: curlsocktype,
+                          _ address: UnsafeMutablePointer<curl_sockaddr>?) -> curl_socket_t {
+    guard let address else { return wl_socket_bad() }
+    var bytes = [UInt8](repeating: 0, count: 16)
+    let count = Int(wl_curl_sockaddr_ip(address, &bytes))
+    if count > 0, !withContext(user, else: false, { $0.mayConnect(to: bytes[..<count]) }) { return wl_socket_bad() }
+    return wl_curl_open_socket(address)
+}
+
 /// A socket libcurl made for a new connection: kept so the engine can read its kernel facts and watch its send queue.
 func wlSockoptCallback(_ user: UnsafeMutableRawPointer?, _ socket: curl_socket_t, _ purpose: curlsocktype) -> Int32 {
     withContext(user, else: ()) {

@@ -81,10 +81,17 @@ struct EasyConfigurator {
             try long(CURLOPT_SSL_VERIFYHOST, 0, "SSL_VERIFYHOST")
         }
 
+        if ctx.refusesLinkLocal {
+            // A hop elsewhere: libcurl asks before it opens each socket, and gets none to a link-local address.
+            try check(wl_easy_setopt_opensocket_cb(easy, wlOpenSocketCallback), "OPENSOCKETFUNCTION")
+            try pointer(CURLOPT_OPENSOCKETDATA, "OPENSOCKETDATA")
+        }
+        let hasBody = ctx.body != .none
         if !ctx.task.spec.headers.isEmpty {
-            ctx.ownHeaders = try headers.list(hasBody: ctx.body != .none, adding: ctx.task.spec.headers)
+            ctx.ownHeaders = try headers.list(hasBody: hasBody, keepsCredentials: ctx.keepsCredentials,
+                                              adding: ctx.task.spec.headers)
             try check(wl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, ctx.ownHeaders), "headers")
-        } else if let list = headers.list(hasBody: ctx.body != .none) {
+        } else if let list = headers.list(hasBody: hasBody, keepsCredentials: ctx.keepsCredentials) {
             try check(wl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, list), "headers")
         }
         if options.proxy != nil, let list = headers.proxy {

@@ -311,10 +311,21 @@ public final class Engine: @unchecked Sendable {
 
     private func startTransaction(_ task: TaskState, kind: TransactionKind) {
         let now = MonotonicClock.now()
-        let target: TargetURL
+        var target: TargetURL
+        let keepsCredentials: Bool
         do {
             target = try parsedTarget(task.url)
             if task.redactedURL == nil { task.redactedURL = target.redacted }
+            if task.origin == nil {
+                task.origin = target.origin
+                task.userInfo = target.userInfo
+            }
+            // Credentials (secret headers, user info) go only to the task's own origin, unless hops are trusted;
+            // a hop there without user info of its own carries the task's, as curl's does.
+            keepsCredentials = RedirectPolicy.keepsCredentials(first: task.origin ?? target.origin, next: target.origin,
+                                                               trusted: options.trustedRedirects)
+            let userInfo = keepsCredentials ? target.userInfo ?? task.userInfo : nil
+            if userInfo != target.userInfo { target = try target.replacingUserInfo(userInfo) }
         } catch {
             failBeforeStart(task, kind: kind, at: now, error: TransferError(errorClass: .protocol, message: error.description))
             return
@@ -332,6 +343,12 @@ public final class Engine: @unchecked Sendable {
         ctx.sendBuffer = options.sendBuffer
         ctx.outputPath = task.spec.outputPath
         ctx.resumeOutput = task.spec.resumeOutput
+        ctx.keepsCredentials = keepsCredentials
+        ctx.refusesLinkLocal = !options.allowsLinkLocalRedirects && target.origin != task.origin
+        if kind == .retry {
+            ctx.retryWait = task.retryWait
+            task.retryWait = nil
+        }
         do {
             try EasyConfigurator(options: options, headers: headerLists).configure(ctx, remainingMicros: remainingMicros(task, now: now))
         } catch {
@@ -476,6 +493,15 @@ public final class Engine: @unchecked Sendable {
                 finishTask(task)
                 return
             }
+            // Refused before any transaction starts, so nothing connects to where the Location points.
+            if let origin = try? TargetURL.origin(of: next),
+               let refusal = RedirectPolicy.refusal(next: origin, first: task.origin ?? origin,
+                                                    allowsLinkLocal: options.allowsLinkLocalRedirects) {
+                task.transactions[task.transactions.count - 1].error = TransferError(
+                    errorClass: .protocol, message: refusal.description)
+                finishTask(task)
+                return
+            }
             task.redirects += 1
             task.url = next
             task.method = hop.method
@@ -493,9 +519,10 @@ public final class Engine: @unchecked Sendable {
         if let delay = options.retry.delay(retry: task.retries + 1, error: errorClass,
                                             status: statusCode, retryAfter: retryAfter,
                                             unit: Double.random(in: 0..<1, using: &random)),
-           end + delay * 1000 < task.deadline {
+           delay < (task.deadline - end) / 1000 {  // the wait ends before the deadline (and end + delay fits)
             task.retries += 1
             task.retryDue = end + delay * 1000
+            task.retryWait = (delay, retryAfter)
             waiting.append(task)
             return
         }
@@ -540,6 +567,10 @@ public final class Engine: @unchecked Sendable {
             m.expectContinueWait = max(0, bodyStart - sent) / 1000
         }
         if ctx.captureHeaders { m.responseHeaders = ctx.headers }
+        if let wait = ctx.retryWait {
+            m.retryWait = wait.planned
+            m.retryAfter = wait.requested
+        }
         m.error = transferError(ctx, code: code, info: info, end: end)
         var facts = ctx.tcp.finish()
         facts?.shared = ctx.tcpShared
@@ -574,6 +605,9 @@ public final class Engine: @unchecked Sendable {
             return TransferError(errorClass: reason, message: message)
         }
         guard let code, code != CURLE_OK else { return nil }
+        if let refusal = ctx.refusal {
+            return TransferError(errorClass: .protocol, curlCode: Int(code.rawValue), message: refusal)
+        }
         if let local = ctx.localFailure {
             return TransferError(errorClass: .file, curlCode: Int(code.rawValue), message: local)
         }

@@ -6,54 +6,68 @@ import WirelensCore
 /// libcurl reads a CURLOPT_HTTPHEADER list while the transfer runs and never copies it, so the lists live
 /// as long as the engine. The User-Agent is one of the headers rather than CURLOPT_USERAGENT, which libcurl
 /// would copy and format again for every request; a `-H "User-Agent: …"` of the user's replaces it.
+/// Each list comes in two sets: with the user's secret headers, and without them for redirect hops to another
+/// origin (`RedirectPolicy.keepsCredentials`).
 final class RequestHeaderLists {
-    /// For transfers without a request body.
-    let plain: UnsafeMutablePointer<curl_slist>?
-    /// For transfers with a body: also turns `Expect: 100-continue` off when the run asks so.
-    let withBody: UnsafeMutablePointer<curl_slist>?
     /// For a proxy's CONNECT: the User-Agent alone (the other headers, credentials above all, are for the server).
     let proxy: UnsafeMutablePointer<curl_slist>?
-    /// The lines of `plain` and of `withBody`, for transfers that add headers of their own.
-    private let plainLines: [String]
-    private let bodyLines: [String]
+    /// The lists by [keepsCredentials ? 1 : 0][hasBody ? 1 : 0]; the body lists also turn `Expect: 100-continue`
+    /// off when the run asks so (nil when they would equal the plain ones).
+    private let lists: [[UnsafeMutablePointer<curl_slist>?]]
+    /// The lines of each list, same order, for transfers that add headers of their own.
+    private let lines: [[[String]]]
 
     init(options: ProbeOptions) throws(ProbeError) {
-        var lines = options.headers.map { "\($0.name): \($0.value)" }
+        // The CLI and the check configuration refuse these already; an engine made otherwise refuses them too
+        // rather than let libcurl send a header that splits the request.
+        for field in options.headers + [HeaderField(name: "User-Agent", value: options.userAgent)] {
+            if let problem = RequestTextCheck.problem(name: field.name, value: field.value) {
+                throw ProbeError.engine(problem)
+            }
+        }
         let usersAgent = options.headers.last(where: { $0.name.lowercased() == "user-agent" })?.value
         let userAgent = usersAgent ?? options.userAgent
-        if usersAgent == nil { lines.append("User-Agent: \(userAgent)") }
-        plainLines = lines
-        bodyLines = options.expectContinue ? lines : lines + ["Expect:"]
+        var lines: [[[String]]] = []
+        for keepsCredentials in [false, true] {
+            var plain = RedirectPolicy.headers(options.headers, keepsCredentials: keepsCredentials)
+                .map { "\($0.name): \($0.value)" }
+            if usersAgent == nil { plain.append("User-Agent: \(userAgent)") }
+            lines.append([plain, options.expectContinue ? plain : plain + ["Expect:"]])
+        }
+        self.lines = lines
         var made: [UnsafeMutablePointer<curl_slist>?] = []
         do {
-            for set in [lines, options.expectContinue ? [] : bodyLines, ["User-Agent: \(userAgent)"]] {
-                made.append(try Self.list(set))
+            for set in lines {
+                made.append(try Self.list(set[0]))
+                made.append(options.expectContinue ? nil : try Self.list(set[1]))
             }
+            made.append(try Self.list(["User-Agent: \(userAgent)"]))
         } catch {
             made.forEach { curl_slist_free_all($0) }
             throw error
         }
-        plain = made[0]
-        withBody = made[1]
-        proxy = made[2]
+        lists = [[made[0], made[1]], [made[2], made[3]]]
+        proxy = made[4]
     }
 
     deinit {
-        curl_slist_free_all(plain)
-        curl_slist_free_all(withBody)
+        lists.joined().forEach { curl_slist_free_all($0) }
         curl_slist_free_all(proxy)
     }
 
     /// The list for a transfer.
-    func list(hasBody: Bool) -> UnsafeMutablePointer<curl_slist>? {
-        hasBody ? (withBody ?? plain) : plain
+    func list(hasBody: Bool, keepsCredentials: Bool) -> UnsafeMutablePointer<curl_slist>? {
+        let set = lists[keepsCredentials ? 1 : 0]
+        return hasBody ? (set[1] ?? set[0]) : set[0]
     }
 
     /// A new list for a transfer with headers of its own: the run's lines, less those the task's replace by name,
     /// then the task's. The caller frees it (curl_slist_free_all) when the transfer ends.
-    func list(hasBody: Bool, adding own: [HeaderField]) throws(ProbeError) -> UnsafeMutablePointer<curl_slist>? {
+    func list(hasBody: Bool, keepsCredentials: Bool, adding added: [HeaderField]) throws(ProbeError)
+        -> UnsafeMutablePointer<curl_slist>? {
+        let own = RedirectPolicy.headers(added, keepsCredentials: keepsCredentials)
         let replaced = Set(own.map { $0.name.lowercased() })
-        let kept = (hasBody ? bodyLines : plainLines).filter { line in
+        let kept = lines[keepsCredentials ? 1 : 0][hasBody ? 1 : 0].filter { line in
             let name = line.prefix { $0 != ":" }.lowercased()
             return !replaced.contains(name)
         }

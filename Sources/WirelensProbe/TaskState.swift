@@ -22,6 +22,13 @@ final class TaskState {
     var retryDue: Int64?
     /// The task's own URL as reports show it, set when its first transaction starts.
     var redactedURL: String?
+    /// The origin of the task's own URL, set when its first transaction starts: hops elsewhere get no credentials.
+    var origin: Origin?
+    /// The user info of the task's own URL, which hops that keep credentials carry when their URL has none.
+    var userInfo: TargetURL.UserInfo?
+    /// The wait before the retry that is due (µs, backoff or Retry-After after the cap), and the server's
+    /// Retry-After as asked, for the retry's record.
+    var retryWait: (planned: Int64, requested: Int64?)?
 
     init(index: Int, spec: TaskSpec, batch: Batch, batchSlot: Int) {
         self.index = index

@@ -37,6 +37,16 @@ final class TransferContext {
     var ownHeaders: UnsafeMutablePointer<curl_slist>?
     var localFailure: String?
 
+    // Redirect rules
+    /// True when the transfer sends the secret headers: its origin is the task's first, or hops are trusted.
+    var keepsCredentials = true
+    /// True when the transfer may not connect to a link-local address (a hop elsewhere, in a run that refuses them).
+    var refusesLinkLocal = false
+    /// Why a connection was refused before it was made (a hop whose name led into a link-local address).
+    var refusal: String?
+    /// The wait before this attempt (µs) and the server's Retry-After as asked, when this is a retry.
+    var retryWait: (planned: Int64, requested: Int64?)?
+
     // Stamps (monotonic ns)
     let fetchStart: Int64
     var connectionReady: Int64?
@@ -205,6 +215,17 @@ final class TransferContext {
         bodyOffset = offset
         bodyReadEnd = nil
         return true
+    }
+
+    /// Decides whether libcurl may open a socket to `address` (4 or 16 bytes): not to a link-local address when the
+    /// transfer refuses them, and then the refusal is the transfer's error.
+    func mayConnect(to address: ArraySlice<UInt8>) -> Bool {
+        guard refusesLinkLocal, LinkLocalAddress.contains(address) else { return true }
+        if refusal == nil {
+            let shown = LinkLocalAddress.text(of: address).map { "\(target.host) (\($0))" } ?? target.host
+            refusal = RedirectPolicy.Refusal.linkLocal(shown).description
+        }
+        return false
     }
 
     /// The connection is ready and the request is about to be sent.

@@ -70,6 +70,14 @@ struct TaskDetailView {
             out += ReportText.keyValue("100-continue", "waited \(DurationText.format(micros: wait)) "
                                        + "for 100 Continue before sending the body")
         }
+        if let wait = tx.retryWait {
+            var text = "waited \(DurationText.format(micros: wait)) before this attempt"
+            if let asked = tx.retryAfter {
+                text += asked > wait ? " (the server's Retry-After asked \(DurationText.format(micros: asked)): capped)"
+                    : " (the server's Retry-After)"
+            }
+            out += ReportText.keyValue("Retry wait", text)
+        }
         if let error = tx.error {
             out += ReportText.keyValue("Error", ReportText.error(error)).map { style.paint($0, .red) }
         }

@@ -68,6 +68,8 @@ public enum TaskJSONWriter {
         raw(",\"uploadBytesPerSecond\":", &bytes); double(m.uploadSpeed?.rounded(), &bytes)
         raw(",\"downloadBytesPerSecond\":", &bytes); double(m.downloadSpeed?.rounded(), &bytes)
         raw(",\"expectContinueWaitMs\":", &bytes); millis(m.expectContinueWait, &bytes)
+        if let wait = m.retryWait { raw(",\"retryWaitMs\":", &bytes); millis(wait, &bytes) }
+        if let asked = m.retryAfter { raw(",\"retryAfterMs\":", &bytes); millis(asked, &bytes) }
         let t = m.curlTimers
         raw(",\"curlTimersUs\":{\"nameLookup\":", &bytes); JSONBytes.appendInt(t.nameLookup, to: &bytes)
         raw(",\"connect\":", &bytes); JSONBytes.appendInt(t.connect, to: &bytes)

@@ -57,6 +57,7 @@ struct ProbeCommand: AsyncCommand {
         do {
             guard !urls.isEmpty else { throw UsageError("give at least one URL, e.g. wirelens probe http://127.0.0.1:8080/") }
             options = try transfer.probeOptions(concurrency: concurrency, retries: retries)
+            if let method, let problem = RequestTextCheck.problem(method: method) { throw UsageError("-X: \(problem)") }
             guard repeatCount >= 1 else { throw UsageError("--repeat must be 1 or more, not \(repeatCount)") }
             let size = try uploadSize.map { text throws(UsageError) in
                 guard let bytes = ByteSize.parse(text) else {

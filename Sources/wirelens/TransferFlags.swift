@@ -45,6 +45,14 @@ struct TransferFlags: ParsableArguments {
     @Option(name: .customLong("max-redirs"), help: "Redirects to follow, each its own transaction (0: none).")
     var maxRedirects = 10
 
+    @Flag(name: .customLong("location-trusted"),
+          help: "Send secret headers (Authorization, Cookie, tokens) and URL credentials to redirects to other origins too.")
+    var locationTrusted = false
+
+    @Option(name: .customLong("retry-max-wait"),
+            help: "The longest wait before a retry, backoff or a server's Retry-After (default 30s, at most 24h).")
+    var retryMaxWait: String?
+
     @Option(help: "Proxy URL.")
     var proxy: String?
 
@@ -81,7 +89,12 @@ struct TransferFlags: ParsableArguments {
         o.idleTimeout = try Self.duration(idleTimeout, "--idle-timeout")
         o.totalTimeout = try Self.duration(totalTimeout, "--timeout")
         o.retry.maxRetries = retries
+        if let wait = try Self.duration(retryMaxWait, "--retry-max-wait") {
+            guard wait <= Self.longestRetryWait else { throw UsageError("--retry-max-wait must be at most 24h, not \(retryMaxWait ?? "")") }
+            o.retry.maxDelay = wait
+        }
         o.maxRedirects = maxRedirects
+        o.trustedRedirects = locationTrusted
         o.proxy = proxy
         o.caFile = cacert
         o.insecure = insecure
@@ -94,7 +107,10 @@ struct TransferFlags: ParsableArguments {
         o.sendBuffer = try Self.socketBuffer(sndbuf, "--sndbuf")
         o.headers = try headers.map { line throws(UsageError) in
             guard let field = HeaderField.parse(line) else {
-                throw UsageError("-H '\(Redactor.message(line))' is not a header; write \"Name: value\"")
+                throw UsageError("-H '\(RequestTextCheck.oneLine(Redactor.message(line)))' is not a header; write \"Name: value\"")
+            }
+            if let problem = RequestTextCheck.problem(name: field.name, value: field.value) {
+                throw UsageError("-H: \(problem)")
             }
             return field
         }
@@ -109,6 +125,8 @@ struct TransferFlags: ParsableArguments {
         }
         return Int(bytes)
     }
+    /// The largest `--retry-max-wait`: a day, in µs.
+    static let longestRetryWait: Int64 = 86_400_000_000
 
     /// A positive duration flag in microseconds, or nil when not given.
     static func duration(_ text: String?, _ flag: String) throws(UsageError) -> Int64? {

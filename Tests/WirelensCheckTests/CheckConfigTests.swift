@@ -82,6 +82,54 @@ final class CheckConfigTests: XCTestCase {
         XCTAssertEqual(check.certificateDays, 14)
     }
 
+    /// `trusted_redirects` sends credentials to every hop; link-local redirects are refused unless
+    /// `allow_link_local_redirects: true`, and the runner's engine options say so.
+    func testRedirectKeys() throws {
+        let text = """
+            checks:
+              - name: plain
+                url: http://h/
+              - name: open
+                url: http://h/
+                trusted_redirects: true
+                allow_link_local_redirects: yes
+            """
+        let checks = try CheckConfig.parse(text, file: "c.yaml", environment: [:]).checks
+        XCTAssertFalse(checks[0].options.trustedRedirects)
+        XCTAssertFalse(checks[0].allowsLinkLocalRedirects)
+        XCTAssertFalse(checks[0].engineOptions.allowsLinkLocalRedirects, "a check refuses link-local redirects")
+        XCTAssertTrue(checks[1].options.trustedRedirects)
+        XCTAssertTrue(checks[1].engineOptions.trustedRedirects)
+        XCTAssertTrue(checks[1].engineOptions.allowsLinkLocalRedirects)
+        let built = CheckDefinition(name: "x", url: "http://h/", method: "GET", body: .none, options: ProbeOptions(),
+                                    every: nil, keepAlive: false, expectations: [], line: 1)
+        XCTAssertFalse(built.engineOptions.allowsLinkLocalRedirects, "refused by default, however the check was made")
+    }
+
+    /// CR, LF or NUL in a header (name or value, `${NAME}` substituted first) or in user_agent: one line naming the
+    /// file, line, key and header, never the value.
+    func testLineBreaksInHeadersAreRefused() throws {
+        let cases: [(String, [String: String], Int, String, String)] = [
+            ("    headers: { X-A: \"v\\r\\nInjected: 1\" }\n", [:], 4, "checks[0].headers.X-A", "a carriage return (CR)"),
+            ("    headers:\n      X-B: \"v\\n\"\n", [:], 5, "checks[0].headers.X-B", "a line feed (LF)"),
+            ("    headers: { X-C: \"a\\0b\" }\n", [:], 4, "checks[0].headers.X-C", "a NUL byte"),
+            ("    headers: { X-D: \"${SECRET}\" }\n", ["SECRET": "s3cr3t\r\nX: y"], 4, "checks[0].headers.X-D", "(CR)"),
+            ("    headers: { \"X\\nE\": v }\n", [:], 4, "checks[0].headers.X\\nE", "the header name 'X\\nE'"),
+            ("    user_agent: \"ua\\r\\n\"\n", [:], 4, "checks[0].user_agent", "header 'User-Agent'"),
+        ]
+        for (yaml, environment, line, key, mention) in cases {
+            let text = "checks:\n  - name: a\n    url: http://h/\n" + yaml
+            XCTAssertThrowsError(try CheckConfig.parse(text, file: "c.yaml", environment: environment), yaml) { error in
+                guard let error = error as? CheckConfigError else { return XCTFail("\(error)") }
+                XCTAssertEqual(error.line, line, "\(yaml) → \(error)")
+                XCTAssertEqual(error.key, key, "\(yaml) → \(error)")
+                XCTAssertTrue(error.message.contains(mention), "\(yaml) → \(error)")
+                XCTAssertFalse(error.description.contains("s3cr3t"), "the value stays out: \(error)")
+                XCTAssertEqual(error.description.split(separator: "\n").count, 1, "\(error)")
+            }
+        }
+    }
+
     func testWithoutStatusTheTaskMustSucceed() throws {
         let text = "checks:\n  - name: a\n    url: http://127.0.0.1/\n"
         XCTAssertEqual(try CheckConfig.parse(text, file: "c.yaml", environment: [:]).checks[0].expectations, [.succeeded])

@@ -68,6 +68,21 @@ final class CheckEvaluatorTests: XCTestCase {
         XCTAssertEqual(evaluate(.maxPhase(.tls, 1), unavailable).measured, "did not happen")
     }
 
+    /// A task that ended on a redirect it refused to follow fails `status:` with the refusal as the measured value,
+    /// whatever codes were asked; a 3xx asked for and not followed (no error) still passes.
+    func testRefusedRedirectIsTheReason() {
+        let refusal = TransferError(errorClass: .protocol, message: RedirectPolicy.Refusal.linkLocal("169.254.169.254").description)
+        let refused = record(status: 302, error: refusal, phases: Phases(wait: 10, total: 100))
+        for codes in [[200], [302], [200, 302]] {
+            let result = evaluate(.status(codes), refused)
+            XCTAssertFalse(result.passed, "\(codes)")
+            XCTAssertTrue(result.measured.hasPrefix("302, not followed: protocol: refused to follow a redirect to 169.254.169.254"),
+                          result.measured)
+        }
+        XCTAssertTrue(evaluate(.succeeded, refused).measured.hasPrefix("protocol: refused to follow a redirect"))
+        XCTAssertTrue(evaluate(.status([302]), record(status: 302, phases: Phases(wait: 10, total: 100))).passed)
+    }
+
     func testBodyAndCertificate() {
         let r = record(phases: Phases(wait: 10, total: 10))
         XCTAssertTrue(evaluate(.bodyContains("ok"), r, extras: .init(body: "all ok", now: start)).passed)

@@ -110,6 +110,20 @@ final class RetryPolicyTests: XCTestCase {
         XCTAssertNil(RetryPolicy.parseRetryAfter("", nowMicros: 0))
     }
 
+    /// Any size of Retry-After parses (Int64 overflow trapped before), and the wait is capped at maxDelay.
+    func testHugeRetryAfterSaturatesAndIsCapped() {
+        XCTAssertEqual(RetryPolicy.parseRetryAfter("99999999", nowMicros: 0), 99_999_999_000_000)
+        XCTAssertEqual(RetryPolicy.parseRetryAfter("99999999999999", nowMicros: 0), .max, "beyond Int64 µs")
+        XCTAssertEqual(RetryPolicy.parseRetryAfter("99999999999999999999999", nowMicros: 0), .max, "beyond Int64 s")
+        XCTAssertEqual(RetryPolicy.parseRetryAfter("Fri, 31 Dec 9999 23:59:59 GMT", nowMicros: 0).map { $0 > 0 }, true)
+        XCTAssertNil(RetryPolicy.parseRetryAfter("+5", nowMicros: 0), "delay-seconds are digits only")
+        let policy = RetryPolicy(maxRetries: 1, baseDelay: 250_000, maxDelay: 1_000_000)
+        XCTAssertEqual(policy.delay(retry: 1, error: nil, status: 503, retryAfter: .max, unit: 0.5), 1_000_000)
+        XCTAssertEqual(RetryPolicy(maxRetries: 1).delay(retry: 1, error: nil, status: 503, retryAfter: 99_999_999_000_000,
+                                                         unit: 0),
+                       30_000_000, "the default cap")
+    }
+
     func testParseRetryAfterHTTPDate() {
         // Wed, 21 Oct 2015 07:28:00 GMT is 1445412480 s after the epoch.
         let date: Int64 = 1_445_412_480_000_000

@@ -241,6 +241,19 @@ final class EngineIntegrationTests: XCTestCase {
         XCTAssertTrue(custom.contains("expect=\n"), "a GET sends no Expect header: \(custom)")
     }
 
+    /// An engine given a header or User-Agent with CR, LF or NUL (the CLI and the check configuration refuse them
+    /// first) refuses to start rather than let libcurl send it.
+    func testEngineRefusesHeadersThatSplitTheRequest() {
+        for (name, value) in [("X-Evil", "a\r\nInjected: b"), ("X-Evil\nInjected", "b"), ("X-Nul", "a\u{0}b")] {
+            var options = ProbeOptions()
+            options.headers = [HeaderField(name: name, value: value)]
+            XCTAssertThrowsError(try Engine(options: options), name)
+        }
+        var agent = ProbeOptions()
+        agent.userAgent = "probe\r\nInjected: b"
+        XCTAssertThrowsError(try Engine(options: agent))
+    }
+
     func testRetriesFlakyServerUntilSuccess() async throws {
         let servers = try TestServers.get()
         let key = "k\(UUID().uuidString.prefix(8))"

@@ -93,7 +93,8 @@ enum Fixtures {
     ///
     /// 1. initial POST, new connection #0 with DNS, TCP and TLS, answered 307;
     /// 2. redirect POST on the reused connection #0 (no DNS, connect or TLS), failed waiting for the server;
-    /// 3. retry POST on a new connection #1, with `Expect: 100-continue`, answered 200 with headers.
+    /// 3. retry POST on a new connection #1 after a 250 ms backoff, with `Expect: 100-continue`, answered 200 with
+    ///    headers.
     static func redirectTask() -> TaskRecord {
         let start = epoch
         var first = transaction(url: "https://localhost:8443/upload?token=abc", method: "POST", start: start,
@@ -121,6 +122,7 @@ enum Fixtures {
         third.requestBodyBytes = 3_000_000
         third.responseBodyBytes = 1_536
         third.expectContinueWait = 1_000_000
+        third.retryWait = 250_000
         third.tlsVersion = "TLSv1.3"
         third.responseHeaders = [HeaderField(name: "Content-Type", value: "application/json"),
                                  HeaderField(name: "Set-Cookie", value: Redactor.mask)]

@@ -86,6 +86,9 @@ final class SchemaValidationTests: XCTestCase {
         XCTAssertNotNil(redirect.tasks[0].transactions[2].responseHeaders)
         XCTAssertNotNil(redirect.tasks[0].transactions[1].error)
         try assertValid(redirect)
+        var capped = Fixtures.redirectTask()
+        capped.transactions[2].retryAfter = 99_999_999_000_000
+        try assertValid(Fixtures.report(tasks: [capped]))
         try assertValid(Fixtures.report(tasks: [Fixtures.dnsFailureTask()]))
         try assertValid(Fixtures.report(tasks: Fixtures.manyTasks(), interrupted: true))
         try assertValid(Fixtures.report(tasks: []))
@@ -124,7 +127,9 @@ final class SchemaValidationTests: XCTestCase {
                 array.forEach { collect($0) }
             }
         }
-        for report in [Fixtures.report(tasks: [Fixtures.redirectTask()]), Fixtures.report(tasks: Fixtures.manyTasks()),
+        var capped = Fixtures.redirectTask()
+        capped.transactions[2].retryAfter = 99_999_999_000_000
+        for report in [Fixtures.report(tasks: [capped]), Fixtures.report(tasks: Fixtures.manyTasks()),
                        Fixtures.uploadReport(tasks: Fixtures.manyTasks())] {
             collect(try JSONSerialization.jsonObject(with: Data(try JSONRenderer.render(report).utf8)))
         }

@@ -5,7 +5,7 @@ import XCTest
 
 final class TaskJSONWriterTests: XCTestCase {
     /// Tasks that reach every branch of the writer: redirects, TLS, failures with and without a curl code,
-    /// response headers, escapes, uploads with speeds and Expect waits, negative and odd durations.
+    /// response headers, escapes, uploads with speeds and Expect waits, retry waits, negative and odd durations.
     private func variedTasks() -> [TaskRecord] {
         var tasks = [Fixtures.redirectTask(), Fixtures.dnsFailureTask()] + Fixtures.manyTasks()
         var odd = Fixtures.redirectTask()
@@ -25,6 +25,8 @@ final class TaskJSONWriterTests: XCTestCase {
         odd.transactions[0].phases.wait = 1
         odd.transactions[0].timeline.requestEnd = odd.startedAt - 1_500  // before the task: a negative offset
         odd.transactions[0].error = TransferError(errorClass: .idleTimeout, curlCode: 28, message: "idle")
+        odd.transactions[2].retryWait = 1_000_001
+        odd.transactions[2].retryAfter = .max  // a Retry-After beyond any cap
         tasks.append(odd)
         return tasks
     }

@@ -23,6 +23,7 @@ CURLcode wl_easy_setopt_seek_cb(CURL *handle, curl_seek_callback cb);
 CURLcode wl_easy_setopt_sockopt_cb(CURL *handle, curl_sockopt_callback cb);
 CURLcode wl_easy_setopt_xferinfo_cb(CURL *handle, curl_xferinfo_callback cb);
 CURLcode wl_easy_setopt_closesocket_cb(CURL *handle, curl_closesocket_callback cb);
+CURLcode wl_easy_setopt_opensocket_cb(CURL *handle, curl_opensocket_callback cb);
 
 CURLcode wl_easy_getinfo_long(CURL *handle, CURLINFO info, long *out);
 CURLcode wl_easy_getinfo_off(CURL *handle, CURLINFO info, curl_off_t *out);
@@ -36,6 +37,14 @@ CURLcode wl_easy_getinfo_socket(CURL *handle, CURLINFO info, curl_socket_t *out)
 int wl_socket_unacknowledged_bytes(int fd);
 /* The local port a socket is bound to, or -1 (getsockname, IPv4 or IPv6). */
 int wl_socket_local_port(int fd);
+
+/* The IP address an OPENSOCKETFUNCTION is asked to connect to: its 4 (IPv4) or 16 (IPv6) bytes, network order, copied
+   to out; returns the count, 0 for another family. */
+int wl_curl_sockaddr_ip(const struct curl_sockaddr *address, unsigned char out[16]);
+/* The socket libcurl would have made for the address itself (close-on-exec), or CURL_SOCKET_BAD. */
+curl_socket_t wl_curl_open_socket(const struct curl_sockaddr *address);
+/// The value of CURL_SOCKET_BAD.
+curl_socket_t wl_socket_bad(void);
 
 CURLMcode wl_multi_setopt_long(CURLM *multi, CURLMoption option, long value);
 
