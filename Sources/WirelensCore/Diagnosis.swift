@@ -1,8 +1,8 @@
 /// Why a transfer took the time it took: a verdict from a fixed set, a sentence, and the numbers behind it.
 ///
 /// Decided by `Diagnosis.of(_:)` from the transaction's phases and the kernel's facts (`TCPFacts`), in this order:
-/// 1. no kernel facts: `unknown`, with the reason;
-/// 2. the server's wait is at least half of the total: `server-think`;
+/// 1. the server's wait is at least half of the total: `server-think` (the phases tell it, kernel facts or not);
+/// 2. no kernel facts: `unknown`, with the reason;
 /// 3. the body moved within `shortTransferRoundTrips` round trips: `round-trips` when handshakes and those round
 ///    trips hold at least half of the total, else `unknown` (too short to tell);
 /// 4. an upload (the client sends): the send phase is split into the kernel's stopwatches, receive-window limited,
@@ -108,6 +108,16 @@ public struct Diagnosis: Sendable, Equatable, Codable {
         evidence.proxyHop = input.throughProxy
         let total = max(phases.total, 1)
         if let wait = phases.wait { evidence.waitShare = share(wait, of: total) }
+        let hopNote = input.throughProxy ? " (the socket's facts describe the hop to the proxy)" : ""
+        // The server's wait needs no kernel fact: the phases tell it.
+        if let wait = phases.wait, let waitShare = evidence.waitShare, waitShare >= 0.5 {
+            evidence.sharedConnection = input.tcp?.shared ?? false
+            return Diagnosis(
+                verdict: .serverThink,
+                explanation: "The server took \(DurationText.format(micros: wait)) to answer, \(percent(waitShare)) of the "
+                    + "total: a faster server, not the network, would help.",
+                evidence: evidence)
+        }
         guard let tcp = input.tcp else {
             return unknown(input.missingReason ?? "no kernel facts were read for this transfer", evidence, note: "")
         }
@@ -122,16 +132,8 @@ public struct Diagnosis: Sendable, Equatable, Codable {
         if let window = evidence.peerWindow, rtt > 0 { evidence.windowCap = Double(window) * 1e6 / Double(rtt) }
         evidence.sharedConnection = tcp.shared
         if rtt > 0 { evidence.roundTrips = Double(phases.total) / Double(rtt) }
-        let note = (tcp.shared ? " (figures of the connection, shared with other transfers)" : "")
-            + (input.throughProxy ? " (the socket's facts describe the hop to the proxy)" : "")
+        let note = (tcp.shared ? " (figures of the connection, shared with other transfers)" : "") + hopNote
 
-        if let wait = phases.wait, let waitShare = evidence.waitShare, waitShare >= 0.5 {
-            return Diagnosis(
-                verdict: .serverThink,
-                explanation: "The server took \(DurationText.format(micros: wait)) to answer, \(percent(waitShare)) of the "
-                    + "total: a faster server, not the network, would help\(note).",
-                evidence: evidence)
-        }
         let moving = evidence.movingTime ?? 0
         if moving <= shortTransferRoundTrips * max(rtt, 1) {
             let handshakes = (phases.connect ?? 0) + (phases.tls ?? 0)

@@ -47,6 +47,9 @@ public struct ProbeOptions: Sendable, Codable, Equatable {
     /// end only. Each transfer keeps at most `TCPFacts.Builder.sampleLimit` samples. Not in the report's options: the
     /// samples' own instants show it.
     public var tcpSampleInterval: Int64 = 100_000
+    /// False reads no kernel facts at all (`--tcp-sample off`): transactions then have no `tcp`, and an `unknown`
+    /// diagnosis unless their phases tell.
+    public var readsKernelFacts = true
     /// The send buffer of each new connection's socket (SO_SNDBUF, bytes); nil leaves it to the kernel's auto-tuning.
     public var sendBuffer: Int?
 

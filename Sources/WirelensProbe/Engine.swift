@@ -277,7 +277,7 @@ public final class Engine: @unchecked Sendable {
 
     /// Takes a kernel snapshot of each transfer's connection whose last one is `tcpSampleInterval` old.
     private func sampleConnections() {
-        guard options.tcpSampleInterval > 0, !active.isEmpty else { return }
+        guard options.readsKernelFacts, options.tcpSampleInterval > 0, !active.isEmpty else { return }
         let now = MonotonicClock.now()
         let interval = options.tcpSampleInterval * 1000
         for ctx in active.values where ctx.tcpSocket != nil && now - ctx.tcpSampledAt >= interval {
@@ -288,7 +288,7 @@ public final class Engine: @unchecked Sendable {
     private func pollTimeoutMillis() -> Int32 {
         if awaitingAcknowledgement > 0 { return Self.acknowledgementPollMillis }
         var next = Int64.max
-        if options.tcpSampleInterval > 0 {
+        if options.readsKernelFacts, options.tcpSampleInterval > 0 {
             for ctx in active.values where ctx.tcpSocket != nil {
                 next = min(next, ctx.tcpSampledAt + options.tcpSampleInterval * 1000)
             }
@@ -341,6 +341,7 @@ public final class Engine: @unchecked Sendable {
             progress: progress, now: now)
         ctx.sockets = sockets
         ctx.sendBuffer = options.sendBuffer
+        ctx.readsTCP = options.readsKernelFacts
         ctx.outputPath = task.spec.outputPath
         ctx.resumeOutput = task.spec.resumeOutput
         ctx.keepsCredentials = keepsCredentials
@@ -577,7 +578,8 @@ public final class Engine: @unchecked Sendable {
         m.tcp = facts
         m.diagnosis = Diagnosis.of(.init(
             phases: m.phases, requestBodyBytes: m.requestBodyBytes, responseBodyBytes: m.responseBodyBytes, tcp: facts,
-            missingReason: Self.missingFactsReason(ctx), throughProxy: options.proxy != nil))
+            missingReason: options.readsKernelFacts ? Self.missingFactsReason(ctx) : "kernel facts were not read (--tcp-sample off)",
+            throughProxy: options.proxy != nil))
         return m
     }
 

@@ -65,6 +65,8 @@ final class TransferContext {
     // Connection facts
     /// The socket of the connection, when this transfer opened it (libcurl's sockopt callback).
     var socket: Int32?
+    /// False when the run reads no kernel facts.
+    var readsTCP = true
     /// SO_SNDBUF for a socket this transfer makes; nil leaves the kernel's default.
     var sendBuffer: Int?
     /// The engine's table of open sockets (set when the transfer starts).
@@ -246,7 +248,7 @@ final class TransferContext {
 
     /// Takes a snapshot of the kernel's facts of this transfer's connection, if it still has one.
     func sampleTCP(at now: Int64) {
-        guard let socket = tcpSocket, let info = TCPInfoReader.read(socket: socket) else { return }
+        guard readsTCP, let socket = tcpSocket, let info = TCPInfoReader.read(socket: socket) else { return }
         tcp.add(info, at: now / 1000)
         tcpSampledAt = now
     }

@@ -36,7 +36,7 @@ struct TransferFlags: ParsableArguments {
     @Option(name: .customLong("timeout"), help: "Fail a task that takes longer than this in all.")
     var totalTimeout: String?
 
-    @Option(name: .customLong("tcp-sample"), help: "Read the kernel's TCP facts of each transfer this often, e.g. 100ms (0: at its start and end only).")
+    @Option(name: .customLong("tcp-sample"), help: "Read the kernel's TCP facts of each transfer this often, e.g. 100ms (0: at its start and end only; off: never).")
     var tcpSample = "100ms"
 
     @Option(help: "The client socket's send buffer (SO_SNDBUF), e.g. 16KiB (default: the kernel's auto-tuning).")
@@ -100,10 +100,14 @@ struct TransferFlags: ParsableArguments {
         o.insecure = insecure
         o.expectContinue = !noExpect100
         o.includeResponseHeaders = includeHeaders
-        guard let sample = DurationText.parseMicroseconds(tcpSample), sample == 0 || (1000...60_000_000).contains(sample) else {
-            throw UsageError("--tcp-sample '\(tcpSample)' is not 0 or a duration from 1ms to 60s; write e.g. 100ms")
+        if tcpSample == "off" {
+            o.readsKernelFacts = false
+        } else {
+            guard let sample = DurationText.parseMicroseconds(tcpSample), sample == 0 || (1000...60_000_000).contains(sample) else {
+                throw UsageError("--tcp-sample '\(tcpSample)' is not off, 0 or a duration from 1ms to 60s; write e.g. 100ms")
+            }
+            o.tcpSampleInterval = sample
         }
-        o.tcpSampleInterval = sample
         o.sendBuffer = try Self.socketBuffer(sndbuf, "--sndbuf")
         o.headers = try headers.map { line throws(UsageError) in
             guard let field = HeaderField.parse(line) else {

@@ -88,6 +88,15 @@ final class DiagnosisVerdictTests: XCTestCase {
         XCTAssertEqual(samples.count, 2, "the transfer's first and last snapshots only")
     }
 
+    func testNoKernelFactsWhenTurnedOff() throws {
+        let peer = try SegmentPeer.start(partDelayMs: 200)
+        defer { peer.stop() }
+        let (tx, _) = try probe(["--tcp-sample", "off", peer.url("/bytes/1000")])
+        XCTAssertTrue(tx["tcp"] is NSNull, "no kernel facts when turned off: \(tx["tcp"] ?? "missing")")
+        // The phases alone still tell a server that thinks.
+        XCTAssertEqual(try diagnosis(tx).verdict, "server-think")
+    }
+
     func testBadSamplingIntervalsAndBuffersAreUsageErrors() throws {
         for value in ["-5ms", "1us", "2h", "fast"] {
             try CLIHarness.assertFails(["probe", "--tcp-sample", value, "http://127.0.0.1:9/"], code: .usage, mention: "--tcp-sample")
