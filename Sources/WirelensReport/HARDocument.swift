@@ -34,6 +34,10 @@ public struct HARDocument: Sendable, Codable, Equatable {
         public var connection: String?
         /// Why the transaction failed, when it did (a custom field, hence the underscore).
         public var _error: String?
+        /// The kernel's facts of the connection over the transaction (custom field; as the report's `tcp`).
+        public var _tcp: TCPFacts?
+        /// Why the transaction took its time (custom field; as the report's `diagnosis`).
+        public var _diagnosis: Diagnosis?
     }
 
     /// The request half of an entry.

@@ -67,7 +67,7 @@ public enum HARRenderer {
         return HARDocument.Entry(
             startedDateTime: WallClock.iso8601(micros: t.timeline.fetchStart), time: time(t.phases),
             request: request, response: response, timings: timings(t.phases), serverIPAddress: t.remoteAddress,
-            connection: connection, _error: error)
+            connection: connection, _error: error, _tcp: t.tcp, _diagnosis: t.diagnosis)
     }
 
     /// HAR's version text for a Wirelens protocol name ("HTTP/1.1", "HTTP/2"); empty when unknown.

@@ -88,6 +88,21 @@ final class DiagnosisVerdictTests: XCTestCase {
         XCTAssertEqual(samples.count, 2, "the transfer's first and last snapshots only")
     }
 
+    /// HAR carries the same facts as custom fields (`_tcp`, `_diagnosis`), as HAR 1.2 allows.
+    func testHARCarriesTheKernelFactsAndTheVerdict() throws {
+        let peer = try SegmentPeer.start(partDelayMs: 200)
+        defer { peer.stop() }
+        let har = CLIHarness.temporaryPath("why.har")
+        defer { unlink(har) }
+        let outcome = try CLIHarness.run(["probe", peer.url("/bytes/1000"), "--format", "har", "--report", har, "-q"])
+        XCTAssertEqual(outcome.status, 0, outcome.stderr)
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: har))) as? [String: Any])
+        let entry = try XCTUnwrap(((json["log"] as? [String: Any])?["entries"] as? [[String: Any]])?.first)
+        XCTAssertEqual((entry["_diagnosis"] as? [String: Any])?["verdict"] as? String, "server-think")
+        let tcp = try XCTUnwrap(entry["_tcp"] as? [String: Any])
+        XCTAssertGreaterThan(tcp["bytesReceived"] as? Int ?? 0, 1000, "the response's bytes were received")
+    }
+
     func testNoKernelFactsWhenTurnedOff() throws {
         let peer = try SegmentPeer.start(partDelayMs: 200)
         defer { peer.stop() }
