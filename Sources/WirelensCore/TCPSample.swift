@@ -21,6 +21,22 @@ public struct TCPSample: Sendable, Equatable, Codable {
     /// Bytes received since the transfer's first snapshot (nil before kernel 4.1).
     @NullWhenAbsent public var received: UInt64?
 
+    /// A sample as given (the engine makes them from snapshots).
+    public init(at: Int64, rtt: UInt32, congestionWindow: UInt32, deliveryRate: UInt64? = nil, appLimited: Bool? = nil,
+                peerWindow: UInt32? = nil, unacked: UInt32 = 0, notSent: UInt32? = nil, acked: UInt64? = nil,
+                received: UInt64? = nil) {
+        self.at = at
+        self.rtt = rtt
+        self.congestionWindow = congestionWindow
+        self.deliveryRate = deliveryRate
+        self.appLimited = appLimited
+        self.peerWindow = peerWindow
+        self.unacked = unacked
+        self.notSent = notSent
+        self.acked = acked
+        self.received = received
+    }
+
     /// The sample of `info`, taken `at` µs after a first snapshot `first` of the same connection.
     public init(_ info: TCPInfo, at: Int64, first: TCPInfo) {
         self.at = at

@@ -23,6 +23,7 @@ public enum HTMLRenderer {
         body += "<div class=\"cards\">" + cards.map { "<div class=\"card\"><b>\(HTMLText.escape($0.0))</b><span>\(HTMLText.escape($0.1))</span></div>" }.joined() + "</div>"
         body += "<h2>Waterfall by connection</h2>" + HTMLWaterfall.legend + HTMLWaterfall.svg(report.tasks)
         body += "<h2>Phases (ms)</h2>" + table(phaseTable(s))
+        body += HTMLDiagnosis.section(report.tasks)
         if !report.caveats.isEmpty {
             body += "<h2>Caveats</h2><ul class=\"caveats\">" + report.caveats.map { "<li>\(HTMLText.escape($0.text))</li>" }.joined() + "</ul>"
         }
@@ -148,6 +149,8 @@ public enum HTMLRenderer {
         .tick { font-size: 11px; fill: #52606d; }
         .axis-title { font-size: 12px; font-weight: 600; }
         .chart-title { font-size: 14px; font-weight: 600; }
+        .why td { white-space: normal; }
+        h3 { font-size: 14px; margin: 16px 0 4px; font-family: "DejaVu Sans Mono", monospace; }
         .grid { stroke: #e4e7eb; stroke-width: 1; }
         .axis { stroke: #7b8794; stroke-width: 1; }
         .tx:hover rect { stroke: #1f2933; stroke-width: 0.8; }

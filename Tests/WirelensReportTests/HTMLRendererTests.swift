@@ -64,6 +64,39 @@ final class HTMLRendererTests: XCTestCase {
         XCTAssertTrue(html.contains("Content download"), "the legend names the phases")
     }
 
+    /// Kernel facts on two of the connections: the verdict table counts every diagnosed transaction and each such
+    /// connection gets its three charts (delivery rate, congestion window, RTT) with a line through its samples.
+    func testDiagnosedConnectionsGetTheirVerdictsAndKernelCharts() {
+        var tasks = tasks()
+        let samples = (0..<5).map { i in
+            TCPSample(at: Int64(i) * 100_000, rtt: 20_000 + UInt32(i) * 1000, congestionWindow: 10 + UInt32(i),
+                      acked: UInt64(i) * 72_000)
+        }
+        var facts = TCPFacts(span: 400_000, bytesSent: 288_000, bytesAcked: 288_000, bytesReceived: 100,
+                             bytesRetransmitted: 0, segmentsRetransmitted: 0, outOfOrderPacketsIn: 0, minRTT: 100,
+                             smoothedRTT: 24_000, maxRTT: 24_000, receiveRTT: 0, congestionWindowMin: 10,
+                             congestionWindowMax: 14, sendMSS: 1448, pathMTU: 1500, peerWindowMin: 16_000,
+                             deliveryRateMax: 720_000, deliveryRateMedian: 720_000, busy: 400_000,
+                             receiveWindowLimited: 380_000, sendBufferLimited: 0, samples: samples)
+        facts.shared = false
+        for i in [0, 1] {
+            tasks[i].transactions[0].tcp = facts
+            tasks[i].transactions[0].diagnosis = Diagnosis(
+                verdict: .serverWindow, explanation: "The server's window <held> it back.",
+                evidence: .init(direction: "upload"))
+        }
+        tasks[2].transactions[0].diagnosis = Diagnosis(verdict: .serverThink, explanation: "The server thought.",
+                                                       evidence: .init(direction: "none"))
+        let html = HTMLRenderer.render(Fixtures.report(tasks: tasks))
+        let counts = parse(html)
+        // Tasks 0 and 1 ran on connections #0 and #1: three charts each.
+        XCTAssertEqual(counts.classes["chart tcp"], 6)
+        XCTAssertTrue(html.contains("<td>server-window</td><td class=\"num\">2</td>"), "two server-window transactions")
+        XCTAssertTrue(html.contains("<td>server-think</td><td class=\"num\">1</td>"))
+        XCTAssertTrue(html.contains("&lt;held&gt;"), "explanations are escaped")
+        XCTAssertGreaterThanOrEqual(counts.elements["polyline"] ?? 0, 6, "a line in every chart")
+    }
+
     func testEmptyReportStillRenders() {
         let counts = parse(HTMLRenderer.render(Fixtures.report(tasks: [])))
         XCTAssertNil(counts.classes["lane"])
