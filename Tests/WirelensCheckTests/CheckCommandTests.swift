@@ -215,7 +215,7 @@ final class CheckCommandTests: XCTestCase {
         let outcome = try run(["check", config, "--no-history"], timeout: 60)
         XCTAssertEqual(outcome.status, ExitStatus.checkFailed.rawValue, outcome.stdout + outcome.stderr)
         XCTAssertTrue(outcome.stdout.contains("FAIL  stalled"), outcome.stdout)
-        XCTAssertTrue(outcome.stdout.contains("longer than 10s (total timeout)"), outcome.stdout)
+        XCTAssertTrue(outcome.stdout.contains("longer than 10.00s (total timeout)"), outcome.stdout)
     }
 
     /// `defaults: { timeout: … }` at the top of the configuration replaces the default for checks without their own.
@@ -234,7 +234,7 @@ final class CheckCommandTests: XCTestCase {
         let outcome = try run(["check", config, "--no-history"], timeout: 60)
         XCTAssertEqual(outcome.status, ExitStatus.checkFailed.rawValue, outcome.stdout + outcome.stderr)
         XCTAssertTrue(outcome.stdout.contains("FAIL  stalled"), outcome.stdout)
-        XCTAssertTrue(outcome.stdout.contains("longer than 1s (total timeout)"), outcome.stdout)
+        XCTAssertTrue(outcome.stdout.contains("longer than 1.00s (total timeout)"), outcome.stdout)
         XCTAssertTrue(outcome.stdout.contains("PASS  patient  200"), "its own timeout wins: \(outcome.stdout)")
     }
 
