@@ -57,14 +57,18 @@ final class MetricsHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// Collects the request head and answers at its end; a body is counted (against its cap) and dropped.
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard stage == .reading else { return }
+        let tooLarge = Response.text(.payloadTooLarge,
+                                     "the request body is larger than \(limits.maxBodyBytes) bytes; /metrics and /probe take none\n")
         switch unwrapInboundIn(data) {
-        case .head(let head): self.head = head
+        case .head(let head):
+            self.head = head
+            // An announced length beyond the cap is refused before its body is sent (curl waits for a 100 first).
+            if let length = head.headers.first(name: "content-length").flatMap(Int.init), length > limits.maxBodyBytes {
+                refuse(tooLarge, context: context)
+            }
         case .body(let buffer):
             bodyBytes += buffer.readableBytes
-            if bodyBytes > limits.maxBodyBytes {
-                refuse(.text(.payloadTooLarge, "the request body is larger than \(limits.maxBodyBytes) bytes; /metrics and /probe take none\n"),
-                       context: context)
-            }
+            if bodyBytes > limits.maxBodyBytes { refuse(tooLarge, context: context) }
         case .end:
             guard let head else { return }
             deadline?.cancel()

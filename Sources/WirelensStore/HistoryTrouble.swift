@@ -33,7 +33,7 @@ public struct HistoryTrouble: Error, Sendable, Equatable, CustomStringConvertibl
     /// The warning line.
     public var description: String {
         damaged
-            ? "history database '\(path)' is damaged (\(reason)): move it away and a new one is created; results are not stored until then"
-            : "cannot use the history database '\(path)' (\(reason)): fix it, or give --history PATH or --no-history; results are not stored until then"
+            ? "history database '\(path)' is damaged (\(reason)): move it away and a new one is created"
+            : "cannot use the history database '\(path)' (\(reason)): fix it, or give --history PATH or --no-history"
     }
 }
