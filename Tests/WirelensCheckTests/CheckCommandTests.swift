@@ -273,6 +273,35 @@ final class CheckCommandTests: XCTestCase {
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: database)), garbage, "the damaged file is left alone")
     }
 
+    /// History writes that start failing under `--every` (SQLite refuses them: a trigger the test adds with the
+    /// sqlite3 tool) are one warning line, not one per round, and the exit code says the history was not stored.
+    func testHistoryWriteFailuresWarnOnce() throws {
+        let s = try TestServers.get()
+        let config = try Self.writeConfig(Self.passingConfig(s))
+        let database = Self.temporaryPath("history.sqlite")
+        defer { unlink(config); Self.removeDatabase(database) }
+        var trigger: ProcessRunner.Outcome?
+        let outcome = try run(["check", config, "--every", "100ms", "--history", database], timeout: 60) { pid in
+            for _ in 0..<400 {
+                if let history = try? CheckHistory(path: database), let count = try? history.count(), count >= 2 { break }
+                usleep(50_000)
+            }
+            trigger = try? ProcessRunner.run("/usr/bin/sqlite3", [database, """
+                CREATE TRIGGER refuse BEFORE INSERT ON check_result BEGIN SELECT RAISE(ABORT, 'refused by the test'); END;
+                """], timeout: 30)
+            usleep(1_000_000)  // some rounds (about 100 ms each) meet the trigger
+            kill(pid, SIGTERM)
+        }
+        XCTAssertEqual(trigger?.status, 0, trigger?.stderr ?? "sqlite3 did not run")
+        XCTAssertEqual(outcome.status, ExitStatus.historyUnavailable.rawValue, outcome.stderr)
+        let rounds = outcome.stdout.components(separatedBy: "PASS  small").count - 1
+        let stored = try CheckHistory(path: database).count() / 2
+        XCTAssertGreaterThanOrEqual(rounds - stored, 2, "rounds ran without being stored: \(outcome.stdout)")
+        let warnings = outcome.stderr.split(separator: "\n").filter { $0.contains(database) }
+        XCTAssertEqual(warnings.count, 1, outcome.stderr)
+        XCTAssertTrue(warnings.first?.contains("refused by the test") ?? false, outcome.stderr)
+    }
+
     /// Removes a SQLite database with its WAL and shared-memory files.
     static func removeDatabase(_ path: String) {
         for suffix in ["", "-wal", "-shm"] { unlink(path + suffix) }
