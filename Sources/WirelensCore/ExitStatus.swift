@@ -26,6 +26,13 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
     /// A capture disagrees with a probe report (`capture analyze --probe`): a reuse flag, a connect time, the
     /// connections opened or a connection limit is contradicted by the wire, or the wire holds unexplained exchanges.
     case wireDisagreement = 11
+    /// The history database could not be opened or written (damaged, unreadable). `wirelens check` and `serve`:
+    /// every check passed (a failed check exits 1 instead) and the results were printed and exported, not stored;
+    /// `wirelens history`: there is nothing to compare.
+    case historyUnavailable = 12
+    /// `serve` and `target`: the `--listen` address cannot be used (in use by another socket, not an address of
+    /// this host, or a port below 1024 without the privilege).
+    case listenUnavailable = 13
     /// An internal error: a bug; please report it.
     case internalError = 70
     /// Interrupted by SIGINT or SIGTERM; the report holds what was gathered until then.
@@ -73,6 +80,8 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
         case .transfer: "another transfer failure (protocol error, unexpected reply)"
         case .verification: "an upload's assembled file on the server differs from the local file (SHA-256)"
         case .wireDisagreement: "the capture disagrees with the probe report (capture analyze --probe)"
+        case .historyUnavailable: "the history database could not be used (check, serve: every check passed; the results were printed, not stored)"
+        case .listenUnavailable: "wirelens serve/target: the --listen address is in use or cannot be bound"
         case .internalError: "internal error (a bug)"
         case .interrupted: "interrupted (SIGINT/SIGTERM); the report holds what was gathered"
         }
