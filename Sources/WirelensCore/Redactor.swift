@@ -5,8 +5,10 @@ public enum Redactor {
     /// What a redacted value is replaced with.
     public static let mask = "[REDACTED]"
 
-    private static let exactNames: Set<String> = ["authorization", "proxy-authorization", "cookie", "set-cookie"]
-    private static let nameFragments = ["token", "signature", "secret", "key", "password", "passwd", "auth",
+    /// Names that are secret as a whole (`code`: an OAuth authorization code).
+    private static let exactNames: Set<String> = ["authorization", "proxy-authorization", "cookie", "set-cookie", "code"]
+    /// Names that are secret when they contain one of these.
+    private static let nameFragments = ["token", "signature", "secret", "key", "password", "passwd", "pwd", "auth",
                                         "session", "credential"]
 
     /// True when a header or query parameter of this name carries a secret.
@@ -61,18 +63,70 @@ public enum Redactor {
         return false
     }
 
-    /// The header with its value masked when its name is sensitive.
+    /// The header with its value masked when its name is sensitive, and the URLs its value carries redacted:
+    /// the whole value of Location, Content-Location and Referer, the `<...>` targets of Link, the `url=` of
+    /// Refresh, and any absolute URL inside any other value.
     public static func header(_ field: HeaderField) -> HeaderField {
-        isSensitive(name: field.name) ? HeaderField(name: field.name, value: mask) : field
+        if isSensitive(name: field.name) { return HeaderField(name: field.name, value: mask) }
+        let value = headerValue(name: field.name, field.value)
+        return value == field.value ? field : HeaderField(name: field.name, value: value)
     }
 
-    /// The headers with sensitive values masked.
+    /// The headers with sensitive values masked and the URLs in their values redacted.
     public static func headers(_ fields: [HeaderField]) -> [HeaderField] {
         fields.map(header)
     }
 
-    /// The URL with a password in its user info and the values of sensitive query parameters masked.
+    /// A header value of a header whose name is not sensitive, with the URLs it carries redacted.
+    private static func headerValue(name: String, _ value: String) -> String {
+        if equalsIgnoringCase(name, "location") || equalsIgnoringCase(name, "content-location")
+            || equalsIgnoringCase(name, "referer") {
+            return url(value)
+        }
+        if equalsIgnoringCase(name, "link") { return embeddedURLs(angleTargets(value)) }
+        if equalsIgnoringCase(name, "refresh") { return embeddedURLs(refreshTarget(value)) }
+        return embeddedURLs(value)
+    }
+
+    /// True when `name` is `lower` (ASCII lowercase) but for case.
+    private static func equalsIgnoringCase(_ name: String, _ lower: StaticString) -> Bool {
+        let expected = UnsafeBufferPointer(start: lower.utf8Start, count: lower.utf8CodeUnitCount)
+        guard name.utf8.count == expected.count else { return false }
+        return zip(name.utf8, expected).allSatisfy { ($0 >= 65 && $0 <= 90 ? $0 | 0x20 : $0) == $1 }
+    }
+
+    /// Link's `<target>; rel=…, <target>…` with every target (absolute or relative) redacted as a URL.
+    private static func angleTargets(_ value: String) -> String {
+        var result = ""
+        var rest = Substring(value)
+        while let open = rest.firstIndex(of: "<"), let close = rest[open...].firstIndex(of: ">") {
+            result += rest[...open] + url(String(rest[rest.index(after: open)..<close])) + ">"
+            rest = rest[rest.index(after: close)...]
+        }
+        return result + rest
+    }
+
+    /// Refresh's `N; url=target` (the target quoted or not, absolute or relative) with the target redacted.
+    private static func refreshTarget(_ value: String) -> String {
+        guard let key = value.range(of: "url=", options: .caseInsensitive) else { return value }
+        var target = value[key.upperBound...]
+        var quote = ""
+        if let first = target.first, first == "\"" || first == "'" {
+            quote = String(first)
+            target = target.dropFirst()
+            if target.last == first { target = target.dropLast() }
+        }
+        let closing = value[key.upperBound...].count > target.count + quote.count ? quote : ""
+        return String(value[..<key.upperBound]) + quote + url(String(target)) + closing
+    }
+
+    /// The URL with its user info (user name and password: either can be a token) and the values of sensitive
+    /// query and fragment parameters masked. Works on absolute URLs, `//host` and relative references, and a
+    /// proxy given as `user:password@host:port`.
     public static func url(_ text: String) -> String {
+        // Nothing to mask without user info, a query or a fragment (most URLs of a large run).
+        guard text.utf8.contains(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") || $0 == UInt8(ascii: "@") })
+        else { return text }
         var rest = Substring(text)
         var fragment = ""
         if let hash = rest.firstIndex(of: "#") {
@@ -90,27 +144,52 @@ public enum Redactor {
         return result + fragment
     }
 
-    /// `name=value&…` with the values of sensitive names masked.
+    /// `name=value&…` with the values of sensitive names masked, and the URLs other values hold redacted.
     private static func parameters(_ text: Substring) -> String {
         text.split(separator: "&", omittingEmptySubsequences: false).map { part -> String in
             guard let eq = part.firstIndex(of: "=") else { return String(part) }
             let name = String(part[..<eq])
             let decoded = name.removingPercentEncoding ?? name
-            return isSensitive(name: decoded) ? "\(name)=\(mask)" : String(part)
+            if isSensitive(name: decoded) { return "\(name)=\(mask)" }
+            let value = part[part.index(after: eq)...]
+            return value.contains("://") ? "\(name)=\(url(String(value)))" : String(part)
         }.joined(separator: "&")
     }
 
-    /// Masks the password of `scheme://user:password@host`.
+    /// Masks the user info of `scheme://userinfo@host`, `//userinfo@host` and `userinfo@host:port`.
     private static func redactUserInfo(_ text: String) -> String {
         // A proxy may be given without a scheme: user:password@host:port.
-        let authorityStart = text.range(of: "://")?.upperBound ?? text.startIndex
+        let authorityStart = text.range(of: "://")?.upperBound
+            ?? (text.hasPrefix("//") ? text.index(text.startIndex, offsetBy: 2) : text.startIndex)
         let authorityEnd = text[authorityStart...].firstIndex(of: "/") ?? text.endIndex
         let authority = text[authorityStart..<authorityEnd]
-        guard let at = authority.lastIndex(of: "@") else { return text }
-        let userInfo = authority[..<at]
-        let user = userInfo.split(separator: ":", maxSplits: 1).first.map(String.init) ?? ""
-        let masked = userInfo.contains(":") ? "\(user):\(mask)" : user
-        return String(text[..<authorityStart]) + masked + String(authority[at...]) + String(text[authorityEnd...])
+        guard let at = authority.lastIndex(of: "@"), at > authority.startIndex else { return text }
+        return String(text[..<authorityStart]) + mask + String(authority[at...]) + String(text[authorityEnd...])
+    }
+
+    /// The text with every absolute URL in it (`scheme://…`, up to a space, a quote or an angle bracket) redacted.
+    static func embeddedURLs(_ text: String) -> String {
+        guard text.contains("://") else { return text }
+        var result = ""
+        var rest = Substring(text)
+        while let separator = rest.range(of: "://") {
+            var start = separator.lowerBound
+            while start > rest.startIndex, isSchemeCharacter(rest[rest.index(before: start)]) {
+                start = rest.index(before: start)
+            }
+            let end = rest[separator.upperBound...].firstIndex(where: endsURL) ?? rest.endIndex
+            result += rest[..<start] + url(String(rest[start..<end]))
+            rest = rest[end...]
+        }
+        return result + rest
+    }
+
+    private static func isSchemeCharacter(_ c: Character) -> Bool {
+        c.isASCII && (c.isLetter || c.isNumber || c == "+" || c == "-" || c == ".")
+    }
+
+    private static func endsURL(_ c: Character) -> Bool {
+        c.isWhitespace || c == "<" || c == ">" || c == "\"" || c == "'" || c == "`"
     }
 
     /// Masks URLs and `Name: value` secrets that appear inside free text, such as libcurl's error messages.
@@ -131,13 +210,13 @@ public enum Redactor {
     /// One line of `message(_:)`: URLs masked, and after a sensitive `Name:` the rest of the line.
     private static func messageLine(_ line: String) -> String {
         var words: [String] = []
-        for word in line.split(separator: " ", omittingEmptySubsequences: false) {
+        for word in embeddedURLs(line).split(separator: " ", omittingEmptySubsequences: false) {
             if word.count > 1, word.last == ":", !word.contains("://"), isSensitive(name: String(word.dropLast())) {
                 words.append(String(word))
                 words.append(mask)
                 break
             }
-            words.append(word.contains("://") ? url(String(word)) : String(word))
+            words.append(String(word))
         }
         return words.joined(separator: " ")
     }

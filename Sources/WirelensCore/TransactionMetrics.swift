@@ -31,8 +31,10 @@ public struct TransactionMetrics: Sendable, Equatable {
     @CompactOptional public var expectContinueWait: Int64? = nil
     /// libcurl's own cumulative timers, for comparison with `curl -w`.
     public var curlTimers: CurlTimers
-    /// Response headers (redacted), when asked for.
-    public var responseHeaders: [HeaderField]?
+    /// Response headers when asked for, redacted (`Redactor.headers`) whenever they are set.
+    public var responseHeaders: [HeaderField]? {
+        didSet { if let fields = responseHeaders { responseHeaders = Redactor.headers(fields) } }
+    }
     /// Why the transaction failed, if it did.
     public var error: TransferError?
     // The one-byte fields last, side by side, so that they share one word.

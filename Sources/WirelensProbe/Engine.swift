@@ -560,8 +560,8 @@ public final class Engine: @unchecked Sendable {
             return TransferError(errorClass: .file, curlCode: Int(code.rawValue), message: local)
         }
         let text = ctx.errorText ?? String(cString: curl_easy_strerror(code))
-        return TransferError(errorClass: CurlErrorMap.classify(code: Int(code.rawValue), connected: ctx.connectionReady != nil),
-                             curlCode: Int(code.rawValue), message: Redactor.message(text))
+        let errorClass = CurlErrorMap.classify(code: Int(code.rawValue), connected: ctx.connectionReady != nil, message: text)
+        return TransferError(errorClass: errorClass, curlCode: Int(code.rawValue), message: text)
     }
 
     private func finishTask(_ task: TaskState) {
