@@ -83,9 +83,9 @@ public enum Redactor {
             || equalsIgnoringCase(name, "referer") {
             return url(value)
         }
-        if equalsIgnoringCase(name, "link") { return embeddedURLs(angleTargets(value)) }
-        if equalsIgnoringCase(name, "refresh") { return embeddedURLs(refreshTarget(value)) }
-        return embeddedURLs(value)
+        if equalsIgnoringCase(name, "link") { return urls(in: angleTargets(value)) }
+        if equalsIgnoringCase(name, "refresh") { return urls(in: refreshTarget(value)) }
+        return urls(in: value)
     }
 
     /// True when `name` is `lower` (ASCII lowercase) but for case.
@@ -111,85 +111,144 @@ public enum Redactor {
         guard let key = value.range(of: "url=", options: .caseInsensitive) else { return value }
         var target = value[key.upperBound...]
         var quote = ""
+        var closing = ""
         if let first = target.first, first == "\"" || first == "'" {
             quote = String(first)
             target = target.dropFirst()
-            if target.last == first { target = target.dropLast() }
+            if target.last == first {
+                closing = quote
+                target = target.dropLast()
+            }
         }
-        let closing = value[key.upperBound...].count > target.count + quote.count ? quote : ""
-        return String(value[..<key.upperBound]) + quote + url(String(target)) + closing
+        return value[..<key.upperBound] + quote + url(String(target)) + closing
     }
 
     /// The URL with its user info (user name and password: either can be a token) and the values of sensitive
     /// query and fragment parameters masked. Works on absolute URLs, `//host` and relative references, and a
     /// proxy given as `user:password@host:port`.
     public static func url(_ text: String) -> String {
+        let bytes = text.utf8
         // Nothing to mask without user info, a query or a fragment (most URLs of a large run).
-        guard text.utf8.contains(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") || $0 == UInt8(ascii: "@") })
-        else { return text }
-        var rest = Substring(text)
-        var fragment = ""
-        if let hash = rest.firstIndex(of: "#") {
+        guard bytes.contains(where: { $0 == question || $0 == hash || $0 == atSign }) else { return text }
+        let fragmentMark = bytes.firstIndex(of: hash)
+        let end = fragmentMark ?? bytes.endIndex
+        let queryMark = bytes[..<end].firstIndex(of: question)
+        var result = redactUserInfo(text[..<(queryMark ?? end)])
+        if let queryMark {
+            result += "?"
+            appendParameters(text[bytes.index(after: queryMark)..<end], to: &result)
+        }
+        if let fragmentMark {
             // A fragment can carry OAuth tokens (#access_token=…): its parameters are masked like the query's.
-            fragment = "#" + parameters(rest[rest.index(after: hash)...])
-            rest = rest[..<hash]
+            result += "#"
+            appendParameters(text[bytes.index(after: fragmentMark)...], to: &result)
         }
-        var query: Substring?
-        if let mark = rest.firstIndex(of: "?") {
-            query = rest[rest.index(after: mark)...]
-            rest = rest[..<mark]
-        }
-        var result = redactUserInfo(String(rest))
-        if let query { result += "?" + parameters(query) }
-        return result + fragment
+        return result
     }
 
-    /// `name=value&…` with the values of sensitive names masked, and the URLs other values hold redacted.
-    private static func parameters(_ text: Substring) -> String {
-        text.split(separator: "&", omittingEmptySubsequences: false).map { part -> String in
-            guard let eq = part.firstIndex(of: "=") else { return String(part) }
-            let name = String(part[..<eq])
-            let decoded = name.removingPercentEncoding ?? name
-            if isSensitive(name: decoded) { return "\(name)=\(mask)" }
-            let value = part[part.index(after: eq)...]
-            return value.contains("://") ? "\(name)=\(url(String(value)))" : String(part)
-        }.joined(separator: "&")
+    private static let question = UInt8(ascii: "?"), hash = UInt8(ascii: "#"), atSign = UInt8(ascii: "@"),
+                       ampersand = UInt8(ascii: "&"), equals = UInt8(ascii: "="), slash = UInt8(ascii: "/"),
+                       colon = UInt8(ascii: ":"), percent = UInt8(ascii: "%")
+
+    /// Appends `name=value&…` with the values of sensitive names masked, and the URLs other values hold redacted.
+    private static func appendParameters(_ text: Substring, to result: inout String) {
+        var rest = text
+        while true {
+            let end = rest.utf8.firstIndex(of: ampersand) ?? rest.endIndex
+            let part = rest[..<end]
+            if let eq = part.utf8.firstIndex(of: equals) {
+                let name = part[..<eq]
+                let value = part[part.utf8.index(after: eq)...]
+                if isSensitiveParameter(name) {
+                    result += name + "=" + mask
+                } else if schemeSeparator(in: value) != nil {
+                    result += name + "=" + url(String(value))
+                } else {
+                    result += part
+                }
+            } else {
+                result += part
+            }
+            guard end < rest.endIndex else { return }
+            result += "&"
+            rest = rest[rest.utf8.index(after: end)...]
+        }
+    }
+
+    /// `isSensitive(name:)` of a parameter name as written in a URL (percent-encoding decoded first).
+    private static func isSensitiveParameter(_ name: Substring) -> Bool {
+        if name.utf8.contains(percent) {
+            let text = String(name)
+            return isSensitive(name: text.removingPercentEncoding ?? text)
+        }
+        var name = name
+        return name.withUTF8 { isSensitive(asciiName: $0) } ?? isSensitive(lowercased: name.lowercased())
+    }
+
+    /// Where `://` starts in the text (its colon), if anywhere.
+    private static func schemeSeparator(in text: Substring) -> String.Index? {
+        let bytes = text.utf8
+        var from = bytes.startIndex
+        while let mark = bytes[from...].firstIndex(of: colon) {
+            let first = bytes.index(after: mark)
+            guard first < bytes.endIndex, bytes[first] == slash else {
+                from = first
+                continue
+            }
+            let second = bytes.index(after: first)
+            if second < bytes.endIndex, bytes[second] == slash { return mark }
+            from = first
+        }
+        return nil
     }
 
     /// Masks the user info of `scheme://userinfo@host`, `//userinfo@host` and `userinfo@host:port`.
-    private static func redactUserInfo(_ text: String) -> String {
-        // A proxy may be given without a scheme: user:password@host:port.
-        let authorityStart = text.range(of: "://")?.upperBound
-            ?? (text.hasPrefix("//") ? text.index(text.startIndex, offsetBy: 2) : text.startIndex)
-        let authorityEnd = text[authorityStart...].firstIndex(of: "/") ?? text.endIndex
-        let authority = text[authorityStart..<authorityEnd]
-        guard let at = authority.lastIndex(of: "@"), at > authority.startIndex else { return text }
-        return String(text[..<authorityStart]) + mask + String(authority[at...]) + String(text[authorityEnd...])
-    }
-
-    /// The text with every absolute URL in it (`scheme://…`, up to a space, a quote or an angle bracket) redacted.
-    static func embeddedURLs(_ text: String) -> String {
-        guard text.contains("://") else { return text }
-        var result = ""
-        var rest = Substring(text)
-        while let separator = rest.range(of: "://") {
-            var start = separator.lowerBound
-            while start > rest.startIndex, isSchemeCharacter(rest[rest.index(before: start)]) {
-                start = rest.index(before: start)
-            }
-            let end = rest[separator.upperBound...].firstIndex(where: endsURL) ?? rest.endIndex
-            result += rest[..<start] + url(String(rest[start..<end]))
-            rest = rest[end...]
+    private static func redactUserInfo(_ text: Substring) -> String {
+        let bytes = text.utf8
+        let authorityStart: String.Index
+        if let separator = schemeSeparator(in: text) {
+            authorityStart = bytes.index(separator, offsetBy: 3)
+        } else if bytes.starts(with: [slash, slash]) {
+            authorityStart = bytes.index(bytes.startIndex, offsetBy: 2)
+        } else {
+            authorityStart = bytes.startIndex  // a proxy may be given without a scheme: user:password@host:port
         }
-        return result + rest
+        let authorityEnd = bytes[authorityStart...].firstIndex(of: slash) ?? bytes.endIndex
+        guard let at = bytes[authorityStart..<authorityEnd].lastIndex(of: atSign), at > authorityStart else {
+            return String(text)
+        }
+        return text[..<authorityStart] + mask + text[at...]
     }
 
-    private static func isSchemeCharacter(_ c: Character) -> Bool {
-        c.isASCII && (c.isLetter || c.isNumber || c == "+" || c == "-" || c == ".")
+    /// The text with every absolute URL in it (`scheme://…`, up to white space, a quote or an angle bracket)
+    /// redacted.
+    public static func urls(in text: String) -> String {
+        var rest = Substring(text)
+        guard var separator = schemeSeparator(in: rest) else { return text }
+        var result = ""
+        while true {
+            let bytes = rest.utf8
+            var start = separator
+            while start > bytes.startIndex, isSchemeByte(bytes[bytes.index(before: start)]) {
+                start = bytes.index(before: start)
+            }
+            let end = bytes[separator...].firstIndex(where: endsURL) ?? bytes.endIndex
+            result += rest[..<start]
+            result += url(String(rest[start..<end]))
+            rest = rest[end...]
+            guard let next = schemeSeparator(in: rest) else { return result + rest }
+            separator = next
+        }
     }
 
-    private static func endsURL(_ c: Character) -> Bool {
-        c.isWhitespace || c == "<" || c == ">" || c == "\"" || c == "'" || c == "`"
+    private static func isSchemeByte(_ b: UInt8) -> Bool {
+        (b >= 0x61 && b <= 0x7a) || (b >= 0x41 && b <= 0x5a) || (b >= 0x30 && b <= 0x39)
+            || b == UInt8(ascii: "+") || b == UInt8(ascii: "-") || b == UInt8(ascii: ".")
+    }
+
+    private static func endsURL(_ b: UInt8) -> Bool {
+        b == 0x20 || b == 0x09 || b == 0x0a || b == 0x0d || b == UInt8(ascii: "<") || b == UInt8(ascii: ">")
+            || b == UInt8(ascii: "\"") || b == UInt8(ascii: "'") || b == UInt8(ascii: "`")
     }
 
     /// Masks URLs and `Name: value` secrets that appear inside free text, such as libcurl's error messages.
@@ -210,7 +269,7 @@ public enum Redactor {
     /// One line of `message(_:)`: URLs masked, and after a sensitive `Name:` the rest of the line.
     private static func messageLine(_ line: String) -> String {
         var words: [String] = []
-        for word in embeddedURLs(line).split(separator: " ", omittingEmptySubsequences: false) {
+        for word in urls(in: line).split(separator: " ", omittingEmptySubsequences: false) {
             if word.count > 1, word.last == ":", !word.contains("://"), isSensitive(name: String(word.dropLast())) {
                 words.append(String(word))
                 words.append(mask)

@@ -75,7 +75,7 @@ extension TaskRecord: Codable {
     public init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         self.init(
-            index: try c.decode(Int.self, forKey: .index), url: Redactor.url(try c.decode(String.self, forKey: .url)),
+            index: try c.decode(Int.self, forKey: .index), url: try c.decode(String.self, forKey: .url),
             method: try c.decode(String.self, forKey: .method), startedAt: try decodeInstant(c, .startedAt),
             endedAt: try decodeInstant(c, .endedAt), redirectCount: try c.decode(Int.self, forKey: .redirectCount),
             retries: try c.decode(Int.self, forKey: .retries),
@@ -155,7 +155,7 @@ struct TransactionCoding: Codable {
             throw DecodingError.dataCorruptedError(forKey: .timestamps, in: c, debugDescription: "no fetchStart")
         }
         var m = TransactionMetrics(
-            kind: try c.decode(TransactionKind.self, forKey: .kind), url: Redactor.url(try c.decode(String.self, forKey: .url)),
+            kind: try c.decode(TransactionKind.self, forKey: .kind), url: try c.decode(String.self, forKey: .url),
             method: try c.decode(String.self, forKey: .method), timeline: timeline,
             phases: try c.decode(Phases.self, forKey: .phasesMs),
             reusedConnection: try c.decode(Bool.self, forKey: .reusedConnection),

@@ -317,7 +317,6 @@ public final class Engine: @unchecked Sendable {
         let target: TargetURL
         do {
             target = try parsedTarget(task.url)
-            if task.redactedURL == nil { task.redactedURL = target.redacted }
         } catch {
             failBeforeStart(task, kind: kind, at: now, error: TransferError(errorClass: .protocol, message: error.description))
             return
@@ -380,7 +379,7 @@ public final class Engine: @unchecked Sendable {
             ctx.handle.destroy()
         }
         let wall = anchor.wallMicros(ofMonotonic: now)
-        var m = TransactionMetrics(kind: kind, url: Redactor.url(task.url), method: task.method,
+        var m = TransactionMetrics(kind: kind, url: task.url, method: task.method,
                                    timeline: Timeline(fetchStart: wall), phases: Phases(total: 0),
                                    reusedConnection: false, proxyConnection: options.proxy != nil,
                                    curlTimers: CurlTimers())
@@ -507,7 +506,7 @@ public final class Engine: @unchecked Sendable {
             responseStart: ctx.responseStart, end: end, curl: info.timers, reusedConnection: reused,
             hostIsIPLiteral: ctx.target.hostIsIPLiteral, usesTLS: ctx.target.scheme == "https")
         let computed = PhaseMath.compute(raw, anchor: anchor)
-        var m = TransactionMetrics(kind: ctx.kind, url: ctx.target.redacted, method: ctx.method,
+        var m = TransactionMetrics(kind: ctx.kind, url: ctx.target.text, method: ctx.method,
                                    timeline: computed.timeline, phases: computed.phases, reusedConnection: reused,
                                    proxyConnection: options.proxy != nil, curlTimers: info.timers)
         m.networkProtocolName = info.protocolName
@@ -576,7 +575,7 @@ public final class Engine: @unchecked Sendable {
             ?? anchor.wallMicros(ofMonotonic: task.started)
         let ended = anchor.wallMicros(ofMonotonic: task.lastEnd ?? MonotonicClock.now())
         let record = TaskRecord(
-            index: task.index, url: task.redactedURL ?? Redactor.url(task.spec.url), method: task.spec.method,
+            index: task.index, url: task.spec.url, method: task.spec.method,
             startedAt: started, endedAt: max(started, ended),
             redirectCount: task.redirects, retries: task.retries, statusCode: status, error: error,
             transactions: task.transactions)

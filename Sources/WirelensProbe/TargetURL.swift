@@ -11,8 +11,6 @@ public struct TargetURL: Sendable, Equatable {
     public var host: String
     /// True when the host is an IPv4 or IPv6 literal.
     public var hostIsIPLiteral: Bool
-    /// The URL as reports show it, with secrets masked (worked out once per URL, not per transfer).
-    public var redacted: String
 
     /// Parses and checks `text`; only http and https are accepted.
     public init(_ text: String) throws(ProbeError) {
@@ -41,7 +39,6 @@ public struct TargetURL: Sendable, Equatable {
         self.scheme = scheme
         self.host = host
         hostIsIPLiteral = TargetURL.isIPLiteral(host)
-        redacted = Redactor.url(text)
     }
 
     /// True for dotted-quad IPv4 and for IPv6 literals.

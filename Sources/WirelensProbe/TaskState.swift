@@ -20,8 +20,6 @@ final class TaskState {
     var transactions: [TransactionMetrics] = []
     /// When a retry is due (monotonic ns), while the task waits out its backoff.
     var retryDue: Int64?
-    /// The task's own URL as reports show it, set when its first transaction starts.
-    var redactedURL: String?
 
     init(index: Int, spec: TaskSpec, batch: Batch, batchSlot: Int) {
         self.index = index

@@ -3,9 +3,9 @@ import WirelensCore
 
 /// Writes the command's own messages to stderr, one line each, prefixed with the program name.
 enum Console {
-    /// Writes one line, with the URLs and `Name: value` secrets in it redacted (whatever produced the message).
+    /// Writes one line, with the URLs in it redacted (whatever produced the message).
     static func error(_ line: String) {
-        FileHandle.standardError.write(Data("wirelens: \(Redactor.message(line))\n".utf8))
+        FileHandle.standardError.write(Data("wirelens: \(Redactor.urls(in: line))\n".utf8))
     }
 
     /// True when text on stdout may be coloured: stdout is a terminal, and neither --no-color nor NO_COLOR says no.

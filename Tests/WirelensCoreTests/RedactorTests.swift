@@ -188,9 +188,17 @@ final class RedactorTests: XCTestCase {
     /// A record's headers and an error's message are redacted when they are set, whoever sets them, and when
     /// a saved report is read back.
     func testRecordsRedactWhatTheyAreGiven() throws {
-        var m = TransactionMetrics(kind: .initial, url: "http://h/", method: "GET", timeline: Timeline(fetchStart: 1),
+        var m = TransactionMetrics(kind: .initial, url: "http://u:p@h/?sig=s", method: "GET", timeline: Timeline(fetchStart: 1),
                                    phases: Phases(total: 0), reusedConnection: false, proxyConnection: false,
                                    curlTimers: CurlTimers())
+        XCTAssertEqual(m.url, "http://\(mask)@h/?sig=\(mask)")
+        m.url = "http://h/next?token=t"
+        XCTAssertEqual(m.url, "http://h/next?token=\(mask)")
+        var task = TaskRecord(index: 0, url: "https://h/?X-Amz-Signature=s", method: "GET", startedAt: 0, endedAt: 0,
+                              redirectCount: 0, retries: 0, statusCode: nil, error: nil, transactions: [m])
+        XCTAssertEqual(task.url, "https://h/?X-Amz-Signature=\(mask)")
+        task.url = "//u@h/"
+        XCTAssertEqual(task.url, "//\(mask)@h/")
         m.responseHeaders = [HeaderField(name: "Location", value: "http://u:p@h/?token=t")]
         XCTAssertEqual(m.responseHeaders?.first?.value, "http://\(mask)@h/?token=\(mask)")
         var error = TransferError(errorClass: .protocol, message: "unsupported scheme in 'ftp://u:p@h/?sig=s'")
