@@ -57,6 +57,27 @@ final class SecretRedactionTests: XCTestCase {
         }
     }
 
+    /// A report saved by a version that let secrets through (made here from a real report, every mask replaced
+    /// by a secret) is redacted when `wirelens render` reads it, in every format.
+    func testRenderingAnOlderReportRedactsIt() throws {
+        let servers = try TestServers.get()
+        let saved = CLIHarness.temporaryPath("saved.json")
+        defer { unlink(saved) }
+        let url = "http://SeKrit-req-user:SeKrit-req-pass@127.0.0.1:\(servers.peerPort)/presigned-redirect?access_token=t&keep=visible-request"
+        let probe = try CLIHarness.run(["probe", "--include-headers", "--format", "json", "--report", saved, "-q",
+                                        "-H", "Authorization: Bearer x", url])
+        XCTAssertEqual(probe.status, 0, probe.stderr)
+        let text = try String(contentsOfFile: saved, encoding: .utf8)
+        XCTAssertTrue(text.contains(Redactor.mask))
+        try text.replacingOccurrences(of: Redactor.mask, with: "SeKrit-old").write(toFile: saved, atomically: true, encoding: .utf8)
+        for format in ["json", "har", "text", "html"] {
+            let outcome = try CLIHarness.run(["render", saved, "--format", format])
+            XCTAssertEqual(outcome.status, 0, outcome.stderr)
+            assertNoSecret(outcome.stdout + outcome.stderr, "render --format \(format)")
+            XCTAssertTrue(outcome.stdout.contains("keep=visible-request"), format)
+        }
+    }
+
     /// HAR's `redirectURL` is the redacted Location, with its harmless parts.
     func testHARRedirectURLIsTheRedactedLocation() throws {
         let servers = try TestServers.get()
