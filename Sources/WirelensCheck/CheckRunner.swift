@@ -42,12 +42,11 @@ public actor CheckRunner {
     public func run(_ check: CheckDefinition) async -> CheckResult? {
         guard !stopped else { return nil }
         let started = Int64(Date().timeIntervalSince1970 * 1e6)
-        let redacted = Redactor.url(check.url)
         let engine: Engine
         do {
             engine = try self.engine(for: check)
         } catch {
-            return CheckResult(name: check.name, url: redacted, startedAt: started, record: nil,
+            return CheckResult(name: check.name, url: check.url, startedAt: started, record: nil,
                                failure: error.description, assertions: [], certificateExpiry: nil)
         }
         let bodyPath = check.readsBody
@@ -63,7 +62,7 @@ public actor CheckRunner {
         guard !stopped else { return nil }
         let expiry = await certificate
         guard let record = records.first else {
-            return CheckResult(name: check.name, url: redacted, startedAt: started, record: nil,
+            return CheckResult(name: check.name, url: check.url, startedAt: started, record: nil,
                                failure: "the engine returned no record", assertions: [], certificateExpiry: nil)
         }
         var extras = CheckEvaluator.Extras(now: Int64(Date().timeIntervalSince1970 * 1e6))
@@ -78,7 +77,7 @@ public actor CheckRunner {
         case nil: break
         }
         let assertions = CheckEvaluator.evaluate(check.expectations, record: record, extras: extras)
-        return CheckResult(name: check.name, url: redacted, startedAt: started, record: record, failure: nil,
+        return CheckResult(name: check.name, url: check.url, startedAt: started, record: record, failure: nil,
                            assertions: assertions, certificateExpiry: extras.certificateExpiry)
     }
 

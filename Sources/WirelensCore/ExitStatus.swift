@@ -2,7 +2,7 @@
 public enum ExitStatus: Int32, Sendable, CaseIterable {
     /// Every task finished with a non-error status.
     case success = 0
-    /// `wirelens check`: the checks ran and at least one assertion failed.
+    /// `wirelens check`: the checks ran and at least one assertion failed; `wirelens history`: it flagged a regression.
     case checkFailed = 1
     /// Bad usage: unknown option, bad value, malformed URL, unsupported scheme.
     case usage = 2
@@ -13,13 +13,14 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
     case httpError = 4
     /// Name resolution failed.
     case dns = 5
-    /// The connection failed: refused, unreachable, reset, proxy failure.
+    /// The connection failed: refused, unreachable, reset, dropped mid-exchange, proxy failure.
     case connect = 6
     /// TLS failed: handshake error or certificate verification.
     case tls = 7
     /// A connect, idle or total timeout expired.
     case timeout = 8
-    /// Another transfer failure (protocol error, unexpected reply).
+    /// The server broke the protocol (a malformed status line, chunk size or header block, headers over libcurl's
+    /// limit, an HTTP/2 framing error), or another transfer failure. Retrying does not help.
     case transfer = 9
     /// An upload completed but the server's assembled file differs from the local one (size or SHA-256).
     case verification = 10
@@ -69,15 +70,15 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
     public var meaning: String {
         switch self {
         case .success: "every task finished with a status below 400"
-        case .checkFailed: "wirelens check: a check failed one of its assertions"
+        case .checkFailed: "wirelens check: a check failed one of its assertions; wirelens history: a regression was flagged"
         case .usage: "bad usage: unknown option, bad value, malformed URL, unsupported scheme"
         case .localFile: "a local file could not be read or written (upload, output, report, CA file), or a capture is unreadable, cut or damaged"
         case .httpError: "a task ended with an HTTP status of 400 or more"
         case .dns: "name resolution failed"
-        case .connect: "connection failed: refused, unreachable, reset, or the proxy failed"
+        case .connect: "connection failed: refused, unreachable, reset or dropped mid-exchange, or the proxy failed"
         case .tls: "TLS failed: handshake error or certificate verification"
         case .timeout: "a connect, idle or total timeout expired"
-        case .transfer: "another transfer failure (protocol error, unexpected reply)"
+        case .transfer: "protocol error: the server broke HTTP (malformed status line, chunk size or headers, headers over the limit), or another transfer failure"
         case .verification: "an upload's assembled file on the server differs from the local file (SHA-256)"
         case .wireDisagreement: "the capture disagrees with the probe report (capture analyze --probe)"
         case .historyUnavailable: "the history database could not be used (check, serve: every check passed; the results were printed, not stored)"
