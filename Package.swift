@@ -48,7 +48,7 @@ let package = Package(
         // On-disk state through SQLite (GRDB): the resumable upload journal, check history.
         .target(
             name: "WirelensStore",
-            dependencies: ["WirelensCore", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["WirelensCore", "WirelensDigest", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .target(
             name: "WirelensCapture", dependencies: ["WirelensCore", "CPcap", "CNghttp2"],
@@ -107,7 +107,7 @@ let package = Package(
             name: "WirelensTargetTests",
             dependencies: ["WirelensCore", "WirelensTarget", "WirelensDigest", "WirelensProbe", "WirelensTestSupport"]
         ),
-        .testTarget(name: "WirelensStoreTests", dependencies: ["WirelensCore", "WirelensStore"]),
+        .testTarget(name: "WirelensStoreTests", dependencies: ["WirelensCore", "WirelensStore", "WirelensTestSupport"]),
         .testTarget(
             name: "WirelensCheckTests",
             dependencies: ["WirelensCore", "WirelensCheck", "WirelensStore", "WirelensTarget", "WirelensTestSupport"]

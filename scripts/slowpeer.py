@@ -38,6 +38,21 @@ Endpoints (any request body is read fully first, so keep-alive survives):
   ANY  /echo-headers            200, JSON object of the request headers as
                                 received (name case kept; repeated names joined
                                 with ", "), plus nothing else.
+  GET  /presigned-redirect      302 whose Location (an absolute URL back to this
+                                server's /status/200), Content-Location (relative),
+                                Link (two URLs in <...>) and Refresh (url=...) carry
+                                presigned-style URLs: user info and secret query
+                                values (X-Amz-Signature, X-Amz-Credential,
+                                X-Amz-Security-Token, Signature, sig, token,
+                                access_token, code, pwd, password). Every secret
+                                value contains "SeKrit"; the harmless ones are
+                                "visible-..." (see PRESIGNED_*).
+  GET  /presigned-redirect/ftp  302 to an ftp:// URL with user info and a token:
+                                a hop Wirelens refuses with an error message.
+  GET  /broken/{kind}           a reply that breaks HTTP/1.1, then the connection
+                                closes: chunk (an invalid chunk size), headers
+                                (100 000 header lines, about 1.2 MB), status (a
+                                malformed status line), http09 (no status line).
 Anything else: 404.
 """
 
@@ -58,6 +73,17 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 MAX_SLEEP_MS = 600_000          # no single sleep beyond 10 minutes
 MAX_BYTES = 1 << 30             # /bytes/{n} cap
 IDLE_TIMEOUT_S = 120            # idle keep-alive connections are dropped after this
+
+# /presigned-redirect: {port} is this server's. Every secret contains "SeKrit".
+PRESIGNED_LOCATION = ("http://AKIDSeKritUser:SeKrit-location-pass@127.0.0.1:{port}/status/200"
+                      "?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=SeKrit-credential"
+                      "&X-Amz-Security-Token=SeKrit-security-token&X-Amz-Signature=SeKrit-amz-signature"
+                      "&keep=visible-location")
+PRESIGNED_CONTENT_LOCATION = "/objects/a.bin?Signature=SeKrit-signature&password=SeKrit-password&keep=visible-content"
+PRESIGNED_LINK = ('<https://SeKrit-link-user:SeKrit-link-pass@cdn.example.invalid/a?token=SeKrit-link-token'
+                  '&keep=visible-link>; rel="next", </b?sig=SeKrit-link-sig&code=SeKrit-link-code>; rel="prev"')
+PRESIGNED_REFRESH = "0; url=http://127.0.0.1:{port}/c?access_token=SeKrit-refresh-token&pwd=SeKrit-pwd&keep=visible-refresh"
+PRESIGNED_FTP = "ftp://SeKrit-ftp-user:SeKrit-ftp-pass@127.0.0.1:{port}/x?token=SeKrit-ftp-token&keep=visible-ftp"
 
 _flaky_lock = threading.Lock()
 _flaky_counts = {}
@@ -185,6 +211,11 @@ class Handler(BaseHTTPRequestHandler):
                 for k, v in self.headers.items():
                     heads[k] = f"{heads[k]}, {v}" if k in heads else v
                 return self._json(200, heads)
+            if path in ("/presigned-redirect", "/presigned-redirect/ftp") and m in ("GET", "HEAD"):
+                return self._presigned(path.endswith("/ftp"))
+            r = re.fullmatch(r"/broken/(chunk|headers|status|http09)", path)
+            if r and m == "GET":
+                return self._broken(r.group(1))
             r = re.fullmatch(r"/delay/(\d+)", path)
             if r and m in ("GET", "HEAD"):
                 time.sleep(_ms(r.group(1)))
@@ -219,6 +250,33 @@ class Handler(BaseHTTPRequestHandler):
             return self._send(404, "not found\n")
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True
+
+    def _presigned(self, ftp):
+        port = self.server.server_address[1]
+        if ftp:
+            return self._send(302, "see elsewhere\n", extra={"Location": PRESIGNED_FTP.format(port=port)})
+        return self._send(302, "see elsewhere\n", extra={
+            "Location": PRESIGNED_LOCATION.format(port=port),
+            "Content-Location": PRESIGNED_CONTENT_LOCATION,
+            "Link": PRESIGNED_LINK,
+            "Refresh": PRESIGNED_REFRESH.format(port=port),
+        })
+
+    def _broken(self, kind):
+        self.close_connection = True
+        out = self.wfile
+        if kind == "chunk":
+            out.write(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\nZZZ\r\nxx\r\n0\r\n\r\n")
+        elif kind == "headers":
+            out.write(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n")
+            for start in range(0, 100_000, 1000):
+                out.write(b"".join(b"X-Filler-%d: v\r\n" % i for i in range(start, start + 1000)))
+            out.write(b"\r\n")
+        elif kind == "status":
+            out.write(b"HTTP/1.1 2x0 Fine\r\nContent-Length: 2\r\n\r\nok")
+        else:
+            out.write(b"no status line here\r\n\r\n")
+        out.flush()
 
     def _stall(self, seconds):
         self.send_response(200)

@@ -30,13 +30,18 @@ struct HTTP2Conversation {
     private var open = Set<UInt32>()
     private(set) var summary = HTTP2Summary()
     private(set) var notes: [String] = []
+    /// Masks secrets in the `:path` of requests; the capture's one.
+    private let targets: TargetRedactor
 
     /// Prior knowledge: the client's first bytes are the connection preface.
-    init() {}
+    init(targets: TargetRedactor) {
+        self.targets = targets
+    }
 
     /// After an HTTP/1.1 Upgrade to h2c: the upgraded request is stream 1, answered in frames; the client's
     /// preface follows the 101.
-    init(upgrading request: HTTPExchange) {
+    init(upgrading request: HTTPExchange, targets: TargetRedactor) {
+        self.targets = targets
         var exchange = request
         exchange.stream = 1
         exchange.httpVersion = "HTTP/2"
@@ -199,7 +204,7 @@ struct HTTP2Conversation {
             exchange.requestStartAt = time
             exchange.requestHeaderBytes = headerBytes
             exchange.method = fields.first { $0.name == ":method" }?.value
-            exchange.target = fields.first { $0.name == ":path" }?.value.prefix(2048).description
+            exchange.target = fields.first { $0.name == ":path" }.map { targets.redact(String($0.value.prefix(2048))) }
             if endStream { exchange.requestEndAt = time }
             streamIndex[stream] = exchanges.count
             exchanges.append(exchange)

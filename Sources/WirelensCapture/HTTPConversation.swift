@@ -78,7 +78,7 @@ struct HTTPConversation: HTTPMessageSink {
         // (or come in later ones: the parsers have stopped, so the switch cannot wait for them).
         if !fromClient, detected == .h2c, http2 == nil,
            let upgrade = exchanges.last(where: { $0.statusCode == 101 }) {
-            http2 = HTTP2Conversation(upgrading: upgrade)
+            http2 = HTTP2Conversation(upgrading: upgrade, targets: targets)
             if let offset = parsers.responses.switchedAt, offset < bytes.count {
                 http2?.receive(UnsafeRawBufferPointer(rebasing: bytes[offset...]), fromClient: false, time: time)
             }
@@ -122,7 +122,7 @@ struct HTTPConversation: HTTPMessageSink {
             parsers.responses.stop()
         } else if fromClient, bytes.starts(with: "PRI ".utf8) {
             detected = .h2c
-            http2 = HTTP2Conversation()
+            http2 = HTTP2Conversation(targets: targets)
             parsers.requests.stop()
             parsers.responses.stop()
         } else if !fromClient {

@@ -17,8 +17,14 @@ import Yams
 ///       ttfb: { max: 800ms }
 ///       upload_throughput: { min: 1MB/s }
 /// ```
+///
+/// A check without `timeout:` is bounded by `defaults: { timeout: … }` at the top level, else by `defaultTimeout`.
 public struct CheckConfig: Sendable, Equatable {
     public var checks: [CheckDefinition]
+
+    /// The total timeout of a check that gives none (and no `defaults: { timeout: }`): 10 s, the default of a
+    /// blackbox_exporter module, so that a stalled server fails the check instead of holding it.
+    public static let defaultTimeout: Int64 = 10_000_000
 
     public init(checks: [CheckDefinition]) {
         self.checks = checks
@@ -71,11 +77,19 @@ public struct CheckConfig: Sendable, Equatable {
         }
         guard let root else { throw CheckConfigError(file: file, line: 1, key: "checks", message: "the file is empty; list checks under 'checks:'") }
         var checksNode: Node?
+        var timeout = defaultTimeout
         for entry in try reader.mapping(root, "") {
-            guard entry.name == "checks" else {
-                throw reader.error(entry.keyNode, entry.name, "unknown key; the top level has only 'checks'")
+            switch entry.name {
+            case "checks": checksNode = entry.value
+            case "defaults":
+                for item in try reader.mapping(entry.value, "defaults") {
+                    let k = reader.path("defaults", item.name)
+                    guard item.name == "timeout" else { throw reader.error(item.keyNode, k, "unknown key; defaults takes timeout") }
+                    timeout = try reader.duration(item.value, k)
+                }
+            default:
+                throw reader.error(entry.keyNode, entry.name, "unknown key; the top level has 'checks' and 'defaults'")
             }
-            checksNode = entry.value
         }
         guard let checksNode else { throw reader.error(root, "checks", "missing; list the checks under 'checks:'") }
         guard let sequence = checksNode.sequence, !sequence.isEmpty else {
@@ -84,7 +98,7 @@ public struct CheckConfig: Sendable, Equatable {
         var checks: [CheckDefinition] = []
         var names: [String: Int] = [:]
         for (index, node) in sequence.enumerated() {
-            let check = try parseCheck(node, key: "checks[\(index)]", reader: reader)
+            let check = try parseCheck(node, key: "checks[\(index)]", defaultTimeout: timeout, reader: reader)
             if let line = names[check.name] {
                 throw reader.error(node, "checks[\(index)].name", "'\(check.name)' is already the name of the check on line \(line)")
             }
@@ -94,13 +108,15 @@ public struct CheckConfig: Sendable, Equatable {
         return CheckConfig(checks: checks)
     }
 
-    /// One entry of `checks:`.
-    static func parseCheck(_ node: Node, key: String, reader: ConfigReader) throws(CheckConfigError) -> CheckDefinition {
+    /// One entry of `checks:`; `defaultTimeout` (µs) bounds it unless it gives its own `timeout:`.
+    static func parseCheck(_ node: Node, key: String, defaultTimeout: Int64,
+                           reader: ConfigReader) throws(CheckConfigError) -> CheckDefinition {
         var name: String?
         var url: String?
         var method: String?
         var body = BodySource.none
         var options = ProbeOptions()
+        options.totalTimeout = defaultTimeout
         var every: Int64?
         var keepAlive = false
         var allowsLinkLocalRedirects = false

@@ -17,13 +17,14 @@ public struct CheckResult: Sendable, Equatable {
     /// When the server's certificate expires (µs since the epoch), when it was read.
     public var certificateExpiry: Int64?
 
+    /// A result; the URL and the failure are redacted here (`Redactor`), whoever makes it.
     public init(name: String, url: String, startedAt: Int64, record: TaskRecord?, failure: String?,
                 assertions: [AssertionResult], certificateExpiry: Int64?) {
         self.name = name
-        self.url = url
+        self.url = Redactor.url(url)
         self.startedAt = startedAt
         self.record = record
-        self.failure = failure
+        self.failure = failure.map(Redactor.message)
         self.assertions = assertions
         self.certificateExpiry = certificateExpiry
     }

@@ -7,16 +7,22 @@ import WirelensProbe
 /// Each check runs as one probe task on an engine with its own options. By default every run gets a new engine,
 /// so connect and TLS are measured each time; a check with `keep_alive: true` keeps its engine (and its
 /// connection pool) across rounds.
+///
+/// `stop()` cancels the runs in flight and refuses new ones: they return nil, no result.
 public actor CheckRunner {
     private var engines: [String: Engine] = [:]
+    /// The engines of the runs in flight, so that `stop()` can cancel them.
+    private var running: [UUID: Engine] = [:]
+    private var stopped = false
     /// The most bytes of a response body kept for `body_contains`.
     public static let bodyLimit = 1 << 20
 
     public init() {}
 
-    /// Runs every check once, concurrently, and returns the results in configuration order.
+    /// Runs every check once, concurrently, and returns the results in configuration order (after `stop()`, the
+    /// results of the checks that finished).
     public func runRound(_ checks: [CheckDefinition]) async -> [CheckResult] {
-        await withTaskGroup(of: (Int, CheckResult).self) { group in
+        await withTaskGroup(of: (Int, CheckResult?).self) { group in
             for (index, check) in checks.enumerated() {
                 group.addTask { (index, await self.run(check)) }
             }
@@ -26,15 +32,21 @@ public actor CheckRunner {
         }
     }
 
-    /// Runs one check once.
-    public func run(_ check: CheckDefinition) async -> CheckResult {
+    /// Cancels the runs in flight (their transfers end at once) and every later run: they return nil.
+    public func stop() {
+        stopped = true
+        for engine in running.values { engine.cancel() }
+    }
+
+    /// Runs one check once; nil when the runner was stopped before or during the run.
+    public func run(_ check: CheckDefinition) async -> CheckResult? {
+        guard !stopped else { return nil }
         let started = Int64(Date().timeIntervalSince1970 * 1e6)
-        let redacted = Redactor.url(check.url)
         let engine: Engine
         do {
             engine = try self.engine(for: check)
         } catch {
-            return CheckResult(name: check.name, url: redacted, startedAt: started, record: nil,
+            return CheckResult(name: check.name, url: check.url, startedAt: started, record: nil,
                                failure: error.description, assertions: [], certificateExpiry: nil)
         }
         let bodyPath = check.readsBody
@@ -43,10 +55,14 @@ public actor CheckRunner {
         defer { if let bodyPath { unlink(bodyPath) } }
         async let certificate: Result<Int64, ProbeError>? = check.certificateDays == nil ? nil
             : CertificateExpiry.earliest(url: check.url, options: check.options)
+        let id = UUID()
+        running[id] = engine
         let records = await engine.run([check.taskSpec(outputPath: bodyPath)])
+        running[id] = nil
+        guard !stopped else { return nil }
         let expiry = await certificate
         guard let record = records.first else {
-            return CheckResult(name: check.name, url: redacted, startedAt: started, record: nil,
+            return CheckResult(name: check.name, url: check.url, startedAt: started, record: nil,
                                failure: "the engine returned no record", assertions: [], certificateExpiry: nil)
         }
         var extras = CheckEvaluator.Extras(now: Int64(Date().timeIntervalSince1970 * 1e6))
@@ -61,7 +77,7 @@ public actor CheckRunner {
         case nil: break
         }
         let assertions = CheckEvaluator.evaluate(check.expectations, record: record, extras: extras)
-        return CheckResult(name: check.name, url: redacted, startedAt: started, record: record, failure: nil,
+        return CheckResult(name: check.name, url: check.url, startedAt: started, record: record, failure: nil,
                            assertions: assertions, certificateExpiry: extras.certificateExpiry)
     }
 

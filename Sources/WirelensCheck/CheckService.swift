@@ -16,6 +16,7 @@ public final class CheckService: Sendable {
     private let config: CheckConfig
     private let runner = CheckRunner()
     public let board: ResultBoard
+    private let answers = AnswerCount()
     private let group: MultiThreadedEventLoopGroup
     private let channel: any Channel
     private let schedulers: [Task<Void, Never>]
@@ -23,32 +24,47 @@ public final class CheckService: Sendable {
     /// The port the server listens on (the one asked for, or the one the system chose for port 0).
     public let port: Int
 
-    /// Binds the server and starts the schedules; `problem` receives history write failures (one line each).
-    public init(config: CheckConfig, host: String, port: Int, history: CheckHistory?,
-                problem: @escaping @Sendable (String) -> Void) async throws {
+    /// Binds the server and starts the schedules; throws ListenFailure when the address cannot be used.
+    ///
+    /// `board` holds the results (and hands them to the history); `problem` receives history trouble, once per
+    /// new kind of trouble rather than per result.
+    public init(config: CheckConfig, host: String, port: Int, limits: ServeLimits = ServeLimits(), board: ResultBoard,
+                problem: @escaping @Sendable (String) -> Void) async throws(ListenFailure) {
         self.config = config
-        let board = ResultBoard(order: config.checks.map(\.name), history: history)
         self.board = board
         let runner = self.runner
+        let answers = self.answers
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         self.group = group
         let respond: @Sendable (HTTPMethod, String) async -> MetricsHTTPHandler.Response = { method, uri in
-            await Self.respond(method: method, uri: uri, config: config, runner: runner, board: board)
+            await Self.respond(method: method, uri: uri, config: config, runner: runner, board: board, problem: problem)
         }
+        let decoderLimits = {
+            var decoder = NIOHTTPDecoderLimitConfiguration()
+            decoder.maxHeaderFieldSize = limits.maxHeadBytes
+            decoder.maxHeaderListSize = limits.maxHeadBytes
+            return decoder
+        }()
         do {
             channel = try await ServerBootstrap(group: group)
                 .serverChannelOption(ChannelOptions.backlog, value: 64)
                 .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
                 .childChannelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.configureHTTPServerPipeline()
-                        try channel.pipeline.syncOperations.addHandler(MetricsHTTPHandler(respond: respond))
+                        let pipeline = channel.pipeline.syncOperations
+                        try pipeline.addHandler(IdleStateHandler(allTimeout: .microseconds(limits.idleTimeout)))
+                        // One request per connection, answered with Connection: close: no pipelining to assist; the
+                        // handler answers protocol errors itself (431 for a head beyond the cap).
+                        try pipeline.configureHTTPServerPipeline(withPipeliningAssistance: false, withErrorHandling: false,
+                                                                 withEncoderConfiguration: .init(),
+                                                                 withDecoderLimitConfiguration: decoderLimits)
+                        try pipeline.addHandler(MetricsHTTPHandler(limits: limits, answers: answers, respond: respond))
                     }
                 }
                 .bind(host: host, port: port).get()
         } catch {
             try? await group.shutdownGracefully()
-            throw error
+            throw ListenFailure(host: host, port: port, errorNumber: (error as? IOError)?.errnoCode, detail: "\(error)")
         }
         self.port = channel.localAddress?.port ?? port
         schedulers = config.checks.map { check in
@@ -57,30 +73,33 @@ public final class CheckService: Sendable {
                 // Spread the first runs over a tenth of the interval, so that checks do not all start at once.
                 let offset = Int64(Double(schedule.interval) * schedule.jitter * Double.random(in: 0..<1))
                 try? await Task.sleep(nanoseconds: UInt64(offset) * 1000)
-                while !Task.isCancelled {
-                    let result = await runner.run(check)
-                    await board.record(result)
-                    if let trouble = await board.historyProblem { problem(trouble) }
+                while !Task.isCancelled, let result = await runner.run(check) {
+                    if let trouble = await board.record(result) { problem(trouble.description) }
                     try? await Task.sleep(nanoseconds: UInt64(schedule.nextDelay()) * 1000)
                 }
             }
         }
     }
 
-    /// Stops the schedules (a check running now finishes first) and the server.
+    /// Stops: cancels the checks in flight (their results are dropped, not recorded as failures) and the schedules,
+    /// closes the listener, lets the answers under way finish (a cancelled /probe is answered 503; bounded: 2 s),
+    /// then closes every connection.
     public func stop() async {
+        await runner.stop()
         for task in schedulers { task.cancel() }
         for task in schedulers { await task.value }
         try? await channel.close()
+        for _ in 0..<100 where !answers.idle {
+            try? await Task.sleep(nanoseconds: 20_000_000)
+        }
         try? await group.shutdownGracefully()
     }
 
     /// The answer to one request.
     static func respond(method: HTTPMethod, uri: String, config: CheckConfig, runner: CheckRunner,
-                        board: ResultBoard) async -> MetricsHTTPHandler.Response {
-        let text = "text/plain; charset=utf-8"
+                        board: ResultBoard, problem: @Sendable (String) -> Void) async -> MetricsHTTPHandler.Response {
         guard method == .GET else {
-            return .init(status: .methodNotAllowed, contentType: text, body: "only GET\n")
+            return .text(.methodNotAllowed, "only GET\n")
         }
         let components = URLComponents(string: uri)
         switch components?.path ?? uri {
@@ -89,21 +108,20 @@ public final class CheckService: Sendable {
         case "/probe":
             let names = config.checks.map(\.name)
             guard let target = components?.queryItems?.first(where: { $0.name == "target" })?.value else {
-                return .init(status: .badRequest, contentType: text,
-                             body: "give ?target=NAME, one of: \(names.joined(separator: ", "))\n")
+                return .text(.badRequest, "give ?target=NAME, one of: \(names.joined(separator: ", "))\n")
             }
             guard let check = config.checks.first(where: { $0.name == target }) else {
-                return .init(status: .notFound, contentType: text,
-                             body: "no configured check named '\(target)'; /probe runs configured checks only: \(names.joined(separator: ", "))\n")
+                return .text(.notFound, "no configured check named '\(target)'; /probe runs configured checks only: \(names.joined(separator: ", "))\n")
             }
-            let result = await runner.run(check)
-            await board.record(result)
+            guard let result = await runner.run(check) else {
+                return .text(.serviceUnavailable, "serve is stopping; the check was cancelled\n")
+            }
+            if let trouble = await board.record(result) { problem(trouble.description) }
             return .init(status: .ok, contentType: exposition, body: PrometheusRenderer.render([result]))
         case "/":
-            return .init(status: .ok, contentType: text,
-                         body: "wirelens serve: /metrics (latest results), /probe?target=NAME (run a configured check)\n")
+            return .text(.ok, "wirelens serve: /metrics (latest results), /probe?target=NAME (run a configured check)\n")
         default:
-            return .init(status: .notFound, contentType: text, body: "not found; try /metrics\n")
+            return .text(.notFound, "not found; try /metrics\n")
         }
     }
 }

@@ -5,25 +5,24 @@ public actor ResultBoard {
     private var latest: [String: CheckResult] = [:]
     private let order: [String]
     private let history: CheckHistory?
-    /// Why the last history write failed, if it did (reported once per failure by the caller).
-    public private(set) var historyProblem: String?
+    /// True once the history could not be used (not opened, or a write failed): `serve`'s exit code says so.
+    public private(set) var historyFailed: Bool
 
-    /// A board for the checks named in `order` (their /metrics order).
-    public init(order: [String], history: CheckHistory?) {
+    /// A board for the checks named in `order` (their /metrics order); `historyFailed` when the history could not be
+    /// opened.
+    public init(order: [String], history: CheckHistory?, historyFailed: Bool = false) {
         self.order = order
         self.history = history
+        self.historyFailed = historyFailed
     }
 
-    /// Keeps a result as its check's latest and stores it in the history.
-    public func record(_ result: CheckResult) {
+    /// Keeps a result as its check's latest and stores it in the history; returns the history's trouble when it is
+    /// new (the caller warns once, not at every result).
+    public func record(_ result: CheckResult) -> HistoryTrouble? {
         latest[result.name] = result
-        guard let history else { return }
-        do {
-            try history.append([result.historyEntry])
-            historyProblem = nil
-        } catch {
-            historyProblem = "cannot write history '\(history.path)': \(error)"
-        }
+        guard case .failed(let report) = history?.store([result.historyEntry]) else { return nil }
+        historyFailed = true
+        return report
     }
 
     /// The latest results in configuration order (checks that have not run yet are left out).

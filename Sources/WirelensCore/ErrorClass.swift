@@ -31,13 +31,24 @@ public struct TransferError: Sendable, Codable, Equatable {
     public var errorClass: ErrorClass
     /// libcurl's CURLcode, when libcurl reported the failure.
     public var curlCode: Int?
-    /// A one-line, redacted description.
-    public var message: String
+    /// A one-line description, redacted (`Redactor.message`) whenever it is set.
+    public var message: String {
+        didSet { message = Redactor.message(message) }
+    }
 
+    /// An error whose message is redacted here, so that no caller can forget it (libcurl's texts and our own
+    /// can carry URLs).
     public init(errorClass: ErrorClass, curlCode: Int? = nil, message: String) {
         self.errorClass = errorClass
         self.curlCode = curlCode
-        self.message = message
+        self.message = Redactor.message(message)
+    }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(errorClass: try c.decode(ErrorClass.self, forKey: .errorClass),
+                  curlCode: try c.decodeIfPresent(Int.self, forKey: .curlCode),
+                  message: try c.decode(String.self, forKey: .message))
     }
 
     private enum CodingKeys: String, CodingKey {

@@ -2,7 +2,7 @@
 public enum ExitStatus: Int32, Sendable, CaseIterable {
     /// Every task finished with a non-error status.
     case success = 0
-    /// `wirelens check`: the checks ran and at least one assertion failed.
+    /// `wirelens check`: the checks ran and at least one assertion failed; `wirelens history`: it flagged a regression.
     case checkFailed = 1
     /// Bad usage: unknown option, bad value, malformed URL, unsupported scheme.
     case usage = 2
@@ -13,19 +13,27 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
     case httpError = 4
     /// Name resolution failed.
     case dns = 5
-    /// The connection failed: refused, unreachable, reset, proxy failure.
+    /// The connection failed: refused, unreachable, reset, dropped mid-exchange, proxy failure.
     case connect = 6
     /// TLS failed: handshake error or certificate verification.
     case tls = 7
     /// A connect, idle or total timeout expired.
     case timeout = 8
-    /// Another transfer failure (protocol error, unexpected reply).
+    /// The server broke the protocol (a malformed status line, chunk size or header block, headers over libcurl's
+    /// limit, an HTTP/2 framing error), or another transfer failure. Retrying does not help.
     case transfer = 9
     /// An upload completed but the server's assembled file differs from the local one (size or SHA-256).
     case verification = 10
     /// A capture disagrees with a probe report (`capture analyze --probe`): a reuse flag, a connect time, the
     /// connections opened or a connection limit is contradicted by the wire, or the wire holds unexplained exchanges.
     case wireDisagreement = 11
+    /// The history database could not be opened or written (damaged, unreadable). `wirelens check` and `serve`:
+    /// every check passed (a failed check exits 1 instead) and the results were printed and exported, not stored;
+    /// `wirelens history`: there is nothing to compare.
+    case historyUnavailable = 12
+    /// `serve` and `target`: the `--listen` address cannot be used (in use by another socket, not an address of
+    /// this host, or a port below 1024 without the privilege).
+    case listenUnavailable = 13
     /// An internal error: a bug; please report it.
     case internalError = 70
     /// Interrupted by SIGINT or SIGTERM; the report holds what was gathered until then.
@@ -62,17 +70,19 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
     public var meaning: String {
         switch self {
         case .success: "every task finished with a status below 400"
-        case .checkFailed: "wirelens check: a check failed one of its assertions"
+        case .checkFailed: "wirelens check: a check failed one of its assertions; wirelens history: a regression was flagged"
         case .usage: "bad usage: unknown option, bad value, malformed URL, unsupported scheme"
         case .localFile: "a local file could not be read or written (upload, output, report, CA file), or a capture is unreadable, cut or damaged"
         case .httpError: "a task ended with an HTTP status of 400 or more"
         case .dns: "name resolution failed"
-        case .connect: "connection failed: refused, unreachable, reset, or the proxy failed"
+        case .connect: "connection failed: refused, unreachable, reset or dropped mid-exchange, or the proxy failed"
         case .tls: "TLS failed: handshake error or certificate verification"
         case .timeout: "a connect, idle or total timeout expired"
-        case .transfer: "another transfer failure (protocol error, unexpected reply)"
+        case .transfer: "protocol error: the server broke HTTP (malformed status line, chunk size or headers, headers over the limit), or another transfer failure"
         case .verification: "an upload's assembled file on the server differs from the local file (SHA-256)"
         case .wireDisagreement: "the capture disagrees with the probe report (capture analyze --probe)"
+        case .historyUnavailable: "the history database could not be used (check, serve: every check passed; the results were printed, not stored)"
+        case .listenUnavailable: "wirelens serve/target: the --listen address is in use or cannot be bound"
         case .internalError: "internal error (a bug)"
         case .interrupted: "interrupted (SIGINT/SIGTERM); the report holds what was gathered"
         }

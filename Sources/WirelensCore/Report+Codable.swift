@@ -34,10 +34,14 @@ extension Report: Codable {
         startedAt = try decodeInstant(c, .startedAt)
         endedAt = try decodeInstant(c, .endedAt)
         interrupted = try c.decode(Bool.self, forKey: .interrupted)
+        // A report written by an older version may hold secrets its redaction missed: redacted again here.
         configuration = try c.decode(RunConfiguration.self, forKey: .configuration)
+        configuration.urls = configuration.urls.map(Redactor.url)
+        configuration.options = configuration.options.redacted
         caveats = try c.decode([Caveat].self, forKey: .caveats)
         summary = try c.decode(Summary.self, forKey: .summary)
         upload = try c.decodeIfPresent(UploadSection.self, forKey: .upload)
+        if let url = upload?.url { upload?.url = Redactor.url(url) }
         tasks = try c.decode([TaskRecord].self, forKey: .tasks)
     }
 }

@@ -2,8 +2,10 @@
 public struct TaskRecord: Sendable, Equatable {
     /// Position of the task in the run (0-based).
     public var index: Int
-    /// The URL the task started with (redacted).
-    public var url: String
+    /// The URL the task started with, redacted (`Redactor.url`) whenever it is set.
+    public var url: String {
+        didSet { url = Redactor.url(url) }
+    }
     public var method: String
     /// Wall-clock µs when the task started.
     public var startedAt: Int64
@@ -19,10 +21,11 @@ public struct TaskRecord: Sendable, Equatable {
     public var error: TransferError?
     public var transactions: [TransactionMetrics]
 
+    /// A record; its URL is redacted here, so that no caller can forget it.
     public init(index: Int, url: String, method: String, startedAt: Int64, endedAt: Int64, redirectCount: Int,
                 retries: Int, statusCode: Int?, error: TransferError?, transactions: [TransactionMetrics]) {
         self.index = index
-        self.url = url
+        self.url = Redactor.url(url)
         self.method = method
         self.startedAt = startedAt
         self.endedAt = endedAt

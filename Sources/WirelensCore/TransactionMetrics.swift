@@ -1,7 +1,9 @@
 /// Everything measured about one HTTP request/response exchange, after URLSessionTaskTransactionMetrics.
 public struct TransactionMetrics: Sendable, Equatable {
-    /// The URL requested (redacted).
-    public var url: String
+    /// The URL requested, redacted (`Redactor.url`) whenever it is set.
+    public var url: String {
+        didSet { url = Redactor.url(url) }
+    }
     public var method: String
     /// When each step happened (wall clock, µs since the epoch; nil if it did not happen).
     public var timeline: Timeline
@@ -37,8 +39,10 @@ public struct TransactionMetrics: Sendable, Equatable {
     @CompactOptional public var retryAfter: Int64? = nil
     /// libcurl's own cumulative timers, for comparison with `curl -w`.
     public var curlTimers: CurlTimers
-    /// Response headers (redacted), when asked for.
-    public var responseHeaders: [HeaderField]?
+    /// Response headers when asked for, redacted (`Redactor.headers`) whenever they are set.
+    public var responseHeaders: [HeaderField]? {
+        didSet { if let fields = responseHeaders { responseHeaders = Redactor.headers(fields) } }
+    }
     /// Why the transaction failed, if it did.
     public var error: TransferError?
     /// The kernel's facts of the connection over this transaction (Linux; nil when none could be read).
@@ -52,10 +56,11 @@ public struct TransactionMetrics: Sendable, Equatable {
     /// True when the request went through a proxy.
     public var proxyConnection: Bool
 
+    /// A transaction; its URL is redacted here, so that no caller can forget it.
     public init(kind: TransactionKind, url: String, method: String, timeline: Timeline, phases: Phases,
                 reusedConnection: Bool, proxyConnection: Bool, curlTimers: CurlTimers) {
         self.kind = kind
-        self.url = url
+        self.url = Redactor.url(url)
         self.method = method
         self.timeline = timeline
         self.phases = phases

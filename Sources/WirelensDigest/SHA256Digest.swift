@@ -85,7 +85,8 @@ public final class SHA256Digest {
 
     private static let digits = Array("0123456789abcdef".utf8)
 
-    private static func hex<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
+    /// The bytes as lowercase hex digits.
+    static func hex<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
         var out: [UInt8] = []
         for byte in bytes {
             out.append(digits[Int(byte >> 4)])

@@ -9,11 +9,20 @@ import WirelensCore
 public enum CertificateExpiry {
     /// The earliest `notAfter` of the server's chain in µs since the epoch (as blackbox_exporter's
     /// probe_ssl_earliest_cert_expiry), or a one-line reason why it is unknown.
+    ///
+    /// Bounded by the options' total timeout; a cancelled task gets its answer ("cancelled") at once, the handshake
+    /// ending on its own thread.
     public static func earliest(url: String, options: ProbeOptions) async -> Result<Int64, ProbeError> {
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(returning: Result { () throws(ProbeError) in try fetch(url: url, options: options) })
+        let outcome = OnceContinuation<Result<Int64, ProbeError>>()
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                outcome.attach(continuation)
+                DispatchQueue.global().async {
+                    outcome.resume(Result { () throws(ProbeError) in try fetch(url: url, options: options) })
+                }
             }
+        } onCancel: {
+            outcome.resume(.failure(.engine("cancelled")))
         }
     }
 
@@ -30,6 +39,9 @@ public enum CertificateExpiry {
         ok = ok && wl_easy_setopt_long(easy, CURLOPT_CERTINFO, 1) == CURLE_OK
         ok = ok && wl_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1) == CURLE_OK
         ok = ok && wl_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Int((options.connectTimeout ?? 30_000_000) / 1000)) == CURLE_OK
+        if let total = options.totalTimeout {
+            ok = ok && wl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, Int(max(1, total / 1000))) == CURLE_OK
+        }
         if let ca = options.caFile { ok = ok && wl_easy_setopt_str(easy, CURLOPT_CAINFO, ca) == CURLE_OK }
         if let proxy = options.proxy { ok = ok && wl_easy_setopt_str(easy, CURLOPT_PROXY, proxy) == CURLE_OK }
         if options.insecure {

@@ -315,7 +315,6 @@ public final class Engine: @unchecked Sendable {
         let keepsCredentials: Bool
         do {
             target = try parsedTarget(task.url)
-            if task.redactedURL == nil { task.redactedURL = target.redacted }
             if task.origin == nil {
                 task.origin = target.origin
                 task.userInfo = target.userInfo
@@ -397,7 +396,7 @@ public final class Engine: @unchecked Sendable {
             ctx.handle.destroy()
         }
         let wall = anchor.wallMicros(ofMonotonic: now)
-        var m = TransactionMetrics(kind: kind, url: Redactor.url(task.url), method: task.method,
+        var m = TransactionMetrics(kind: kind, url: task.url, method: task.method,
                                    timeline: Timeline(fetchStart: wall), phases: Phases(total: 0),
                                    reusedConnection: false, proxyConnection: options.proxy != nil,
                                    curlTimers: CurlTimers())
@@ -537,7 +536,7 @@ public final class Engine: @unchecked Sendable {
             responseStart: ctx.responseStart, end: end, curl: info.timers, reusedConnection: reused,
             hostIsIPLiteral: ctx.target.hostIsIPLiteral, usesTLS: ctx.target.scheme == "https")
         let computed = PhaseMath.compute(raw, anchor: anchor)
-        var m = TransactionMetrics(kind: ctx.kind, url: ctx.target.redacted, method: ctx.method,
+        var m = TransactionMetrics(kind: ctx.kind, url: ctx.target.text, method: ctx.method,
                                    timeline: computed.timeline, phases: computed.phases, reusedConnection: reused,
                                    proxyConnection: options.proxy != nil, curlTimers: info.timers)
         m.networkProtocolName = info.protocolName
@@ -614,8 +613,8 @@ public final class Engine: @unchecked Sendable {
             return TransferError(errorClass: .file, curlCode: Int(code.rawValue), message: local)
         }
         let text = ctx.errorText ?? String(cString: curl_easy_strerror(code))
-        return TransferError(errorClass: CurlErrorMap.classify(code: Int(code.rawValue), connected: ctx.connectionReady != nil),
-                             curlCode: Int(code.rawValue), message: Redactor.message(text))
+        let errorClass = CurlErrorMap.classify(code: Int(code.rawValue), connected: ctx.connectionReady != nil, message: text)
+        return TransferError(errorClass: errorClass, curlCode: Int(code.rawValue), message: text)
     }
 
     private func finishTask(_ task: TaskState) {
@@ -630,7 +629,7 @@ public final class Engine: @unchecked Sendable {
             ?? anchor.wallMicros(ofMonotonic: task.started)
         let ended = anchor.wallMicros(ofMonotonic: task.lastEnd ?? MonotonicClock.now())
         let record = TaskRecord(
-            index: task.index, url: task.redactedURL ?? Redactor.url(task.spec.url), method: task.spec.method,
+            index: task.index, url: task.spec.url, method: task.spec.method,
             startedAt: started, endedAt: max(started, ended),
             redirectCount: task.redirects, retries: task.retries, statusCode: status, error: error,
             transactions: task.transactions)

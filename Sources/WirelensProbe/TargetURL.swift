@@ -11,8 +11,6 @@ public struct TargetURL: Sendable, Equatable {
     public var host: String
     /// True when the host is an IPv4 or IPv6 literal.
     public var hostIsIPLiteral: Bool
-    /// The URL as reports show it, with secrets masked (worked out once per URL, not per transfer).
-    public var redacted: String
     /// Scheme, host and port (the default port when none is written), for the redirect rules.
     public var origin: Origin
     /// The user info (`user:password@`) the URL carries, as written (percent-encoded); nil when it has none.
@@ -37,7 +35,6 @@ public struct TargetURL: Sendable, Equatable {
         scheme = parsed.origin.scheme
         self.host = host
         hostIsIPLiteral = TargetURL.isIPLiteral(host)
-        redacted = Redactor.url(text)
         origin = parsed.origin
         userInfo = parsed.userInfo
     }

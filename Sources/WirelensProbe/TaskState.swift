@@ -20,8 +20,6 @@ final class TaskState {
     var transactions: [TransactionMetrics] = []
     /// When a retry is due (monotonic ns), while the task waits out its backoff.
     var retryDue: Int64?
-    /// The task's own URL as reports show it, set when its first transaction starts.
-    var redactedURL: String?
     /// The origin of the task's own URL, set when its first transaction starts: hops elsewhere get no credentials.
     var origin: Origin?
     /// The user info of the task's own URL, which hops that keep credentials carry when their URL has none.

@@ -157,7 +157,7 @@ final class TransferContext {
         case "retry-after": retryAfter = field.value
         default: break
         }
-        if captureHeaders { headers.append(Redactor.header(field)) }
+        if captureHeaders { headers.append(field) }  // redacted when they become the record's responseHeaders
     }
 
     /// A chunk of the response body; returns the count consumed (less makes libcurl fail the transfer).

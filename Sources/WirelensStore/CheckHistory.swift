@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Synchronization
 
 /// The check history database: every check result, in SQLite through a GRDB DatabasePool.
 ///
@@ -9,18 +10,33 @@ public final class CheckHistory: Sendable {
     private let pool: DatabasePool
     /// The database file.
     public let path: String
+    /// The trouble of the last write, when it failed.
+    private let lastTrouble = Mutex<HistoryTrouble?>(nil)
 
-    /// Opens (creating if needed) the database at `path`, with its directory.
-    public init(path: String) throws {
+    /// What became of a `store`.
+    public enum Outcome: Sendable, Equatable {
+        case stored
+        /// Not stored; `report` is the trouble when it is new (the first failed write, or another reason than the
+        /// last one), nil when it was already reported.
+        case failed(report: HistoryTrouble?)
+    }
+
+    /// Opens (creating if needed) the database at `path`, with its directory; a file that cannot be used (damaged,
+    /// not a database, not writable) throws HistoryTrouble.
+    public init(path: String) throws(HistoryTrouble) {
         self.path = path
-        let directory = (path as NSString).deletingLastPathComponent
-        if !directory.isEmpty {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        do {
+            let directory = (path as NSString).deletingLastPathComponent
+            if !directory.isEmpty {
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            }
+            var configuration = Configuration()
+            configuration.busyMode = .timeout(5)
+            pool = try DatabasePool(path: path, configuration: configuration)
+            try Self.migrator.migrate(pool)
+        } catch {
+            throw HistoryTrouble(path: path, error: error)
         }
-        var configuration = Configuration()
-        configuration.busyMode = .timeout(5)
-        pool = try DatabasePool(path: path, configuration: configuration)
-        try Self.migrator.migrate(pool)
     }
 
     /// The schema, versioned.
@@ -56,9 +72,29 @@ public final class CheckHistory: Sendable {
     }
 
     /// Stores entries in one transaction.
-    public func append(_ entries: [HistoryEntry]) throws {
-        try pool.write { db in
-            for entry in entries { try entry.insert(db) }
+    public func append(_ entries: [HistoryEntry]) throws(HistoryTrouble) {
+        do {
+            try pool.write { db in
+                for entry in entries { try entry.insert(db) }
+            }
+        } catch {
+            throw HistoryTrouble(path: path, error: error)
+        }
+    }
+
+    /// Stores entries like `append`, remembering the trouble so that a failing database is reported once, not at
+    /// every result.
+    public func store(_ entries: [HistoryEntry]) -> Outcome {
+        do {
+            try append(entries)
+            lastTrouble.withLock { $0 = nil }
+            return .stored
+        } catch {
+            let known = lastTrouble.withLock { last in
+                defer { last = error }
+                return last == error
+            }
+            return .failed(report: known ? nil : error)
         }
     }
 

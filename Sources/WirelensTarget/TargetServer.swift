@@ -83,7 +83,9 @@ public final class TargetServer: Sendable {
             try? await group.shutdownGracefully()
             try? await threadPool.shutdownGracefully()
             if owns { try? FileManager.default.removeItem(atPath: dataDirectory) }
-            throw TargetError(message: "cannot listen on \(config.host):\(config.port): \(error)", exitStatus: .connect)
+            let failure = ListenFailure(host: config.host, port: config.port, errorNumber: (error as? IOError)?.errnoCode,
+                                        detail: "\(error)")
+            throw TargetError(message: failure.description, exitStatus: failure.exitStatus)
         }
         let port = channel.localAddress?.port ?? config.port
         return TargetServer(host: config.host, port: port, dataDirectory: dataDirectory, ownsDataDirectory: owns,

@@ -13,8 +13,10 @@ struct CheckCommand: AsyncCommand {
         abstract: "Run the health checks of a YAML configuration and report pass or fail per check.",
         discussion: """
             Exit codes: 0 every check passed, 1 a check failed, 2 a configuration or usage error (with the file, \
-            line and key at fault). With --every, runs until SIGINT or SIGTERM, which end it after the current \
-            round; the exit code is then the last round's.
+            line and key at fault), 12 every check passed but the history database could not be used (one warning \
+            line names it; the results are still printed and written). A check without 'timeout:' is bounded by 10s \
+            (or the configuration's 'defaults: { timeout: }'). With --every, runs until SIGINT or SIGTERM, which end \
+            it after the current round; the exit code is then the last round's.
             """)
 
     @Argument(help: "The checks' configuration (YAML).")
@@ -39,15 +41,15 @@ struct CheckCommand: AsyncCommand {
     func execute() async -> Int32 {
         let checks: CheckConfig
         let schedule: Schedule?
-        let store: CheckHistory?
         do {
             schedule = try every.map { Schedule(interval: try TransferFlags.duration($0, "--every") ?? 0) }
             checks = try CheckConfig.load(path: config, environment: ProcessInfo.processInfo.environment)
             if let reportPath { try ProbePlan.checkWritable(reportPath) }
-            store = try history.open()
         } catch {
             return InputFailure.exitCode(error)
         }
+        // A history that cannot be used is a warning: the checks run, print and export without it.
+        let (store, unavailable) = history.open()
 
         let runner = CheckRunner()
         let trap = SignalTrap {}
@@ -56,14 +58,13 @@ struct CheckCommand: AsyncCommand {
         repeat {
             round += 1
             let results = await runner.runRound(checks.checks)
-            status = results.allSatisfy(\.passed) ? .success : .checkFailed
-            if let store {
-                do {
-                    try store.append(results.map(\.historyEntry))
-                } catch {
-                    Console.error("cannot write history '\(store.path)': \(error)")
-                }
+            var stored = !unavailable
+            if let store, case .failed(let report) = store.store(results.map(\.historyEntry)) {
+                stored = false
+                if let report { Console.error(report.description) }
             }
+            // A failed check outweighs the history's trouble.
+            status = !results.allSatisfy(\.passed) ? .checkFailed : stored ? .success : .historyUnavailable
             let text = format == .prometheus ? PrometheusRenderer.render(results) : CheckText.render(results)
             if let reportPath {
                 do {

@@ -1,9 +1,11 @@
 import Foundation
+import WirelensCore
 
 /// Writes the command's own messages to stderr, one line each, prefixed with the program name.
 enum Console {
+    /// Writes one line, with the URLs in it redacted (whatever produced the message).
     static func error(_ line: String) {
-        FileHandle.standardError.write(Data("wirelens: \(line)\n".utf8))
+        FileHandle.standardError.write(Data("wirelens: \(Redactor.urls(in: line))\n".utf8))
     }
 
     /// True when text on stdout may be coloured: stdout is a terminal, and neither --no-color nor NO_COLOR says no.

@@ -32,11 +32,10 @@ struct HistoryCommand: AsyncCommand {
             guard FileManager.default.fileExists(atPath: resolved) else {
                 throw UsageError("no history database at '\(resolved)'; run 'wirelens check' first or give --history PATH")
             }
-            do {
-                store = try CheckHistory(path: resolved)
-            } catch {
-                throw UsageError("cannot open the history database '\(resolved)': \(error)")
-            }
+            store = try CheckHistory(path: resolved)
+        } catch let trouble as HistoryTrouble {
+            Console.error(trouble.description)
+            return ExitStatus.historyUnavailable.rawValue
         } catch {
             return InputFailure.exitCode(error)
         }

@@ -16,14 +16,15 @@ struct HistoryFlags: ParsableArguments {
         path ?? CheckHistory.defaultPath(environment: ProcessInfo.processInfo.environment)
     }
 
-    /// Opens the database, or nil with --no-history; a database that cannot be opened is a usage error.
-    func open() throws(UsageError) -> CheckHistory? {
-        guard !disabled else { return nil }
-        let path = resolvedPath
+    /// Opens the database, or nil with --no-history. A database that cannot be used (damaged, not writable) is one
+    /// warning line naming it and what to do, and `unavailable`: the checks run without it.
+    func open() -> (store: CheckHistory?, unavailable: Bool) {
+        guard !disabled else { return (nil, false) }
         do {
-            return try CheckHistory(path: path)
+            return (try CheckHistory(path: resolvedPath), false)
         } catch {
-            throw UsageError("cannot open the history database '\(path)': \(error); give --history PATH or --no-history")
+            Console.error(error.description)
+            return (nil, true)
         }
     }
 }

@@ -27,7 +27,9 @@ struct RenderCommand: AsyncCommand {
         do {
             let data = try Data(contentsOf: URL(fileURLWithPath: path))
             if (try? JSONDecoder().decode(SchemaProbe.self, from: data))?.schema == CompareDocument.schemaID {
-                return try renderCompare(JSONDecoder().decode(CompareDocument.self, from: data))
+                var document = try JSONDecoder().decode(CompareDocument.self, from: data)
+                document.url = Redactor.url(document.url)  // an older version's document may hold secrets
+                return try renderCompare(document)
             }
             report = try JSONRenderer.decode(data)
         } catch let error as DecodingError {

@@ -12,8 +12,10 @@ struct ServeCommand: AsyncCommand {
         discussion: """
             GET /metrics: the latest result of every check (Prometheus exposition text). GET /probe?target=NAME: \
             runs the configured check NAME now and answers with its result; only configured checks can be run, \
-            never an arbitrary URL. Each check runs every its 'every:' (default 60s), with ±10% jitter. \
-            SIGINT or SIGTERM stop it after the checks in flight.
+            never an arbitrary URL. Each check runs every its 'every:' (default 60s), with ±10% jitter, bounded by its \
+            'timeout:' (default 10s). SIGINT or SIGTERM stop it at once: the checks in flight are cancelled (no result \
+            recorded). Exit codes: 0 after SIGINT/SIGTERM, 12 when the history database could not be used meanwhile \
+            (the checks ran and were served), 13 when the --listen address cannot be used, 2 a configuration error.
             """)
 
     @Option(help: "The checks' configuration (YAML).")
@@ -22,28 +24,40 @@ struct ServeCommand: AsyncCommand {
     @Option(help: "The address to listen on: HOST:PORT (port 0 picks a free one).")
     var listen = "127.0.0.1:9469"
 
+    @Option(name: .customLong("header-timeout"),
+            help: "Close a connection whose request has not arrived this long after it was accepted (slow clients).")
+    var headerTimeout = "10s"
+
+    @Option(name: .customLong("idle-timeout"),
+            help: "Close a connection on which nothing moved this long (not while its answer is being computed).")
+    var idleTimeout = "60s"
+
     @OptionGroup(title: "History")
     var history: HistoryFlags
 
-    /// Serves until SIGINT/SIGTERM; exit 0 then, 2 on a configuration error.
+    /// Serves until SIGINT/SIGTERM; exit 0 then (12 when the history could not be used), 2 on a configuration
+    /// error, 13 when the address cannot be used.
     func execute() async -> Int32 {
         let checks: CheckConfig
         let address: (host: String, port: Int)
-        let store: CheckHistory?
+        var limits = ServeLimits()
         do {
             address = try Self.parseListen(listen)
+            limits.headerTimeout = try TransferFlags.duration(headerTimeout, "--header-timeout") ?? limits.headerTimeout
+            limits.idleTimeout = try TransferFlags.duration(idleTimeout, "--idle-timeout") ?? limits.idleTimeout
             checks = try CheckConfig.load(path: config, environment: ProcessInfo.processInfo.environment)
-            store = try history.open()
         } catch {
             return InputFailure.exitCode(error)
         }
+        let opened = history.open()
+        let board = ResultBoard(order: checks.checks.map(\.name), history: opened.store, historyFailed: opened.unavailable)
         let service: CheckService
         do {
-            service = try await CheckService(config: checks, host: address.host, port: address.port,
-                                             history: store, problem: { Console.error($0) })
+            service = try await CheckService(config: checks, host: address.host, port: address.port, limits: limits,
+                                             board: board, problem: { Console.error($0) })
         } catch {
-            Console.error("cannot listen on \(listen): \(error)")
-            return ExitStatus.usage.rawValue
+            Console.error(error.description)
+            return error.exitStatus.rawValue
         }
         Console.error("serving \(checks.checks.count) checks on http://\(Self.urlHost(address.host)):\(service.port)/metrics")
         let stopped = AsyncStream<Void>.makeStream()
@@ -52,7 +66,7 @@ struct ServeCommand: AsyncCommand {
         _ = trap
         await service.stop()
         Console.error("stopped")
-        return ExitStatus.success.rawValue
+        return await board.historyFailed ? ExitStatus.historyUnavailable.rawValue : ExitStatus.success.rawValue
     }
 
     /// `HOST:PORT` or `[IPv6]:PORT`.

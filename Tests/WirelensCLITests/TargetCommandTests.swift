@@ -88,16 +88,13 @@ final class TargetCommandTests: XCTestCase {
         XCTAssertEqual(badDir.status, ExitStatus.localFile.rawValue, badDir.stderr)
     }
 
-    func testAPortInUseIsAConnectError() throws {
-        let (pid, url, stdout) = try startTarget(["--listen", "127.0.0.1:0"])
-        defer {
-            kill(pid, SIGTERM)
-            _ = exitCode(pid)
-            unlink(stdout)
-        }
-        let port = String(url.split(separator: ":").last ?? "")
-        let second = try ProcessRunner.run(binary, ["target", "--listen", "127.0.0.1:\(port)"], timeout: 30)
-        XCTAssertEqual(second.status, ExitStatus.connect.rawValue, second.stderr)
-        XCTAssertTrue(second.stderr.contains("cannot listen"), second.stderr)
+    /// A listen address another socket holds: one line naming it and what to do, and the exit code `serve` gives
+    /// for the same trouble.
+    func testAPortInUseIsOneLineWithTheListenCode() throws {
+        let holder = try LoopbackSocket.listener()
+        let second = try ProcessRunner.run(binary, ["target", "--listen", "127.0.0.1:\(holder.port)"], timeout: 30)
+        XCTAssertEqual(second.status, ExitStatus.listenUnavailable.rawValue, second.stderr)
+        XCTAssertEqual(second.stderr, "wirelens: 127.0.0.1:\(holder.port) is in use: pick another --listen\n")
+        XCTAssertEqual(second.stdout, "", "no 'listening on' line")
     }
 }

@@ -112,16 +112,12 @@ final class UploadCommandTests: XCTestCase {
         return outcome.stdout.split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
     }
 
-    func testSIGKILLThenResumeSendsOnlyTheMissingSegments() throws {
-        let peer = try SegmentPeer.start(partDelayMs: 120)
-        defer { peer.stop() }
-        let file = try makeFile(2 << 20)
-        let journal = temporaryPath("resume.sqlite")
-        let arguments = ["upload", file, peer.uploadURL("killed"), "--segment-size", "128KiB", "--parallel", "2",
-                         "--journal", journal, "-q"]
+    /// Runs the upload and kills it (-9) once at least 3 of its 16 segments are journalled (bounded: 10 s);
+    /// returns the segments journalled then.
+    private func killedOnceJournalled(_ arguments: [String], journal: String,
+                                      file: StaticString = #filePath, line: UInt = #line) throws -> [Int] {
         var killedAfter: [Int] = []
         let first = try wirelens(arguments, timeout: 30) { pid in
-            // Kill -9 once a few segments are journalled (bounded: 10 s).
             for _ in 0..<200 {
                 let done = (try? self.journalled(journal)) ?? []
                 if done.count >= 3 {
@@ -132,18 +128,71 @@ final class UploadCommandTests: XCTestCase {
                 usleep(50_000)
             }
         }
-        XCTAssertTrue(first.signaled, "the first run was to be killed: \(first.stderr)")
+        XCTAssertTrue(first.signaled, "the first run was to be killed: \(first.stderr)", file: file, line: line)
         let journalledBefore = try journalled(journal)
-        XCTAssertGreaterThanOrEqual(journalledBefore.count, 3)
-        XCTAssertLessThan(journalledBefore.count, 16, "killed before the end")
-        XCTAssertTrue(Set(killedAfter).isSubset(of: journalledBefore))
+        XCTAssertGreaterThanOrEqual(journalledBefore.count, 3, file: file, line: line)
+        XCTAssertLessThan(journalledBefore.count, 16, "killed before the end", file: file, line: line)
+        XCTAssertTrue(Set(killedAfter).isSubset(of: journalledBefore), file: file, line: line)
+        return journalledBefore
+    }
 
+    /// Runs the upload again with `--resume` and returns its report's upload section, which says it resumed and
+    /// skipped the `journalled` segments.
+    private func resumed(_ arguments: [String], skipping journalled: [Int],
+                         file: StaticString = #filePath, line: UInt = #line) throws -> UploadSection {
         let report = temporaryPath("resumed.json")
         let second = try wirelens(arguments + ["--resume", "--format", "json", "--report", report], timeout: 30)
-        XCTAssertEqual(second.status, 0, second.stderr)
-        let upload = try XCTUnwrap(try decode(report).upload)
-        XCTAssertTrue(upload.resumed)
-        XCTAssertEqual(upload.resumedSegmentsSkipped, journalledBefore.count)
+        XCTAssertEqual(second.status, 0, second.stderr, file: file, line: line)
+        let upload = try XCTUnwrap(try decode(report).upload, file: file, line: line)
+        XCTAssertTrue(upload.resumed, file: file, line: line)
+        XCTAssertEqual(upload.resumedSegmentsSkipped, journalled.count, file: file, line: line)
+        return upload
+    }
+
+    /// Where "sekrit" (any case) occurs in the journal's files (database, WAL, shared memory), as file names.
+    private func secretsIn(journal: String) -> [String] {
+        [journal, journal + "-wal", journal + "-shm"].filter { name in
+            guard let data = FileManager.default.contents(atPath: name) else { return false }
+            let lower = Data(data.map { $0 >= 65 && $0 <= 90 ? $0 | 0x20 : $0 })
+            return lower.range(of: Data("sekrit".utf8)) != nil
+        }
+    }
+
+    /// An upload URL with user info and a presigned signature: after a SIGKILL the journal's files (read raw, and
+    /// through Python's sqlite3) hold neither, and --resume still finds the upload by the same URL.
+    func testTheJournalKeepsNoSecretOfTheURLAndResumeStillFindsTheUpload() throws {
+        let peer = try SegmentPeer.start(partDelayMs: 120)
+        defer { peer.stop() }
+        let file = try makeFile(2 << 20)
+        let journal = temporaryPath("secret.sqlite")
+        let url = "http://uploader:PASS-SeKrit@127.0.0.1:\(peer.port)/upload/secret"
+            + "?X-Amz-Credential=CRED-SeKrit&X-Amz-Signature=SIG-SeKrit&keep=visible"
+        let arguments = ["upload", file, url, "--segment-size", "128KiB", "--parallel", "2", "--journal", journal, "-q"]
+        let journalledBefore = try killedOnceJournalled(arguments, journal: journal)
+        XCTAssertEqual(secretsIn(journal: journal), [], "the killed run's journal files")
+        let dump = try ProcessRunner.run("/usr/bin/env", ["python3", "-c", """
+            import sqlite3, sys
+            print("\\n".join(sqlite3.connect(sys.argv[1]).iterdump()))
+            """, journal])
+        XCTAssertEqual(dump.status, 0, dump.stderr)
+        XCTAssertFalse(dump.stdout.lowercased().contains("sekrit"), dump.stdout)
+        XCTAssertTrue(dump.stdout.contains("/upload/secret/part/{index}?X-Amz-Credential=[REDACTED]"), dump.stdout)
+
+        let upload = try resumed(arguments, skipping: journalledBefore)
+        XCTAssertTrue(upload.verified)
+        XCTAssertEqual(secretsIn(journal: journal), [])
+    }
+
+    func testSIGKILLThenResumeSendsOnlyTheMissingSegments() throws {
+        let peer = try SegmentPeer.start(partDelayMs: 120)
+        defer { peer.stop() }
+        let file = try makeFile(2 << 20)
+        let journal = temporaryPath("resume.sqlite")
+        let arguments = ["upload", file, peer.uploadURL("killed"), "--segment-size", "128KiB", "--parallel", "2",
+                         "--journal", journal, "-q"]
+        let journalledBefore = try killedOnceJournalled(arguments, journal: journal)
+
+        let upload = try resumed(arguments, skipping: journalledBefore)
         let sent = upload.attempts.map(\.segment)
         XCTAssertEqual(Set(sent).intersection(journalledBefore), [], "no journalled segment is sent again")
         XCTAssertEqual(Set(sent).union(journalledBefore), Set(0..<16), "every missing segment is sent")

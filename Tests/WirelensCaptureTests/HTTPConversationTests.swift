@@ -154,6 +154,19 @@ final class HTTPConversationTests: XCTestCase {
             + payload
     }
 
+    /// An h2c request's `:path` goes through the same redactor as an HTTP/1.1 target.
+    func testSecretsInHTTP2PathsAreMasked() {
+        var c = HTTPConversation()
+        let path = Array("/o?X-Amz-Signature=SeKrit&n=1".utf8)
+        // :method GET (static 2), :scheme http (static 6), :path as a literal without indexing (name: static 4).
+        let block: [UInt8] = [0x82, 0x86, 0x04, UInt8(path.count)] + path
+        let client = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8) + frame(4, flags: 0, stream: 0, [])
+            + frame(1, flags: 0x5, stream: 1, block)
+        client.withUnsafeBytes { c.receive($0, fromClient: true, time: 1) }
+        XCTAssertEqual(c.detected, .h2c)
+        XCTAssertEqual(c.allExchanges.map(\.target), ["/o?X-Amz-Signature=[REDACTED]&n=1"])
+    }
+
     func testUpgradeToH2CReadsTheFramesAfterThe101() {
         var c = HTTPConversation()
         feed(&c, client: true, "GET /up HTTP/1.1\r\nHost: x\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQAAP__\r\n"

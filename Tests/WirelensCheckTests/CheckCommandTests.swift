@@ -206,6 +206,102 @@ final class CheckCommandTests: XCTestCase {
         XCTAssertEqual(unknown.status, ExitStatus.usage.rawValue)
     }
 
+    /// A check without `timeout:` gets the documented default (10 s): against a server that answers after 15 s it
+    /// fails with a total-timeout reason instead of waiting and passing.
+    func testCheckWithoutTimeoutFailsAfterTheDefault() throws {
+        let s = try TestServers.get()
+        let config = try Self.writeConfig("checks:\n  - name: stalled\n    url: \(s.peer("/delay/15000"))\n")
+        defer { unlink(config) }
+        let outcome = try run(["check", config, "--no-history"], timeout: 60)
+        XCTAssertEqual(outcome.status, ExitStatus.checkFailed.rawValue, outcome.stdout + outcome.stderr)
+        XCTAssertTrue(outcome.stdout.contains("FAIL  stalled"), outcome.stdout)
+        XCTAssertTrue(outcome.stdout.contains("longer than 10.00s (total timeout)"), outcome.stdout)
+    }
+
+    /// `defaults: { timeout: … }` at the top of the configuration replaces the default for checks without their own.
+    func testConfigDefaultsTimeout() throws {
+        let s = try TestServers.get()
+        let config = try Self.writeConfig("""
+            defaults: { timeout: 1s }
+            checks:
+              - name: stalled
+                url: \(s.peer("/delay/5000"))
+              - name: patient
+                url: \(s.peer("/delay/1500"))
+                timeout: 4s
+            """)
+        defer { unlink(config) }
+        let outcome = try run(["check", config, "--no-history"], timeout: 60)
+        XCTAssertEqual(outcome.status, ExitStatus.checkFailed.rawValue, outcome.stdout + outcome.stderr)
+        XCTAssertTrue(outcome.stdout.contains("FAIL  stalled"), outcome.stdout)
+        XCTAssertTrue(outcome.stdout.contains("longer than 1.00s (total timeout)"), outcome.stdout)
+        XCTAssertTrue(outcome.stdout.contains("PASS  patient  200"), "its own timeout wins: \(outcome.stdout)")
+    }
+
+    /// Garbage bytes in place of the history database: the checks still run, print and export their results; the
+    /// history problem is one warning line naming the file and what to do, with its own exit code (a failed check
+    /// still exits 1).
+    func testCorruptHistoryStillRunsTheChecks() throws {
+        let s = try TestServers.get()
+        let good = try Self.writeConfig(Self.passingConfig(s))
+        let bad = try Self.writeConfig("checks:\n  - name: unavailable\n    url: \(s.http("/status/503"))\n")
+        let database = Self.temporaryPath("history.sqlite")
+        let prom = Self.temporaryPath("wirelens.prom")
+        defer { unlink(good); unlink(bad); unlink(prom); Self.removeDatabase(database) }
+        let garbage = Data((0..<65536).map { UInt8(truncatingIfNeeded: $0 &* 2654435761 >> 7) })
+        try garbage.write(to: URL(fileURLWithPath: database))
+
+        let text = try run(["check", good, "--history", database])
+        XCTAssertEqual(text.status, ExitStatus.historyUnavailable.rawValue, text.stderr)
+        XCTAssertTrue(text.stdout.contains("PASS  small  200"), text.stdout)
+        XCTAssertTrue(text.stdout.contains("2 of 2 checks passed"), text.stdout)
+        let lines = text.stderr.split(separator: "\n")
+        XCTAssertEqual(lines.count, 1, text.stderr)
+        XCTAssertTrue(text.stderr.contains("'\(database)'"), text.stderr)
+        XCTAssertTrue(text.stderr.contains("move it away"), text.stderr)
+
+        let exported = try run(["check", good, "--history", database, "--format", "prometheus", "--report", prom, "-q"])
+        XCTAssertEqual(exported.status, ExitStatus.historyUnavailable.rawValue, exported.stderr)
+        let file = try String(contentsOfFile: prom, encoding: .utf8)
+        XCTAssertTrue(file.contains("probe_success{check=\"small\"} 1"), file)
+        XCTAssertTrue(file.contains("probe_success{check=\"hops\"} 1"), file)
+        XCTAssertEqual(exported.stderr.split(separator: "\n").count, 1, exported.stderr)
+
+        let failed = try run(["check", bad, "--history", database])
+        XCTAssertEqual(failed.status, ExitStatus.checkFailed.rawValue, "a failed check wins: \(failed.stderr)")
+        XCTAssertTrue(failed.stdout.contains("FAIL  unavailable  503"), failed.stdout)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: database)), garbage, "the damaged file is left alone")
+    }
+
+    /// History writes that start failing under `--every` (SQLite refuses them: a trigger the test adds with the
+    /// sqlite3 tool) are one warning line, not one per round, and the exit code says the history was not stored.
+    func testHistoryWriteFailuresWarnOnce() throws {
+        let s = try TestServers.get()
+        let config = try Self.writeConfig(Self.passingConfig(s))
+        let database = Self.temporaryPath("history.sqlite")
+        defer { unlink(config); Self.removeDatabase(database) }
+        var trigger: ProcessRunner.Outcome?
+        let outcome = try run(["check", config, "--every", "100ms", "--history", database], timeout: 60) { pid in
+            for _ in 0..<400 {
+                if let history = try? CheckHistory(path: database), let count = try? history.count(), count >= 2 { break }
+                usleep(50_000)
+            }
+            trigger = try? ProcessRunner.run("/usr/bin/sqlite3", [database, """
+                CREATE TRIGGER refuse BEFORE INSERT ON check_result BEGIN SELECT RAISE(ABORT, 'refused by the test'); END;
+                """], timeout: 30)
+            usleep(1_000_000)  // some rounds (about 100 ms each) meet the trigger
+            kill(pid, SIGTERM)
+        }
+        XCTAssertEqual(trigger?.status, 0, trigger?.stderr ?? "sqlite3 did not run")
+        XCTAssertEqual(outcome.status, ExitStatus.historyUnavailable.rawValue, outcome.stderr)
+        let rounds = outcome.stdout.components(separatedBy: "PASS  small").count - 1
+        let stored = try CheckHistory(path: database).count() / 2
+        XCTAssertGreaterThanOrEqual(rounds - stored, 2, "rounds ran without being stored: \(outcome.stdout)")
+        let warnings = outcome.stderr.split(separator: "\n").filter { $0.contains(database) }
+        XCTAssertEqual(warnings.count, 1, outcome.stderr)
+        XCTAssertTrue(warnings.first?.contains("refused by the test") ?? false, outcome.stderr)
+    }
+
     /// Removes a SQLite database with its WAL and shared-memory files.
     static func removeDatabase(_ path: String) {
         for suffix in ["", "-wal", "-shm"] { unlink(path + suffix) }

@@ -135,6 +135,21 @@ final class CheckConfigTests: XCTestCase {
         XCTAssertEqual(try CheckConfig.parse(text, file: "c.yaml", environment: [:]).checks[0].expectations, [.succeeded])
     }
 
+    /// A check without `timeout:` is bounded by the default (10 s, as blackbox_exporter's module default), or by
+    /// `defaults: { timeout: … }`; a check's own `timeout:` wins.
+    func testDefaultTimeout() throws {
+        let bare = "checks:\n  - name: a\n    url: http://127.0.0.1/\n  - name: b\n    url: http://127.0.0.1/\n    timeout: 30s\n"
+        let plain = try CheckConfig.parse(bare, file: "c.yaml", environment: [:]).checks
+        XCTAssertEqual(plain.map(\.options.totalTimeout), [10_000_000, 30_000_000])
+        let defaulted = try CheckConfig.parse("defaults:\n  timeout: 2500ms\n" + bare, file: "c.yaml", environment: [:]).checks
+        XCTAssertEqual(defaulted.map(\.options.totalTimeout), [2_500_000, 30_000_000])
+        let error = try XCTUnwrap(failure("defaults: { timeout: never }\n" + bare))
+        XCTAssertEqual(error.line, 1)
+        XCTAssertEqual(error.key, "defaults.timeout")
+        let unknown = try XCTUnwrap(failure("defaults: { every: 5s }\n" + bare))
+        XCTAssertEqual(unknown.key, "defaults.every")
+    }
+
     /// Parses `text` expecting an error; returns it.
     private func failure(_ text: String, environment: [String: String] = [:],
                          file: StaticString = #filePath, line: UInt = #line) -> CheckConfigError? {

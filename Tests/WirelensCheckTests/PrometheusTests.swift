@@ -99,75 +99,22 @@ final class PrometheusTests: XCTestCase {
         return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data, as: UTF8.self))
     }
 
-    /// A TCP port free right now on 127.0.0.1.
-    private func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { sockaddr in
-                bind(fd, sockaddr, length) == 0 && getsockname(fd, sockaddr, &length) == 0
-            }
-        }
-        return try XCTUnwrap(bound ? Int(UInt16(bigEndian: address.sin_port)) : nil, "cannot find a free port")
-    }
-
-    /// Waits (bounded) for a child's output file to hold a line matching `prefix`; returns the rest of the line.
-    private func waitForLine(in path: String, after prefix: String, seconds: Double) -> String? {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if let text = try? String(contentsOfFile: path, encoding: .utf8),
-               let range = text.range(of: prefix) {
-                return String(text[range.upperBound...].prefix { $0 != "\n" })
-            }
-            usleep(50_000)
-        }
-        return nil
-    }
-
-    /// Stops a child with SIGTERM and waits for it (bounded); returns its exit status, or nil if it had to be killed.
-    private func stop(_ pid: pid_t, seconds: Double = 20) -> Int32? {
-        kill(pid, SIGTERM)
-        let deadline = Date().addingTimeInterval(seconds)
-        var status: Int32 = 0
-        while Date() < deadline {
-            if waitpid(pid, &status, WNOHANG) == pid {
-                return (status & 0x7f) == 0 ? (status >> 8) & 0xff : -(status & 0x7f)
-            }
-            usleep(20_000)
-        }
-        kill(pid, SIGKILL)
-        _ = waitpid(pid, &status, 0)
-        return nil
-    }
-
     func testServeIsScrapedByPrometheus() async throws {
         let s = try TestServers.get()
         let config = try CheckCommandTests.writeConfig(mixedConfig(s).replacingOccurrences(
             of: "    expect: { status: 200 }\n  - name: tls", with: "    every: 1s\n    expect: { status: 200 }\n  - name: tls"))
-        let serveOut = CheckCommandTests.temporaryPath("serve.out")
-        let serveErr = CheckCommandTests.temporaryPath("serve.err")
         let database = CheckCommandTests.temporaryPath("history.sqlite")
         let tsdb = CheckCommandTests.temporaryPath("tsdb")
         let promConfig = CheckCommandTests.temporaryPath("prometheus.yml")
-        let promLog = CheckCommandTests.temporaryPath("prometheus.log")
         defer {
-            for path in [config, serveOut, serveErr, promConfig, promLog] { unlink(path) }
+            for path in [config, promConfig] { unlink(path) }
             CheckCommandTests.removeDatabase(database)
             try? FileManager.default.removeItem(atPath: tsdb)
         }
-        let serve = try ProcessRunner.spawn(CheckCommandTests.binary, [
+        let serve = try ServerProcess(CheckCommandTests.binary, [
             "serve", "--config", config, "--listen", "127.0.0.1:0", "--history", database,
-        ], stdoutPath: serveOut, stderrPath: serveErr)
-        var serveStopped = false
-        defer { if !serveStopped { kill(serve, SIGKILL); _ = waitpid(serve, nil, 0) } }
-        let listening = try XCTUnwrap(waitForLine(in: serveErr, after: "on http://127.0.0.1:", seconds: 20),
-                                      (try? String(contentsOfFile: serveErr, encoding: .utf8)) ?? "")
-        let port = try XCTUnwrap(Int(listening.prefix { $0.isNumber }), listening)
+        ])
+        let port = try XCTUnwrap(serve.announcedPort(), serve.stderr)
         let base = "http://127.0.0.1:\(port)"
 
         let (unknownStatus, unknownBody) = try await get("\(base)/probe?target=nosuch")
@@ -187,7 +134,7 @@ final class PrometheusTests: XCTestCase {
         XCTAssertNil(try promtoolProblems(metrics))
         XCTAssertTrue(metrics.contains("probe_success{check=\"down\"} 0"), metrics)
 
-        let promPort = try freePort()
+        let promPort = try LoopbackSocket.listener().port  // free again once the listener is released
         try """
             global:
               scrape_interval: 1s
@@ -197,11 +144,9 @@ final class PrometheusTests: XCTestCase {
                 static_configs:
                   - targets: ["127.0.0.1:\(port)"]
             """.write(toFile: promConfig, atomically: true, encoding: .utf8)
-        let prometheus = try ProcessRunner.spawn("/usr/bin/prometheus", [
+        let prometheus = try ServerProcess("/usr/bin/prometheus", [
             "--config.file=\(promConfig)", "--storage.tsdb.path=\(tsdb)", "--web.listen-address=127.0.0.1:\(promPort)",
-        ], stdoutPath: "/dev/null", stderrPath: promLog)
-        var prometheusStopped = false
-        defer { if !prometheusStopped { kill(prometheus, SIGKILL); _ = waitpid(prometheus, nil, 0) } }
+        ])
 
         // Ask Prometheus for the scraped metric until it has it (bounded: 60 s).
         let query = "probe_http_status_code%7Bcheck%3D%22small%22%7D"
@@ -215,15 +160,12 @@ final class PrometheusTests: XCTestCase {
             }
             try await Task.sleep(nanoseconds: 250_000_000)
         }
-        XCTAssertTrue(answer.contains("\"job\":\"wirelens\""), "Prometheus answered: \(answer); log: \((try? String(contentsOfFile: promLog, encoding: .utf8))?.suffix(2000) ?? "")")
+        XCTAssertTrue(answer.contains("\"job\":\"wirelens\""), "Prometheus answered: \(answer); log: \(prometheus.stderr.suffix(2000))")
         XCTAssertTrue(answer.contains("\"200\"]"), "the scraped status is 200: \(answer)")
 
-        prometheusStopped = true
-        XCTAssertNotNil(stop(prometheus), "Prometheus stops on SIGTERM")
-        serveStopped = true
-        XCTAssertEqual(stop(serve), 0, "serve stops cleanly on SIGTERM")
-        let errors = (try? String(contentsOfFile: serveErr, encoding: .utf8)) ?? ""
-        XCTAssertTrue(errors.contains("stopped"), errors)
+        XCTAssertNotNil(prometheus.stop(), "Prometheus stops on SIGTERM")
+        XCTAssertEqual(serve.stop(), 0, "serve stops cleanly on SIGTERM")
+        XCTAssertTrue(serve.stderr.contains("stopped"), serve.stderr)
         let history = try CheckHistory(path: database)
         XCTAssertGreaterThanOrEqual(try history.entries(check: "small", since: 0).count, 2, "every: 1s ran more than once")
     }

@@ -111,19 +111,103 @@ final class RedactorTests: XCTestCase {
         XCTAssertEqual(Redactor.url("https://h/p?"), "https://h/p?")
     }
 
-    func testPasswordInUserInfoIsMasked() {
+    /// The whole user info goes: the password, and the user name too (a token often stands there:
+    /// `https://TOKEN@host`, `https://TOKEN:x-oauth-basic@host`).
+    func testUserInfoIsMasked() {
         XCTAssertEqual(Redactor.url("https://alice:s3cret@example.com:8443/path?q=1"),
-                       "https://alice:\(mask)@example.com:8443/path?q=1")
-        XCTAssertEqual(Redactor.url("http://alice:s3cret@proxy.example:3128"), "http://alice:\(mask)@proxy.example:3128")
+                       "https://\(mask)@example.com:8443/path?q=1")
+        XCTAssertEqual(Redactor.url("http://alice:s3cret@proxy.example:3128"), "http://\(mask)@proxy.example:3128")
         // An unescaped "@" inside the password: the host starts after the last one.
-        XCTAssertEqual(Redactor.url("https://alice:p@ss@example.com/"), "https://alice:\(mask)@example.com/")
-        // A user without password is not a secret; an "@" in the path is not user info.
-        XCTAssertEqual(Redactor.url("https://alice@example.com/"), "https://alice@example.com/")
+        XCTAssertEqual(Redactor.url("https://alice:p@ss@example.com/"), "https://\(mask)@example.com/")
+        XCTAssertEqual(Redactor.url("https://ghp_16C7e42F292c6912E7710c838347Ae178B4a@github.com/o/r.git"),
+                       "https://\(mask)@github.com/o/r.git")
+        // Protocol-relative references have user info too; an "@" in the path is not user info.
+        XCTAssertEqual(Redactor.url("//u:p@cdn.example/a"), "//\(mask)@cdn.example/a")
         XCTAssertEqual(Redactor.url("https://example.com/users/@bob"), "https://example.com/users/@bob")
+        XCTAssertEqual(Redactor.url("/users/@bob?page=2"), "/users/@bob?page=2")
     }
 
     func testUserInfoAndQueryTogether() {
-        XCTAssertEqual(Redactor.url("https://u:pw@h/x?token=t#top"), "https://u:\(mask)@h/x?token=\(mask)#top")
+        XCTAssertEqual(Redactor.url("https://u:pw@h/x?token=t#top"), "https://\(mask)@h/x?token=\(mask)#top")
+    }
+
+    /// The names issue 13 lists, in any case; `code` only as a whole name.
+    func testPresignedAndOAuthParameterNames() {
+        for name in ["X-Amz-Signature", "X-Amz-Credential", "X-Amz-Security-Token", "Signature", "sig", "token",
+                     "access_token", "code", "pwd", "password", "CODE", "Pwd", "PASSWORD", "x-amz-signature",
+                     "OSSAccessKeyId", "refresh_token", "client_secret", "userpwd"] {
+            XCTAssertEqual(Redactor.url("https://h/o?\(name)=v4lue&n=1"), "https://h/o?\(name)=\(mask)&n=1", name)
+        }
+        for name in ["X-Amz-Algorithm", "X-Amz-Date", "X-Amz-Expires", "X-Amz-SignedHeaders", "zipcode", "encode",
+                     "status_code", "Expires", "page"] {
+            XCTAssertEqual(Redactor.url("https://h/o?\(name)=v4lue"), "https://h/o?\(name)=v4lue", name)
+        }
+    }
+
+    /// A URL inside a harmless parameter's value (a redirect target, say) is redacted too.
+    func testURLInsideAParameterValue() {
+        XCTAssertEqual(Redactor.url("https://h/login?next=https://u:p@i/x&page=2"),
+                       "https://h/login?next=https://\(mask)@i/x&page=2")
+    }
+
+    /// Redacting twice gives what redacting once gives (records are redacted when built and when read back).
+    func testRedactionIsIdempotent() {
+        for url in ["https://u:p@h/x?token=t&a=1#access_token=z", "//u@h/?sig=1", "proxy:pw@h:3128", "/a?code=c"] {
+            let once = Redactor.url(url)
+            XCTAssertEqual(Redactor.url(once), once, url)
+        }
+        let text = "see <https://u:p@h/x?token=t>; 'ftp://a:b@c/?pwd=1' and Authorization: Bearer x"
+        XCTAssertEqual(Redactor.message(Redactor.message(text)), Redactor.message(text))
+    }
+
+    // MARK: - URL-bearing headers
+
+    /// Location, Content-Location, Link, Refresh and Referer values are URLs (absolute or relative): they are
+    /// redacted as URLs; any other header's absolute URLs too.
+    func testHeadersCarryingURLsAreRedacted() {
+        let cases: [(HeaderField, String)] = [
+            (HeaderField(name: "Location", value: "https://AKID:pw@b.s3.example/o?X-Amz-Signature=abc&X-Amz-Date=1"),
+             "https://\(mask)@b.s3.example/o?X-Amz-Signature=\(mask)&X-Amz-Date=1"),
+            (HeaderField(name: "location", value: "/next?code=oauth-code&state=s"), "/next?code=\(mask)&state=s"),
+            (HeaderField(name: "Content-Location", value: "/o.bin?Signature=abc&Expires=9"), "/o.bin?Signature=\(mask)&Expires=9"),
+            (HeaderField(name: "Referer", value: "https://h/p?access_token=t"), "https://h/p?access_token=\(mask)"),
+            (HeaderField(name: "Link", value: "<https://u:p@h/a?token=t&n=1>; rel=\"next\", </b?sig=s>; rel=\"prev\""),
+             "<https://\(mask)@h/a?token=\(mask)&n=1>; rel=\"next\", </b?sig=\(mask)>; rel=\"prev\""),
+            (HeaderField(name: "Refresh", value: "0; url=/c?pwd=p&n=1"), "0; url=/c?pwd=\(mask)&n=1"),
+            (HeaderField(name: "Refresh", value: "5;URL='https://u:p@h/?token=t'"), "5;URL='https://\(mask)@h/?token=\(mask)'"),
+            (HeaderField(name: "X-Upload-Target", value: "use https://h/u?X-Amz-Credential=c now"),
+             "use https://h/u?X-Amz-Credential=\(mask) now"),
+        ]
+        for (field, expected) in cases {
+            XCTAssertEqual(Redactor.header(field), HeaderField(name: field.name, value: expected), field.value)
+        }
+        let plain = HeaderField(name: "Location", value: "https://h/plain/path")
+        XCTAssertEqual(Redactor.header(plain), plain)
+    }
+
+    /// A record's headers and an error's message are redacted when they are set, whoever sets them, and when
+    /// a saved report is read back.
+    func testRecordsRedactWhatTheyAreGiven() throws {
+        var m = TransactionMetrics(kind: .initial, url: "http://u:p@h/?sig=s", method: "GET", timeline: Timeline(fetchStart: 1),
+                                   phases: Phases(total: 0), reusedConnection: false, proxyConnection: false,
+                                   curlTimers: CurlTimers())
+        XCTAssertEqual(m.url, "http://\(mask)@h/?sig=\(mask)")
+        m.url = "http://h/next?token=t"
+        XCTAssertEqual(m.url, "http://h/next?token=\(mask)")
+        var task = TaskRecord(index: 0, url: "https://h/?X-Amz-Signature=s", method: "GET", startedAt: 0, endedAt: 0,
+                              redirectCount: 0, retries: 0, statusCode: nil, error: nil, transactions: [m])
+        XCTAssertEqual(task.url, "https://h/?X-Amz-Signature=\(mask)")
+        task.url = "//u@h/"
+        XCTAssertEqual(task.url, "//\(mask)@h/")
+        m.responseHeaders = [HeaderField(name: "Location", value: "http://u:p@h/?token=t")]
+        XCTAssertEqual(m.responseHeaders?.first?.value, "http://\(mask)@h/?token=\(mask)")
+        var error = TransferError(errorClass: .protocol, message: "unsupported scheme in 'ftp://u:p@h/?sig=s'")
+        XCTAssertEqual(error.message, "unsupported scheme in 'ftp://\(mask)@h/?sig=\(mask)'")
+        error.message = "HTTP status 404 from https://h/?access_token=t"
+        XCTAssertEqual(error.message, "HTTP status 404 from https://h/?access_token=\(mask)")
+        let saved = #"{"class":"other","message":"see http://u:p@h/?pwd=1"}"#
+        let decoded = try JSONDecoder().decode(TransferError.self, from: Data(saved.utf8))
+        XCTAssertEqual(decoded.message, "see http://\(mask)@h/?pwd=\(mask)")
     }
 
     func testFragmentIsKept() {
@@ -140,11 +224,19 @@ final class RedactorTests: XCTestCase {
 
     // MARK: - Messages
 
+    /// A URL in quotes or angle brackets is redacted up to its closing quote or bracket, which stays.
+    func testMessageMasksQuotedAndBracketedURLs() {
+        XCTAssertEqual(Redactor.message("unsupported scheme 'ftp' in 'ftp://u:p@h/x?token=t&n=1'"),
+                       "unsupported scheme 'ftp' in 'ftp://\(mask)@h/x?token=\(mask)&n=1'")
+        XCTAssertEqual(Redactor.message("next: <https://h/a?sig=s>, \"http://u:p@h/\""),
+                       "next: <https://h/a?sig=\(mask)>, \"http://\(mask)@h/\"")
+    }
+
     func testMessageMasksURLInsideASentence() {
         let text = "Failed to connect to https://alice:pw@uploads.example.com/part?access_token=abc&part=3 "
             + "after 3001 ms: Connection refused"
         XCTAssertEqual(Redactor.message(text),
-                       "Failed to connect to https://alice:\(mask)@uploads.example.com/part?access_token=\(mask)&part=3 "
+                       "Failed to connect to https://\(mask)@uploads.example.com/part?access_token=\(mask)&part=3 "
                        + "after 3001 ms: Connection refused")
     }
 
@@ -177,14 +269,14 @@ final class RedactorTests: XCTestCase {
         let redacted = options.redacted
         XCTAssertEqual(redacted.headers, [HeaderField(name: "Authorization", value: mask),
                                           HeaderField(name: "Accept", value: "*/*")])
-        XCTAssertEqual(redacted.proxy, "http://bob:\(mask)@proxy.example:3128")
+        XCTAssertEqual(redacted.proxy, "http://\(mask)@proxy.example:3128")
         XCTAssertEqual(options.headers[0].value, "Bearer t", "the original is left alone")
     }
 }
 
 final class RedactorEdgeTests: XCTestCase {
     func testProxyWithoutSchemeHidesPassword() {
-        XCTAssertEqual(Redactor.url("alice:pw123@proxy.local:3128"), "alice:[REDACTED]@proxy.local:3128")
+        XCTAssertEqual(Redactor.url("alice:pw123@proxy.local:3128"), "[REDACTED]@proxy.local:3128")
         XCTAssertEqual(Redactor.url("proxy.local:3128"), "proxy.local:3128")
     }
 

@@ -17,8 +17,8 @@ final class HARRendererTests: XCTestCase {
                                                           wait: 12.345, receive: 0.85, ssl: 4.5))
         XCTAssertEqual(first.time, 0.04 + 1.2 + 0.31 + 4.5 + 2000 + 12.345 + 0.85, accuracy: 1e-9)
         XCTAssertEqual(first.startedDateTime, "2025-07-31T22:13:20.123456Z")
-        XCTAssertEqual(first.request.url, "https://localhost:8443/upload?token=abc")
-        XCTAssertEqual(first.request.queryString, [HARDocument.NameValue(name: "token", value: "abc")])
+        XCTAssertEqual(first.request.url, "https://localhost:8443/upload?token=[REDACTED]", "records hold redacted URLs")
+        XCTAssertEqual(first.request.queryString, [HARDocument.NameValue(name: "token", value: Redactor.mask)])
         XCTAssertEqual(first.request.bodySize, 3_000_000)
         XCTAssertEqual(first.request.headersSize, 180)
         XCTAssertEqual(first.request.headers, [

@@ -99,7 +99,7 @@ final class JSONRendererTests: XCTestCase {
         XCTAssertEqual(options["connectTimeoutUs"] as? Int, 5_000_000)
         XCTAssertEqual(options["idleTimeoutUs"] as? Int, 15_000_000)
         XCTAssertNil(options["totalTimeoutUs"])
-        XCTAssertEqual(options["proxy"] as? String, "http://user:[REDACTED]@proxy.local:3128")
+        XCTAssertEqual(options["proxy"] as? String, "http://[REDACTED]@proxy.local:3128")
         let text = try JSONRenderer.render(Fixtures.report(tasks: [Fixtures.redirectTask()]))
         XCTAssertFalse(text.contains("Bearer abc"))
         XCTAssertFalse(text.contains("secret@"))
