@@ -23,6 +23,11 @@ public enum PrometheusRenderer {
         case uploadSpeed = "wirelens_upload_bytes_per_second"
         case downloadSpeed = "wirelens_download_bytes_per_second"
         case retries = "wirelens_retries"
+        case tcpRTT = "wirelens_tcp_rtt_seconds"
+        case tcpMinRTT = "wirelens_tcp_min_rtt_seconds"
+        case retransmitted = "wirelens_tcp_retransmitted_ratio"
+        case limited = "wirelens_tcp_limited_ratio"
+        case diagnosis = "wirelens_diagnosis_info"
         case assertion = "wirelens_assertion_success"
         case timestamp = "wirelens_check_timestamp_seconds"
 
@@ -43,6 +48,13 @@ public enum PrometheusRenderer {
             case .uploadSpeed: "Request body bytes per second over the send phase of the final transaction."
             case .downloadSpeed: "Response body bytes per second over the receive phase of the final transaction."
             case .retries: "Retries the check's task needed."
+            case .tcpRTT: "The kernel's smoothed RTT of the final transaction's connection at its end (Linux TCP_INFO)."
+            case .tcpMinRTT: "The smallest RTT the kernel saw on the final transaction's connection."
+            case .retransmitted: "Bytes retransmitted over bytes sent during the final transaction."
+            case .limited:
+                "Share of the final transaction's body time the sender was limited by: receive_window (the peer's), "
+                    + "send_buffer (its own socket), network (busy within its congestion window) or idle (nothing to send)."
+            case .diagnosis: "1 for the verdict naming what held the final transaction back (see the README's verdict set)."
             case .assertion: "1 when the assertion held."
             case .timestamp: "When the check last ran, in Unix seconds."
             }
@@ -90,6 +102,19 @@ public enum PrometheusRenderer {
             add(.reused, name, last.reusedConnection ? "1" : "0")
             if let speed = last.uploadSpeed { add(.uploadSpeed, name, Format.fixed(speed, digits: 1)) }
             if let speed = last.downloadSpeed { add(.downloadSpeed, name, Format.fixed(speed, digits: 1)) }
+            if let tcp = last.tcp {
+                add(.tcpRTT, name, seconds(Int64(tcp.smoothedRTT)))
+                if let rtt = tcp.minRTT { add(.tcpMinRTT, name, seconds(Int64(rtt))) }
+                if let share = tcp.retransmittedShare { add(.retransmitted, name, Format.fixed(share, digits: 6)) }
+            }
+            if let diagnosis = last.diagnosis {
+                let e = diagnosis.evidence
+                for (reason, share) in [("receive_window", e.receiveWindowLimitedShare), ("send_buffer", e.sendBufferLimitedShare),
+                                        ("network", e.networkShare), ("idle", e.idleShare)] {
+                    if let share { add(.limited, name, Format.fixed(share, digits: 6), labels: [("reason", reason)]) }
+                }
+                add(.diagnosis, name, "1", labels: [("verdict", diagnosis.verdict.rawValue)])
+            }
         }
         var out = ""
         for metric in Metric.allCases {

@@ -67,6 +67,13 @@ final class PrometheusTests: XCTestCase {
         XCTAssertFalse(text.contains("probe_ssl_earliest_cert_expiry{check=\"small\"}"))
         XCTAssertTrue(text.contains("wirelens_upload_bytes_per_second{check=\"upload\"} "), text)
         XCTAssertFalse(text.contains("wirelens_upload_bytes_per_second{check=\"small\"}"))
+        // The kernel's view and the verdict, per check (Linux).
+        XCTAssertTrue(text.contains("wirelens_tcp_rtt_seconds{check=\"small\"} "), text)
+        XCTAssertTrue(text.contains("wirelens_tcp_retransmitted_ratio{check=\"upload\"} "), text)
+        XCTAssertTrue(text.contains("wirelens_tcp_limited_ratio{check=\"upload\",reason=\"receive_window\"} "), text)
+        let verdicts = lines.filter { $0.hasPrefix("wirelens_diagnosis_info{check=\"small\",verdict=") }
+        XCTAssertEqual(verdicts.count, 1, text)
+        XCTAssertTrue(Verdict.allCases.contains { verdicts.first?.contains("verdict=\"\($0.rawValue)\"} 1") == true }, text)
     }
 
     func testRendererEscapesAndLeavesOutMissingPhases() throws {
