@@ -120,12 +120,17 @@ public final class Engine: @unchecked Sendable {
     /// The specs run `rounds` times over, in order (task i is `specs[i % specs.count]`), without a spec per task
     /// being made up front. After `cancel()`, in-flight tasks end as cancelled, tasks not yet started are
     /// dropped, and this returns what was gathered.
-    public func run(_ specs: [TaskSpec], rounds: Int = 1,
+    ///
+    /// - Parameters:
+    ///   - onTaskFinished: called on the engine's loop thread with each task as it ends, in the order they end.
+    ///   - keepsRecords: false returns no records: each went to `onTaskFinished` only, so a run of any length
+    ///     holds only the tasks in flight.
+    public func run(_ specs: [TaskSpec], rounds: Int = 1, keepsRecords: Bool = true,
                     onTaskFinished: (@Sendable (TaskRecord) -> Void)? = nil) async -> [TaskRecord] {
         let count = specs.count * max(0, rounds)
         guard count > 0 else { return [] }
         return await withCheckedContinuation { continuation in
-            let batch = Batch(count: count, onTaskFinished: onTaskFinished) { records in
+            let batch = Batch(count: count, keepsRecords: keepsRecords, onTaskFinished: onTaskFinished) { records in
                 continuation.resume(returning: records)
             }
             post(.submit(Submission(specs: specs, count: count, batch: batch)))

@@ -161,4 +161,66 @@ final class ProbeCommandTests: XCTestCase {
         XCTAssertLessThan(decoded.tasks.count, 50)
         XCTAssertTrue(outcome.stderr.contains("interrupted"))
     }
+
+    /// Peak RSS (the kernel's ru_maxrss) of `probe --repeat` runs against nginx, in KiB: not a timing, and
+    /// compared between two lengths of the same run rather than against a figure.
+    private func peakResidentKiB(repeat count: Int, format: String, report: String?,
+                                 url: String) throws -> ProbeRun {
+        var arguments = ["probe", url, "--repeat", "\(count)", "--concurrency", "8", "--format", format, "-q"]
+        if let report { arguments += ["--report", report] }
+        let outcome = try wirelens(arguments, timeout: 300)
+        XCTAssertEqual(outcome.status, 0, outcome.stderr)
+        return ProbeRun(peak: outcome.peakResidentKiB, stdout: outcome.stdout)
+    }
+
+    private struct ProbeRun {
+        var peak: Int
+        var stdout: String
+    }
+
+    func testProbeMemoryDoesNotGrowWithRepeat() throws {
+        let servers = try TestServers.get()
+        let url = servers.http("/small.txt")
+        let report = temporaryPath("memory.json")
+        defer { unlink(report) }
+        // Every task held cost about 0.7 KiB: 15 000 more tasks grew the peak by 10 MiB or more.
+        for (format, path) in [("text", nil), ("json", report)] as [(String, String?)] {
+            let short = try peakResidentKiB(repeat: 5_000, format: format, report: path, url: url)
+            let long = try peakResidentKiB(repeat: 20_000, format: format, report: path, url: url)
+            XCTAssertLessThan(long.peak - short.peak, 4 * 1024,
+                              "\(format): peak RSS \(short.peak) KiB at 5000 tasks, \(long.peak) KiB at 20000")
+            if format == "text" { XCTAssertTrue(long.stdout.contains("20000 ok, 0 failed of 20000"), long.stdout) }
+        }
+        // The streamed document of the 20 000 tasks, checked by python: every task once, in task order, and
+        // the summary's counts and percentiles against python's own over the tasks.
+        let check = try ProcessRunner.run("/usr/bin/env", ["python3", "-c", """
+            import json, sys
+            doc = json.load(open(sys.argv[1]))
+            tasks = doc["tasks"]
+            assert [t["index"] for t in tasks] == list(range(20000)), "tasks in task order"
+            s = doc["summary"]
+            assert s["tasks"] == 20000 and s["succeeded"] == 20000, s
+            statuses = {}
+            for t in tasks: statuses[str(t["statusCode"])] = statuses.get(str(t["statusCode"]), 0) + 1
+            assert s["statusCodes"] == statuses, (s["statusCodes"], statuses)
+            assert s["transactions"] == sum(len(t["transactions"]) for t in tasks)
+            reused = sum(1 for t in tasks for x in t["transactions"] if x["reusedConnection"])
+            assert s["connections"]["reused"] == reused, (s["connections"], reused)
+            ids = {x["connectionId"] for t in tasks for x in t["transactions"]}
+            assert s["connections"]["distinct"] == len(ids), (s["connections"], len(ids))
+            totals = sorted(x["phasesMs"]["total"] for t in tasks for x in t["transactions"])
+            def q(p):
+                r = p * (len(totals) - 1); lo = int(r); hi = min(lo + 1, len(totals) - 1)
+                return totals[lo] + (totals[hi] - totals[lo]) * (r - lo)
+            stats = s["phases"]["total"]
+            assert stats["count"] == len(totals) and stats["min"] == totals[0] and stats["max"] == totals[-1]
+            for key, p in (("p50", 0.5), ("p90", 0.9), ("p99", 0.99)):
+                # 1/256 relative, plus the 0.001 ms the document's rounding to microseconds may add
+                assert abs(stats[key] - q(p)) <= q(p) / 256 + 0.001, (key, stats[key], q(p))
+            assert set(doc) >= {"endedAt", "interrupted", "caveats", "configuration"}
+            print("ok")
+            """, report])
+        XCTAssertEqual(check.status, 0, check.stderr)
+        XCTAssertEqual(check.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "ok", check.stderr)
+    }
 }
