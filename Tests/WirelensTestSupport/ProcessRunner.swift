@@ -12,8 +12,6 @@ public enum ProcessRunner {
         public var stderr: String
         /// True when the program ended by a signal (its number is in `status`).
         public var signaled: Bool
-        /// The program's peak resident set size in KiB, as the kernel counted it (`ru_maxrss` from wait4).
-        public var peakResidentKiB: Int
     }
 
     /// Runs `executable` with `arguments`; kills it after `timeout` seconds.
@@ -32,14 +30,13 @@ public enum ProcessRunner {
         afterStart?(pid)
         let deadline = Date().addingTimeInterval(timeout)
         var status: Int32 = 0
-        var usage = rusage()
         while true {
-            let r = wait4(pid, &status, WNOHANG, &usage)
+            let r = waitpid(pid, &status, WNOHANG)
             if r == pid { break }
-            if r < 0 && errno != EINTR { throw TestServerError(message: "wait4 failed: \(errno)") }
+            if r < 0 && errno != EINTR { throw TestServerError(message: "waitpid failed: \(errno)") }
             if Date() > deadline {
                 kill(pid, SIGKILL)
-                _ = wait4(pid, &status, 0, &usage)
+                _ = waitpid(pid, &status, 0)
                 break
             }
             usleep(5_000)
@@ -49,7 +46,7 @@ public enum ProcessRunner {
         return Outcome(status: code,
                        stdout: (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "",
                        stderr: (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "",
-                       signaled: !exited, peakResidentKiB: usage.ru_maxrss)
+                       signaled: !exited)
     }
 
     /// The port a spawned server prints on its first stdout line (`PORT=<n>`, or `listening on http://HOST:<n>`),
