@@ -30,11 +30,18 @@ public final class Engine: @unchecked Sendable {
     private var tasksInFlight = 0
     private var cancelled = false
     private var nextTaskIndex = 0
-    private var connectionTLS: [Int: (version: String?, cipher: String?, alpn: String?)] = [:]
+    /// The TLS facts of each connection by libcurl's number, for the transactions that reuse it. Kept for the
+    /// connections used lately (`RecentTable`): libcurl's cache closes a connection idle while thousands of newer
+    /// ones were made, so a run of fresh connections (--no-reuse) does not grow this with every one.
+    private var connectionTLS = RecentTable<Int, (version: String?, cipher: String?, alpn: String?)>(
+        limit: Engine.connectionMemory)
     /// Uploads seen waiting for the peer to acknowledge their body at the last look (see watchBodyAcknowledgements).
     private var awaitingAcknowledgement = 0
-    /// The socket of each connection a transfer opened, by libcurl's connection number.
-    private var connectionSockets: [Int: Int32] = [:]
+    /// The socket of each connection a transfer opened, by libcurl's connection number (recent ones, as above).
+    private var connectionSockets = RecentTable<Int, Int32>(limit: Engine.connectionMemory)
+    /// Connections remembered per generation of `connectionTLS` and `connectionSockets`: far more than libcurl's
+    /// connection cache holds (`MAXCONNECTS`, the concurrency) unless the concurrency is in the thousands.
+    static let connectionMemory = 8192
     /// Transfers in flight that send a body (only these are watched for the acknowledgement).
     private var uploadsActive = 0
     private var random = SystemRandomNumberGenerator()

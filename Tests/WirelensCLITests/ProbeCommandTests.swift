@@ -230,4 +230,40 @@ final class ProbeCommandTests: XCTestCase {
         XCTAssertEqual(check.status, 0, check.stderr)
         XCTAssertEqual(check.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "ok", check.stderr)
     }
+
+    func testSIGINTEndsAStreamedReportWithWhatWasGathered() throws {
+        let servers = try TestServers.get()
+        let report = temporaryPath("interrupted-stream.json")
+        defer { unlink(report) }
+        // 5000 tasks planned: more than 1000, so the JSON is written as the run goes.
+        let outcome = try wirelens(["probe", servers.peer("/delay/400"), "--repeat", "5000", "--concurrency", "4",
+                                    "--format", "json", "--report", report, "-q"], timeout: 30) { pid in
+            usleep(1_500_000)
+            kill(pid, SIGINT)
+        }
+        XCTAssertEqual(outcome.status, ExitStatus.interrupted.rawValue, outcome.stderr)
+        let check = try ProcessRunner.run("/usr/bin/env", ["python3", "-c", """
+            import json, sys
+            doc = json.load(open(sys.argv[1]))
+            n = len(doc["tasks"])
+            assert doc["interrupted"] is True
+            assert 4 <= n < 5000, n
+            assert [t["index"] for t in doc["tasks"]] == list(range(n))
+            assert doc["summary"]["tasks"] == n, (doc["summary"]["tasks"], n)
+            print("ok")
+            """, report])
+        XCTAssertEqual(check.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "ok", check.stderr)
+        XCTAssertTrue(outcome.stderr.contains("interrupted"))
+    }
+
+    func testStreamedReportThatCannotBeWrittenStopsTheRun() throws {
+        let servers = try TestServers.get()
+        // /dev/full takes no byte (ENOSPC): the report's head already fails, before 100 000 tasks would run.
+        let outcome = try wirelens(["probe", servers.http("/small.txt"), "--repeat", "100000", "--format", "json",
+                                    "--report", "/dev/full"], timeout: 30)
+        XCTAssertEqual(outcome.status, ExitStatus.localFile.rawValue, outcome.stderr)
+        XCTAssertEqual(outcome.stderr.split(separator: "\n").count, 1, outcome.stderr)
+        XCTAssertTrue(outcome.stderr.contains("/dev/full"), outcome.stderr)
+        XCTAssertEqual(outcome.stdout, "", "the tasks are gone: nothing is written instead")
+    }
 }
