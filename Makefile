@@ -5,7 +5,8 @@
 #   make test    swift build --build-tests, then swift test --skip-build (XCTest only: every test is XCTest)
 #   make demo    build, then scripts/demo.sh (reports/demo/)
 #   make bench   release build (Swift runtime linked statically), then scripts/bench.py,
-#                scripts/bench-uploads.py (reports/bench/) and scripts/bench-capture.py (reports/bench/capture/)
+#                scripts/bench-uploads.py, scripts/bench-memory.py (reports/bench/) and
+#                scripts/bench-capture.py (reports/bench/capture/)
 #   make clean   swift package clean (keeps dependency checkouts), drop bench raw files
 #
 # Knobs: SWIFT_FLAGS (e.g. SWIFT_FLAGS="--scratch-path .build-mine"),
@@ -53,6 +54,7 @@ bench: deps
 	$(SWIFT) build -c release --product wirelens $(RELEASE_FLAGS) $(SWIFT_FLAGS)
 	$(PYTHON) scripts/bench.py --wirelens "$$($(SWIFT) build -c release $(RELEASE_FLAGS) $(SWIFT_FLAGS) --show-bin-path)/wirelens" $(BENCH_ARGS)
 	$(PYTHON) scripts/bench-uploads.py --wirelens "$$($(SWIFT) build -c release $(RELEASE_FLAGS) $(SWIFT_FLAGS) --show-bin-path)/wirelens" $(BENCH_ARGS)
+	$(PYTHON) scripts/bench-memory.py --wirelens "$$($(SWIFT) build -c release $(RELEASE_FLAGS) $(SWIFT_FLAGS) --show-bin-path)/wirelens" $(BENCH_ARGS)
 	$(PYTHON) scripts/bench-capture.py --wirelens "$$($(SWIFT) build -c release $(RELEASE_FLAGS) $(SWIFT_FLAGS) --show-bin-path)/wirelens" $(BENCH_ARGS)
 
 clean:

@@ -77,12 +77,7 @@ class UploadBench:
         self.timeout = args.timeout
         self.file_bytes = (64 if args.quick else 1024) * MIB
         self.side_bytes = (32 if args.quick else 256) * MIB
-        default_out = os.path.join(ROOT, "reports", "bench", "raw", "quick") if args.quick \
-            else os.path.join(ROOT, "reports", "bench")
-        self.out = os.path.abspath(args.out or default_out)
-        self.raw = os.path.join(ROOT, "reports", "bench", "raw", "uploads-quick" if args.quick else "uploads")
-        self.wirelens = os.path.abspath(args.wirelens) if args.wirelens else \
-            os.path.join(ROOT, ".build", "release", "wirelens")
+        self.out, self.raw, self.wirelens = bench.paths(args, "uploads")
         self.notes = []
 
     def file(self, name, size):

@@ -183,6 +183,17 @@ def tool_version(argv):
         return f"(unavailable: {e})"
 
 
+def paths(args, raw_name):
+    """Where a benchmark writes (OUT: reports/bench, or reports/bench/raw/quick with --quick, unless --out),
+    its per-run files (reports/bench/raw/RAW_NAME[-quick]) and the wirelens binary it runs."""
+    default_out = os.path.join(ROOT, "reports", "bench", "raw", "quick") if args.quick \
+        else os.path.join(ROOT, "reports", "bench")
+    out = os.path.abspath(args.out or default_out)
+    raw = os.path.join(ROOT, "reports", "bench", "raw", raw_name + ("-quick" if args.quick else ""))
+    wirelens = os.path.abspath(args.wirelens) if args.wirelens else os.path.join(ROOT, ".build", "release", "wirelens")
+    return out, raw, wirelens
+
+
 def median_of(runs, key):
     vals = [r[key] for r in runs if r.get("ok") and r.get(key) is not None]
     return statistics.median(vals) if vals else None

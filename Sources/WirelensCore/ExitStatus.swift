@@ -55,15 +55,7 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
 
     /// The exit code for a finished run: the first transport failure in task order wins over HTTP error statuses.
     public static func forTasks(_ tasks: [TaskRecord], interrupted: Bool) -> ExitStatus {
-        if interrupted { return .interrupted }
-        // Indices, not elements: iterating the records would copy (and retain) each one.
-        var sawHTTPError = false
-        for i in tasks.indices {
-            guard let errorClass = tasks[i].error?.errorClass else { continue }
-            if errorClass != .http { return forError(errorClass) }
-            sawHTTPError = true
-        }
-        return sawHTTPError ? .httpError : .success
+        TaskFailures(tasks).exitStatus(interrupted: interrupted)
     }
 
     /// One line per code for help texts and the README.

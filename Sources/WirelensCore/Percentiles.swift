@@ -8,6 +8,17 @@ public struct PhaseStats: Sendable, Codable, Equatable {
     public var p99: Double
     public var max: Double
 
+    /// Statistics given field by field.
+    public init(count: Int, min: Double, mean: Double, p50: Double, p90: Double, p99: Double, max: Double) {
+        self.count = count
+        self.min = min
+        self.mean = mean
+        self.p50 = p50
+        self.p90 = p90
+        self.p99 = p99
+        self.max = max
+    }
+
     /// Statistics of `values`, or nil when there are none.
     ///
     /// Percentiles interpolate linearly between the closest ranks (numpy's default, "type 7").

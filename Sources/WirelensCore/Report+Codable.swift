@@ -6,19 +6,60 @@ extension Report: Codable {
 
     public func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
+        try encodeStart(&c)
+        try encodeEnd(&c)
+        try c.encode(configuration, forKey: .configuration)
+        try encodeOutcome(&c)
+        try c.encode(tasks, forKey: .tasks)
+    }
+
+    /// `schema` to `startedAt`.
+    private func encodeStart(_ c: inout KeyedEncodingContainer<CodingKeys>) throws {
         try c.encode(schema, forKey: .schema)
         try c.encode(tool, forKey: .tool)
         try c.encode(libcurl, forKey: .libcurl)
         try c.encode(command, forKey: .command)
         try c.encode(WallClock.iso8601(micros: startedAt), forKey: .startedAt)
+    }
+
+    /// `endedAt` and `interrupted`.
+    private func encodeEnd(_ c: inout KeyedEncodingContainer<CodingKeys>) throws {
         try c.encode(WallClock.iso8601(micros: endedAt), forKey: .endedAt)
         try c.encode(interrupted, forKey: .interrupted)
-        try c.encode(configuration, forKey: .configuration)
+    }
+
+    /// `caveats`, `summary` and `upload`.
+    private func encodeOutcome(_ c: inout KeyedEncodingContainer<CodingKeys>) throws {
         try c.encode(caveats, forKey: .caveats)
         try c.encode(summary, forKey: .summary)
         // Before the tasks: the compact JSON path splices the tasks in at the document's end.
         try c.encodeIfPresent(upload, forKey: .upload)
-        try c.encode(tasks, forKey: .tasks)
+    }
+
+    /// The members of a document written while its run goes on (`JSONRenderer.Stream`), which has its tasks
+    /// right after `configuration`: `.head` is `schema` to `startedAt` and `configuration`, known before the
+    /// first task ends; `.tail` is `endedAt`, `interrupted`, `caveats`, `summary` and `upload`, known at the end.
+    public struct StreamedPart: Encodable {
+        public enum Part: Sendable { case head, tail }
+        let report: Report
+        let part: Part
+
+        public init(_ report: Report, _ part: Part) {
+            self.report = report
+            self.part = part
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            switch part {
+            case .head:
+                try report.encodeStart(&c)
+                try c.encode(report.configuration, forKey: .configuration)
+            case .tail:
+                try report.encodeEnd(&c)
+                try report.encodeOutcome(&c)
+            }
+        }
     }
 
     public init(from decoder: Decoder) throws {

@@ -17,10 +17,13 @@ public struct Report: Sendable, Equatable {
     public var summary: Summary
     /// What a segmented upload did as a whole (`wirelens upload` only).
     public var upload: UploadSection?
+    /// The tasks; a report written while its run went on (`ProbeSession.stream`) holds none, or its only task.
     public var tasks: [TaskRecord]
 
+    /// A report of `tasks`, summarised by `summary` when given (the tasks went elsewhere as they ended), else
+    /// by `Summary.build(tasks:)`.
     public init(libcurl: LibcurlDescription, command: String, startedAt: Int64, endedAt: Int64, interrupted: Bool,
-                configuration: RunConfiguration, caveats: [Caveat], tasks: [TaskRecord]) {
+                configuration: RunConfiguration, caveats: [Caveat], tasks: [TaskRecord], summary: Summary? = nil) {
         self.libcurl = libcurl
         self.command = command
         self.startedAt = startedAt
@@ -29,7 +32,7 @@ public struct Report: Sendable, Equatable {
         self.configuration = configuration
         self.caveats = caveats
         self.tasks = tasks
-        self.summary = Summary.build(tasks: tasks)
+        self.summary = summary ?? Summary.build(tasks: tasks)
     }
 
     /// The program that wrote the report.

@@ -62,60 +62,12 @@ public struct Summary: Sendable, Codable, Equatable {
         try c.encode(OrderedMap(protocols), forKey: .protocols)
     }
 
-    /// Builds the summary of a run's tasks.
-    ///
-    /// One pass over tasks and transactions, reading fields in place (a large run holds tens of
-    /// thousands, and copying a record retains every string in it).
+    /// Builds the summary of a run's tasks (see `Accumulator` for the bounds of its percentiles).
     public static func build(tasks: [TaskRecord]) -> Summary {
-        var start = Int64.max
-        var end = Int64.min
-        var up: Int64 = 0
-        var down: Int64 = 0
-        var count = 0
-        var failed = 0
-        var values = Array(repeating: [Int64](), count: Phases.names.count)
-        for i in values.indices { values[i].reserveCapacity(tasks.count) }
-        var protocols: [String: Int] = [:]
-        var statuses: [Int: Int] = [:]
-        var errors: [String: Int] = [:]
-        var connections = ConnectionTally()
-        for t in tasks.indices {
-            start = min(start, tasks[t].startedAt)
-            end = max(end, tasks[t].endedAt)
-            if let status = tasks[t].statusCode { statuses[status, default: 0] += 1 }
-            if let error = tasks[t].error {
-                failed += 1
-                errors[error.errorClass.rawValue, default: 0] += 1
-            }
-            // Through a buffer pointer, whose elements are read in place (an array element passed on may be copied).
-            tasks[t].transactions.withUnsafeBufferPointer { transactions in
-                for x in transactions.indices {
-                    count += 1
-                    up += transactions[x].requestBodyBytes
-                    down += transactions[x].responseBodyBytes
-                    for p in values.indices {
-                        if let v = transactions[x].phases.value(at: p) { values[p].append(v) }
-                    }
-                    if let name = transactions[x].networkProtocolName { protocols[name, default: 0] += 1 }
-                    connections.add(transactions[x])
-                }
-            }
-        }
-        if tasks.isEmpty { (start, end) = (0, 0) }
-        let wallMicros = max(end - start, 1)
-        let seconds = Double(wallMicros) / 1e6
-        var phases: [String: PhaseStats] = [:]
-        for (i, name) in Phases.names.enumerated() {
-            if let stats = PhaseStats(micros: &values[i]) { phases[name] = stats.scaled(by: 1000) }
-        }
-        return Summary(
-            tasks: tasks.count, succeeded: tasks.count - failed, failed: failed, transactions: count,
-            wallTimeMs: Double(wallMicros) / 1000, tasksPerSecond: Double(tasks.count) / seconds,
-            requestBodyBytes: up, responseBodyBytes: down,
-            uploadBytesPerSecond: Double(up) / seconds, downloadBytesPerSecond: Double(down) / seconds,
-            phases: phases, connections: connections.summary,
-            statusCodes: Dictionary(uniqueKeysWithValues: statuses.map { (String($0.key), $0.value) }),
-            errors: errors, protocols: protocols)
+        var accumulator = Accumulator()
+        // Indices, not elements: iterating the records would copy (and retain) each one.
+        for t in tasks.indices { accumulator.add(tasks[t]) }
+        return accumulator.summary
     }
 
     /// What identifies a transaction's connection: libcurl's number plus the 4-tuple.
@@ -143,38 +95,6 @@ public struct Summary: Sendable, Codable, Equatable {
             localPort = port
             remoteAddress = tx.remoteAddress
             remotePort = tx.remotePort
-        }
-    }
-
-    /// Counts opened, reused and distinct connections and the most open at once.
-    struct ConnectionTally {
-        private var spans: [ConnectionKey: (Int64, Int64)] = [:]
-        private var opened = 0
-        private var reused = 0
-
-        mutating func add(_ tx: TransactionMetrics) {
-            if tx.openedConnection { opened += 1 }
-            if tx.reusedConnection { reused += 1 }
-            guard let key = ConnectionKey(tx) else { return }
-            let start = tx.timeline.connectStart ?? tx.timeline.requestStart ?? tx.timeline.fetchStart
-            let end = tx.timeline.responseEnd ?? tx.timeline.requestEnd ?? start
-            if let span = spans[key] {
-                spans[key] = (min(span.0, start), max(span.1, end))
-            } else {
-                spans[key] = (start, end)
-            }
-        }
-
-        var summary: ConnectionSummary {
-            // Sweep: +1 at each start, -1 at each end; ends sort before starts at the same instant.
-            let events = spans.values.flatMap { [($0.0, 1), ($0.1, -1)] }.sorted { ($0.0, $0.1) < ($1.0, $1.1) }
-            var open = 0
-            var peak = 0
-            for event in events {
-                open += event.1
-                peak = max(peak, open)
-            }
-            return ConnectionSummary(opened: opened, reused: reused, distinct: spans.count, maxOpenAtOnce: peak)
         }
     }
 }

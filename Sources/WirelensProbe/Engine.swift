@@ -30,11 +30,18 @@ public final class Engine: @unchecked Sendable {
     private var tasksInFlight = 0
     private var cancelled = false
     private var nextTaskIndex = 0
-    private var connectionTLS: [Int: (version: String?, cipher: String?, alpn: String?)] = [:]
+    /// The TLS facts of each connection by libcurl's number, for the transactions that reuse it. Kept for the
+    /// connections used lately (`RecentTable`): libcurl's cache closes a connection idle while thousands of newer
+    /// ones were made, so a run of fresh connections (--no-reuse) does not grow this with every one.
+    private var connectionTLS = RecentTable<Int, (version: String?, cipher: String?, alpn: String?)>(
+        limit: Engine.connectionMemory)
     /// Uploads seen waiting for the peer to acknowledge their body at the last look (see watchBodyAcknowledgements).
     private var awaitingAcknowledgement = 0
     /// The open sockets of the engine's connections and the transfers on each (libcurl's socket callbacks fill it).
     private let sockets = ConnectionSockets()
+    /// Connections remembered per generation of `connectionTLS`: far more than libcurl's connection cache holds
+    /// (`MAXCONNECTS`, the concurrency) unless the concurrency is in the thousands.
+    static let connectionMemory = 8192
     /// Transfers in flight that send a body (only these are watched for the acknowledgement).
     private var uploadsActive = 0
     private var random = SystemRandomNumberGenerator()
@@ -120,12 +127,17 @@ public final class Engine: @unchecked Sendable {
     /// The specs run `rounds` times over, in order (task i is `specs[i % specs.count]`), without a spec per task
     /// being made up front. After `cancel()`, in-flight tasks end as cancelled, tasks not yet started are
     /// dropped, and this returns what was gathered.
-    public func run(_ specs: [TaskSpec], rounds: Int = 1,
+    ///
+    /// - Parameters:
+    ///   - onTaskFinished: called on the engine's loop thread with each task as it ends, in the order they end.
+    ///   - keepsRecords: false returns no records: each went to `onTaskFinished` only, so a run of any length
+    ///     holds only the tasks in flight.
+    public func run(_ specs: [TaskSpec], rounds: Int = 1, keepsRecords: Bool = true,
                     onTaskFinished: (@Sendable (TaskRecord) -> Void)? = nil) async -> [TaskRecord] {
         let count = specs.count * max(0, rounds)
         guard count > 0 else { return [] }
         return await withCheckedContinuation { continuation in
-            let batch = Batch(count: count, onTaskFinished: onTaskFinished) { records in
+            let batch = Batch(count: count, keepsRecords: keepsRecords, onTaskFinished: onTaskFinished) { records in
                 continuation.resume(returning: records)
             }
             post(.submit(Submission(specs: specs, count: count, batch: batch)))

@@ -41,8 +41,10 @@ final class TaskState {
 
 /// A group of tasks submitted together, completed when every one has finished or been dropped.
 final class Batch {
-    /// The records by slot; a slot not settled yet, or dropped, holds `placeholder`.
+    /// The records by slot; a slot not settled yet, or dropped, holds `placeholder`. Empty when the records are
+    /// not kept (each went to `onTaskFinished`).
     private var records: [TaskRecord]
+    private let keepsRecords: Bool
     private var remaining: Int
     private var dropped = 0
     let onTaskFinished: (@Sendable (TaskRecord) -> Void)?
@@ -52,9 +54,10 @@ final class Batch {
     private static let placeholder = TaskRecord(index: -1, url: "", method: "", startedAt: 0, endedAt: 0, redirectCount: 0,
                                                 retries: 0, statusCode: nil, error: nil, transactions: [])
 
-    init(count: Int, onTaskFinished: (@Sendable (TaskRecord) -> Void)?,
+    init(count: Int, keepsRecords: Bool = true, onTaskFinished: (@Sendable (TaskRecord) -> Void)?,
          completion: @escaping @Sendable ([TaskRecord]) -> Void) {
-        records = Array(repeating: Self.placeholder, count: count)
+        self.keepsRecords = keepsRecords
+        records = keepsRecords ? Array(repeating: Self.placeholder, count: count) : []
         remaining = count
         self.onTaskFinished = onTaskFinished
         self.completion = completion
@@ -64,14 +67,14 @@ final class Batch {
     func settle(slot: Int, record: consuming TaskRecord?) {
         if let finished = record.take() {
             onTaskFinished?(finished)
-            records[slot] = finished
+            if keepsRecords { records[slot] = finished }
         } else {
             dropped += 1
         }
         remaining -= 1
         if remaining == 0 {
             // Hand the array over as it is (no copy of 20k records) once the dropped slots are gone.
-            if dropped > 0 { records.removeAll { $0.index < 0 } }
+            if dropped > 0, keepsRecords { records.removeAll { $0.index < 0 } }
             let finished = records
             records = []
             completion(finished)

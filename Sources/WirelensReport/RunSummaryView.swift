@@ -48,7 +48,9 @@ struct RunSummaryView {
         for (label, name) in rows {
             var line = "  " + TextLayout.padRight(label, labelWidth)
             if let stat = stats[name] {
-                line += TextLayout.padLeft("\(stat.count)", Self.countWidth)
+                // A count as wide as its column (a million transactions) keeps a space after the label.
+                let count = "\(stat.count)"
+                line += (count.count >= Self.countWidth ? " " : "") + TextLayout.padLeft(count, Self.countWidth)
                 line += [stat.p50, stat.p90, stat.p99, stat.max]
                     .map { TextLayout.padLeft(ReportText.millis($0), Self.statWidth) }.joined()
             } else {

@@ -20,11 +20,12 @@ public struct TextRenderer: Sendable {
         var lines: [String] = []
         if report.interrupted {
             let note = "Interrupted: the run was stopped by a signal before it finished; this report covers the "
-                + "\(ReportText.count(report.tasks.count, "task")) that ended."
+                + "\(ReportText.count(report.summary.tasks, "task")) that ended."
             lines += TextLayout.wrap(note, firstPrefix: "", restPrefix: "").map { style.paint($0, .yellow) }
             lines.append("")
         }
-        if report.tasks.count == 1, let task = report.tasks.first {
+        // The summary counts the tasks: a report written as its run went on holds none of them, or its only one.
+        if report.summary.tasks == 1, let task = report.tasks.first {
             lines += TaskDetailView(style: style).lines(for: task)
         } else {
             lines += RunSummaryView(style: style).lines(for: report)

@@ -90,6 +90,12 @@ struct ProbeCommand: AsyncCommand {
         let ticker = self.report.quiet ? nil : ProgressTicker { elapsed in
             ProgressSnapshot(elapsedMicros: elapsed, bytes: bytes.bytesSent + bytes.bytesReceived)
         }
+        // Without a capture to check the tasks against, the text summary and large JSON reports are written as the
+        // run goes: memory does not grow with --repeat.
+        if capture == nil, self.report.streams(tasks: plan.round.count * plan.repeatCount) {
+            return await self.report.deliver(streaming: plan, engine: engine, interrupted: { trap.fired },
+                                             runEnded: { await ticker?.stop() })
+        }
         let report = await ProbeSession.run(plan, engine: engine, interrupted: { trap.fired })
         await ticker?.stop()
         ProbeCommand.keptUntilExit = report

@@ -16,47 +16,74 @@ enum ReportFile {
     /// `path` (a device or a pipe is written to directly). A `WriteError` is the file's; any other error is
     /// `produce`'s, and leaves no file behind.
     static func write(to path: String, _ produce: (_ emit: ([UInt8]) throws -> Void) throws -> Void) throws {
-        // A device or a pipe (/dev/null, /dev/stdout, a FIFO) is written to directly: renaming over it would
-        // replace it with a regular file.
-        var status = stat()
-        if stat(path, &status) == 0, status.st_mode & S_IFMT != S_IFREG {
-            try writeDirectly(to: path, produce)
-            return
-        }
-        let temporary = path + ".tmp-\(getpid())"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        guard fd >= 0 else { throw WriteError.fromErrno() }
-        var isOpen = true
+        let destination = try Destination(path: path)
         do {
-            try run(produce, writingTo: fd)
-            isOpen = false  // closed exactly once, even when close itself fails
-            guard close(fd) == 0 else { throw WriteError.fromErrno() }
+            try produce(destination.write)
+            try destination.commit()
         } catch {
-            if isOpen { close(fd) }
-            unlink(temporary)
+            destination.discard()
             throw error
         }
-        guard rename(temporary, path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            unlink(temporary)
-            throw WriteError(description: reason)
+    }
+
+    /// Where a report's bytes go while it is written: a temporary file beside the report's path, renamed over it
+    /// by `commit()` (a reader never sees half a report), or a device, a pipe or standard output written directly.
+    final class Destination {
+        private let fd: Int32
+        /// The temporary file and the path it is renamed to; nil when written directly.
+        private let rename: (temporary: String, path: String)?
+        private var isOpen = true
+
+        /// Opens `path` for a report: a temporary file beside it, or `path` itself when it exists and is not a
+        /// regular file (renaming over /dev/null, /dev/stdout or a FIFO would replace it with a regular file).
+        init(path: String) throws {
+            var status = stat()
+            if stat(path, &status) == 0, status.st_mode & S_IFMT != S_IFREG {
+                fd = open(path, O_WRONLY)
+                rename = nil
+            } else {
+                let temporary = path + ".tmp-\(getpid())"
+                fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+                rename = (temporary, path)
+            }
+            guard fd >= 0 else { throw WriteError.fromErrno() }
         }
-    }
 
-    /// Writes what `produce` emits straight to `path`, which exists and is not a regular file.
-    private static func writeDirectly(to path: String,
-                                      _ produce: (_ emit: ([UInt8]) throws -> Void) throws -> Void) throws {
-        let fd = open(path, O_WRONLY)
-        guard fd >= 0 else { throw WriteError.fromErrno() }
-        defer { close(fd) }
-        try run(produce, writingTo: fd)
-    }
+        /// Standard output, which is left open.
+        static func standardOutput() -> Destination { Destination(descriptor: STDOUT_FILENO) }
 
-    /// Runs `produce`, writing each piece it emits to `fd`; a failed write throws a `WriteError`.
-    private static func run(_ produce: (_ emit: ([UInt8]) throws -> Void) throws -> Void,
-                            writingTo fd: Int32) throws {
-        try produce { piece in
-            guard writeAll(piece, to: fd) else { throw WriteError.fromErrno() }
+        private init(descriptor: Int32) {
+            fd = descriptor
+            rename = nil
+            isOpen = false
+        }
+
+        /// Writes every byte; throws a `WriteError` on failure.
+        func write(_ bytes: [UInt8]) throws {
+            guard writeAll(bytes, to: fd) else { throw WriteError.fromErrno() }
+        }
+
+        /// Closes the file and renames it into place.
+        func commit() throws {
+            if isOpen {
+                isOpen = false  // closed exactly once, even when close itself fails
+                guard close(fd) == 0 else { throw WriteError.fromErrno() }
+            }
+            guard let rename else { return }
+            guard Foundation.rename(rename.temporary, rename.path) == 0 else {
+                let reason = WriteError.fromErrno()
+                unlink(rename.temporary)
+                throw reason
+            }
+        }
+
+        /// Closes the file and removes the temporary one: no report is left behind.
+        func discard() {
+            if isOpen {
+                isOpen = false
+                close(fd)
+            }
+            if let rename { unlink(rename.temporary) }
         }
     }
 

@@ -52,7 +52,9 @@ struct ReportFlags: ParsableArguments {
     ///
     /// - Parameter outcome: the run's exit status when the command decided it itself (an upload, whose retried
     ///   attempts are failed tasks of a run that succeeded); nil derives it from the tasks and names the first failure.
-    func deliver(_ report: Report, outcome: ExitStatus? = nil) -> Int32 {
+    /// - Parameter failures: what the failed tasks decide, when the report no longer holds its tasks; nil takes
+    ///   them from the report's tasks.
+    func deliver(_ report: Report, outcome: ExitStatus? = nil, failures: TaskFailures? = nil) -> Int32 {
         let color = reportPath == nil && Console.colorsStdout(noColor: noColor)
         let produce = { (emit: ([UInt8]) throws -> Void) throws in
             switch format {
@@ -63,21 +65,23 @@ struct ReportFlags: ParsableArguments {
             }
         }
         if let failure = write(produce) { return failure }
-        let status = outcome ?? ExitStatus.forTasks(report.tasks, interrupted: report.interrupted)
+        return close(report, outcome: outcome, failures: failures ?? TaskFailures(report.tasks))
+    }
+
+    /// The closing messages of a written report (interruption, first failure, where the report went); returns
+    /// the exit code: `outcome` when the command decided it, else what the failed tasks decide.
+    func close(_ report: Report, outcome: ExitStatus? = nil, failures: TaskFailures) -> Int32 {
+        let status = outcome ?? failures.exitStatus(interrupted: report.interrupted)
         if report.interrupted {
-            Console.error("interrupted: the report holds the \(report.tasks.count) tasks gathered so far")
+            Console.error("interrupted: the report holds the \(report.summary.tasks) tasks gathered so far")
         }
         if outcome != nil {
             if !quiet, let reportPath { Console.error("report written to \(reportPath)") }
             return status.rawValue
         }
-        // Indices, not elements: iterating the records would copy (and retain) each one.
-        let failed = report.tasks.indices.filter {
-            if let error = report.tasks[$0].error { error.errorClass != .cancelled } else { false }
-        }
-        if status != .success, let first = failed.first, let error = report.tasks[first].error {
-            let more = failed.count > 1 ? " (and \(failed.count - 1) more failed tasks)" : ""
-            Console.error("\(report.tasks[first].url): \(error.errorClass.rawValue): \(error.message)\(more)")
+        if status != .success, let first = failures.first {
+            let more = failures.count > 1 ? " (and \(failures.count - 1) more failed tasks)" : ""
+            Console.error("\(first.url): \(first.error.errorClass.rawValue): \(first.error.message)\(more)")
         }
         if !quiet, let reportPath {
             Console.error("\(report.summary.tasks) tasks, \(report.summary.failed) failed; report written to \(reportPath)")

@@ -161,4 +161,109 @@ final class ProbeCommandTests: XCTestCase {
         XCTAssertLessThan(decoded.tasks.count, 50)
         XCTAssertTrue(outcome.stderr.contains("interrupted"))
     }
+
+    /// Peak RSS (the kernel's ru_maxrss) of a `probe --repeat` run against nginx, in KiB: not a timing, and
+    /// compared between two lengths of the same run rather than against a figure. GNU time forks the probe and
+    /// reports it: a child spawned straight from this test process (vfork-style) would start from this process's
+    /// own high-water mark.
+    private func probeRun(repeat count: Int, format: String, report: String?, url: String) throws -> ProbeRun {
+        let rss = temporaryPath("rss.txt")
+        defer { unlink(rss) }
+        var arguments = ["-f", "%M", "-o", rss, CLIHarness.binary,
+                         "probe", url, "--repeat", "\(count)", "--concurrency", "8", "--format", format, "-q"]
+        if let report { arguments += ["--report", report] }
+        let outcome = try ProcessRunner.run("/usr/bin/time", arguments, timeout: 300)
+        XCTAssertEqual(outcome.status, 0, outcome.stderr)
+        let text = try String(contentsOfFile: rss, encoding: .utf8)
+        let peak = try XCTUnwrap(Int(text.trimmingCharacters(in: .whitespacesAndNewlines)), text)
+        return ProbeRun(peak: peak, stdout: outcome.stdout)
+    }
+
+    private struct ProbeRun {
+        var peak: Int
+        var stdout: String
+    }
+
+    func testProbeMemoryDoesNotGrowWithRepeat() throws {
+        let servers = try TestServers.get()
+        let url = servers.http("/small.txt")
+        let report = temporaryPath("memory.json")
+        defer { unlink(report) }
+        // Every task held cost about 0.7 KiB: 15 000 more tasks grew the peak by 10 MiB or more.
+        for (format, path) in [("text", nil), ("json", report)] as [(String, String?)] {
+            let short = try probeRun(repeat: 5_000, format: format, report: path, url: url)
+            let long = try probeRun(repeat: 20_000, format: format, report: path, url: url)
+            print("probe --format \(format) peak RSS: \(short.peak) KiB at 5000 tasks, \(long.peak) KiB at 20000")
+            XCTAssertLessThan(long.peak - short.peak, 4 * 1024,
+                              "\(format): peak RSS \(short.peak) KiB at 5000 tasks, \(long.peak) KiB at 20000")
+            if format == "text" { XCTAssertTrue(long.stdout.contains("20000 ok, 0 failed of 20000"), long.stdout) }
+        }
+        // The streamed document of the 20 000 tasks, checked by python: every task once, in task order, and
+        // the summary's counts and percentiles against python's own over the tasks.
+        let check = try ProcessRunner.run("/usr/bin/env", ["python3", "-c", """
+            import json, sys
+            doc = json.load(open(sys.argv[1]))
+            tasks = doc["tasks"]
+            assert [t["index"] for t in tasks] == list(range(20000)), "tasks in task order"
+            s = doc["summary"]
+            assert s["tasks"] == 20000 and s["succeeded"] == 20000, s
+            statuses = {}
+            for t in tasks: statuses[str(t["statusCode"])] = statuses.get(str(t["statusCode"]), 0) + 1
+            assert s["statusCodes"] == statuses, (s["statusCodes"], statuses)
+            assert s["transactions"] == sum(len(t["transactions"]) for t in tasks)
+            reused = sum(1 for t in tasks for x in t["transactions"] if x["reusedConnection"])
+            assert s["connections"]["reused"] == reused, (s["connections"], reused)
+            ids = {x["connectionId"] for t in tasks for x in t["transactions"]}
+            assert s["connections"]["distinct"] == len(ids), (s["connections"], len(ids))
+            totals = sorted(x["phasesMs"]["total"] for t in tasks for x in t["transactions"])
+            def q(p):
+                r = p * (len(totals) - 1); lo = int(r); hi = min(lo + 1, len(totals) - 1)
+                return totals[lo] + (totals[hi] - totals[lo]) * (r - lo)
+            stats = s["phases"]["total"]
+            assert stats["count"] == len(totals) and stats["min"] == totals[0] and stats["max"] == totals[-1]
+            for key, p in (("p50", 0.5), ("p90", 0.9), ("p99", 0.99)):
+                # 1/256 relative, plus the 0.001 ms the document's rounding to microseconds may add
+                assert abs(stats[key] - q(p)) <= q(p) / 256 + 0.001, (key, stats[key], q(p))
+            assert set(doc) >= {"endedAt", "interrupted", "caveats", "configuration"}
+            print("ok")
+            """, report])
+        XCTAssertEqual(check.status, 0, check.stderr)
+        XCTAssertEqual(check.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "ok", check.stderr)
+    }
+
+    func testSIGINTEndsAStreamedReportWithWhatWasGathered() throws {
+        let servers = try TestServers.get()
+        let report = temporaryPath("interrupted-stream.json")
+        defer { unlink(report) }
+        // 5000 tasks planned: more than 1000, so the JSON is written as the run goes.
+        let outcome = try wirelens(["probe", servers.peer("/delay/400"), "--repeat", "5000", "--concurrency", "4",
+                                    "--format", "json", "--report", report, "-q"], timeout: 30) { pid in
+            usleep(1_500_000)
+            kill(pid, SIGINT)
+        }
+        XCTAssertEqual(outcome.status, ExitStatus.interrupted.rawValue, outcome.stderr)
+        let check = try ProcessRunner.run("/usr/bin/env", ["python3", "-c", """
+            import json, sys
+            doc = json.load(open(sys.argv[1]))
+            n = len(doc["tasks"])
+            assert doc["interrupted"] is True
+            assert 4 <= n < 5000, n
+            assert [t["index"] for t in doc["tasks"]] == list(range(n))
+            assert doc["summary"]["tasks"] == n, (doc["summary"]["tasks"], n)
+            print("ok")
+            """, report])
+        XCTAssertEqual(check.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "ok", check.stderr)
+        XCTAssertTrue(outcome.stderr.contains("interrupted"))
+    }
+
+    func testStreamedReportThatCannotBeWrittenStopsTheRun() throws {
+        let servers = try TestServers.get()
+        // /dev/full takes no byte (ENOSPC): the report's head already fails, before 100 000 tasks would run.
+        let outcome = try wirelens(["probe", servers.http("/small.txt"), "--repeat", "100000", "--format", "json",
+                                    "--report", "/dev/full"], timeout: 30)
+        XCTAssertEqual(outcome.status, ExitStatus.localFile.rawValue, outcome.stderr)
+        XCTAssertEqual(outcome.stderr.split(separator: "\n").count, 1, outcome.stderr)
+        XCTAssertTrue(outcome.stderr.contains("/dev/full"), outcome.stderr)
+        XCTAssertEqual(outcome.stdout, "", "the tasks are gone: nothing is written instead")
+    }
 }

@@ -122,4 +122,43 @@ final class JSONRendererTests: XCTestCase {
         XCTAssertLessThan(upload.lowerBound, tasks.lowerBound)
         XCTAssertNil(try object(Fixtures.report(tasks: []))["upload"], "probe reports have no upload key")
     }
+
+    /// The document `JSONRenderer.Stream` writes task by task, in pieces.
+    private func streamed(_ report: Report, chunkSize: Int) throws -> (bytes: [UInt8], pieces: Int) {
+        var bytes: [UInt8] = []
+        var pieces = 0
+        let emit = { (piece: [UInt8]) in
+            bytes.append(contentsOf: piece)
+            pieces += 1
+        }
+        var stream = try JSONRenderer.Stream(head: report, chunkSize: chunkSize)
+        for task in report.tasks { try stream.add(task, emit: emit) }
+        try stream.finish(report, emit: emit)
+        return (bytes, pieces)
+    }
+
+    func testStreamedDocumentHoldsWhatTheCodableOneHolds() throws {
+        for report in [Fixtures.report(tasks: Fixtures.manyTasks()),
+                       Fixtures.report(tasks: Fixtures.manyTasks() + [Fixtures.redirectTask(), Fixtures.dnsFailureTask()],
+                                       interrupted: true),
+                       Fixtures.report(tasks: []), Fixtures.uploadReport(tasks: Fixtures.manyTasks())] {
+            let (bytes, pieces) = try streamed(report, chunkSize: 512)
+            // Foundation's parser and encoder, not Wirelens', are the oracle for the content.
+            let codable = try JSONSerialization.jsonObject(with: JSONEncoder().encode(report)) as? NSDictionary
+            let parsed = try JSONSerialization.jsonObject(with: Data(bytes)) as? NSDictionary
+            XCTAssertNotNil(parsed)
+            XCTAssertEqual(parsed, codable)
+            XCTAssertEqual(try JSONRenderer.decode(Data(bytes)), report)
+            XCTAssertEqual(bytes.last, UInt8(ascii: "\n"))
+            XCTAssertEqual(bytes.filter { $0 == UInt8(ascii: "\n") }.count, 1, "compact: one line")
+            if report.tasks.count > 4 { XCTAssertGreaterThan(pieces, 2, "written in pieces, not whole") }
+            // The tasks come right after the configuration, before what is known only at the end.
+            let text = String(decoding: bytes, as: UTF8.self)
+            let configuration = try XCTUnwrap(text.range(of: "\"configuration\":"))
+            let tasks = try XCTUnwrap(text.range(of: "\"tasks\":["))
+            let summary = try XCTUnwrap(text.range(of: "\"summary\":", options: .backwards))
+            XCTAssertLessThan(configuration.lowerBound, tasks.lowerBound)
+            XCTAssertLessThan(tasks.lowerBound, summary.lowerBound)
+        }
+    }
 }

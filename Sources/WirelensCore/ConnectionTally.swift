@@ -1,0 +1,72 @@
+extension Summary {
+    /// Counts opened, reused and distinct connections and the most open at once, holding at most `limit`
+    /// connections' spans.
+    ///
+    /// A connection's span runs from its first transaction's handshake (or request) to its last response byte.
+    /// When more than `limit` connections are held, the peak over all held spans is folded in and the half that
+    /// ended first is let go. libcurl keeps at most its cache's worth of connections (the concurrency, 8 at least),
+    /// so a connection idle while thousands of newer ones were used has been closed: letting it go changes no
+    /// count unless the concurrency is in the thousands. Overlaps between a span let go and one that begins later
+    /// are then not counted, so the peak can only be understated, and only in runs of more than `limit` connections.
+    public struct ConnectionTally: Sendable {
+        private var spans: [ConnectionKey: (start: Int64, end: Int64)] = [:]
+        private var opened = 0
+        private var reused = 0
+        private var distinct = 0
+        private var foldedPeak = 0
+        /// Spans held at most before the older half is let go.
+        public let limit: Int
+
+        /// Spans held by default: 16 384 (about 2 MB).
+        public static let defaultLimit = 16_384
+
+        public init(limit: Int = ConnectionTally.defaultLimit) {
+            self.limit = max(2, limit)
+        }
+
+        /// The spans held now: at most `limit`.
+        public var retainedSpans: Int { spans.count }
+
+        /// Takes one transaction into account.
+        public mutating func add(_ tx: TransactionMetrics) {
+            if tx.openedConnection { opened += 1 }
+            if tx.reusedConnection { reused += 1 }
+            guard let key = ConnectionKey(tx) else { return }
+            let start = tx.timeline.connectStart ?? tx.timeline.requestStart ?? tx.timeline.fetchStart
+            let end = tx.timeline.responseEnd ?? tx.timeline.requestEnd ?? start
+            if let span = spans[key] {
+                spans[key] = (min(span.start, start), max(span.end, end))
+                return
+            }
+            spans[key] = (start, end)
+            distinct += 1
+            if spans.count > limit { letGoOfOlderHalf() }
+        }
+
+        /// Folds the peak of the held spans in, then lets go of the spans that ended at or before their median end.
+        private mutating func letGoOfOlderHalf() {
+            foldedPeak = max(foldedPeak, Self.peak(of: spans.values))
+            let ends = spans.values.map(\.end).sorted()
+            let median = ends[ends.count / 2]
+            spans = spans.filter { $0.value.end > median }
+        }
+
+        /// The most spans open at one instant: +1 at each start, -1 at each end, ends before starts at the same instant.
+        private static func peak<S: Sequence>(of spans: S) -> Int where S.Element == (start: Int64, end: Int64) {
+            let events = spans.flatMap { [($0.start, 1), ($0.end, -1)] }.sorted { ($0.0, $0.1) < ($1.0, $1.1) }
+            var open = 0
+            var peak = 0
+            for event in events {
+                open += event.1
+                peak = max(peak, open)
+            }
+            return peak
+        }
+
+        /// The figures so far.
+        public var summary: ConnectionSummary {
+            ConnectionSummary(opened: opened, reused: reused, distinct: distinct,
+                              maxOpenAtOnce: max(foldedPeak, Self.peak(of: spans.values)))
+        }
+    }
+}

@@ -1,0 +1,41 @@
+/// What a run's failed tasks decide, gathered task by task in any order: the exit status and the failure to name.
+///
+/// "First" means the lowest task index, so tasks handed over in the order they ended give the same answers as
+/// tasks in task order.
+public struct TaskFailures: Sendable {
+    /// The first task that failed otherwise than by its HTTP status: its index and class.
+    private var firstTransport: (index: Int, errorClass: ErrorClass)?
+    private var sawHTTPError = false
+    /// The first failed task that was not cancelled: its index, URL and error.
+    public private(set) var first: (index: Int, url: String, error: TransferError)?
+    /// Failed tasks, cancelled ones left out.
+    public private(set) var count = 0
+
+    public init() {}
+
+    /// The failures of `tasks`.
+    public init(_ tasks: [TaskRecord]) {
+        // Indices, not elements: iterating the records would copy (and retain) each one.
+        for i in tasks.indices { add(tasks[i]) }
+    }
+
+    /// Takes one task into account.
+    public mutating func add(_ task: TaskRecord) {
+        guard let error = task.error else { return }
+        if error.errorClass == .http {
+            sawHTTPError = true
+        } else if firstTransport.map({ task.index < $0.index }) ?? true {
+            firstTransport = (task.index, error.errorClass)
+        }
+        guard error.errorClass != .cancelled else { return }
+        count += 1
+        if first.map({ task.index < $0.index }) ?? true { first = (task.index, task.url, error) }
+    }
+
+    /// The exit code of the run: the first transport failure wins over HTTP error statuses.
+    public func exitStatus(interrupted: Bool) -> ExitStatus {
+        if interrupted { return .interrupted }
+        if let firstTransport { return ExitStatus.forError(firstTransport.errorClass) }
+        return sawHTTPError ? .httpError : .success
+    }
+}
