@@ -23,6 +23,9 @@ public struct Summary: Sendable, Codable, Equatable {
     public var errors: [String: Int]
     /// Transactions by protocol name.
     public var protocols: [String: Int]
+    /// Per verdict, the transactions diagnosed so, their time and the longest one's sentence; nil when no
+    /// transaction had a diagnosis (reports from before it).
+    public var verdicts: [String: VerdictStats]?
 
     /// Connection figures of a run.
     public struct ConnectionSummary: Sendable, Codable, Equatable {
@@ -38,7 +41,7 @@ public struct Summary: Sendable, Codable, Equatable {
 
     private enum CodingKeys: String, CodingKey {
         case tasks, succeeded, failed, transactions, wallTimeMs, tasksPerSecond, requestBodyBytes, responseBodyBytes,
-             uploadBytesPerSecond, downloadBytesPerSecond, phases, connections, statusCodes, errors, protocols
+             uploadBytesPerSecond, downloadBytesPerSecond, phases, connections, statusCodes, errors, protocols, verdicts
     }
 
     /// Encodes the maps with their keys in a fixed order (phases in timeline order, the others sorted),
@@ -60,6 +63,7 @@ public struct Summary: Sendable, Codable, Equatable {
         try c.encode(OrderedMap(statusCodes), forKey: .statusCodes)
         try c.encode(OrderedMap(errors), forKey: .errors)
         try c.encode(OrderedMap(protocols), forKey: .protocols)
+        if let verdicts { try c.encode(OrderedMap(verdicts, order: Verdict.allCases.map(\.rawValue)), forKey: .verdicts) }
     }
 
     /// Builds the summary of a run's tasks (see `Accumulator` for the bounds of its percentiles).

@@ -18,6 +18,7 @@ extension Summary {
         private var statuses: [Int: Int] = [:]
         private var errors: [String: Int] = [:]
         private var connections: ConnectionTally
+        private var verdicts = VerdictTally()
         /// What the failed tasks decide (exit status, the failure to name).
         public private(set) var failures = TaskFailures()
 
@@ -50,6 +51,7 @@ extension Summary {
                     }
                     if let name = list[x].networkProtocolName { protocols[name, default: 0] += 1 }
                     connections.add(list[x])
+                    verdicts.add(list[x])
                 }
             }
         }
@@ -77,7 +79,7 @@ extension Summary {
                 uploadBytesPerSecond: Double(up) / seconds, downloadBytesPerSecond: Double(down) / seconds,
                 phases: stats, connections: connections.summary,
                 statusCodes: Dictionary(uniqueKeysWithValues: statuses.map { (String($0.key), $0.value) }),
-                errors: errors, protocols: protocols)
+                errors: errors, protocols: protocols, verdicts: verdicts.stats)
         }
     }
 }

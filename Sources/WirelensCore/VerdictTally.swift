@@ -1,5 +1,8 @@
 /// How a run's transactions were diagnosed: per verdict, how many and the time they held, longest first.
-public struct VerdictTally: Sendable, Equatable {
+///
+/// Accumulates one transaction at a time in bounded state (one entry per verdict), so a summary of any length
+/// carries it.
+public struct VerdictTally: Sendable {
     /// One verdict's share of a run.
     public struct Row: Sendable, Equatable {
         public var verdict: Verdict
@@ -10,27 +13,57 @@ public struct VerdictTally: Sendable, Equatable {
         public var example: String
     }
 
-    /// The verdicts found, the one holding the most time first.
-    public var rows: [Row]
+    private var rowsByVerdict: [Verdict: Row] = [:]
+    private var longest: [Verdict: Int64] = [:]
+
+    public init() {}
 
     /// The tally of the transactions that have a diagnosis.
-    public init(_ transactions: [TransactionMetrics]) {
-        var byVerdict: [Verdict: (row: Row, longest: Int64)] = [:]
-        for tx in transactions {
-            guard let diagnosis = tx.diagnosis else { continue }
-            var entry = byVerdict[diagnosis.verdict]
-                ?? (Row(verdict: diagnosis.verdict, count: 0, time: 0, example: diagnosis.explanation), -1)
-            entry.row.count += 1
-            entry.row.time += tx.phases.total
-            if tx.phases.total > entry.longest {
-                entry.longest = tx.phases.total
-                entry.row.example = diagnosis.explanation
-            }
-            byVerdict[diagnosis.verdict] = entry
-        }
-        rows = byVerdict.values.map(\.row).sorted { ($0.time, $1.verdict.rawValue) > ($1.time, $0.verdict.rawValue) }
+    public init(_ transactions: some Sequence<TransactionMetrics>) {
+        for tx in transactions { add(tx) }
     }
 
-    /// The verdict holding the most time, if any transaction was diagnosed.
-    public var leading: Row? { rows.first }
+    /// Counts one transaction, if it has a diagnosis.
+    public mutating func add(_ tx: TransactionMetrics) {
+        guard let diagnosis = tx.diagnosis else { return }
+        let verdict = diagnosis.verdict
+        var row = rowsByVerdict[verdict] ?? Row(verdict: verdict, count: 0, time: 0, example: diagnosis.explanation)
+        row.count += 1
+        row.time += tx.phases.total
+        if tx.phases.total > longest[verdict] ?? -1 {
+            longest[verdict] = tx.phases.total
+            row.example = diagnosis.explanation
+        }
+        rowsByVerdict[verdict] = row
+    }
+
+    /// The verdicts found, the one holding the most time first.
+    public var rows: [Row] {
+        rowsByVerdict.values.sorted { ($0.time, $1.verdict.rawValue) > ($1.time, $0.verdict.rawValue) }
+    }
+
+    /// The summary's form: verdict name to its figures; nil when no transaction was diagnosed.
+    public var stats: [String: VerdictStats]? {
+        guard !rowsByVerdict.isEmpty else { return nil }
+        return Dictionary(uniqueKeysWithValues: rowsByVerdict.values.map {
+            ($0.verdict.rawValue, VerdictStats(transactions: $0.count, timeMs: Format.millis(fromMicros: $0.time),
+                                                example: $0.example))
+        })
+    }
+}
+
+/// One verdict's share of a run as the summary writes it.
+public struct VerdictStats: Sendable, Codable, Equatable {
+    /// Transactions with this verdict.
+    public var transactions: Int
+    /// Their total time in milliseconds.
+    public var timeMs: Double
+    /// The explanation of the longest of them.
+    public var example: String
+
+    public init(transactions: Int, timeMs: Double, example: String) {
+        self.transactions = transactions
+        self.timeMs = timeMs
+        self.example = example
+    }
 }

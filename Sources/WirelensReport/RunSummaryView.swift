@@ -34,6 +34,21 @@ struct RunSummaryView {
                                   style: style, tone: .red)
         let protocols = s.protocols.sorted { ($1.value, $0.key) < ($0.value, $1.key) }
         out += ReportText.keyList("Protocols", protocols.map { "\(TextLayout.sanitize($0.key)) (\($0.value))" })
+        out += whyLines(s)
+        return out
+    }
+
+    /// The verdicts, the one holding the most time first with the sentence of its longest transaction.
+    func whyLines(_ s: Summary) -> [String] {
+        guard let verdicts = s.verdicts, !verdicts.isEmpty else { return [] }
+        let total = verdicts.values.reduce(0) { $0 + $1.timeMs }
+        let ordered = verdicts.sorted { ($0.value.timeMs, $1.key) > ($1.value.timeMs, $0.key) }
+        var out = ReportText.keyList("Verdicts", ordered.map { name, stats in
+            "\(name) (\(stats.transactions), \(Format.fixed(stats.timeMs / max(total, 1e-9) * 100, digits: 0))% of the time)"
+        })
+        if let leading = ordered.first {
+            out += ReportText.keyValue("Why", "\(leading.key): \(TextLayout.sanitize(leading.value.example))")
+        }
         return out
     }
 

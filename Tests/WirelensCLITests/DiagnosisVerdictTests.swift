@@ -88,6 +88,21 @@ final class DiagnosisVerdictTests: XCTestCase {
         XCTAssertEqual(samples.count, 2, "the transfer's first and last snapshots only")
     }
 
+    /// The run's summary counts the verdicts, in JSON and in the text summary.
+    func testTheSummaryCountsTheVerdicts() throws {
+        let peer = try SegmentPeer.start(partDelayMs: 150)
+        defer { peer.stop() }
+        let report = CLIHarness.temporaryPath("why-summary.json")
+        defer { unlink(report) }
+        let json = try CLIHarness.run(["probe", peer.url("/bytes/100"), "--repeat", "3", "--format", "json", "--report", report, "-q"])
+        XCTAssertEqual(json.status, 0, json.stderr)
+        let document = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: report))) as? [String: Any])
+        let verdicts = try XCTUnwrap((document["summary"] as? [String: Any])?["verdicts"] as? [String: Any])
+        XCTAssertEqual((verdicts["server-think"] as? [String: Any])?["transactions"] as? Int, 3, "\(verdicts)")
+        let text = try CLIHarness.run(["probe", peer.url("/bytes/100"), "--repeat", "3"])
+        XCTAssertTrue(text.stdout.contains("server-think (3, 100% of the time)"), text.stdout)
+    }
+
     /// HAR carries the same facts as custom fields (`_tcp`, `_diagnosis`), as HAR 1.2 allows.
     func testHARCarriesTheKernelFactsAndTheVerdict() throws {
         let peer = try SegmentPeer.start(partDelayMs: 200)
