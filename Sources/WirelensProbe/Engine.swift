@@ -509,8 +509,9 @@ public final class Engine: @unchecked Sendable {
             if let origin = try? TargetURL.origin(of: next),
                let refusal = RedirectPolicy.refusal(next: origin, first: task.origin ?? origin,
                                                     allowsLinkLocal: options.allowsLinkLocalRedirects) {
+                // The message names the Location (redacted as every message is), so the reader sees where it pointed.
                 task.transactions[task.transactions.count - 1].error = TransferError(
-                    errorClass: .protocol, message: refusal.description)
+                    errorClass: .protocol, message: "\(refusal.description) (Location: \(next))")
                 finishTask(task)
                 return
             }
