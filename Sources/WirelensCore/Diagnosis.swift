@@ -10,12 +10,16 @@
 ///    queued (the client); the largest share names the verdict;
 /// 5. a download (the client receives): the sender's stopwatches are the server's, so only a loss sign seen by the
 ///    receiver (out-of-order arrivals) names `network`; otherwise `unknown`, with what the client saw.
+///
+/// Only the verdict and the numbers are kept; the sentence (`explanation`) is made from them when it is read, so a
+/// run of many short transfers formats no text it does not write.
 public struct Diagnosis: Sendable, Equatable, Codable {
     public var verdict: Verdict
-    /// One sentence with the numbers, saying what would help.
-    public var explanation: String
     /// The numbers behind the verdict.
     public var evidence: Evidence
+
+    /// One sentence with the numbers, saying what would help (`DiagnosisSentence`).
+    public var explanation: String { DiagnosisSentence.text(verdict, evidence) }
 
     /// The figures a reader should look at, each nil when it does not apply or is unknown.
     public struct Evidence: Sendable, Equatable, Codable {
@@ -29,11 +33,15 @@ public struct Diagnosis: Sendable, Equatable, Codable {
         @NullWhenAbsent public var sendBufferLimitedShare: Double?
         @NullWhenAbsent public var networkShare: Double?
         @NullWhenAbsent public var idleShare: Double?
-        /// The share of the total spent in the server's wait.
+        /// The server's wait (µs) and its share of the total.
+        @NullWhenAbsent public var wait: Int64?
         @NullWhenAbsent public var waitShare: Double?
-        /// The smoothed and minimum round-trip times, µs.
+        /// The TCP and TLS handshakes, µs.
+        @NullWhenAbsent public var handshakes: Int64?
+        /// The smoothed and minimum round-trip times, and the receiver's estimate, µs.
         @NullWhenAbsent public var rtt: Int64?
         @NullWhenAbsent public var minRTT: Int64?
+        @NullWhenAbsent public var receiveRTT: Int64?
         /// How many round trips the total amounts to.
         @NullWhenAbsent public var roundTrips: Double?
         /// Retransmitted bytes over bytes sent.
@@ -89,10 +97,26 @@ public struct Diagnosis: Sendable, Equatable, Codable {
     /// A body that moved within this many round trips is too short for a window or the path to matter.
     public static let shortTransferRoundTrips: Int64 = 4
 
-    public init(verdict: Verdict, explanation: String, evidence: Evidence) {
+    public init(verdict: Verdict, evidence: Evidence) {
         self.verdict = verdict
-        self.explanation = explanation
         self.evidence = evidence
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case verdict, explanation, evidence
+    }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        verdict = try c.decode(Verdict.self, forKey: .verdict)
+        evidence = try c.decode(Evidence.self, forKey: .evidence)
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(verdict, forKey: .verdict)
+        try c.encode(explanation, forKey: .explanation)
+        try c.encode(evidence, forKey: .evidence)
     }
 
     /// The diagnosis of one transaction.
@@ -107,57 +131,53 @@ public struct Diagnosis: Sendable, Equatable, Codable {
         }
         evidence.proxyHop = input.throughProxy
         let total = max(phases.total, 1)
+        evidence.wait = phases.wait
         if let wait = phases.wait { evidence.waitShare = share(wait, of: total) }
-        let hopNote = input.throughProxy ? " (the socket's facts describe the hop to the proxy)" : ""
+        evidence.sharedConnection = input.tcp?.shared ?? false
         // The server's wait needs no kernel fact: the phases tell it.
-        if let wait = phases.wait, let waitShare = evidence.waitShare, waitShare >= 0.5 {
-            evidence.sharedConnection = input.tcp?.shared ?? false
-            return Diagnosis(
-                verdict: .serverThink,
-                explanation: "The server took \(DurationText.format(micros: wait)) to answer, \(percent(waitShare)) of the "
-                    + "total: a faster server, not the network, would help.",
-                evidence: evidence)
+        if let waitShare = evidence.waitShare, waitShare >= 0.5 {
+            return Diagnosis(verdict: .serverThink, evidence: evidence)
         }
         guard let tcp = input.tcp else {
-            return unknown(input.missingReason ?? "no kernel facts were read for this transfer", evidence, note: "")
+            return unknown(input.missingReason ?? "no kernel facts were read for this transfer", evidence)
         }
         let rtt = Int64(tcp.smoothedRTT)
         evidence.rtt = rtt
         evidence.minRTT = tcp.minRTT.map { Int64($0) }
+        evidence.receiveRTT = Int64(tcp.receiveRTT)
         evidence.retransmittedShare = tcp.retransmittedShare
         evidence.outOfOrderPacketsIn = tcp.outOfOrderPacketsIn.map { Int($0) }
         evidence.deliveryRate = tcp.deliveryRateMedian.map { Double($0) }
         evidence.peerWindow = (tcp.peerWindowMedian ?? tcp.peerWindowMin).map { Int64($0) }
         evidence.zeroWindowShare = tcp.zeroWindowShare
         if let window = evidence.peerWindow, rtt > 0 { evidence.windowCap = Double(window) * 1e6 / Double(rtt) }
-        evidence.sharedConnection = tcp.shared
         if rtt > 0 { evidence.roundTrips = Double(phases.total) / Double(rtt) }
-        let note = (tcp.shared ? " (figures of the connection, shared with other transfers)" : "") + hopNote
+        let handshakes = (phases.connect ?? 0) + (phases.tls ?? 0)
+        evidence.handshakes = handshakes
 
         let moving = evidence.movingTime ?? 0
         if moving <= shortTransferRoundTrips * max(rtt, 1) {
-            let handshakes = (phases.connect ?? 0) + (phases.tls ?? 0)
-            let inRoundTrips = handshakes + moving
-            if rtt > 0, inRoundTrips * 2 >= total {
-                let trips = Double(inRoundTrips) / Double(rtt)
-                return Diagnosis(
-                    verdict: .roundTrips,
-                    explanation: "About \(Format.fixed(trips, digits: 0)) round trips of \(DurationText.format(micros: rtt)) "
-                        + "(handshakes and the first windows) hold \(percent(share(inRoundTrips, of: total))) of the time: "
-                        + "reusing connections, TLS resumption or a shorter path help, bandwidth does not\(note).",
-                    evidence: evidence)
+            if rtt > 0, (handshakes + moving) * 2 >= total {
+                return Diagnosis(verdict: .roundTrips, evidence: evidence)
             }
-            return unknown("too short to tell: the body moved in \(DurationText.format(micros: moving)), within "
-                           + "\(shortTransferRoundTrips) round trips of \(DurationText.format(micros: rtt))", evidence, note: note)
+            return unknown(Self.tooShortReason, evidence)
         }
-        if upload { return uploadDiagnosis(tcp, moving: moving, evidence: evidence, note: note) }
-        return downloadDiagnosis(tcp, moving: moving, evidence: evidence, note: note)
+        if upload { return uploadDiagnosis(tcp, moving: moving, evidence: evidence) }
+        if let outOfOrder = tcp.outOfOrderPacketsIn, outOfOrder > 0 {
+            return Diagnosis(verdict: .network, evidence: evidence)
+        }
+        return unknown(Self.downloadReason, evidence)
     }
 
+    /// Why a body that moved within a few round trips gets no verdict (its numbers are in the evidence).
+    public static let tooShortReason = "too short to tell: the body moved within \(shortTransferRoundTrips) round trips"
+    /// Why a download without a loss sign gets no verdict.
+    public static let downloadReason = "the client received: the sender's limits are the server's to see, and no loss sign came in"
+
     /// An upload: the kernel's stopwatches split the send phase, and the largest share names the verdict.
-    private static func uploadDiagnosis(_ tcp: TCPFacts, moving: Int64, evidence: Evidence, note: String) -> Diagnosis {
+    private static func uploadDiagnosis(_ tcp: TCPFacts, moving: Int64, evidence: Evidence) -> Diagnosis {
         guard let busy = tcp.busy, let rwnd = tcp.receiveWindowLimited, let sndbuf = tcp.sendBufferLimited else {
-            return unknown("the kernel lacks the limited-time stopwatches (tcpi_busy_time, Linux 4.10)", evidence, note: note)
+            return unknown("the kernel lacks the limited-time stopwatches (tcpi_busy_time, Linux 4.10)", evidence)
         }
         var evidence = evidence
         let span = Double(max(moving, 1))
@@ -170,79 +190,20 @@ public struct Diagnosis: Sendable, Equatable, Codable {
         evidence.sendBufferLimitedShare = sndbufShare
         evidence.networkShare = networkShare
         evidence.idleShare = idleShare
-        let rtt = DurationText.format(micros: Int64(tcp.smoothedRTT))
         let largest = max(rwndShare, sndbufShare, networkShare, idleShare)
-        if largest == rwndShare, let closed = evidence.zeroWindowShare, closed >= Self.closedWindowShare {
-            let rate = evidence.bodyRate.map { " (it took the body at \(ByteSize.formatRate($0)))" } ?? ""
-            return Diagnosis(
-                verdict: .serverWindow,
-                explanation: "The server's receive window was full \(percent(rwndShare)) of the send time and closed in "
-                    + "\(percent(closed)) of the samples: the server read slower than the client sent\(rate); a "
-                    + "faster-reading server helps, and parallel connections help when it paces each connection\(note).",
-                evidence: evidence)
-        }
-        if largest == rwndShare {
-            let window = evidence.peerWindow.map { ByteSize.format($0) } ?? "an unknown size"
-            let cap = evidence.windowCap.map { " caps one connection at \(ByteSize.formatRate($0))" } ?? " held the sender back"
-            return Diagnosis(
-                verdict: .serverWindow,
-                explanation: "The server's receive window was full \(percent(rwndShare)) of the send time: its window of "
-                    + "\(window) over a \(rtt) RTT\(cap); parallel connections, a larger server buffer or a "
-                    + "faster-reading server help\(note).",
-                evidence: evidence)
-        }
-        if largest == sndbufShare {
-            return Diagnosis(
-                verdict: .sendBuffer,
-                explanation: "The client's socket send buffer was full \(percent(sndbufShare)) of the send time: a larger "
-                    + "send buffer (or leaving it to the kernel's auto-tuning) helps\(note).",
-                evidence: evidence)
-        }
-        if largest == networkShare {
-            let loss = evidence.retransmittedShare.map { ", \(percent($0, digits: 2)) of the bytes retransmitted" } ?? ""
-            let rate = evidence.deliveryRate.map { ", delivering \(ByteSize.formatRate($0))" } ?? ""
-            let floor = evidence.minRTT.map { " (min \(DurationText.format(micros: $0)))" } ?? ""
-            return Diagnosis(
-                verdict: .network,
-                explanation: "The path was the limit: the sender was busy within its congestion window "
-                    + "\(percent(networkShare)) of the send time, RTT \(rtt)\(floor)\(loss)\(rate); more connections "
-                    + "help only when each flow is capped (loss, per-flow shaping), not when they share one link\(note).",
-                evidence: evidence)
-        }
-        return Diagnosis(
-            verdict: .client,
-            explanation: "The sender had nothing queued \(percent(idleShare)) of the send time: the body source was slower "
-                + "than the network (a faster reader, a larger read size or reading ahead helps)\(note).",
-            evidence: evidence)
+        let verdict: Verdict = largest == rwndShare ? .serverWindow : largest == sndbufShare ? .sendBuffer
+            : largest == networkShare ? .network : .client
+        return Diagnosis(verdict: verdict, evidence: evidence)
     }
 
-    /// A download: only what the receiving client sees, and `unknown` rather than a guess.
-    private static func downloadDiagnosis(_ tcp: TCPFacts, moving: Int64, evidence: Evidence, note: String) -> Diagnosis {
-        let rate = evidence.bodyRate.map { ByteSize.formatRate($0) } ?? "an unknown rate"
-        if let outOfOrder = tcp.outOfOrderPacketsIn, outOfOrder > 0 {
-            return Diagnosis(
-                verdict: .network,
-                explanation: "\(outOfOrder) packets arrived out of order (a sign of loss on the way in) while the body "
-                    + "came at \(rate), receive RTT \(DurationText.format(micros: Int64(tcp.receiveRTT))): the path "
-                    + "from the server was the limit\(note).",
-                evidence: evidence)
-        }
-        return unknown("the client received: the sender's limits are the server's to see; the body came at \(rate) "
-                       + "with no loss sign", evidence, note: note)
-    }
-
-    /// The `unknown` verdict with its reason, kept in the evidence too.
-    private static func unknown(_ reason: String, _ evidence: Evidence, note: String) -> Diagnosis {
+    /// The `unknown` verdict with its reason, kept in the evidence.
+    private static func unknown(_ reason: String, _ evidence: Evidence) -> Diagnosis {
         var evidence = evidence
         evidence.reason = reason
-        return Diagnosis(verdict: .unknown, explanation: "Unknown: \(reason)\(note).", evidence: evidence)
+        return Diagnosis(verdict: .unknown, evidence: evidence)
     }
 
     private static func share(_ part: Int64, of whole: Int64) -> Double {
         Double(part) / Double(max(whole, 1))
-    }
-
-    private static func percent(_ value: Double, digits: Int = 0) -> String {
-        "\(Format.fixed(value * 100, digits: digits))%"
     }
 }

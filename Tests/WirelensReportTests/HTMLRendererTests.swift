@@ -81,18 +81,19 @@ final class HTMLRendererTests: XCTestCase {
         facts.shared = false
         for i in [0, 1] {
             tasks[i].transactions[0].tcp = facts
-            tasks[i].transactions[0].diagnosis = Diagnosis(
-                verdict: .serverWindow, explanation: "The server's window <held> it back.",
-                evidence: .init(direction: "upload"))
+            var evidence = Diagnosis.Evidence(direction: "upload")
+            evidence.receiveWindowLimitedShare = 0.95
+            tasks[i].transactions[0].diagnosis = Diagnosis(verdict: .serverWindow, evidence: evidence)
         }
-        tasks[2].transactions[0].diagnosis = Diagnosis(verdict: .serverThink, explanation: "The server thought.",
-                                                       evidence: .init(direction: "none"))
+        var unknown = Diagnosis.Evidence(direction: "none")
+        unknown.reason = "a <held> reason"
+        tasks[2].transactions[0].diagnosis = Diagnosis(verdict: .unknown, evidence: unknown)
         let html = HTMLRenderer.render(Fixtures.report(tasks: tasks))
         let counts = parse(html)
         // Tasks 0 and 1 ran on connections #0 and #1: three charts each.
         XCTAssertEqual(counts.classes["chart tcp"], 6)
         XCTAssertTrue(html.contains("<td>server-window</td><td class=\"num\">2</td>"), "two server-window transactions")
-        XCTAssertTrue(html.contains("<td>server-think</td><td class=\"num\">1</td>"))
+        XCTAssertTrue(html.contains("<td>unknown</td><td class=\"num\">1</td>"))
         XCTAssertTrue(html.contains("&lt;held&gt;"), "explanations are escaped")
         XCTAssertGreaterThanOrEqual(counts.elements["polyline"] ?? 0, 6, "a line in every chart")
     }

@@ -1,0 +1,64 @@
+/// The sentence of a diagnosis, made from its verdict and evidence alone: what held the transfer back, with the
+/// numbers, and what would help.
+enum DiagnosisSentence {
+    /// The explanation of `verdict` given `e`.
+    static func text(_ verdict: Verdict, _ e: Diagnosis.Evidence) -> String {
+        let note = (e.sharedConnection ? " (figures of the connection, shared with other transfers)" : "")
+            + (e.proxyHop ? " (the socket's facts describe the hop to the proxy)" : "")
+        let rtt = e.rtt.map { DurationText.format(micros: $0) } ?? "an unknown"
+        switch verdict {
+        case .serverThink:
+            return "The server took \(DurationText.format(micros: e.wait ?? 0)) to answer, \(percent(e.waitShare ?? 0)) of "
+                + "the total: a faster server, not the network, would help."
+        case .roundTrips:
+            let spent = (e.handshakes ?? 0) + (e.movingTime ?? 0)
+            let trips = Double(spent) / Double(max(e.rtt ?? 1, 1))
+            let total = e.roundTrips.map { $0 * Double(max(e.rtt ?? 1, 1)) } ?? Double(spent)
+            return "About \(Format.fixed(trips, digits: 0)) round trips of \(rtt) (handshakes and the first windows) hold "
+                + "\(percent(Double(spent) / max(total, 1))) of the time: reusing connections, TLS resumption or a "
+                + "shorter path help, bandwidth does not\(note)."
+        case .serverWindow:
+            let full = percent(e.receiveWindowLimitedShare ?? 0)
+            if let closed = e.zeroWindowShare, closed >= Diagnosis.closedWindowShare {
+                let rate = e.bodyRate.map { " (it took the body at \(ByteSize.formatRate($0)))" } ?? ""
+                return "The server's receive window was full \(full) of the send time and closed in \(percent(closed)) of "
+                    + "the samples: the server read slower than the client sent\(rate); a faster-reading server helps, "
+                    + "and parallel connections help when it paces each connection\(note)."
+            }
+            let window = e.peerWindow.map { ByteSize.format($0) } ?? "an unknown size"
+            let cap = e.windowCap.map { " caps one connection at \(ByteSize.formatRate($0))" } ?? " held the sender back"
+            return "The server's receive window was full \(full) of the send time: its window of \(window) over a \(rtt) "
+                + "RTT\(cap); parallel connections, a larger server buffer or a faster-reading server help\(note)."
+        case .sendBuffer:
+            return "The client's socket send buffer was full \(percent(e.sendBufferLimitedShare ?? 0)) of the send time: a "
+                + "larger send buffer (or leaving it to the kernel's auto-tuning) helps\(note)."
+        case .network where e.direction == "download":
+            let rate = e.bodyRate.map { ByteSize.formatRate($0) } ?? "an unknown rate"
+            return "\(e.outOfOrderPacketsIn ?? 0) packets arrived out of order (a sign of loss on the way in) while the "
+                + "body came at \(rate), receive RTT \(DurationText.format(micros: e.receiveRTT ?? 0)): the path from the "
+                + "server was the limit\(note)."
+        case .network:
+            let loss = e.retransmittedShare.map { ", \(percent($0, digits: 2)) of the bytes retransmitted" } ?? ""
+            let rate = e.deliveryRate.map { ", delivering \(ByteSize.formatRate($0))" } ?? ""
+            let floor = e.minRTT.map { " (min \(DurationText.format(micros: $0)))" } ?? ""
+            return "The path was the limit: the sender was busy within its congestion window "
+                + "\(percent(e.networkShare ?? 0)) of the send time, RTT \(rtt)\(floor)\(loss)\(rate); more connections "
+                + "help only when each flow is capped (loss, per-flow shaping), not when they share one link\(note)."
+        case .client:
+            return "The sender had nothing queued \(percent(e.idleShare ?? 0)) of the send time: the body source was slower "
+                + "than the network (a faster reader, a larger read size or reading ahead helps)\(note)."
+        case .unknown:
+            var figures = ""
+            if e.reason == Diagnosis.tooShortReason, let moving = e.movingTime {
+                figures = " (\(DurationText.format(micros: moving)), RTT \(rtt))"
+            } else if e.reason == Diagnosis.downloadReason, let rate = e.bodyRate {
+                figures = " (the body came at \(ByteSize.formatRate(rate)))"
+            }
+            return "Unknown: \(e.reason ?? "no reason recorded")\(figures)\(note)."
+        }
+    }
+
+    private static func percent(_ value: Double, digits: Int = 0) -> String {
+        "\(Format.fixed(value * 100, digits: digits))%"
+    }
+}
