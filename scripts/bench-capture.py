@@ -165,6 +165,15 @@ def make_capture(path, size_mb, nginx_dir, short_connections=0):
     return stats.strip().splitlines()[-3:]
 
 
+def read_summary(path):
+    """The summary of a compact wirelens.capture/1 document, read from its end (the totals come last)."""
+    with open(path, "rb") as f:
+        f.seek(max(0, os.path.getsize(path) - (1 << 20)))
+        tail = f.read().decode("utf-8", errors="replace")
+    start = tail.rindex('"summary":') + len('"summary":')
+    return json.JSONDecoder().raw_decode(tail, start)[0]
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--wirelens", required=True)
@@ -236,7 +245,6 @@ def main():
         results["wirelens-quarter-file"] = [run_measured(
             [args.wirelens, "capture", "analyze", quarter, "--format", "json", "--report", report + ".q", "-q"],
             os.path.join(work, "quarter.out"))]
-        summary = json.load(open(report))["summary"]
         report_bytes = os.path.getsize(report)
         # The many-short-connections capture: memory must not follow the number of connections.
         short_counted = subprocess.run([bare, short], check=True, capture_output=True, text=True).stdout.split()
@@ -251,7 +259,9 @@ def main():
         for _ in range(args.rounds):
             for name, argv in short_tools.items():
                 results.setdefault(name, []).append(run_measured(argv, os.path.join(work, name + ".out")))
-        short_summary = json.load(open(short_report))["summary"]
+        # Read after every measurement, and only the totals: wait4's peak RSS of a child includes what this
+        # process held when it forked, and a whole report loaded here is hundreds of MB.
+        summary, short_summary = read_summary(report), read_summary(short_report)
 
         def med(name, i):
             return statistics.median(r[i] for r in results[name])
