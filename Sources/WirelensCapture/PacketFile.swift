@@ -17,6 +17,10 @@ public final class PacketFile {
     private let handle: OpaquePointer
     /// The stdio buffer of the file's stream (`readBuffer` bytes), freed after the stream is closed.
     private let streamBuffer: UnsafeMutablePointer<CChar>
+    /// The stream libpcap reads, and whether it is a pipe, a FIFO or a device rather than a regular file: a read
+    /// of one can wait for its writer indefinitely, so a stop is watched for while it has nothing buffered.
+    private let stream: UnsafeMutablePointer<FILE>
+    private let mayWait: Bool
 
     /// Opens `path`, optionally with a BPF filter applied by libpcap.
     public init(path: String, filter: String? = nil) throws(CaptureError) {
@@ -46,6 +50,9 @@ public final class PacketFile {
         }
         self.handle = handle
         streamBuffer = buffer
+        self.stream = stream
+        var status = stat()
+        mayWait = fstat(fileno(stream), &status) != 0 || status.st_mode & S_IFMT != S_IFREG
         self.linkType = linkType
         snapshotLength = Int(pcap_snapshot(handle))
         // Every property is set from here on: a throw runs deinit, which closes the handle.
@@ -73,8 +80,8 @@ public final class PacketFile {
     ///
     /// The file is read ahead on a thread of its own, which copies packets out of libpcap in batches of
     /// `batchBytes` (at most `batchesInFlight` of them exist) and decodes them, so that reading and analysing
-    /// use two cores. A stop ends the reading between two packets: the packets already read (a few MiB at most)
-    /// are still handed over, then the reading thread is joined.
+    /// use two cores. A stop ends the reading between two packets (or while a pipe's writer sends nothing): the
+    /// packets already read (a few MiB at most) are still handed over, then the reading thread is joined.
     ///
     /// - Throws: `readFailed` when the file ends in the middle of a packet or holds a damaged record; the packets
     ///   before it have been handed over.
@@ -125,7 +132,7 @@ public final class PacketFile {
             var data: UnsafePointer<UInt8>?
             var count = 0
             while true {
-                if let stop, stop.isRequested {
+                if let stop, stop.isRequested || (file.mayWait && !file.awaitInput(unless: stop)) {
                     stopped = true
                     break
                 }
@@ -151,6 +158,19 @@ public final class PacketFile {
             }
             if !batch.records.isEmpty { full.put(batch) }
         }
+    }
+
+    /// Waits until the stream has bytes buffered or its descriptor is readable (or at its end); false when `stop`
+    /// was requested meanwhile. Checked before each record, so a writer that stops between records (tcpdump -U
+    /// writes whole ones) does not keep a stop waiting.
+    private func awaitInput(unless stop: StopRequest) -> Bool {
+        var poller = pollfd(fd: fileno(stream), events: Int16(POLLIN), revents: 0)
+        while stream.pointee._IO_read_ptr == stream.pointee._IO_read_end {
+            let ready = poll(&poller, 1, 100)
+            if stop.isRequested { return false }
+            if ready > 0 || (ready < 0 && errno != EINTR) { return true }
+        }
+        return true
     }
 
     /// The text libpcap left in an error buffer.

@@ -53,9 +53,15 @@ struct CaptureAnalyzeCommand: AsyncCommand {
                 return ExitStatus.localFile.rawValue
             }
         }
-        // SIGINT or SIGTERM stops the reading; what was read is analysed and written, marked interrupted.
+        // SIGINT or SIGTERM stops the reading; what was read is analysed and written, marked interrupted. A pipe
+        // whose writer stopped in the middle of a record keeps the reading thread waiting: a second signal ends
+        // the process at once.
         let stop = StopRequest()
-        let trap = SignalTrap { stop.request() }
+        let trap = SignalTrap {
+            stop.request()
+            signal(SIGINT, SIG_DFL)
+            signal(SIGTERM, SIG_DFL)
+        }
         defer { withExtendedLifetime(trap) {} }
         let file: PacketFile
         do {

@@ -174,7 +174,7 @@ final class CaptureCommandTests: XCTestCase {
     /// included), is marked interrupted, the exit code is 130, and no temporary file is left beside it.
     func testASignalWritesTheAnalysisSoFarMarkedInterrupted() throws {
         for (signal, format) in [(SIGTERM, "json"), (SIGINT, "text")] {
-            let run = try analyzeEndlessCapture(format: format, signal: signal)
+            let run = try analyzeFedPipe(format: format, signal: signal)
             XCTAssertFalse(run.outcome.signaled, "killed by the signal instead of trapping it")
             XCTAssertEqual(run.outcome.status, ExitStatus.interrupted.rawValue, run.outcome.stderr)
             XCTAssertTrue(run.outcome.stderr.contains("interrupted"), run.outcome.stderr)
@@ -213,10 +213,28 @@ final class CaptureCommandTests: XCTestCase {
         }
     }
 
+    /// A signal while the pipe's writer sends nothing (it keeps the pipe open): the reading thread, waiting for
+    /// input, still stops, and every connection written is in the report.
+    func testASignalStopsTheAnalysisOfAPipeWhoseWriterWaits() throws {
+        let run = try analyzeFedPipe(format: "json", signal: SIGTERM, stallAfter: 500)
+        XCTAssertFalse(run.outcome.signaled, "killed: the stop was not noticed while the pipe was quiet")
+        XCTAssertEqual(run.outcome.status, ExitStatus.interrupted.rawValue, run.outcome.stderr)
+        XCTAssertEqual(run.leftBeside, ["report"], "only the report is left in its directory")
+        XCTAssertEqual(run.generated, 500)
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: run.report)))
+            as? [String: Any])
+        XCTAssertEqual(json["interrupted"] as? Bool, true)
+        XCTAssertEqual((json["packets"] as? [String: Any])?["total"] as? Int, 500 * ShortConnections.packetsPerConnection)
+        let summary = try XCTUnwrap(json["summary"] as? [String: Any])
+        XCTAssertEqual(summary["connections"] as? Int, 500)
+        XCTAssertEqual(summary["completeExchanges"] as? Int, 500)
+    }
+
     /// Runs `capture analyze` on a pipe fed with short connections without end (until the pipe breaks, at most
-    /// 400 000), and sends `signal` once the analysis has progressed: the JSON report's temporary file holds
-    /// connections, or (text) the pipe has been read past 2 MB.
-    private func analyzeEndlessCapture(format: String, signal: Int32) throws
+    /// 400 000) or, with `stallAfter`, that many and then nothing more while the pipe stays open; sends `signal`
+    /// once the analysis has progressed: the JSON report's temporary file holds connections, or (text) the pipe
+    /// has been read past 2 MB, or (stalled) every byte written was read.
+    private func analyzeFedPipe(format: String, signal: Int32, stallAfter: Int? = nil) throws
         -> (outcome: ProcessRunner.Outcome, report: String, leftBeside: [String], writtenBefore: Set<Int>, generated: Int) {
         let directory = LoopbackCapture.temporaryPath("signal")
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
@@ -226,7 +244,7 @@ final class CaptureCommandTests: XCTestCase {
         XCTAssertEqual(mkfifo(fifo, 0o600), 0)
         let report = directory + "/report"
         Glibc.signal(SIGPIPE, SIG_IGN)  // the feeder learns that the reader is gone from EPIPE
-        let feeder = Feeder()
+        let feeder = Feeder(limit: stallAfter ?? 400_000, stall: stallAfter != nil)
         var writtenBefore = Set<Int>()
         let outcome = try ProcessRunner.run(binary, ["capture", "analyze", fifo, "--format", format, "--report", report,
                                                      "-q"], timeout: 120) { pid in
@@ -241,7 +259,9 @@ final class CaptureCommandTests: XCTestCase {
             feeder.start(fd: fd)
             let temporary = report + ".tmp-\(pid)"
             for _ in 0..<2400 {  // at most 60 s
-                if format == "json" {
+                if stallAfter != nil {
+                    if let written = feeder.stalledAfter, Self.bytesRead(by: pid) >= written { break }
+                } else if format == "json" {
                     if let text = try? String(contentsOfFile: temporary, encoding: .utf8), !text.isEmpty {
                         writtenBefore = Self.connectionIndices(in: text)
                         break
@@ -277,11 +297,25 @@ final class CaptureCommandTests: XCTestCase {
         return line.flatMap { Int($0.dropFirst(6).trimmingCharacters(in: .whitespaces)) } ?? 0
     }
 
-    /// Writes a pcap of short connections to a pipe on a thread of its own until a write fails.
+    /// Writes a pcap of short connections to a pipe on a thread of its own until a write fails or `limit` were
+    /// written; with `stall`, it then keeps the pipe open, writing nothing, until `join`.
     private final class Feeder: Sendable {
+        private let limit: Int
+        private let stall: Bool
         private let started = Atomic<Bool>(false)
         private let written = Atomic<Int>(0)
+        private let bytes = Atomic<Int>(0)
+        private let stalled = Atomic<Bool>(false)
         private let done = DispatchSemaphore(value: 0)
+        private let hold = DispatchSemaphore(value: 0)
+
+        init(limit: Int, stall: Bool) {
+            self.limit = limit
+            self.stall = stall
+        }
+
+        /// The bytes written once the feeder stalls; nil before.
+        var stalledAfter: Int? { stalled.load(ordering: .acquiring) ? bytes.load(ordering: .relaxed) : nil }
 
         func start(fd: Int32) {
             started.store(true, ordering: .relaxed)
@@ -292,17 +326,25 @@ final class CaptureCommandTests: XCTestCase {
                 }
                 let connections = ShortConnections(every: 1_000)
                 guard Self.write(ShortConnections.pcapHeader, to: fd) else { return }
-                var count = 0
-                while count < 400_000, Self.write(connections.pcapRecords(count), to: fd) {
+                var count = 0, total = ShortConnections.pcapHeader.count
+                while count < limit {
+                    let records = connections.pcapRecords(count)
+                    guard Self.write(records, to: fd) else { break }
                     count += 1
+                    total += records.count
                     written.store(count, ordering: .relaxed)
                 }
+                guard stall, count == limit else { return }
+                bytes.store(total, ordering: .relaxed)
+                stalled.store(true, ordering: .releasing)
+                _ = hold.wait(timeout: .now() + 180)
             }.start()
         }
 
         /// Waits for the thread (its writes fail once the reader is gone); returns the connections written.
         func join() -> Int {
             guard started.load(ordering: .relaxed) else { return 0 }
+            hold.signal()
             done.wait()
             return written.load(ordering: .relaxed)
         }
