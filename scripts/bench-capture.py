@@ -17,6 +17,12 @@ over interleaved rounds, the analysis of that file by:
 as packets/s, MB/s and peak RSS (wait4 rusage). wirelens is also run on the first quarter of the file
 to show whether its RSS depends on the file's size.
 
+A second capture holds many short connections only (--short-connections, default 150000; --quick: 30000): h2load
+fetching /close/small.txt, each request on a connection of its own (nginx answers with Connection: close), about
+1.2 KB per connection, so thousands of connections open and close every second. wirelens analyses it (JSON and
+text) to show that its memory does not follow the number of connections either: the closed connections waiting
+out their quiet time and the tombstones of finished ones are capped.
+
 Outputs: OUT/bench.json and OUT/RESULTS.md (default reports/bench/capture; --quick: reports/bench/raw/capture-quick).
 """
 
@@ -95,8 +101,43 @@ def delete_namespace():
     subprocess.run(["ip", "netns", "delete", NAMESPACE], capture_output=True)
 
 
-def make_capture(path, size_mb, nginx_dir):
-    """Captures at least size_mb MB inside the namespace; returns tcpdump's closing statistics."""
+def fetch_mix(port, path, size_mb):
+    """Fetches the mixed workload until the capture at path holds size_mb MB (at most 15 minutes)."""
+    # 1 MiB downloads, each followed by SMALL_PER_MIB small GETs over 4 keep-alive connections and
+    # CLOSE_PER_MIB small GETs that each get a connection of their own (Connection: close; h2load opens the
+    # next): about as many packets per GB, and bytes per packet, as the capture the issue measured, and tens
+    # of thousands of connections, as its tcptrace and tshark figures imply (tcptrace's time grows with the
+    # connections: 0.87 s with 164 of them, 3.5 s with 41k, on captures of the same size here).
+    # h2load: curl's parallel mode managed a third of its rate.
+    uris = os.path.join(os.path.dirname(path), "uris.txt")
+    with open(uris, "w") as f:
+        for i in range(4):
+            f.write(f"http://127.0.0.1:{port}/bytes/1m.bin\n")
+            for j in range(SMALL_PER_MIB):
+                f.write(f"http://127.0.0.1:{port}/small.txt?i={i}&j={j}\n")
+                if j % (SMALL_PER_MIB // CLOSE_PER_MIB) == 0:
+                    f.write(f"http://127.0.0.1:{port}/close/small.txt?i={i}&j={j}\n")
+    per_run = 4 * (SMALL_PER_MIB + CLOSE_PER_MIB + 1) * 4
+    deadline = time.monotonic() + 900
+    while os.path.getsize(path) < size_mb * 1_000_000 and time.monotonic() < deadline:
+        subprocess.run(ns(["h2load", "--h1", "-c", "4", "-n", str(per_run), "-i", uris]), check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def fetch_short(port, path, count):
+    """Fetches count small files, each on a connection of its own."""
+    # Every request on a connection of its own: nginx closes it after the answer and h2load opens the next.
+    uris = os.path.join(os.path.dirname(path), "short-uris.txt")
+    with open(uris, "w") as f:
+        for i in range(1000):
+            f.write(f"http://127.0.0.1:{port}/close/small.txt?i={i}\n")
+    subprocess.run(ns(["h2load", "--h1", "-c", "16", "-n", str(count), "-i", uris]), check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=900)
+
+
+def make_capture(path, size_mb, nginx_dir, short_connections=0):
+    """Captures at least size_mb MB inside the namespace (or, with short_connections, that many connections of one
+    small GET each); returns tcpdump's closing statistics."""
     up = subprocess.run(ns(["bash", os.path.join(ROOT, "scripts", "nginx-up.sh"), nginx_dir]), check=True,
                         capture_output=True, text=True).stdout
     port = int(dict(line.split("=", 1) for line in up.split()).get("HTTP_PORT"))
@@ -110,25 +151,10 @@ def make_capture(path, size_mb, nginx_dir):
             if "listening on" in open(err_path).read():
                 break
             time.sleep(0.025)
-        # 1 MiB downloads, each followed by SMALL_PER_MIB small GETs over 4 keep-alive connections and
-        # CLOSE_PER_MIB small GETs that each get a connection of their own (Connection: close; h2load opens the
-        # next): about as many packets per GB, and bytes per packet, as the capture the issue measured, and tens
-        # of thousands of connections, as its tcptrace and tshark figures imply (tcptrace's time grows with the
-        # connections: 0.87 s with 164 of them, 3.5 s with 41k, on captures of the same size here).
-        # h2load: curl's parallel mode managed a third of its rate.
-        uris = os.path.join(os.path.dirname(path), "uris.txt")
-        with open(uris, "w") as f:
-            for i in range(4):
-                f.write(f"http://127.0.0.1:{port}/bytes/1m.bin\n")
-                for j in range(SMALL_PER_MIB):
-                    f.write(f"http://127.0.0.1:{port}/small.txt?i={i}&j={j}\n")
-                    if j % (SMALL_PER_MIB // CLOSE_PER_MIB) == 0:
-                        f.write(f"http://127.0.0.1:{port}/close/small.txt?i={i}&j={j}\n")
-        per_run = 4 * (SMALL_PER_MIB + CLOSE_PER_MIB + 1) * 4
-        deadline = time.monotonic() + 900
-        while os.path.getsize(path) < size_mb * 1_000_000 and time.monotonic() < deadline:
-            subprocess.run(ns(["h2load", "--h1", "-c", "4", "-n", str(per_run), "-i", uris]), check=True,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if short_connections:
+            fetch_short(port, path, short_connections)
+        else:
+            fetch_mix(port, path, size_mb)
         time.sleep(0.3)
     finally:
         dump.send_signal(signal.SIGINT)
@@ -139,6 +165,15 @@ def make_capture(path, size_mb, nginx_dir):
     return stats.strip().splitlines()[-3:]
 
 
+def read_summary(path):
+    """The summary of a compact wirelens.capture/1 document, read from its end (the totals come last)."""
+    with open(path, "rb") as f:
+        f.seek(max(0, os.path.getsize(path) - (1 << 20)))
+        tail = f.read().decode("utf-8", errors="replace")
+    start = tail.rindex('"summary":') + len('"summary":')
+    return json.JSONDecoder().raw_decode(tail, start)[0]
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--wirelens", required=True)
@@ -147,8 +182,11 @@ def main():
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--out")
     parser.add_argument("--capture", help="the capture file: reused when it exists, else made there and kept")
+    parser.add_argument("--short-connections", type=int, help="connections in the many-short-connections capture")
+    parser.add_argument("--short-capture", help="that capture's file: reused when it exists, else made there and kept")
     args = parser.parse_args()
     size_mb = args.size_mb or (128 if args.quick else 1024)
+    short_count = args.short_connections or (30_000 if args.quick else 150_000)
     out_dir = args.out or os.path.join(ROOT, "reports", "bench", "raw/capture-quick" if args.quick else "capture")
     os.makedirs(out_dir, exist_ok=True)
     if os.geteuid() != 0:
@@ -162,19 +200,24 @@ def main():
     # An interrupt or a kill still deletes the namespace and stops nginx (the finally blocks run).
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(130))
     try:
-        capture = args.capture or os.path.join(work, "bench.pcap")
-        stats_path = capture + ".tcpdump.json"
-        if args.capture and os.path.exists(capture) and os.path.exists(stats_path):
-            log(f"reusing {capture}")
-            tcpdump_stats = json.load(open(stats_path))
-        else:
-            log(f"capturing at least {size_mb} MB on loopback (MTU 1500) in network namespace {NAMESPACE}")
+        def obtain(kept, name, what, short_connections=0):
+            """The capture at kept (reused when it and its statistics exist), else a new one; and its statistics."""
+            path = kept or os.path.join(work, name)
+            stats_path = path + ".tcpdump.json"
+            if kept and os.path.exists(path) and os.path.exists(stats_path):
+                log(f"reusing {path}")
+                return path, json.load(open(stats_path))
+            log(f"capturing {what} on loopback (MTU 1500) in network namespace {NAMESPACE}")
             make_namespace()
             try:
-                tcpdump_stats = make_capture(capture, size_mb, os.path.join(work, "nginx"))
+                stats = make_capture(path, size_mb, os.path.join(work, "nginx"), short_connections)
             finally:
                 delete_namespace()
-            json.dump(tcpdump_stats, open(stats_path, "w"))
+            json.dump(stats, open(stats_path, "w"))
+            return path, stats
+
+        capture, tcpdump_stats = obtain(args.capture, "bench.pcap", f"at least {size_mb} MB")
+        short, short_stats = obtain(args.short_capture, "short.pcap", f"{short_count} short connections", short_count)
         quarter = os.path.join(work, "quarter.pcap")
         bare = os.path.join(work, "bare")
         with open(bare + ".c", "w") as f:
@@ -202,8 +245,23 @@ def main():
         results["wirelens-quarter-file"] = [run_measured(
             [args.wirelens, "capture", "analyze", quarter, "--format", "json", "--report", report + ".q", "-q"],
             os.path.join(work, "quarter.out"))]
-        summary = json.load(open(report))["summary"]
         report_bytes = os.path.getsize(report)
+        # The many-short-connections capture: memory must not follow the number of connections.
+        short_counted = subprocess.run([bare, short], check=True, capture_output=True, text=True).stdout.split()
+        short_packets, short_bytes = int(short_counted[0]), os.path.getsize(short)
+        short_report = os.path.join(work, "short.json")
+        short_tools = {
+            "wirelens-short": [args.wirelens, "capture", "analyze", short, "--format", "json", "--report",
+                               short_report, "-q"],
+            "wirelens-short-text": [args.wirelens, "capture", "analyze", short, "--format", "text", "--report",
+                                    short_report + ".txt", "-q"],
+        }
+        for _ in range(args.rounds):
+            for name, argv in short_tools.items():
+                results.setdefault(name, []).append(run_measured(argv, os.path.join(work, name + ".out")))
+        # Read after every measurement, and only the totals: wait4's peak RSS of a child includes what this
+        # process held when it forked, and a whole report loaded here is hundreds of MB.
+        summary, short_summary = read_summary(report), read_summary(short_report)
 
         def med(name, i):
             return statistics.median(r[i] for r in results[name])
@@ -213,7 +271,8 @@ def main():
         rows = {}
         for name in results:
             seconds = med(name, 0)
-            n, size = (quarter_packets, quarter_bytes) if name == "wirelens-quarter-file" else (packets, file_bytes)
+            n, size = {"wirelens-quarter-file": (quarter_packets, quarter_bytes), "wirelens-short": (short_packets, short_bytes),
+                       "wirelens-short-text": (short_packets, short_bytes)}.get(name, (packets, file_bytes))
             rows[name] = {"seconds": round(seconds, 3), "packetsPerSecond": round(n / seconds),
                           "mbPerSecond": round(size / 1e6 / seconds, 1), "peakRSSMiB": round(med(name, 1), 1),
                           "exitCodes": [r[2] for r in results[name]]}
@@ -230,12 +289,19 @@ def main():
             targets[f"{label}: ≥ {TARGET_VS_TCPTRACE:.0f}x tcptrace"] = r["vsTcptrace"] >= TARGET_VS_TCPTRACE
             targets[f"{label}: ≥ {TARGET_VS_TSHARK:.0f}x tshark"] = r["vsTshark"] >= TARGET_VS_TSHARK
             targets[f"{label}: peak RSS < {TARGET_RSS_MIB:.0f} MiB"] = rows[name]["peakRSSMiB"] < TARGET_RSS_MIB
+        for label, name in [("JSON", "wirelens-short"), ("text", "wirelens-short-text")]:
+            targets[f"{label}, {short_summary['connections']} short connections: peak RSS < {TARGET_RSS_MIB:.0f} MiB"] = \
+                rows[name]["peakRSSMiB"] < TARGET_RSS_MIB
         mean_packet = round(int(counted[1]) / packets) if packets else 0
         data = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(), "machine": platform.platform(),
                 "cpus": os.cpu_count(), "fileBytes": file_bytes, "packets": packets,
                 "meanPacketBytes": mean_packet, "packetsPerGB": round(packets / (file_bytes / 1e9)),
                 "tcpdump": tcpdump_stats, "reportBytes": report_bytes,
                 "analysis": {k: summary[k] for k in ["connections", "exchanges", "retransmissions", "captureGaps"]},
+                "shortConnectionsCapture": {"fileBytes": short_bytes, "packets": short_packets, "tcpdump": short_stats,
+                                            "analysis": {k: short_summary[k] for k in
+                                                         ["connections", "exchanges", "maxConcurrentConnections",
+                                                          "retransmissions", "captureGaps"]}},
                 "rows": rows, "ratios": {k: round(v, 2) for k, v in ratios.items()},
                 "textRatios": {k: round(v, 2) for k, v in text_ratios.items()},
                 "targets": targets}
@@ -247,6 +313,10 @@ def main():
                  f"({summary['connections']} connections, {summary['exchanges']} HTTP exchanges: 1 MiB downloads "
                  f"and per MiB {SMALL_PER_MIB} small keep-alive GETs and {CLOSE_PER_MIB} on fresh connections); "
                  f"tcpdump: {'; '.join(tcpdump_stats)}. {os.cpu_count()} CPUs, {platform.platform()}.", "",
+                 f"Many-short-connections capture (`wirelens-short` rows): {short_bytes / 1e6:.0f} MB, {short_packets} "
+                 f"packets, {short_summary['connections']} connections of one small GET each (h2load, 16 at a time, "
+                 f"each answered with Connection: close), {short_summary['exchanges']} exchanges; tcpdump: "
+                 f"{'; '.join(short_stats)}.", "",
                  "| tool | seconds | packets/s | MB/s | peak RSS MiB |", "|---|---|---|---|---|"]
         for name, row in rows.items():
             lines.append(f"| {name} | {row['seconds']} | {row['packetsPerSecond']} | {row['mbPerSecond']} | {row['peakRSSMiB']} |")
@@ -263,7 +333,10 @@ def main():
                   "packets decoded as they are copied into batches) while another analyses it, and writes JSON on a "
                   "third; the bare loop is single-threaded with libpcap's default stdio buffer. "
                   "`wirelens-quarter-file` is the same JSON analysis of the first "
-                  "quarter of the packets: its peak RSS against the full file's shows what grows with the file."]
+                  "quarter of the packets: its peak RSS against the full file's shows what grows with the file. "
+                  "`wirelens-short` and `wirelens-short-text` analyse the many-short-connections capture (JSON and "
+                  "text): thousands of connections close every second there, and the peak RSS shows that memory "
+                  "does not grow with them."]
         with open(os.path.join(out_dir, "RESULTS.md"), "w") as f:
             f.write("\n".join(lines) + "\n")
         print("\n".join(lines))

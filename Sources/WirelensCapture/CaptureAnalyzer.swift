@@ -35,16 +35,20 @@ public enum CaptureAnalyzer {
         CaptureReport(file: file.path, filter: file.filter, linkType: file.linkType, snapshotLength: file.snapshotLength)
     }
 
-    /// Reads the opened `file` to its end (or to the damage that stops it), handing over connections as above.
-    public static func analyze(_ file: PacketFile, onConnection: (TCPConnection) -> Void) -> Outcome {
+    /// Reads the opened `file` to its end (or to the damage that stops it, or until `stop` is requested), handing
+    /// over connections as above. A stopped analysis is marked `interrupted`: it covers the packets read until
+    /// then, and the connections still open are handed over as the capture left them, as at the end of a file.
+    public static func analyze(_ file: PacketFile, until stop: StopRequest? = nil,
+                               onConnection: (TCPConnection) -> Void) -> Outcome {
         var report = head(of: file)
         var analysis = Analysis(linkType: file.linkType)
         var readError: CaptureError?
         do {
-            try file.forEachPacket { packet, decoded in
+            let reading = try file.forEachPacket(until: stop) { packet, decoded in
                 analysis.add(packet, decoded: decoded)
                 analysis.takeFinished(onConnection)
             }
+            report.interrupted = reading.stopped
         } catch {
             readError = error
             report.readError = error.description
@@ -63,6 +67,8 @@ public enum CaptureAnalyzer {
         public var concurrencyEvents: Int
         /// Closed connections' 4-tuples kept to absorb their late packets.
         public var tombstones: Int
+        /// Entries of the tombstones' expiry queue (stale ones included).
+        public var tombstoneQueue: Int
     }
 
     /// The running state of one pass over packets; usable on packets from any source (file or live).
@@ -77,17 +83,19 @@ public enum CaptureAnalyzer {
             self.init(linkType: linkType, maxTombstones: ConnectionTracker.defaultMaxTombstones)
         }
 
-        /// An analysis that keeps at most `maxTombstones` closed connections' 4-tuples (tests use a small one).
-        init(linkType: LinkType, maxTombstones: Int) {
+        /// An analysis that keeps at most `maxTombstones` closed connections' 4-tuples and `maxClosing` closed
+        /// connections waiting out their quiet time (tests use small ones).
+        init(linkType: LinkType, maxTombstones: Int, maxClosing: Int = ConnectionTracker.defaultMaxClosing) {
             self.linkType = linkType
-            tracker = ConnectionTracker(maxTombstones: maxTombstones)
+            tracker = ConnectionTracker(maxTombstones: maxTombstones, maxClosing: maxClosing)
         }
 
         /// What the analysis holds now.
         public var retained: Retained {
             Retained(connections: tracker.openCount + tracker.finished.count,
                      exchanges: tracker.openExchanges + tracker.finished.reduce(0) { $0 + $1.exchanges.count },
-                     concurrencyEvents: tracker.summary.heldEvents, tombstones: tracker.tombstoneCount)
+                     concurrencyEvents: tracker.summary.heldEvents, tombstones: tracker.tombstoneCount,
+                     tombstoneQueue: tracker.tombstoneQueueCount)
         }
 
         /// Accounts for one captured packet.
@@ -132,8 +140,7 @@ public enum CaptureAnalyzer {
         /// Finishes every connection, hands those not yet taken to `onConnection` (in order of their first
         /// packets), and fills the report's summary and caveats.
         public mutating func complete(into report: inout CaptureReport, onConnection: (TCPConnection) -> Void) {
-            tracker.finishAll()
-            tracker.takeFinished(onConnection)
+            tracker.finishAll(onConnection)
             report.packets = counts
             report.firstPacketAt = first
             report.lastPacketAt = last
@@ -164,6 +171,11 @@ public enum CaptureAnalyzer {
             }
             if let error = report.readError {
                 list.append(Caveat(id: "read-error", text: "reading stopped early: \(error)."))
+            }
+            if report.interrupted {
+                list.append(Caveat(id: "interrupted", text: "a signal stopped the analysis after "
+                    + "\(report.packets.total) packets: the report covers them, and the connections open then are "
+                    + "shown as the capture left them."))
             }
             return list
         }

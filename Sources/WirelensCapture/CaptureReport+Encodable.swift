@@ -5,7 +5,7 @@ import WirelensCore
 extension CaptureReport: Encodable {
     private enum Keys: String, CodingKey {
         case schema, tool, file, filter, linkType, snapshotLength, connections, firstPacketAt, lastPacketAt, packets,
-             readError, caveats, summary, verification
+             readError, interrupted, caveats, summary, verification
     }
 
     private enum ToolKeys: String, CodingKey { case name, version }
@@ -26,6 +26,7 @@ extension CaptureReport: Encodable {
         try c.encode(lastPacketAt.map(WallClock.iso8601(micros:)), forKey: .lastPacketAt)
         try c.encode(packets, forKey: .packets)
         try c.encode(readError, forKey: .readError)
+        try c.encode(interrupted, forKey: .interrupted)
         try c.encode(caveats, forKey: .caveats)
         try c.encode(summary, forKey: .summary)
         try c.encode(verification, forKey: .verification)

@@ -17,6 +17,8 @@ public struct CaptureReport: Sendable, Equatable {
     public var packets = PacketCounts()
     /// Why reading stopped before the end of the file (a cut or damaged file); nil when it was read whole.
     public var readError: String?
+    /// True when a signal (SIGINT, SIGTERM) stopped the analysis early; it then covers the packets read until then.
+    public var interrupted = false
     /// What the analysis could not see, for the whole capture.
     public var caveats: [Caveat] = []
     public var summary = CaptureSummary()

@@ -3,19 +3,27 @@
 /// Memory follows the open connections: a closed one is finished once quiet for `closedQuiet` (its record
 /// waits in `finished` until the caller takes it, and joins the summary), leaving only a small tombstone
 /// in its place for `closedLinger`, so that a late ACK or FIN (TIME_WAIT) is not taken for a new connection.
+/// Both are capped (`maxClosing`, `maxTombstones`), so that thousands of connections closing every second
+/// do not grow memory either.
 struct ConnectionTracker {
     /// What is left of a finished connection while its 4-tuple may still see late packets.
     struct Tombstone {
         var client: Endpoint
         var clientISN: UInt32?
         var lastPacketAt: Int64
+        /// The serial of its entry in `tombstoneOrder`: an entry with another serial is stale.
+        var serial: Int
     }
 
     private var open: [FlowKey: ConnectionState] = [:]
+    /// Closed connections in the table (waiting out `closedQuiet`), in the order they closed; entries of those
+    /// since finished are stale and skipped.
+    private var closing = FIFOQueue<(key: FlowKey, state: ConnectionState)>()
     private var tombstones: [FlowKey: Tombstone] = [:]
-    /// Tombstones in the order they were laid (with that time), for expiry.
-    private var tombstoneOrder: [(key: FlowKey, laidAt: Int64)] = []
-    private var tombstoneOrderStart = 0
+    /// Tombstones in the order they were laid (with that time), for expiry; an entry whose tombstone was replaced
+    /// (a new connection on its 4-tuple, or laid again) is stale and skipped.
+    private var tombstoneOrder = FIFOQueue<(key: FlowKey, laidAt: Int64, serial: Int)>()
+    private var nextSerial = 0
     /// Finished connections not yet handed over (`takeFinished`).
     private(set) var finished: [TCPConnection] = []
     /// The totals of every connection finished so far.
@@ -34,6 +42,10 @@ struct ConnectionTracker {
     /// thousands of connections close every second (about 150 bytes each). A straggler of an evicted one is
     /// then read as a connection that began before the capture.
     static let defaultMaxTombstones = 32_768
+    /// At most this many closed connections wait out `closedQuiet`: beyond it the one that closed first is
+    /// finished at once (50 ms after its close when 20 000 close every second; a late packet of it then goes to
+    /// its tombstone). Each holds its state, counters and parsers: several KB.
+    static let defaultMaxClosing = 1_024
     /// The table is swept every this many packets, or this much capture time (µs), whichever comes first.
     static let sweepEvery = 16_384
     static let sweepInterval: Int64 = 10_000_000
@@ -42,13 +54,19 @@ struct ConnectionTracker {
 
     /// How many tombstones may stand at once (`defaultMaxTombstones` unless a test says otherwise).
     let maxTombstones: Int
+    /// How many closed connections may wait out `closedQuiet` (`defaultMaxClosing` unless a test says otherwise).
+    let maxClosing: Int
 
-    init(maxTombstones: Int = Self.defaultMaxTombstones) {
+    init(maxTombstones: Int = Self.defaultMaxTombstones, maxClosing: Int = Self.defaultMaxClosing) {
         self.maxTombstones = maxTombstones
+        self.maxClosing = maxClosing
     }
 
     /// The tombstones standing now.
     var tombstoneCount: Int { tombstones.count }
+
+    /// Entries in the tombstones' expiry queue (stale ones included).
+    var tombstoneQueueCount: Int { tombstoneOrder.count }
 
     /// The number of connections in the table now.
     var openCount: Int { open.count }
@@ -62,15 +80,17 @@ struct ConnectionTracker {
         if let state = open[key] {
             if state.isNewConnection(segment) {
                 finish(state)
-                open[key] = start(segment, time: time)
+                open[key] = start(segment, time: time, key: key)
             } else {
+                let wasClosed = state.isClosed
                 state.handle(segment, time: time)
+                if !wasClosed && state.isClosed { noteClosed(key, state, now: time) }
             }
         } else if let tombstone = tombstones[key], Self.isLate(segment, after: tombstone, time: time) {
             tombstones[key]?.lastPacketAt = time
         } else {
             tombstones[key] = nil
-            open[key] = start(segment, time: time)
+            open[key] = start(segment, time: time, key: key)
         }
         packetsSinceSweep += 1
         if lastSweepAt == .min { lastSweepAt = time }
@@ -93,14 +113,40 @@ struct ConnectionTracker {
         finished.removeAll(keepingCapacity: true)
     }
 
-    /// Ends tracking: every connection still in the table is finished as the capture left it (in the order
-    /// they began).
-    mutating func finishAll() {
-        for state in open.values.sorted(by: { $0.record.index < $1.record.index }) { finish(state) }
+    /// Ends tracking: hands over the connections finished and not yet taken, then every connection still in the
+    /// table, finished as the capture left it (in the order they began), one at a time.
+    mutating func finishAll(_ body: (TCPConnection) -> Void) {
+        takeFinished(body)
+        let states = open.values.sorted(by: { $0.record.index < $1.record.index })
         open = [:]
+        closing.removeAll()
         tombstones = [:]
-        tombstoneOrder = []
-        tombstoneOrderStart = 0
+        tombstoneOrder.removeAll()
+        for state in states {
+            let connection = state.finish()
+            summary.add(connection)
+            body(connection)
+        }
+    }
+
+    /// `state` (at `key`) just closed: it waits out `closedQuiet` unless `maxClosing` others already wait, in
+    /// which case the one that closed first is finished now.
+    private mutating func noteClosed(_ key: FlowKey, _ state: ConnectionState, now: Int64) {
+        closing.append((key, state))
+        while closing.count > maxClosing, let oldest = closing.removeFirst() {
+            if open[oldest.key] === oldest.state { retire(oldest.key, oldest.state, now: now) }
+        }
+    }
+
+    /// Finishes the closed connection `state` and lays a tombstone at its 4-tuple `key` in its place.
+    private mutating func retire(_ key: FlowKey, _ state: ConnectionState, now: Int64) {
+        finish(state)
+        open[key] = nil
+        nextSerial += 1
+        tombstones[key] = Tombstone(client: state.record.client, clientISN: state.record.clientISN,
+                                    lastPacketAt: state.record.lastPacketAt, serial: nextSerial)
+        tombstoneOrder.append((key, now, nextSerial))
+        if tombstones.count > maxTombstones { expireTombstones(now: now) }
     }
 
     /// A connection's record leaves the table: into the summary and the hand-over queue.
@@ -127,12 +173,9 @@ struct ConnectionTracker {
             }
         }
         for (key, state) in done.sorted(by: { $0.state.record.index < $1.state.record.index }) {
-            finish(state)
-            open[key] = nil
-            tombstones[key] = Tombstone(client: state.record.client, clientISN: state.record.clientISN,
-                                        lastPacketAt: state.record.lastPacketAt)
-            tombstoneOrder.append((key, now))
+            retire(key, state, now: now)
         }
+        if !done.isEmpty { closing.retain { open[$0.key] === $0.state } }
         expireTombstones(now: now)
         summary.fold(before: watermark - Self.clockSlack)
     }
@@ -140,27 +183,32 @@ struct ConnectionTracker {
     /// Drops the tombstones quiet for `closedLinger`, oldest first (one that saw late packets is kept on), and
     /// the oldest beyond `maxTombstones` whatever their age.
     private mutating func expireTombstones(now: Int64) {
-        while tombstoneOrderStart < tombstoneOrder.count {
-            let (key, laidAt) = tombstoneOrder[tombstoneOrderStart]
+        while let (key, laidAt, serial) = tombstoneOrder.first {
+            guard let tombstone = tombstones[key], tombstone.serial == serial else {
+                tombstoneOrder.removeFirst()  // stale: replaced by a new connection, or queued again
+                continue
+            }
             let overLimit = tombstones.count > maxTombstones
             guard overLimit || now - laidAt > Self.closedLinger else { break }  // the rest were laid later
-            tombstoneOrderStart += 1
-            guard let tombstone = tombstones[key] else { continue }  // replaced by a new connection
+            tombstoneOrder.removeFirst()
             if overLimit || now - tombstone.lastPacketAt > Self.closedLinger {
                 tombstones[key] = nil
             } else {
-                tombstoneOrder.append((key, tombstone.lastPacketAt))  // late packets came: look again later
+                nextSerial += 1  // late packets came: look again later
+                tombstones[key]?.serial = nextSerial
+                tombstoneOrder.append((key, tombstone.lastPacketAt, nextSerial))
             }
         }
-        if tombstoneOrderStart > 4096 && tombstoneOrderStart * 2 > tombstoneOrder.count {
-            tombstoneOrder.removeFirst(tombstoneOrderStart)
-            tombstoneOrderStart = 0
+        // Stale entries behind live ones (a client reusing its ports keeps replacing tombstones) would pile up for
+        // the whole linger: drop them once they outnumber the live ones.
+        if tombstoneOrder.count > 2 * tombstones.count + 1024 {
+            tombstoneOrder.retain { tombstones[$0.key]?.serial == $0.serial }
         }
     }
 
     /// A connection starting at `segment`: a SYN's sender is the client, a SYN/ACK's the server; without a
     /// handshake, the side with the lower port is taken as the server.
-    private mutating func start(_ segment: TCPSegment, time: Int64) -> ConnectionState {
+    private mutating func start(_ segment: TCPSegment, time: Int64, key: FlowKey) -> ConnectionState {
         let clientIsSource: Bool
         if segment.flags.contains(.syn) {
             clientIsSource = !segment.flags.contains(.ack)
@@ -172,6 +220,7 @@ struct ConnectionTracker {
         nextIndex += 1
         summary.opened(state.record)
         state.handle(segment, time: time)
+        if state.isClosed { noteClosed(key, state, now: time) }
         return state
     }
 }

@@ -105,8 +105,10 @@ public final class LiveCapture: @unchecked Sendable {
         }
     }
 
-    /// Waits `drain` seconds for the last packets, stops the loop and returns the analysis and the kernel's counts.
-    public func stop(drain: TimeInterval = 0.2, file: String) -> (report: CaptureReport, kernel: KernelCounts) {
+    /// Waits `drain` seconds for the last packets, stops the loop and returns the analysis and the kernel's counts;
+    /// `interrupted` marks the analysis as cut short by a signal.
+    public func stop(drain: TimeInterval = 0.2, file: String,
+                     interrupted: Bool = false) -> (report: CaptureReport, kernel: KernelCounts) {
         Thread.sleep(forTimeInterval: drain)
         stopRequested.withLock { $0 = true }
         pcap_breakloop(handle)
@@ -119,6 +121,7 @@ public final class LiveCapture: @unchecked Sendable {
         }
         if let dumper = sink.dumper { pcap_dump_flush(dumper) }
         var report = CaptureReport(file: file, filter: filter, linkType: linkType, snapshotLength: snapshotLength)
+        report.interrupted = interrupted
         sink.analysis.complete(into: &report)
         if kernel.dropped > 0 {
             report.caveats.append(.init(id: "kernel-drops", text: "the kernel dropped \(kernel.dropped) of "

@@ -21,15 +21,19 @@ final class PacketBatch: @unchecked Sendable {
     init(capacity: Int, linkType: LinkType) {
         self.linkType = linkType
         storage = .allocate(byteCount: max(capacity, 4096), alignment: 16)
-        records.reserveCapacity(capacity / 256)
+        records.reserveCapacity(min(capacity / 256, Self.maxRecords))
     }
 
     deinit { storage.deallocate() }
 
-    /// True when `count` more bytes fit, or the batch is empty (it then grows to take them).
+    /// True when `count` more bytes and one more record fit, or the batch is empty (it then grows to take them).
     func fits(_ count: Int) -> Bool {
-        records.isEmpty || used + count <= storage.count
+        records.isEmpty || (used + count <= storage.count && records.count < Self.maxRecords)
     }
+
+    /// Packets per batch at most: small packets would otherwise grow the records (about 150 bytes each, more
+    /// than such a packet) of every batch in flight.
+    static let maxRecords = 4096
 
     /// Copies one packet in and decodes it; the caller has checked `fits`.
     func append(_ packet: CapturedPacket) {

@@ -17,6 +17,10 @@ public final class PacketFile {
     private let handle: OpaquePointer
     /// The stdio buffer of the file's stream (`readBuffer` bytes), freed after the stream is closed.
     private let streamBuffer: UnsafeMutablePointer<CChar>
+    /// The stream libpcap reads, and whether it is a pipe, a FIFO or a device rather than a regular file: a read
+    /// of one can wait for its writer indefinitely, so a stop is watched for while it has nothing buffered.
+    private let stream: UnsafeMutablePointer<FILE>
+    private let mayWait: Bool
 
     /// Opens `path`, optionally with a BPF filter applied by libpcap.
     public init(path: String, filter: String? = nil) throws(CaptureError) {
@@ -46,6 +50,9 @@ public final class PacketFile {
         }
         self.handle = handle
         streamBuffer = buffer
+        self.stream = stream
+        var status = stat()
+        mayWait = fstat(fileno(stream), &status) != 0 || status.st_mode & S_IFMT != S_IFREG
         self.linkType = linkType
         snapshotLength = Int(pcap_snapshot(handle))
         // Every property is set from here on: a throw runs deinit, which closes the handle.
@@ -60,21 +67,31 @@ public final class PacketFile {
         streamBuffer.deallocate()
     }
 
-    /// Calls `body` for each packet (that passes the filter) in file order, with its decoding; returns how many
-    /// there were.
+    /// How a pass over the file ended.
+    public struct Reading: Sendable, Equatable {
+        /// Packets handed over.
+        public var packets: Int
+        /// True when a `StopRequest` ended the pass before the end of the file.
+        public var stopped: Bool
+    }
+
+    /// Calls `body` for each packet (that passes the filter) in file order, with its decoding, until the end of
+    /// the file or until `stop` is requested.
     ///
     /// The file is read ahead on a thread of its own, which copies packets out of libpcap in batches of
     /// `batchBytes` (at most `batchesInFlight` of them exist) and decodes them, so that reading and analysing
-    /// use two cores.
+    /// use two cores. A stop ends the reading between two packets (or while a pipe's writer sends nothing): the
+    /// packets already read (a few MiB at most) are still handed over, then the reading thread is joined.
     ///
     /// - Throws: `readFailed` when the file ends in the middle of a packet or holds a damaged record; the packets
     ///   before it have been handed over.
     @discardableResult
-    public func forEachPacket(_ body: (CapturedPacket, PacketDecoder.Outcome) -> Void) throws(CaptureError) -> Int {
+    public func forEachPacket(until stop: StopRequest? = nil,
+                              _ body: (CapturedPacket, PacketDecoder.Outcome) -> Void) throws(CaptureError) -> Reading {
         let full = HandOffQueue<PacketBatch>(capacity: Self.batchesInFlight)
         let free = HandOffQueue<PacketBatch>(capacity: Self.batchesInFlight)
         for _ in 0..<Self.batchesInFlight { free.put(PacketBatch(capacity: Self.batchBytes, linkType: linkType)) }
-        let reader = Reader(file: self)
+        let reader = Reader(file: self, stop: stop)
         let thread = BackgroundThread(name: "wirelens-pcap-read") { reader.run(full: full, free: free) }
         var count = 0
         while let batch = full.take() {
@@ -86,7 +103,7 @@ public final class PacketFile {
         free.close()
         thread.join()
         if let failure = reader.failure { throw failure }
-        return count
+        return Reading(packets: count, stopped: reader.stopped)
     }
 
     /// Bytes per read-ahead batch, and how many batches exist: memory stays at a few MiB.
@@ -96,11 +113,15 @@ public final class PacketFile {
     /// The reading side of `forEachPacket`, run on its own thread while the caller waits in `forEachPacket`.
     private final class Reader: @unchecked Sendable {
         let file: PacketFile
+        let stop: StopRequest?
         /// Why reading stopped early; read after the thread is joined.
         private(set) var failure: CaptureError?
+        /// True when the stop request ended the reading; read after the thread is joined.
+        private(set) var stopped = false
 
-        init(file: PacketFile) {
+        init(file: PacketFile, stop: StopRequest?) {
             self.file = file
+            self.stop = stop
         }
 
         /// Fills batches from `free` and queues them on `full`, until the end of the file or a damaged record.
@@ -111,6 +132,10 @@ public final class PacketFile {
             var data: UnsafePointer<UInt8>?
             var count = 0
             while true {
+                if let stop, stop.isRequested || (file.mayWait && !file.awaitInput(unless: stop)) {
+                    stopped = true
+                    break
+                }
                 let rc = pcap_next_ex(file.handle, &header, &data)
                 if rc == 1, let header, let data {
                     let packet = CapturedPacket(header: header.pointee, data: data)
@@ -133,6 +158,19 @@ public final class PacketFile {
             }
             if !batch.records.isEmpty { full.put(batch) }
         }
+    }
+
+    /// Waits until the stream has bytes buffered or its descriptor is readable (or at its end); false when `stop`
+    /// was requested meanwhile. Checked before each record, so a writer that stops between records (tcpdump -U
+    /// writes whole ones) does not keep a stop waiting.
+    private func awaitInput(unless stop: StopRequest) -> Bool {
+        var poller = pollfd(fd: fileno(stream), events: Int16(POLLIN), revents: 0)
+        while stream.pointee._IO_read_ptr == stream.pointee._IO_read_end {
+            let ready = poll(&poller, 1, 100)
+            if stop.isRequested { return false }
+            if ready > 0 || (ready < 0 && errno != EINTR) { return true }
+        }
+        return true
     }
 
     /// The text libpcap left in an error buffer.

@@ -47,6 +47,9 @@ public struct CaptureTextRenderer: Sendable {
             lines += TextLayout.wrap("Reading stopped early: \(TextLayout.sanitize(error))", firstPrefix: "", restPrefix: "  ")
                 .map { style.paint($0, .yellow) }
         }
+        if report.interrupted {
+            lines.append(style.paint("Interrupted: the analysis covers the packets read before the signal", .yellow))
+        }
         if let verification = report.verification {
             lines.append("")
             lines += verificationLines(verification, style: style)

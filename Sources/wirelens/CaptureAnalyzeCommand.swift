@@ -12,7 +12,9 @@ struct CaptureAnalyzeCommand: AsyncCommand {
         discussion: "Reads the file once, streaming. Link types: Ethernet (802.1Q), Linux cooked v1/v2 "
             + "('tcpdump -i any'), BSD loopback, raw IP. The JSON report is wirelens.capture/1 "
             + "(docs/capture-schema.md). A damaged or cut file still gets a report of the packets before the "
-            + "damage, and exit code \(ExitStatus.localFile.rawValue).")
+            + "damage, and exit code \(ExitStatus.localFile.rawValue). SIGINT or SIGTERM stops the reading: the report "
+            + "then covers the packets read until then, marked interrupted, and the exit code is "
+            + "\(ExitStatus.interrupted.rawValue).")
 
     @Argument(help: "The capture file (.pcap or .pcapng).")
     var path: String
@@ -51,6 +53,16 @@ struct CaptureAnalyzeCommand: AsyncCommand {
                 return ExitStatus.localFile.rawValue
             }
         }
+        // SIGINT or SIGTERM stops the reading; what was read is analysed and written, marked interrupted. A pipe
+        // whose writer stopped in the middle of a record keeps the reading thread waiting: a second signal ends
+        // the process at once.
+        let stop = StopRequest()
+        let trap = SignalTrap {
+            stop.request()
+            signal(SIGINT, SIG_DFL)
+            signal(SIGTERM, SIG_DFL)
+        }
+        defer { withExtendedLifetime(trap) {} }
         let file: PacketFile
         do {
             file = try PacketFile(path: path, filter: filter)
@@ -64,7 +76,7 @@ struct CaptureAnalyzeCommand: AsyncCommand {
         if let probe {
             // The verification joins transactions to connections: keep them all (a probe run's are few).
             var all: [TCPConnection] = []
-            outcome = CaptureAnalyzer.analyze(file) { all.append($0) }
+            outcome = CaptureAnalyzer.analyze(file, until: stop) { all.append($0) }
             all.sort { $0.index < $1.index }
             outcome.report.connections = all
             outcome.report.verification = ProbeVerifier.verify(probe, against: outcome.report)
@@ -77,7 +89,7 @@ struct CaptureAnalyzeCommand: AsyncCommand {
                 // A report that could not be written to its file is written again to stdout: read the file again.
                 let source = try reader ?? PacketFile(path: path, filter: filter)
                 reader = nil
-                let result = CaptureAnalyzer.analyze(source, onConnection: onConnection)
+                let result = CaptureAnalyzer.analyze(source, until: stop, onConnection: onConnection)
                 last = result
                 return result.report
             }
@@ -87,6 +99,11 @@ struct CaptureAnalyzeCommand: AsyncCommand {
         if let error = outcome.readError {
             Console.error(error.description)
             return ExitStatus.localFile.rawValue
+        }
+        if outcome.report.interrupted {
+            Console.error("interrupted: the report covers the \(outcome.report.packets.total) packets read before the "
+                + "signal (\(outcome.report.summary.connections) connections)")
+            return status == ExitStatus.success.rawValue ? ExitStatus.interrupted.rawValue : status
         }
         if status == ExitStatus.success.rawValue, let disagreements = outcome.report.verification?.disagreements,
            let first = disagreements.first {

@@ -49,7 +49,8 @@ struct CaptureFlags: ParsableArguments {
     /// Stops the capture, checks `report` against it and writes the results; returns the exit code to use
     /// instead of `status` (the probe's own), which only a disagreement changes.
     func finish(_ capture: LiveCapture, report: Report, status: Int32, textToStdout: Bool) -> Int32 {
-        let (wire, kernel) = capture.stop(file: filePath ?? "(live on \(capture.interface))")
+        let (wire, kernel) = capture.stop(file: filePath ?? "(live on \(capture.interface))",
+                                          interrupted: report.interrupted)
         var analysis = wire
         let verification = ProbeVerifier.verify(report, against: analysis)
         analysis.verification = verification

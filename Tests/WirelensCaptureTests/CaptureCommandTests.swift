@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import WirelensCore
 import WirelensTestSupport
 import XCTest
@@ -167,5 +168,189 @@ final class CaptureCommandTests: XCTestCase {
         XCTAssertEqual(connections.count, 1001)
         XCTAssertEqual(connections.last?["index"] as? Int, 1000)
         XCTAssertEqual((json["summary"] as? [String: Any])?["connections"] as? Int, 1001)
+    }
+
+    /// SIGTERM or SIGINT during an analysis: the report covers what was read (every connection already written
+    /// included), is marked interrupted, the exit code is 130, and no temporary file is left beside it.
+    func testASignalWritesTheAnalysisSoFarMarkedInterrupted() throws {
+        for (signal, format) in [(SIGTERM, "json"), (SIGINT, "text")] {
+            let run = try analyzeFedPipe(format: format, signal: signal)
+            XCTAssertFalse(run.outcome.signaled, "killed by the signal instead of trapping it")
+            XCTAssertEqual(run.outcome.status, ExitStatus.interrupted.rawValue, run.outcome.stderr)
+            XCTAssertTrue(run.outcome.stderr.contains("interrupted"), run.outcome.stderr)
+            XCTAssertEqual(run.leftBeside, ["report"], "only the report is left in its directory")
+            let written = try String(contentsOfFile: run.report, encoding: .utf8)
+            if format == "text" {
+                XCTAssertTrue(written.contains("Interrupted"), written)
+                XCTAssertTrue(written.contains("GET /small.txt?n=0 → 200"), written)
+                continue
+            }
+            let schema = TestServers.repositoryRoot.appendingPathComponent("docs/capture.schema.json").path
+            let check = try ProcessRunner.run("/usr/bin/env", ["python3", "-c", """
+                import json, sys, jsonschema
+                jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))
+                """, run.report, schema], timeout: 60)
+            XCTAssertEqual(check.status, 0, check.stderr)
+            let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(written.utf8)) as? [String: Any])
+            XCTAssertEqual(json["interrupted"] as? Bool, true)
+            XCTAssertTrue((json["caveats"] as? [[String: Any]] ?? []).contains { $0["id"] as? String == "interrupted" })
+            let connections = try XCTUnwrap(json["connections"] as? [[String: Any]])
+            let indices = Set(connections.compactMap { $0["index"] as? Int })
+            // Every connection begun is reported once: those written before the signal, the rest after it.
+            XCTAssertEqual(indices, Set(0..<connections.count))
+            XCTAssertTrue(run.writtenBefore.isSubset(of: indices), "connections written before the signal are kept")
+            XCTAssertGreaterThan(run.writtenBefore.count, 0)
+            XCTAssertLessThanOrEqual(connections.count, run.generated)
+            // Each connection carries its own GET (but those the signal cut before their request).
+            for connection in connections {
+                guard let index = connection["index"] as? Int,
+                      let exchanges = connection["exchanges"] as? [[String: Any]], !exchanges.isEmpty else { continue }
+                XCTAssertEqual(exchanges.compactMap { $0["target"] as? String }, ["/small.txt?n=\(index)"])
+            }
+            let withExchanges = connections.filter { !(($0["exchanges"] as? [[String: Any]]) ?? []).isEmpty }
+            XCTAssertGreaterThanOrEqual(withExchanges.count, connections.count - 2)
+            XCTAssertEqual((json["summary"] as? [String: Any])?["connections"] as? Int, connections.count)
+        }
+    }
+
+    /// A signal while the pipe's writer sends nothing (it keeps the pipe open): the reading thread, waiting for
+    /// input, still stops, and every connection written is in the report.
+    func testASignalStopsTheAnalysisOfAPipeWhoseWriterWaits() throws {
+        let run = try analyzeFedPipe(format: "json", signal: SIGTERM, stallAfter: 500)
+        XCTAssertFalse(run.outcome.signaled, "killed: the stop was not noticed while the pipe was quiet")
+        XCTAssertEqual(run.outcome.status, ExitStatus.interrupted.rawValue, run.outcome.stderr)
+        XCTAssertEqual(run.leftBeside, ["report"], "only the report is left in its directory")
+        XCTAssertEqual(run.generated, 500)
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: run.report)))
+            as? [String: Any])
+        XCTAssertEqual(json["interrupted"] as? Bool, true)
+        XCTAssertEqual((json["packets"] as? [String: Any])?["total"] as? Int, 500 * ShortConnections.packetsPerConnection)
+        let summary = try XCTUnwrap(json["summary"] as? [String: Any])
+        XCTAssertEqual(summary["connections"] as? Int, 500)
+        XCTAssertEqual(summary["completeExchanges"] as? Int, 500)
+    }
+
+    /// Runs `capture analyze` on a pipe fed with short connections without end (until the pipe breaks, at most
+    /// 400 000) or, with `stallAfter`, that many and then nothing more while the pipe stays open; sends `signal`
+    /// once the analysis has progressed: the JSON report's temporary file holds connections, or (text) the pipe
+    /// has been read past 2 MB, or (stalled) every byte written was read.
+    private func analyzeFedPipe(format: String, signal: Int32, stallAfter: Int? = nil) throws
+        -> (outcome: ProcessRunner.Outcome, report: String, leftBeside: [String], writtenBefore: Set<Int>, generated: Int) {
+        let directory = LoopbackCapture.temporaryPath("signal")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let fifo = LoopbackCapture.temporaryPath("capture.fifo")
+        toRemove.append(fifo)
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        let report = directory + "/report"
+        Glibc.signal(SIGPIPE, SIG_IGN)  // the feeder learns that the reader is gone from EPIPE
+        let feeder = Feeder(limit: stallAfter ?? 400_000, stall: stallAfter != nil)
+        var writtenBefore = Set<Int>()
+        let outcome = try ProcessRunner.run(binary, ["capture", "analyze", fifo, "--format", format, "--report", report,
+                                                     "-q"], timeout: 120) { pid in
+            // The reader opens the pipe first; a writer's open fails with ENXIO until then (bounded wait).
+            var fd: Int32 = -1
+            for _ in 0..<400 where fd < 0 {
+                fd = open(fifo, O_WRONLY | O_NONBLOCK)
+                if fd < 0 { usleep(25_000) }
+            }
+            guard fd >= 0 else { return }
+            _ = fcntl(fd, F_SETFL, 0)
+            feeder.start(fd: fd)
+            let temporary = report + ".tmp-\(pid)"
+            for _ in 0..<2400 {  // at most 60 s
+                if stallAfter != nil {
+                    if let written = feeder.stalledAfter, Self.bytesRead(by: pid) >= written { break }
+                } else if format == "json" {
+                    if let text = try? String(contentsOfFile: temporary, encoding: .utf8), !text.isEmpty {
+                        writtenBefore = Self.connectionIndices(in: text)
+                        break
+                    }
+                } else if Self.bytesRead(by: pid) > 2_000_000 {
+                    break
+                }
+                usleep(25_000)
+            }
+            kill(pid, signal)
+        }
+        let generated = feeder.join()
+        let left = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        let kept = LoopbackCapture.temporaryPath("report")
+        toRemove.append(kept)
+        _ = try? FileManager.default.copyItem(atPath: report, toPath: kept)
+        return (outcome, kept, left.sorted(), writtenBefore, generated)
+    }
+
+    /// The connection indices in (part of) a compact capture document.
+    private static func connectionIndices(in text: String) -> Set<Int> {
+        var found = Set<Int>()
+        for piece in text.components(separatedBy: "{\"index\":").dropFirst() {
+            if let number = Int(piece.prefix { $0.isNumber }) { found.insert(number) }
+        }
+        return found
+    }
+
+    /// The bytes `pid` has read so far (/proc/PID/io, rchar).
+    private static func bytesRead(by pid: pid_t) -> Int {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/io", encoding: .utf8) else { return 0 }
+        let line = text.split(separator: "\n").first { $0.hasPrefix("rchar:") }
+        return line.flatMap { Int($0.dropFirst(6).trimmingCharacters(in: .whitespaces)) } ?? 0
+    }
+
+    /// Writes a pcap of short connections to a pipe on a thread of its own until a write fails or `limit` were
+    /// written; with `stall`, it then keeps the pipe open, writing nothing, until `join`.
+    private final class Feeder: Sendable {
+        private let limit: Int
+        private let stall: Bool
+        private let started = Atomic<Bool>(false)
+        private let written = Atomic<Int>(0)
+        private let bytes = Atomic<Int>(0)
+        private let stalled = Atomic<Bool>(false)
+        private let done = DispatchSemaphore(value: 0)
+        private let hold = DispatchSemaphore(value: 0)
+
+        init(limit: Int, stall: Bool) {
+            self.limit = limit
+            self.stall = stall
+        }
+
+        /// The bytes written once the feeder stalls; nil before.
+        var stalledAfter: Int? { stalled.load(ordering: .acquiring) ? bytes.load(ordering: .relaxed) : nil }
+
+        func start(fd: Int32) {
+            started.store(true, ordering: .relaxed)
+            Thread { [self] in
+                defer {
+                    close(fd)
+                    done.signal()
+                }
+                let connections = ShortConnections(every: 1_000)
+                guard Self.write(ShortConnections.pcapHeader, to: fd) else { return }
+                var count = 0, total = ShortConnections.pcapHeader.count
+                while count < limit {
+                    let records = connections.pcapRecords(count)
+                    guard Self.write(records, to: fd) else { break }
+                    count += 1
+                    total += records.count
+                    written.store(count, ordering: .relaxed)
+                }
+                guard stall, count == limit else { return }
+                bytes.store(total, ordering: .relaxed)
+                stalled.store(true, ordering: .releasing)
+                _ = hold.wait(timeout: .now() + 180)
+            }.start()
+        }
+
+        /// Waits for the thread (its writes fail once the reader is gone); returns the connections written.
+        func join() -> Int {
+            guard started.load(ordering: .relaxed) else { return 0 }
+            hold.signal()
+            done.wait()
+            return written.load(ordering: .relaxed)
+        }
+
+        private static func write(_ bytes: [UInt8], to fd: Int32) -> Bool {
+            (try? FileHandle(fileDescriptor: fd, closeOnDealloc: false).write(contentsOf: bytes)) != nil
+        }
     }
 }

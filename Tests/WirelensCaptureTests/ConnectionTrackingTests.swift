@@ -198,14 +198,10 @@ final class ConnectionTrackingTests: XCTestCase {
     /// connections as a streamed analysis does; returns the most the analysis held at once and what was taken.
     private func streamConnections(_ count: Int) -> (held: CaptureAnalyzer.Retained, taken: [TCPConnection],
                                                        summary: CaptureSummary) {
-        var held = CaptureAnalyzer.Retained(connections: 0, exchanges: 0, concurrencyEvents: 0, tombstones: 0)
+        var held = Self.nothingHeld
         var taken: [TCPConnection] = []
         func sample() {
-            let now = analysis.retained
-            held.connections = max(held.connections, now.connections)
-            held.exchanges = max(held.exchanges, now.exchanges)
-            held.concurrencyEvents = max(held.concurrencyEvents, now.concurrencyEvents)
-            held.tombstones = max(held.tombstones, now.tombstones)
+            held = Self.most(held, analysis.retained)
             analysis.takeFinished { taken.append($0) }
         }
         var i = 0
@@ -269,5 +265,77 @@ final class ConnectionTrackingTests: XCTestCase {
         // A sweep (every 10 s of capture here, 5 connections) lays its tombstones before it trims them.
         XCTAssertLessThanOrEqual(run.held.tombstones, 20 + 5)
         XCTAssertGreaterThanOrEqual(run.held.tombstones, 20)
+    }
+
+    private static let nothingHeld = CaptureAnalyzer.Retained(connections: 0, exchanges: 0, concurrencyEvents: 0,
+                                                             tombstones: 0, tombstoneQueue: 0)
+
+    /// The larger of each count.
+    private static func most(_ a: CaptureAnalyzer.Retained, _ b: CaptureAnalyzer.Retained) -> CaptureAnalyzer.Retained {
+        .init(connections: max(a.connections, b.connections), exchanges: max(a.exchanges, b.exchanges),
+              concurrencyEvents: max(a.concurrencyEvents, b.concurrencyEvents),
+              tombstones: max(a.tombstones, b.tombstones), tombstoneQueue: max(a.tombstoneQueue, b.tombstoneQueue))
+    }
+
+    /// Feeds `count` short connections to `analysis`, taking finished ones as a streamed analysis does; returns
+    /// the most it held at once, how many were handed over, and the summary.
+    private static func streamShort(_ count: Int, _ connections: ShortConnections,
+                                    into analysis: inout CaptureAnalyzer.Analysis)
+        -> (held: CaptureAnalyzer.Retained, taken: Int, summary: CaptureSummary) {
+        var held = nothingHeld
+        var taken = 0
+        for n in 0..<count {
+            for (time, frame) in connections.frames(n) {
+                frame.withUnsafeBytes {
+                    analysis.add(CapturedPacket(timestampNanos: time * 1000, originalLength: frame.count, bytes: $0))
+                }
+            }
+            analysis.takeFinished { _ in taken += 1 }
+            if n % 16 == 0 { held = most(held, analysis.retained) }
+        }
+        var report = CaptureReport(file: "test", filter: nil, linkType: .ethernet, snapshotLength: 65535)
+        analysis.complete(into: &report) { _ in taken += 1 }
+        return (held, taken, report.summary)
+    }
+
+    /// 10 000 short connections a second (a load generator with Connection: close, as in the capture benchmark):
+    /// each closed one would wait out its quiet second in the table, 10 000 at a time. What the analysis holds
+    /// is the same for 15 000 connections (1.5 s) and 40 000 (4 s), within the limits of closed connections and
+    /// tombstones (the concurrency events of the last second or so are kept: they follow the rate, not the count).
+    func testManyShortConnectionsAtAHighRateHoldTheSameForAnyCount() {
+        func run(_ count: Int) -> (held: CaptureAnalyzer.Retained, taken: Int, summary: CaptureSummary) {
+            var analysis = CaptureAnalyzer.Analysis(linkType: .ethernet, maxTombstones: 4096)
+            return Self.streamShort(count, ShortConnections(every: 100), into: &analysis)
+        }
+        let small = run(15_000), large = run(40_000)
+        XCTAssertEqual(large.taken, 40_000)
+        XCTAssertEqual(large.summary.connections, 40_000)
+        XCTAssertEqual(large.summary.completeExchanges, 40_000)
+        XCTAssertEqual(large.summary.connectionsWithHandshake, 40_000)
+        XCTAssertEqual(large.summary.maxConcurrentConnections, 1)
+        XCTAssertLessThanOrEqual(large.held.connections, ConnectionTracker.defaultMaxClosing + 16,
+                                 "closed connections waiting are capped")
+        XCTAssertLessThanOrEqual(large.held.connections, small.held.connections + 16)
+        XCTAssertLessThanOrEqual(large.held.exchanges, small.held.exchanges + 16)
+        XCTAssertLessThanOrEqual(large.held.concurrencyEvents, small.held.concurrencyEvents + 256)
+        XCTAssertLessThanOrEqual(large.held.tombstones, 4096)
+        XCTAssertLessThanOrEqual(large.held.tombstoneQueue, small.held.tombstoneQueue + 64)
+    }
+
+    /// A client cycling over fewer ports than the tombstone limit replaces tombstones all the time: their expiry
+    /// queue's stale entries must not pile up for the whole linger (120 s: every connection here).
+    func testTombstonesReplacedByReusedPortsDoNotPileUp() {
+        func run(_ count: Int) -> CaptureAnalyzer.Retained {
+            var analysis = CaptureAnalyzer.Analysis(linkType: .ethernet, maxTombstones: 4096)
+            // A port comes back every 2 s: its last connection is a tombstone by then (quiet for 1 s).
+            let reusing = ShortConnections(every: 1_000, ports: 2_000)
+            let outcome = Self.streamShort(count, reusing, into: &analysis)
+            XCTAssertEqual(outcome.summary.connections, count)
+            return outcome.held
+        }
+        let small = run(6_000), large = run(30_000)
+        XCTAssertLessThanOrEqual(large.tombstones, 2_000)
+        XCTAssertLessThanOrEqual(large.tombstoneQueue, small.tombstoneQueue + 64)
+        XCTAssertLessThan(large.tombstoneQueue, 3 * 2_000 + 1024)
     }
 }

@@ -140,6 +140,41 @@ final class ProbeVerificationTests: XCTestCase {
         XCTAssertEqual((reread["summary"] as? [String: Any])?["exchanges"] as? Int, 5)
     }
 
+    /// SIGTERM during a probe run with a live capture: the capture report is still written (no temporary file
+    /// left), valid, and marked interrupted like the probe's own report.
+    func testASignalDuringALiveCaptureMarksItsReportInterrupted() throws {
+        let servers = try TestServers.get()
+        let directory = LoopbackCapture.temporaryPath("live-signal")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let pcap = directory + "/live.pcap", wire = directory + "/wire.json"
+        let run = try ProcessRunner.run(binary, ["probe", "--repeat", "50", "--capture", "--capture-file", pcap,
+                                                 "--capture-report", wire, "--format", "json", "-q",
+                                                 servers.peer("/delay/400")], timeout: 60) { pid in
+            // Packets in the capture file (beyond its 24-byte header): the run and its capture are under way.
+            for _ in 0..<400 {
+                var status = stat()
+                if stat(pcap, &status) == 0, status.st_size > 200 { break }
+                usleep(25_000)
+            }
+            kill(pid, SIGTERM)
+        }
+        XCTAssertFalse(run.signaled, run.stderr)
+        XCTAssertEqual(run.status, ExitStatus.interrupted.rawValue, run.stderr)
+        let probe = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+        XCTAssertEqual(probe["interrupted"] as? Bool, true)
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: wire)))
+            as? [String: Any])
+        XCTAssertEqual(json["interrupted"] as? Bool, true)
+        let schema = TestServers.repositoryRoot.appendingPathComponent("docs/capture.schema.json").path
+        let check = try ProcessRunner.run("/usr/bin/env", ["python3", "-c", """
+            import json, sys, jsonschema
+            jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))
+            """, wire, schema], timeout: 60)
+        XCTAssertEqual(check.status, 0, check.stderr)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory).sorted(), ["live.pcap", "wire.json"])
+    }
+
     func testWithoutPermissionToCaptureTheProbeStillRuns() throws {
         try XCTSkipUnless(geteuid() == 0, "dropping to an unprivileged user needs root")
         let servers = try TestServers.get()
