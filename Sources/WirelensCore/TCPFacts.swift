@@ -120,7 +120,10 @@ public struct TCPFacts: Sendable, Equatable, Codable {
 
         public init() {}
 
-        /// True once a snapshot was added.
+        /// The last snapshot added.
+        public var lastSnapshot: TCPInfo? { last }
+
+        /// True until a snapshot is added.
         public var isEmpty: Bool { first == nil }
 
         /// Adds a snapshot taken at `at` (µs, any monotonic origin shared by the transfer's snapshots).
@@ -138,6 +141,8 @@ public struct TCPFacts: Sendable, Equatable, Codable {
             if let rate = info.deliveryRate { deliveryRateMax = max(deliveryRateMax ?? 0, rate) }
             defer { seen += 1 }
             guard seen % stride == 0, let first else { return }
+            // Room for a short transfer's samples and its last one in one allocation.
+            if samples.isEmpty { samples.reserveCapacity(4) }
             samples.append(TCPSample(info, at: at - firstAt, first: first))
             if samples.count > Self.sampleLimit {
                 samples = samples.enumerated().filter { $0.offset % 2 == 0 }.map(\.element)
@@ -145,14 +150,15 @@ public struct TCPFacts: Sendable, Equatable, Codable {
             }
         }
 
-        /// The facts of the snapshots added, or nil when there were none.
-        public func finish() -> TCPFacts? {
+        /// The facts of the snapshots added, or nil when there were none; the samples move out of the builder.
+        public mutating func finish() -> TCPFacts? {
             guard let first, let last else { return nil }
             var kept = samples
+            samples = []
             // The last snapshot is always a sample: the end of the transfer is worth drawing.
             if kept.last?.at != lastAt - firstAt { kept.append(TCPSample(last, at: lastAt - firstAt, first: first)) }
-            let windows = kept.compactMap(\.peerWindow).sorted()
-            let rates = kept.filter { $0.appLimited != true }.compactMap(\.deliveryRate).sorted()
+            let window = Self.median(of: kept) { $0.peerWindow.map { UInt64($0) } }
+            let rate = Self.median(of: kept) { $0.appLimited == true ? nil : $0.deliveryRate }
             return TCPFacts(
                 span: lastAt - firstAt,
                 bytesSent: delta(last.bytesSent, first.bytesSent),
@@ -164,9 +170,9 @@ public struct TCPFacts: Sendable, Equatable, Codable {
                 minRTT: last.minRTT, smoothedRTT: last.rtt, maxRTT: maxRTT, receiveRTT: last.receiveRTT,
                 congestionWindowMin: cwndMin, congestionWindowMax: cwndMax, sendMSS: last.sendMSS,
                 pathMTU: last.pathMTU, peerWindowMin: peerWindowMin, deliveryRateMax: deliveryRateMax,
-                deliveryRateMedian: rates.isEmpty ? nil : rates[rates.count / 2],
-                peerWindowMedian: windows.isEmpty ? nil : windows[windows.count / 2],
-                zeroWindowShare: windows.isEmpty ? nil : Double(windows.filter { $0 == 0 }.count) / Double(windows.count),
+                deliveryRateMedian: rate.median,
+                peerWindowMedian: window.median.map { UInt32(truncatingIfNeeded: $0) },
+                zeroWindowShare: window.count == 0 ? nil : Double(window.zeros) / Double(window.count),
                 busy: delta(last.busyTime, first.busyTime),
                 receiveWindowLimited: delta(last.receiveWindowLimited, first.receiveWindowLimited),
                 sendBufferLimited: delta(last.sendBufferLimited, first.sendBufferLimited),
@@ -174,5 +180,24 @@ public struct TCPFacts: Sendable, Equatable, Codable {
         }
 
         private func delta<T: FixedWidthInteger>(_ now: T?, _ then: T?) -> T? { TCPFacts.delta(now, then) }
+
+        /// The upper median of the values `value` gives (nil ones skipped), how many there were and how many were 0,
+        /// sorted in scratch space on the stack (at most `sampleLimit + 1` samples).
+        static func median(of samples: [TCPSample], _ value: (TCPSample) -> UInt64?)
+            -> (median: UInt64?, count: Int, zeros: Int) {
+            withUnsafeTemporaryAllocation(of: UInt64.self, capacity: max(samples.count, 1)) { scratch in
+                var count = 0
+                for sample in samples {
+                    if let v = value(sample) {
+                        scratch[count] = v
+                        count += 1
+                    }
+                }
+                guard count > 0 else { return (nil, 0, 0) }
+                var values = UnsafeMutableBufferPointer(rebasing: scratch[0..<count])
+                values.sort()
+                return (values[count / 2], count, values.prefix { $0 == 0 }.count)
+            }
+        }
     }
 }

@@ -241,8 +241,13 @@ final class TransferContext {
         self.localPort = localPort
         if let sockets, let found = sockets.socket(localPort: localPort, hint: socket) {
             tcpSocket = found
-            sockets.attach(self, to: found)
-            sampleTCP(at: now)
+            if readsTCP, let idle = sockets.attach(self, to: found, at: now) {
+                // The connection sat idle in the pool since its last transfer ended: that snapshot is this start.
+                tcp.add(idle, at: now / 1000)
+                tcpSampledAt = now
+            } else {
+                sampleTCP(at: now)
+            }
         }
     }
 

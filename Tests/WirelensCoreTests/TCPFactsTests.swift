@@ -68,6 +68,7 @@ final class TCPFactsTests: XCTestCase {
     }
 
     func testNoSnapshotGivesNoFacts() {
-        XCTAssertNil(TCPFacts.Builder().finish())
+        var empty = TCPFacts.Builder()
+        XCTAssertNil(empty.finish())
     }
 }
