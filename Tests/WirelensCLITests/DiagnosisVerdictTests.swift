@@ -12,16 +12,11 @@ final class DiagnosisVerdictTests: XCTestCase {
         defer { unlink(report) }
         let outcome = try CLIHarness.run(["probe"] + arguments + ["--format", "json", "--report", report, "-q"], timeout: 120)
         XCTAssertEqual(outcome.status, 0, outcome.stderr)
-        let data = try Data(contentsOf: URL(fileURLWithPath: report))
-        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: data) as? [String: Any])
-        let task = try XCTUnwrap((json["tasks"] as? [[String: Any]])?.first)
-        let transaction = try XCTUnwrap((task["transactions"] as? [[String: Any]])?.first)
-        return (transaction, task)
+        return try CLIHarness.firstTransaction(ofReport: report)
     }
 
     private func diagnosis(_ tx: [String: Any]) throws -> (verdict: String, evidence: [String: Any]) {
-        let d = try XCTUnwrap(tx["diagnosis"] as? [String: Any], "no diagnosis in \(tx)")
-        return (try XCTUnwrap(d["verdict"] as? String), try XCTUnwrap(d["evidence"] as? [String: Any]))
+        try CLIHarness.diagnosis(tx)
     }
 
     /// A target reading 720 KB/s per connection through a 16 KiB receive buffer: the window over the RTT is the cap,
