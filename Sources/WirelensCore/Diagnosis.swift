@@ -7,7 +7,11 @@
 ///    trips hold at least half of the total, else `unknown` (too short to tell);
 /// 4. an upload (the client sends): the send phase is split into the kernel's stopwatches, receive-window limited,
 ///    send-buffer limited, the rest of the busy time (congestion-window limited: the path) and the time with nothing
-///    queued (the client); the largest share names the verdict;
+///    queued (the client); the largest share names the verdict. The send buffer's share is the kernel's
+///    `sndbuf_limited`, or, when larger, the share of the samples in which the buffer held the bytes in flight while
+///    both windows allowed more (`TCPFacts.bufferBound`) applied to the busy time not rwnd-limited: the kernel starts
+///    that stopwatch only when the application is blocked with nothing left unsent after a transmission, so a small
+///    buffer whose segment or two in flight wait for a (delayed) ACK counts as busy;
 /// 5. a download (the client receives): the sender's stopwatches are the server's, so only a loss sign seen by the
 ///    receiver (out-of-order arrivals) names `network`; otherwise `unknown`, with what the client saw.
 public struct Diagnosis: Sendable, Equatable, Codable {
@@ -27,6 +31,11 @@ public struct Diagnosis: Sendable, Equatable, Codable {
         /// (the path), nothing queued (the client).
         @NullWhenAbsent public var receiveWindowLimitedShare: Double?
         @NullWhenAbsent public var sendBufferLimitedShare: Double?
+        /// The share of the samples with data in flight in which the client's send buffer held the sender back
+        /// (in flight at least half the buffer, nothing unsent, the windows allowing more).
+        @NullWhenAbsent public var bufferBoundShare: Double?
+        /// The client socket's send buffer as the kernel reports it (`SO_SNDBUF`), bytes.
+        @NullWhenAbsent public var sendBuffer: Int64?
         @NullWhenAbsent public var networkShare: Double?
         @NullWhenAbsent public var idleShare: Double?
         /// The share of the total spent in the server's wait.
@@ -121,6 +130,7 @@ public struct Diagnosis: Sendable, Equatable, Codable {
         evidence.zeroWindowShare = tcp.zeroWindowShare
         if let window = evidence.peerWindow, rtt > 0 { evidence.windowCap = Double(window) * 1e6 / Double(rtt) }
         evidence.sharedConnection = tcp.shared
+        evidence.sendBuffer = tcp.sendBuffer.map { Int64($0) }
         if rtt > 0 { evidence.roundTrips = Double(phases.total) / Double(rtt) }
         let note = (tcp.shared ? " (figures of the connection, shared with other transfers)" : "")
             + (input.throughProxy ? " (the socket's facts describe the hop to the proxy)" : "")
@@ -161,8 +171,12 @@ public struct Diagnosis: Sendable, Equatable, Codable {
         let span = Double(max(moving, 1))
         let busyTime = min(Double(busy), span)
         let rwndShare = min(Double(rwnd), busyTime) / span
-        let sndbufShare = min(Double(sndbuf), busyTime) / span
-        let networkShare = max(0, busyTime / span - rwndShare - sndbufShare)
+        let bound = tcp.bufferBound
+        evidence.bufferBoundShare = bound?.share
+        let notWindowLimited = max(0, busyTime / span - rwndShare)
+        let sndbufShare = min(max(min(Double(sndbuf), busyTime) / span, (bound?.share ?? 0) * notWindowLimited),
+                              notWindowLimited)
+        let networkShare = max(0, notWindowLimited - sndbufShare)
         let idleShare = max(0, 1 - busyTime / span)
         evidence.receiveWindowLimitedShare = rwndShare
         evidence.sendBufferLimitedShare = sndbufShare
@@ -190,10 +204,17 @@ public struct Diagnosis: Sendable, Equatable, Codable {
                 evidence: evidence)
         }
         if largest == sndbufShare {
+            let size = evidence.sendBuffer.map { " of \(ByteSize.format($0))" } ?? ""
+            let held = bound.flatMap { b in
+                b.segmentsInFlight > 0 ? ": it let \(b.segmentsInFlight) segment\(b.segmentsInFlight == 1 ? "" : "s") of "
+                    + "\(ByteSize.format(Int64(tcp.sendMSS))) be in flight while the congestion window allowed "
+                    + "\(b.congestionWindow)\(evidence.peerWindow.map { " and the server's window \(ByteSize.format($0))" } ?? "")"
+                    : nil
+            } ?? ""
             return Diagnosis(
                 verdict: .sendBuffer,
-                explanation: "The client's socket send buffer was full \(percent(sndbufShare)) of the send time: a larger "
-                    + "send buffer (or leaving it to the kernel's auto-tuning) helps\(note).",
+                explanation: "The client's socket send buffer\(size) was the limit \(percent(sndbufShare)) of the send "
+                    + "time\(held); a larger send buffer (or leaving it to the kernel's auto-tuning) helps\(note).",
                 evidence: evidence)
         }
         if largest == networkShare {

@@ -51,7 +51,7 @@ final class ConnectionSockets {
     /// libcurl is closing `socket`: the transfers still on it take their last snapshot, then it is forgotten.
     func closing(_ socket: Int32, at now: Int64) {
         for ctx in users[socket] ?? [] {
-            ctx.sampleTCP(at: now)
+            ctx.sampleTCP(at: now, last: true)
             ctx.tcpSocket = nil
         }
         users[socket] = nil

@@ -45,6 +45,24 @@ final class DiagnosisVerdictTests: XCTestCase {
         XCTAssertGreaterThan(try XCTUnwrap(evidence["zeroWindowShare"] as? Double), 0)
     }
 
+    /// A 4 KiB send buffer on loopback to an unshaped target: one segment in flight at a time, acknowledged late
+    /// by the receiver's delayed ACK, while the congestion window and the server's window allow far more. The
+    /// kernel counts that time as busy, not sndbuf-limited; the samples show the buffer was the limit.
+    func testASmallClientSendBufferIsTheSendBuffer() throws {
+        let peer = try SegmentPeer.start()
+        defer { peer.stop() }
+        let (tx, _) = try probe(["--sndbuf", "4KiB", "--upload-size", "4MB", peer.uploadURL("sndbuf")])
+        let (verdict, evidence) = try diagnosis(tx)
+        XCTAssertEqual(verdict, "send-buffer", "\(evidence)")
+        // socket(7): the kernel doubles the value set with SO_SNDBUF (for its bookkeeping) and reports the double.
+        XCTAssertEqual(evidence["sendBuffer"] as? Int, 2 * 4096)
+        XCTAssertGreaterThan(try XCTUnwrap(evidence["bufferBoundShare"] as? Double), 0.5)
+        // The same upload with the kernel's own buffer is not held back by it.
+        let (plain, _) = try probe(["--upload-size", "4MB", peer.uploadURL("plain")])
+        let plainDiagnosis = try diagnosis(plain)
+        XCTAssertNotEqual(plainDiagnosis.verdict, "send-buffer", "\(plainDiagnosis.evidence)")
+    }
+
     /// A target that waits 300 ms before answering: the time is the server's.
     func testAServerThatWaitsIsServerThink() throws {
         let peer = try SegmentPeer.start(partDelayMs: 300)
