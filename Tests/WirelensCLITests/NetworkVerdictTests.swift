@@ -48,6 +48,21 @@ final class NetworkVerdictTests: XCTestCase {
         XCTAssertEqual(counters.dropPackets, 0)
     }
 
+    /// A 4 KiB send buffer over the same link: the link stays full (Linux lets one 64 KiB segment for offload
+    /// past a small buffer), so the path, not the buffer, is the limit; the buffer's samples show only its part.
+    func testASmallSendBufferOnAFullLinkIsStillTheNetwork() throws {
+        let path = try NetworkPath.up(rate: Self.rate, queue: "50ms")
+        defer { path.down() }
+        let peer = try SegmentPeer.start(in: path)
+        defer { peer.stop() }
+        let tx = try probe(path, ["--sndbuf", "4KiB", "--upload-size", "3MB", peer.uploadURL("sndbuf")])
+        let (verdict, evidence) = try diagnosis(tx)
+        XCTAssertEqual(verdict, "network", "\(evidence)")
+        XCTAssertEqual(evidence["sendBuffer"] as? Int, 2 * 4096, "socket(7): the kernel doubles SO_SNDBUF")
+        let delivery = try XCTUnwrap((tx["tcp"] as? [String: Any])?["deliveryRateMedian"] as? Double)
+        XCTAssertEqual(delivery, Self.payloadRate, accuracy: Self.payloadRate * 0.10, "the link was full")
+    }
+
     /// A 2% random drop on the uplink: the verdict names the path, and the share of the bytes the kernel
     /// retransmitted is the loss the router's counters show.
     func testALossyUplinkIsTheNetworkAndRetransmitsWhatTheRouterDropped() throws {
