@@ -15,11 +15,18 @@
 #                                                   -> reports/demo/download-cut.json
 #                                                      reports/demo/download-resumed.json
 # (f) the comparison of (d)                         -> reports/demo/upload-comparison.txt
+#     and the verdicts that explain it (each connection capped by the server's window)
+#                                                   -> reports/demo/seed-verdicts.txt
 # (g) wirelens compare: a 3 MiB segmented upload at 1, 2, 4, 6 and 8 segments in
 #     flight on the shaped target (per-connection cap: near-linear gain)
 #                                                   -> reports/demo/compare-shaped.{txt,json,html,png}
 # (h) the same on an unshaped target (64 MiB: loopback, the server and the CPU are
 #     the bottleneck: no gain)                      -> reports/demo/compare-unshaped.{txt,json,html}
+# (j) the counter-case: the same 8 MiB over a shared 8 Mbit/s link (scripts/netpath.sh: network namespaces, a
+#     tbf with a 100 ms queue; root needed) to an unshaped target, 1 segment in flight and 4: no gain, and the
+#     verdicts say network                          -> reports/demo/shared-link-serial.{json,txt}
+#                                                      reports/demo/shared-link-parallel.{json,txt}
+#                                                      reports/demo/seed-verdicts.txt (appended)
 # Reports are written to a scratch directory and moved into reports/demo/ only
 # when every step succeeded, so a failed run leaves the previous reports alone.
 # nginx is stopped on every exit path; any failing step makes the script fail.
@@ -32,19 +39,24 @@ FINAL=reports/demo
 
 [ -x "$WIRELENS" ] || { echo "demo: $WIRELENS not found or not executable (run make build)" >&2; exit 1; }
 command -v chromium >/dev/null || { echo "demo: chromium not found (make deps installs it)" >&2; exit 1; }
+[ "$(id -u)" = 0 ] || { echo "demo: the shared-link case makes network namespaces: run make demo as root" >&2; exit 1; }
+WIRELENS=$(cd "$(dirname "$WIRELENS")" && pwd)/$(basename "$WIRELENS")
 
 RUN=$(mktemp -d "${TMPDIR:-/tmp}/wirelens-demo.XXXXXX")
 OUT=$RUN/out
 mkdir -p "$OUT"
 TARGET_PID=
 PLAIN_PID=
+SHARED_PID=
+NETPATH=
 cleanup() {
     local rc=$?
     trap - EXIT INT TERM
-    for pid in $TARGET_PID $PLAIN_PID; do
+    for pid in $TARGET_PID $PLAIN_PID $SHARED_PID; do
         kill -TERM "$pid" 2>/dev/null || true
         wait "$pid" 2>/dev/null || true
     done
+    [ -z "$NETPATH" ] || bash scripts/netpath.sh down "$NETPATH" || true
     bash scripts/nginx-down.sh "$RUN/nginx" || true
     rm -rf "$RUN"
     exit "$rc"
@@ -143,6 +155,10 @@ print(f"speed-up with 4 in flight: {rows[1][1] / rows[0][1]:.2f}x "
       "(each connection is capped, so parallel segments add up until the link or the server is the limit)")
 PY
 
+step "(f') why: the verdicts of the segments, 1 in flight and 4"
+python3 scripts/seed-verdicts.py "Seed case: the target caps each connection (720 KB/s, 50 ms)" \
+    "$OUT/upload-serial.json" "$OUT/upload-parallel.json" | tee "$OUT/seed-verdicts.txt"
+
 step "(g) wirelens compare on the shaped target: 3 MiB in segments, 1 to 8 in flight"
 run "$WIRELENS" compare "$TARGET/upload/demo-compare" --limits 1,2,4,6,8 --workload segmented:3MiB --repeat 2 \
     --format json --report "$OUT/compare-shaped.json" --quiet
@@ -166,12 +182,34 @@ read -r W H COLOURS _ <"$RUN/png.txt"
 [ "$W" = 1280 ] && [ "$H" = 1500 ] && [ "$COLOURS" -gt 20 ] ||
     { echo "demo: the screenshot is not a 1280x1500 page with content" >&2; exit 1; }
 
+step "(j) the counter-case: a shared 8 Mbit/s link, 1 segment in flight and 4"
+NETPATH="wldemo$$"
+bash scripts/netpath.sh up "$NETPATH" --rate 8mbit --queue 100ms >"$RUN/netpath.env"
+# shellcheck disable=SC1091
+. "$RUN/netpath.env"    # CLIENT_NS ROUTER_NS SERVER_NS CLIENT_IP SERVER_IP
+ip netns exec "$SERVER_NS" "$WIRELENS" target --listen "$SERVER_IP:0" --data-dir "$RUN/shared-data" \
+    >"$RUN/shared.out" 2>"$RUN/shared.err" &
+SHARED_PID=$!
+SHARED=$(target_url "$RUN/shared.out" "$RUN/shared.err")
+echo "target: $SHARED in namespace $SERVER_NS, the client in $CLIENT_NS"
+run ip netns exec "$CLIENT_NS" "$WIRELENS" upload "$RUN/upload-8m.bin" "$SHARED/upload/shared-serial" --parallel 1 \
+    --segment-size 512KiB --format json --report "$OUT/shared-link-serial.json" --quiet
+run ip netns exec "$CLIENT_NS" "$WIRELENS" upload "$RUN/upload-8m.bin" "$SHARED/upload/shared-parallel" --parallel 4 \
+    --segment-size 512KiB --format json --report "$OUT/shared-link-parallel.json" --quiet
+for f in shared-link-serial shared-link-parallel; do
+    "$WIRELENS" render "$OUT/$f.json" --no-color >"$OUT/$f.txt"
+done
+echo "router: $(bash scripts/netpath.sh counters "$NETPATH" | tr '\n' ' ')"
+{ echo; python3 scripts/seed-verdicts.py "Counter-case: one shared 8 Mbit/s link (tbf, 100 ms queue), unshaped target" \
+    "$OUT/shared-link-serial.json" "$OUT/shared-link-parallel.json"; } | tee -a "$OUT/seed-verdicts.txt"
+
 step "reports"
 mkdir -p "$FINAL"
 for f in waterfall.txt one.json probe-1000.json probe-1000.txt upload-serial.json upload-serial.txt \
          upload-parallel.json upload-parallel.txt download-cut.json download-resumed.json upload-comparison.txt \
          compare-shaped.json compare-shaped.html compare-shaped.txt compare-shaped.png \
-         compare-unshaped.json compare-unshaped.html compare-unshaped.txt; do
+         compare-unshaped.json compare-unshaped.html compare-unshaped.txt seed-verdicts.txt \
+         shared-link-serial.json shared-link-serial.txt shared-link-parallel.json shared-link-parallel.txt; do
     mv -f "$OUT/$f" "$FINAL/$f"
     printf '  %s/%s\n' "$FINAL" "$f"
 done

@@ -7,7 +7,11 @@
 ///    trips hold at least half of the total, else `unknown` (too short to tell);
 /// 4. an upload (the client sends): the send phase is split into the kernel's stopwatches, receive-window limited,
 ///    send-buffer limited, the rest of the busy time (congestion-window limited: the path) and the time with nothing
-///    queued (the client); the largest share names the verdict;
+///    queued (the client); the largest share names the verdict. The send buffer's share is the kernel's
+///    `sndbuf_limited`, or, when larger, the share of the samples in which the buffer held the bytes in flight while
+///    both windows allowed more (`TCPFacts.bufferBound`) applied to the busy time not rwnd-limited: the kernel starts
+///    that stopwatch only when the application is blocked with nothing left unsent after a transmission, so a small
+///    buffer whose segment or two in flight wait for a (delayed) ACK counts as busy;
 /// 5. a download (the client receives): the sender's stopwatches are the server's, so only a loss sign seen by the
 ///    receiver (out-of-order arrivals) names `network`; otherwise `unknown`, with what the client saw.
 ///
@@ -31,6 +35,16 @@ public struct Diagnosis: Sendable, Equatable, Codable {
         /// (the path), nothing queued (the client).
         @NullWhenAbsent public var receiveWindowLimitedShare: Double?
         @NullWhenAbsent public var sendBufferLimitedShare: Double?
+        /// The share of the samples with data in flight in which the client's send buffer held the sender back
+        /// (in flight at least half the buffer, nothing unsent, the windows allowing more).
+        @NullWhenAbsent public var bufferBoundShare: Double?
+        /// The client socket's send buffer as the kernel reports it (`SO_SNDBUF`), bytes.
+        @NullWhenAbsent public var sendBuffer: Int64?
+        /// When the buffer held the sender back: the median segments in flight then, their size (bytes) and the
+        /// median congestion window then (segments).
+        @NullWhenAbsent public var segmentsInFlight: Int?
+        @NullWhenAbsent public var segmentSize: Int?
+        @NullWhenAbsent public var congestionWindow: Int?
         @NullWhenAbsent public var networkShare: Double?
         @NullWhenAbsent public var idleShare: Double?
         /// The server's wait (µs) and its share of the total.
@@ -151,6 +165,7 @@ public struct Diagnosis: Sendable, Equatable, Codable {
         evidence.peerWindow = (tcp.peerWindowMedian ?? tcp.peerWindowMin).map { Int64($0) }
         evidence.zeroWindowShare = tcp.zeroWindowShare
         if let window = evidence.peerWindow, rtt > 0 { evidence.windowCap = Double(window) * 1e6 / Double(rtt) }
+        evidence.sendBuffer = tcp.sendBuffer.map { Int64($0) }
         if rtt > 0 { evidence.roundTrips = Double(phases.total) / Double(rtt) }
         let handshakes = (phases.connect ?? 0) + (phases.tls ?? 0)
         evidence.handshakes = handshakes
@@ -183,8 +198,17 @@ public struct Diagnosis: Sendable, Equatable, Codable {
         let span = Double(max(moving, 1))
         let busyTime = min(Double(busy), span)
         let rwndShare = min(Double(rwnd), busyTime) / span
-        let sndbufShare = min(Double(sndbuf), busyTime) / span
-        let networkShare = max(0, busyTime / span - rwndShare - sndbufShare)
+        let bound = tcp.bufferBound
+        evidence.bufferBoundShare = bound?.share
+        if let bound, bound.segmentsInFlight > 0 {
+            evidence.segmentsInFlight = Int(bound.segmentsInFlight)
+            evidence.segmentSize = Int(tcp.sendMSS)
+            evidence.congestionWindow = Int(bound.congestionWindow)
+        }
+        let notWindowLimited = max(0, busyTime / span - rwndShare)
+        let sndbufShare = min(max(min(Double(sndbuf), busyTime) / span, (bound?.share ?? 0) * notWindowLimited),
+                              notWindowLimited)
+        let networkShare = max(0, notWindowLimited - sndbufShare)
         let idleShare = max(0, 1 - busyTime / span)
         evidence.receiveWindowLimitedShare = rwndShare
         evidence.sendBufferLimitedShare = sndbufShare

@@ -30,8 +30,15 @@ enum DiagnosisSentence {
             return "The server's receive window was full \(full) of the send time: its window of \(window) over a \(rtt) "
                 + "RTT\(cap); parallel connections, a larger server buffer or a faster-reading server help\(note)."
         case .sendBuffer:
-            return "The client's socket send buffer was full \(percent(e.sendBufferLimitedShare ?? 0)) of the send time: a "
-                + "larger send buffer (or leaving it to the kernel's auto-tuning) helps\(note)."
+            let size = e.sendBuffer.map { " of \(ByteSize.format($0))" } ?? ""
+            var held = ""
+            if let segments = e.segmentsInFlight, let mss = e.segmentSize, let cwnd = e.congestionWindow {
+                held = ": it let \(segments) segment\(segments == 1 ? "" : "s") of \(ByteSize.format(Int64(mss))) be in flight "
+                    + "while the congestion window allowed \(cwnd)"
+                    + (e.peerWindow.map { " and the server's window \(ByteSize.format($0))" } ?? "")
+            }
+            return "The client's socket send buffer\(size) was the limit \(percent(e.sendBufferLimitedShare ?? 0)) of the "
+                + "send time\(held); a larger send buffer (or leaving it to the kernel's auto-tuning) helps\(note)."
         case .network where e.direction == "download":
             let rate = e.bodyRate.map { ByteSize.formatRate($0) } ?? "an unknown rate"
             return "\(e.outOfOrderPacketsIn ?? 0) packets arrived out of order (a sign of loss on the way in) while the "

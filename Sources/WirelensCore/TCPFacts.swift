@@ -49,6 +49,9 @@ public struct TCPFacts: Sendable, Equatable, Codable {
     @NullWhenAbsent public var receiveWindowLimited: UInt64?
     /// The part of `busy` when the socket's send buffer was the limit (µs; 4.10).
     @NullWhenAbsent public var sendBufferLimited: UInt64?
+    /// The socket's send buffer as the kernel reports it (`SO_SNDBUF`: double what was set, or the auto-tuned size;
+    /// the larger of the readings at the first and the last snapshot), bytes.
+    @NullWhenAbsent public var sendBuffer: UInt32?
     /// True when other transfers used the connection during this one: the figures describe the connection.
     public var shared = false
     /// The snapshots over time, at most `Builder.sampleLimit` (evenly thinned beyond that).
@@ -87,6 +90,39 @@ public struct TCPFacts: Sendable, Equatable, Codable {
         self.samples = samples
     }
 
+    /// How much the client's send buffer held the sender back, judged from the samples (the kernel's own
+    /// `sendBufferLimited` stopwatch misses it when the buffer holds a segment or two in flight and nothing waits).
+    public struct BufferBound: Sendable, Equatable {
+        /// The share of the samples with data in flight in which the buffer was the limit.
+        public var share: Double
+        /// The median segments in flight in those samples.
+        public var segmentsInFlight: UInt32
+        /// The median congestion window in those samples, segments.
+        public var congestionWindow: UInt32
+    }
+
+    /// The buffer's hold on the sender: a sample counts when everything written was sent (nothing waits unsent),
+    /// the bytes in flight fill at least half the socket's send buffer, and both the congestion window (at least
+    /// twice the segments in flight) and the peer's window (room for another segment) would have allowed more.
+    /// Nil without the send buffer's size, the unsent count (4.6) or a sample with data in flight.
+    public var bufferBound: BufferBound? {
+        guard let sendBuffer, sendBuffer > 0, sendMSS > 0 else { return nil }
+        let mss = UInt64(sendMSS)
+        let inFlight = samples.filter { $0.unacked > 0 && $0.notSent != nil }
+        guard !inFlight.isEmpty else { return nil }
+        let bound = inFlight.filter { sample in
+            let bytes = UInt64(sample.unacked) * mss
+            let windowRoom = sample.peerWindow.map { bytes + mss <= UInt64($0) } ?? true
+            return sample.notSent == 0 && bytes * 2 >= UInt64(sendBuffer)
+                && sample.unacked * 2 <= sample.congestionWindow && windowRoom
+        }
+        let held = bound.map(\.unacked).sorted()
+        let windows = bound.map(\.congestionWindow).sorted()
+        return BufferBound(share: Double(bound.count) / Double(inFlight.count),
+                           segmentsInFlight: held.isEmpty ? 0 : held[held.count / 2],
+                           congestionWindow: windows.isEmpty ? 0 : windows[windows.count / 2])
+    }
+
     /// The share of the bytes sent that were retransmissions, a crude loss rate; nil when nothing was sent.
     public var retransmittedShare: Double? {
         guard let sent = bytesSent, sent > 0, let retransmitted = bytesRetransmitted else { return nil }
@@ -114,6 +150,7 @@ public struct TCPFacts: Sendable, Equatable, Codable {
         private var peerWindowMin: UInt32?
         private var deliveryRateMax: UInt64?
         private var samples: [TCPSample] = []
+        private var sendBuffer: UInt32?
         /// Only every `stride`-th snapshot becomes a sample (doubles each time the samples are thinned).
         private var stride = 1
         private var seen = 0
@@ -125,6 +162,12 @@ public struct TCPFacts: Sendable, Equatable, Codable {
 
         /// True until a snapshot is added.
         public var isEmpty: Bool { first == nil }
+
+        /// Notes a reading of the socket's send buffer (`SO_SNDBUF`, bytes); the largest is kept.
+        public mutating func noteSendBuffer(_ bytes: Int) {
+            let value = UInt32(clamping: bytes)
+            sendBuffer = max(sendBuffer ?? 0, value)
+        }
 
         /// Adds a snapshot taken at `at` (µs, any monotonic origin shared by the transfer's snapshots).
         public mutating func add(_ info: TCPInfo, at: Int64) {
@@ -159,7 +202,7 @@ public struct TCPFacts: Sendable, Equatable, Codable {
             if kept.last?.at != lastAt - firstAt { kept.append(TCPSample(last, at: lastAt - firstAt, first: first)) }
             let window = Self.median(of: kept) { $0.peerWindow.map { UInt64($0) } }
             let rate = Self.median(of: kept) { $0.appLimited == true ? nil : $0.deliveryRate }
-            return TCPFacts(
+            var facts = TCPFacts(
                 span: lastAt - firstAt,
                 bytesSent: delta(last.bytesSent, first.bytesSent),
                 bytesAcked: delta(last.bytesAcked, first.bytesAcked),
@@ -177,6 +220,8 @@ public struct TCPFacts: Sendable, Equatable, Codable {
                 receiveWindowLimited: delta(last.receiveWindowLimited, first.receiveWindowLimited),
                 sendBufferLimited: delta(last.sendBufferLimited, first.sendBufferLimited),
                 samples: kept)
+            facts.sendBuffer = sendBuffer
+            return facts
         }
 
         private func delta<T: FixedWidthInteger>(_ now: T?, _ then: T?) -> T? { TCPFacts.delta(now, then) }

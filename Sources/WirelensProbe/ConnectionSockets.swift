@@ -74,7 +74,7 @@ final class ConnectionSockets {
     func closing(_ socket: Int32, at now: Int64) {
         guard let entry = entries.removeValue(forKey: socket) else { return }
         for ctx in entry.users {
-            ctx.sampleTCP(at: now)
+            ctx.sampleTCP(at: now, last: true)
             ctx.tcpSocket = nil
         }
         if entry.port > 0, byPort[entry.port] == socket { byPort[entry.port] = nil }

@@ -474,7 +474,7 @@ public final class Engine: @unchecked Sendable {
     private func complete(_ ctx: TransferContext, code: CURLcode?) {
         let easy = ctx.easy
         // The last snapshot before the connection may go back to the pool (or be closed by the removal).
-        ctx.sampleTCP(at: MonotonicClock.now())
+        ctx.sampleTCP(at: MonotonicClock.now(), last: true)
         sockets.detach(ctx)
         curl_multi_remove_handle(multi, easy)
         active[easy] = nil

@@ -24,4 +24,17 @@ public enum TCPInfoReader {
         nil
         #endif
     }
+
+    /// The socket's send buffer as the kernel reports it (`SO_SNDBUF`: double what was set, or the auto-tuned size),
+    /// or nil when it cannot be read.
+    public static func sendBuffer(socket: Int32) -> Int? {
+        #if os(Linux)
+        var size: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        guard getsockopt(socket, SOL_SOCKET, SO_SNDBUF, &size, &length) == 0, size > 0 else { return nil }
+        return Int(size)
+        #else
+        nil
+        #endif
+    }
 }

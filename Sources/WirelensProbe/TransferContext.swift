@@ -251,9 +251,14 @@ final class TransferContext {
         }
     }
 
-    /// Takes a snapshot of the kernel's facts of this transfer's connection, if it still has one.
-    func sampleTCP(at now: Int64) {
+    /// Takes a snapshot of the kernel's facts of this transfer's connection, if it still has one; for a transfer that
+    /// sends a body, the first and the `last` one also read the socket's send buffer (the kernel's auto-tuning may
+    /// have grown it in between; only an upload's diagnosis uses it).
+    func sampleTCP(at now: Int64, last: Bool = false) {
         guard readsTCP, let socket = tcpSocket, let info = TCPInfoReader.read(socket: socket) else { return }
+        if body != .none, tcp.isEmpty || last, let size = TCPInfoReader.sendBuffer(socket: socket) {
+            tcp.noteSendBuffer(size)
+        }
         tcp.add(info, at: now / 1000)
         tcpSampledAt = now
     }

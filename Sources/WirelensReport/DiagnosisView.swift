@@ -28,6 +28,7 @@ struct DiagnosisView {
                          + (tcp.deliveryRateMax.map { " (max \(ByteSize.formatRate(Double($0))))" } ?? ""))
         }
         if let window = tcp.peerWindowMin { items.append("peer window >= \(ByteSize.format(Int64(window)))") }
+        if let buffer = tcp.sendBuffer { items.append("send buffer \(ByteSize.format(Int64(buffer)))") }
         if let busy = tcp.busy, let rwnd = tcp.receiveWindowLimited, let sndbuf = tcp.sendBufferLimited, busy > 0 {
             items.append("busy \(DurationText.format(micros: Int64(busy))): "
                          + "rwnd-limited \(DurationText.format(micros: Int64(rwnd))), "

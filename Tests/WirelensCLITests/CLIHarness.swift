@@ -27,4 +27,19 @@ enum CLIHarness {
         XCTAssertTrue(outcome.stderr.contains(mention), "'\(mention)' not in: \(outcome.stderr)", file: file, line: line)
         XCTAssertFalse(outcome.stderr.contains("Fatal error"), file: file, line: line)
     }
+
+    /// The first transaction of the first task of the JSON report at `path`, and that task.
+    static func firstTransaction(ofReport path: String) throws -> (transaction: [String: Any], task: [String: Any]) {
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let task = try XCTUnwrap((json["tasks"] as? [[String: Any]])?.first)
+        let transaction = try XCTUnwrap((task["transactions"] as? [[String: Any]])?.first)
+        return (transaction, task)
+    }
+
+    /// A transaction's diagnosis: its verdict and evidence.
+    static func diagnosis(_ tx: [String: Any]) throws -> (verdict: String, evidence: [String: Any]) {
+        let d = try XCTUnwrap(tx["diagnosis"] as? [String: Any], "no diagnosis in \(tx)")
+        return (try XCTUnwrap(d["verdict"] as? String), try XCTUnwrap(d["evidence"] as? [String: Any]))
+    }
 }

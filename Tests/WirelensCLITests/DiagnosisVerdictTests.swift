@@ -12,16 +12,11 @@ final class DiagnosisVerdictTests: XCTestCase {
         defer { unlink(report) }
         let outcome = try CLIHarness.run(["probe"] + arguments + ["--format", "json", "--report", report, "-q"], timeout: 120)
         XCTAssertEqual(outcome.status, 0, outcome.stderr)
-        let data = try Data(contentsOf: URL(fileURLWithPath: report))
-        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: data) as? [String: Any])
-        let task = try XCTUnwrap((json["tasks"] as? [[String: Any]])?.first)
-        let transaction = try XCTUnwrap((task["transactions"] as? [[String: Any]])?.first)
-        return (transaction, task)
+        return try CLIHarness.firstTransaction(ofReport: report)
     }
 
     private func diagnosis(_ tx: [String: Any]) throws -> (verdict: String, evidence: [String: Any]) {
-        let d = try XCTUnwrap(tx["diagnosis"] as? [String: Any], "no diagnosis in \(tx)")
-        return (try XCTUnwrap(d["verdict"] as? String), try XCTUnwrap(d["evidence"] as? [String: Any]))
+        try CLIHarness.diagnosis(tx)
     }
 
     /// A target reading 720 KB/s per connection through a 16 KiB receive buffer: the window over the RTT is the cap,
@@ -48,6 +43,24 @@ final class DiagnosisVerdictTests: XCTestCase {
         XCTAssertEqual(verdict, "server-window", "\(evidence)")
         XCTAssertGreaterThan(try XCTUnwrap(evidence["receiveWindowLimitedShare"] as? Double), 0.8)
         XCTAssertGreaterThan(try XCTUnwrap(evidence["zeroWindowShare"] as? Double), 0)
+    }
+
+    /// A 4 KiB send buffer on loopback to an unshaped target: one segment in flight at a time, acknowledged late
+    /// by the receiver's delayed ACK, while the congestion window and the server's window allow far more. The
+    /// kernel counts that time as busy, not sndbuf-limited; the samples show the buffer was the limit.
+    func testASmallClientSendBufferIsTheSendBuffer() throws {
+        let peer = try SegmentPeer.start()
+        defer { peer.stop() }
+        let (tx, _) = try probe(["--sndbuf", "4KiB", "--upload-size", "4MB", peer.uploadURL("sndbuf")])
+        let (verdict, evidence) = try diagnosis(tx)
+        XCTAssertEqual(verdict, "send-buffer", "\(evidence)")
+        // socket(7): the kernel doubles the value set with SO_SNDBUF (for its bookkeeping) and reports the double.
+        XCTAssertEqual(evidence["sendBuffer"] as? Int, 2 * 4096)
+        XCTAssertGreaterThan(try XCTUnwrap(evidence["bufferBoundShare"] as? Double), 0.5)
+        // The same upload with the kernel's own buffer is not held back by it.
+        let (plain, _) = try probe(["--upload-size", "4MB", peer.uploadURL("plain")])
+        let plainDiagnosis = try diagnosis(plain)
+        XCTAssertNotEqual(plainDiagnosis.verdict, "send-buffer", "\(plainDiagnosis.evidence)")
     }
 
     /// A target that waits 300 ms before answering: the time is the server's.

@@ -36,6 +36,49 @@ final class DiagnosisTests: XCTestCase {
         XCTAssertEqual(upload(facts(busy: 7_900_000, rwnd: 100_000, sndbuf: 6_000_000)).verdict, .sendBuffer)
     }
 
+    /// Facts whose samples each hold `unacked` segments of 64 KiB in flight with `notSent` bytes waiting, a
+    /// congestion window of 18 and a peer window of 447 KiB, all of the send time busy and no stopwatch but busy
+    /// running: what loopback showed with `--sndbuf 4KiB` (the kernel reports 8 KiB).
+    private func bufferFacts(sendBuffer: Int?, unacked: UInt32 = 1, notSent: UInt32 = 0,
+                             window: UInt32 = 457_728) -> TCPFacts {
+        var builder = TCPFacts.Builder()
+        if let sendBuffer { builder.noteSendBuffer(sendBuffer) }
+        builder.add(Fixture.tcpInfo(cwnd: 10, window: 65483, mss: 65483), at: 0)
+        for step in 1...20 {
+            builder.add(Fixture.tcpInfo(acked: UInt64(step) * 400_000, rtt: 33_000, cwnd: 18, window: window,
+                                        busy: UInt64(step) * 400_000, mss: 65483, unacked: unacked, notSent: notSent),
+                        at: Int64(step) * 400_000)
+        }
+        return builder.finish()!
+    }
+
+    func testASendBufferHoldingTheSegmentsInFlightIsTheSendBufferThoughTheKernelCountedBusy() throws {
+        let d = upload(bufferFacts(sendBuffer: 8192))
+        XCTAssertEqual(d.verdict, .sendBuffer, d.explanation)
+        XCTAssertEqual(d.evidence.bufferBoundShare ?? 0, 1, accuracy: 1e-9)
+        XCTAssertEqual(d.evidence.sendBuffer, 8192)
+        XCTAssertEqual(d.evidence.sendBufferLimitedShare ?? 0, 1, accuracy: 1e-9)
+        XCTAssertEqual(d.evidence.networkShare ?? 1, 0, accuracy: 1e-9)
+        XCTAssertNotNil(d.explanation.range(of: "8.00 KiB"), d.explanation)
+        XCTAssertNotNil(d.explanation.range(of: "1 segment of 63.9 KiB"), d.explanation)
+        XCTAssertNotNil(d.explanation.range(of: "congestion window allowed 18"), d.explanation)
+    }
+
+    func testTheSameSegmentsInFlightUnderALargeBufferAreNotTheBuffer() {
+        // An auto-tuned buffer of 4 MiB holding one segment: the buffer was not full, so not its limit.
+        XCTAssertEqual(upload(bufferFacts(sendBuffer: 4 << 20)).verdict, .network)
+        // Bytes waiting unsent: the congestion window, not the buffer, held them back.
+        XCTAssertEqual(upload(bufferFacts(sendBuffer: 8192, unacked: 9, notSent: 200_000)).verdict, .network)
+        // The peer's window had no room for another segment: not the buffer.
+        XCTAssertEqual(upload(bufferFacts(sendBuffer: 8192, window: 100_000)).verdict, .network)
+        // In flight at least half the congestion window: not the buffer.
+        XCTAssertEqual(upload(bufferFacts(sendBuffer: 8192, unacked: 10)).verdict, .network)
+        // Without the buffer's size the samples say nothing about it.
+        let unknownSize = upload(bufferFacts(sendBuffer: nil))
+        XCTAssertEqual(unknownSize.verdict, .network)
+        XCTAssertNil(unknownSize.evidence.bufferBoundShare)
+    }
+
     func testBusyWithinTheCongestionWindowIsTheNetwork() {
         let d = upload(facts(busy: 7_950_000, rwnd: 50_000, sndbuf: 0))
         XCTAssertEqual(d.verdict, .network)

@@ -90,4 +90,30 @@ enum Fixture {
         LibcurlDescription(version: version, sslBackend: "OpenSSL/3.0.13", http2: true, http3: false, asyncDNS: true,
                            ipv6: true, nghttp2: "1.59.0")
     }
+
+    /// A snapshot laid out as the kernel's struct tcp_info (232 bytes, Linux 5.4 and later): each field at its
+    /// offset in <linux/tcp.h>, the rest zero; the state is ESTABLISHED and the minimum RTT 900 µs.
+    static func tcpInfo(acked: UInt64 = 0, sent: UInt64 = 0, retrans: UInt64 = 0, rtt: UInt32 = 0, cwnd: UInt32 = 10,
+                        window: UInt32 = 65536, rate: UInt64 = 0, busy: UInt64 = 0, rwnd: UInt64 = 0, mss: UInt32 = 1448,
+                        unacked: UInt32 = 0, notSent: UInt32 = 0) -> TCPInfo {
+        var bytes = [UInt8](repeating: 0, count: 232)
+        func put<T: FixedWidthInteger>(_ value: T, at offset: Int) {
+            withUnsafeBytes(of: value.littleEndian) { bytes.replaceSubrange(offset..<offset + MemoryLayout<T>.size, with: $0) }
+        }
+        put(UInt8(1), at: 0)
+        put(mss, at: 16)
+        put(unacked, at: 24)
+        put(rtt, at: 68)
+        put(cwnd, at: 80)
+        put(acked, at: 120)
+        put(notSent, at: 144)
+        put(UInt32(900), at: 148)
+        put(rate, at: 160)
+        put(busy, at: 168)
+        put(rwnd, at: 176)
+        put(sent, at: 200)
+        put(retrans, at: 208)
+        put(window, at: 228)
+        return bytes.withUnsafeBytes { TCPInfo(kernelBytes: $0, length: 232)! }
+    }
 }

@@ -6,22 +6,8 @@ final class TCPFactsTests: XCTestCase {
     /// A snapshot laid out as the kernel's struct (232 bytes, Linux 5.4 and later) with the given counters.
     private func snapshot(acked: UInt64, sent: UInt64, retrans: UInt64, rtt: UInt32, cwnd: UInt32, window: UInt32,
                           rate: UInt64, busy: UInt64, rwnd: UInt64) -> TCPInfo {
-        var bytes = [UInt8](repeating: 0, count: 232)
-        func put<T: FixedWidthInteger>(_ value: T, at offset: Int) {
-            withUnsafeBytes(of: value.littleEndian) { bytes.replaceSubrange(offset..<offset + MemoryLayout<T>.size, with: $0) }
-        }
-        put(UInt8(1), at: 0)
-        put(rtt, at: 68)
-        put(cwnd, at: 80)
-        put(acked, at: 120)
-        put(UInt32(900), at: 148)
-        put(rate, at: 160)
-        put(busy, at: 168)
-        put(rwnd, at: 176)
-        put(sent, at: 200)
-        put(retrans, at: 208)
-        put(window, at: 228)
-        return bytes.withUnsafeBytes { TCPInfo(kernelBytes: $0, length: 232)! }
+        Fixture.tcpInfo(acked: acked, sent: sent, retrans: retrans, rtt: rtt, cwnd: cwnd, window: window, rate: rate,
+                        busy: busy, rwnd: rwnd, mss: 0)
     }
 
     func testCountersAreDifferencesAndRangesCoverEverySnapshot() throws {

@@ -1,0 +1,102 @@
+import Foundation
+import WirelensCore
+import WirelensTestSupport
+import XCTest
+
+/// Verdicts on a real path made on purpose (scripts/netpath.sh): the client and the target server in network
+/// namespaces of their own, a router between them with a tbf rate limit and a random drop rule, each verdict checked
+/// against the router's own counters. Needs root (CI runs as root): without it each test fails with the reason.
+final class NetworkVerdictTests: XCTestCase {
+    /// The rate limit of the paths, in tc's units and in bits per second.
+    private static let rate = "8mbit"
+    private static let rateBits = 8_000_000.0
+    /// tbf counts each packet with its Ethernet header (14 bytes) and nothing else: a full segment is 1514 bytes
+    /// (MTU 1500) and carries 1500 - 20 (IP) - 20 (TCP) - 12 (timestamps) = 1448 bytes of payload.
+    private static let payloadRate = rateBits / 8 * 1448 / 1514
+
+    /// Runs `wirelens probe` in the path's client namespace; the first transaction of its JSON report.
+    private func probe(_ path: NetworkPath, _ arguments: [String]) throws -> [String: Any] {
+        let report = CLIHarness.temporaryPath("net.json")
+        defer { unlink(report) }
+        let outcome = try path.run(in: path.clientNamespace, WirelensCLI.path,
+                                   ["probe"] + arguments + ["--format", "json", "--report", report, "-q"], timeout: 120)
+        XCTAssertEqual(outcome.status, 0, outcome.stderr)
+        return try CLIHarness.firstTransaction(ofReport: report).transaction
+    }
+
+    private func diagnosis(_ tx: [String: Any]) throws -> (verdict: String, evidence: [String: Any]) {
+        try CLIHarness.diagnosis(tx)
+    }
+
+    /// An 8 Mbit/s uplink and an unshaped target: the path is the limit, and the kernel's delivery rate is the
+    /// tbf's payload rate.
+    func testARateLimitedUplinkIsTheNetworkAndDeliversTheLinksPayloadRate() throws {
+        let path = try NetworkPath.up(rate: Self.rate, queue: "50ms")
+        defer { path.down() }
+        let peer = try SegmentPeer.start(in: path)
+        defer { peer.stop() }
+        let tx = try probe(path, ["--upload-size", "3MB", peer.uploadURL("rate")])
+        let (verdict, evidence) = try diagnosis(tx)
+        XCTAssertEqual(verdict, "network", "\(evidence)")
+        let tcp = try XCTUnwrap(tx["tcp"] as? [String: Any])
+        let delivery = try XCTUnwrap(tcp["deliveryRateMedian"] as? Double)
+        XCTAssertEqual(delivery, Self.payloadRate, accuracy: Self.payloadRate * 0.10,
+                       "the kernel's delivery rate against tbf's \(Self.rate) less the headers")
+        // The router forwarded the whole body: the qdisc's bytes are the body and its headers, in packets no larger
+        // than the MTU and its Ethernet header (offloads off: what tbf counted is what a wire would carry).
+        let counters = try path.counters()
+        XCTAssertGreaterThanOrEqual(counters.upSentBytes, 3_000_000)
+        XCTAssertLessThanOrEqual(counters.upSentBytes, counters.upSentPackets * 1514, "\(counters)")
+        XCTAssertEqual(counters.dropPackets, 0)
+    }
+
+    /// A 4 KiB send buffer over the same link: the link stays full (Linux lets one 64 KiB segment for offload
+    /// past a small buffer), so the path, not the buffer, is the limit; the buffer's samples show only its part.
+    func testASmallSendBufferOnAFullLinkIsStillTheNetwork() throws {
+        let path = try NetworkPath.up(rate: Self.rate, queue: "50ms")
+        defer { path.down() }
+        let peer = try SegmentPeer.start(in: path)
+        defer { peer.stop() }
+        let tx = try probe(path, ["--sndbuf", "4KiB", "--upload-size", "3MB", peer.uploadURL("sndbuf")])
+        let (verdict, evidence) = try diagnosis(tx)
+        XCTAssertEqual(verdict, "network", "\(evidence)")
+        XCTAssertEqual(evidence["sendBuffer"] as? Int, 2 * 4096, "socket(7): the kernel doubles SO_SNDBUF")
+        let delivery = try XCTUnwrap((tx["tcp"] as? [String: Any])?["deliveryRateMedian"] as? Double)
+        XCTAssertEqual(delivery, Self.payloadRate, accuracy: Self.payloadRate * 0.10, "the link was full")
+    }
+
+    /// A 2% random drop on the uplink: the verdict names the path, and the share of the bytes the kernel
+    /// retransmitted is the loss the router's counters show.
+    func testALossyUplinkIsTheNetworkAndRetransmitsWhatTheRouterDropped() throws {
+        let path = try NetworkPath.up(rate: Self.rate, drop: 0.02, queue: "200ms")
+        defer { path.down() }
+        let peer = try SegmentPeer.start(in: path)
+        defer { peer.stop() }
+        let tx = try probe(path, ["--upload-size", "4MB", peer.uploadURL("loss")])
+        let (verdict, evidence) = try diagnosis(tx)
+        XCTAssertEqual(verdict, "network", "\(evidence)")
+        let counters = try path.counters()
+        XCTAssertGreaterThan(counters.dropPackets, 0, "\(counters)")
+        let loss = counters.uplinkLoss
+        let retransmitted = try XCTUnwrap(evidence["retransmittedShare"] as? Double)
+        XCTAssertEqual(retransmitted, loss, accuracy: loss * 0.20,
+                       "retransmitted share against the router's drops \(counters.dropPackets) + queue drops "
+                       + "\(counters.upDropped) of \(counters.uplinkPackets) uplink packets")
+    }
+
+    func testCountersOfAFreshPathAreZeroAndTheScriptRefusesBadInput() throws {
+        let path = try NetworkPath.up(rate: "1mbit", drop: 0.5)
+        defer { path.down() }
+        let counters = try path.counters()
+        XCTAssertEqual(counters.dropPackets, 0)
+        XCTAssertEqual(counters.upSentPackets, 0)
+        let script = TestServers.repositoryRoot.appendingPathComponent("scripts/netpath.sh").path
+        for arguments in [["up", "bad_name"], ["up", "wlbad", "--rate", "fast"], ["up", "wlbad", "--drop", "2"],
+                          ["up", "wlbad", "--queue", "soon"], ["counters", "wl-none-such"]] {
+            let outcome = try ProcessRunner.run("/bin/bash", [script] + arguments, timeout: 30)
+            XCTAssertEqual(outcome.status, 1, "\(arguments): \(outcome.stderr)")
+            XCTAssertTrue(outcome.stderr.hasPrefix("netpath: "), "\(arguments): \(outcome.stderr)")
+            XCTAssertEqual(outcome.stderr.split(separator: "\n").count, 1, "\(arguments): one line: \(outcome.stderr)")
+        }
+    }
+}

@@ -1,0 +1,219 @@
+#!/usr/bin/env bash
+# A network path with a queue, made of three network namespaces, for verdict tests and the demo.
+#
+#   scripts/netpath.sh up NAME [--rate RATE] [--down-rate RATE] [--drop P] [--queue LATENCY]
+#   scripts/netpath.sh down NAME
+#   scripts/netpath.sh counters NAME
+#
+#   NAME-c (client) 198.18.1.1 ── c0|rc ── NAME-r (router, ip_forward) ── rs|s0 ── 198.18.2.1 NAME-s (server)
+#
+# Addresses come from the benchmarking range 198.18.0.0/15 (RFC 2544); the router has no other link and no
+# default route, so nothing leaves the three namespaces. IPv6 is off in them. MTU 1500 and the veth offloads
+# (TSO, GSO, GRO) off, so every packet the rate limit and the drop rule see is one wire-sized segment.
+#
+#   --rate RATE       tbf on the router's egress toward the server (the uplink), in tc's units
+#                     (8mbit, 500kbit, 1gbit); default: no limit
+#   --down-rate RATE  tbf on the router's egress toward the client; default: the --rate
+#   --queue LATENCY   how long a packet may wait in a tbf queue before it is dropped (tc's latency: 50ms,
+#                     200ms); default 50ms. The queue is what makes the round-trip time grow with load.
+#   --drop P          iptables -m statistic --mode random --probability P -j DROP in the router's FORWARD
+#                     chain, for the uplink only (0 < P < 1)
+#
+# tbf counts a packet's length with its Ethernet header (14 bytes) and nothing else: a full TCP segment with
+# timestamps is 1514 bytes carrying 1448 bytes of payload, so the payload rate is RATE/8 * 1448/1514.
+#
+# `up` prints these lines on stdout and nothing else (like scripts/nginx-up.sh):
+#   CLIENT_NS=NAME-c  ROUTER_NS=NAME-r  SERVER_NS=NAME-s  CLIENT_IP=198.18.1.1  SERVER_IP=198.18.2.1
+# `counters` prints, one per line:
+#   UPLINK_PACKETS=n    packets the router forwarded toward the server (counted before the drop rule)
+#   DROP_PACKETS=n      packets the drop rule dropped (0 without --drop)
+#   UP_SENT_BYTES=n UP_SENT_PACKETS=n UP_DROPPED=n UP_OVERLIMITS=n          the uplink qdisc's counters
+#   DOWN_SENT_BYTES=n DOWN_SENT_PACKETS=n DOWN_DROPPED=n DOWN_OVERLIMITS=n  the downlink qdisc's counters
+# `down` ends what still runs in the three namespaces (SIGTERM, then SIGKILL after 2 s) and deletes them;
+# it is quiet and succeeds when they do not exist.
+#
+# Needs root, ip (iproute2), tc, ethtool and iptables (make deps installs them). Errors: one line on stderr,
+# exit 1; a failed `up` removes what it made.
+set -euo pipefail
+
+die() { echo "netpath: $*" >&2; exit 1; }
+
+CLIENT_IP=198.18.1.1
+ROUTER_CLIENT_IP=198.18.1.254
+SERVER_IP=198.18.2.1
+ROUTER_SERVER_IP=198.18.2.254
+UPLINK_TAG=wirelens-uplink
+
+usage() { die "usage: $0 up NAME [--rate RATE] [--down-rate RATE] [--drop P] [--queue LATENCY] | down NAME | counters NAME"; }
+
+[ $# -ge 2 ] || usage
+COMMAND=$1
+NAME=$2
+shift 2
+case "$NAME" in
+    ''|*[!a-z0-9-]*|-*) die "NAME may only contain a-z, 0-9 and -, and not start with -: '$NAME'" ;;
+esac
+[ ${#NAME} -le 40 ] || die "NAME is longer than 40 characters: $NAME"
+C="$NAME-c"
+R="$NAME-r"
+S="$NAME-s"
+
+need_root() {
+    [ "$(id -u)" = 0 ] || die "needs root (network namespaces, tc, iptables): run it as root"
+    local tool
+    for tool in ip tc ethtool iptables; do
+        command -v "$tool" >/dev/null 2>&1 || die "$tool not found (make deps installs iproute2, ethtool and iptables)"
+    done
+}
+
+exists() { [ -e "/run/netns/$1" ]; }
+
+# tc's rate units → bits per second; fails on anything else.
+rate_bits() {
+    local value=$1 number unit
+    [[ $value =~ ^([0-9]+(\.[0-9]+)?)([kmg]?bit)$ ]] || return 1
+    number=${BASH_REMATCH[1]}
+    unit=${BASH_REMATCH[3]}
+    case "$unit" in
+        bit) awk -v n="$number" 'BEGIN { printf "%d", n }' ;;
+        kbit) awk -v n="$number" 'BEGIN { printf "%d", n * 1000 }' ;;
+        mbit) awk -v n="$number" 'BEGIN { printf "%d", n * 1000000 }' ;;
+        gbit) awk -v n="$number" 'BEGIN { printf "%d", n * 1000000000 }' ;;
+    esac
+}
+
+teardown() {
+    local ns pids pid
+    for ns in "$C" "$R" "$S"; do
+        exists "$ns" || continue
+        pids=$(ip netns pids "$ns" 2>/dev/null || true)
+        for pid in $pids; do kill -TERM "$pid" 2>/dev/null || true; done
+    done
+    for ns in "$C" "$R" "$S"; do
+        exists "$ns" || continue
+        for _ in $(seq 20); do
+            [ -z "$(ip netns pids "$ns" 2>/dev/null || true)" ] && break
+            sleep 0.1
+        done
+        for pid in $(ip netns pids "$ns" 2>/dev/null || true); do kill -KILL "$pid" 2>/dev/null || true; done
+        ip netns del "$ns" 2>/dev/null || true
+    done
+}
+
+# A tbf on DEV in namespace NS: RATE in tc units, its bits per second, the queue's latency.
+shape() {
+    local ns=$1 dev=$2 rate=$3 bits=$4 latency=$5 burst
+    # One millisecond at the rate, at least two full packets: small enough that the rate holds over a round
+    # trip, large enough for the kernel's timer.
+    burst=$(( bits / 8 / 1000 ))
+    [ "$burst" -ge 3028 ] || burst=3028
+    ip netns exec "$ns" tc qdisc replace dev "$dev" root tbf rate "$rate" burst "$burst" latency "$latency"
+}
+
+up() {
+    local rate= down_rate= drop= queue=50ms
+    while [ $# -gt 0 ]; do
+        case "$1" in
+            --rate) [ $# -ge 2 ] || usage; rate=$2; shift 2 ;;
+            --down-rate) [ $# -ge 2 ] || usage; down_rate=$2; shift 2 ;;
+            --drop) [ $# -ge 2 ] || usage; drop=$2; shift 2 ;;
+            --queue) [ $# -ge 2 ] || usage; queue=$2; shift 2 ;;
+            *) die "unknown option '$1' (--rate, --down-rate, --drop, --queue)" ;;
+        esac
+    done
+    local up_bits= down_bits=
+    if [ -n "$rate" ]; then
+        up_bits=$(rate_bits "$rate") || die "--rate '$rate' is not a rate in tc's units (8mbit, 500kbit, 1gbit)"
+    fi
+    [ -n "$down_rate" ] || down_rate=$rate
+    if [ -n "$down_rate" ]; then
+        down_bits=$(rate_bits "$down_rate") || die "--down-rate '$down_rate' is not a rate in tc's units (8mbit, 500kbit)"
+    fi
+    [[ $queue =~ ^[0-9]+(\.[0-9]+)?(us|ms|s)$ ]] || die "--queue '$queue' is not a duration (50ms, 200ms, 1s)"
+    if [ -n "$drop" ]; then
+        awk -v p="$drop" 'BEGIN { exit !(p ~ /^0?\.[0-9]+$/ && p > 0 && p < 1) }' ||
+            die "--drop '$drop' is not a probability between 0 and 1 (0.02 for 2%)"
+    fi
+    need_root
+    for ns in "$C" "$R" "$S"; do
+        exists "$ns" && die "namespace $ns exists already: run '$0 down $NAME' first"
+    done
+    trap 'rc=$?; [ $rc = 0 ] || { echo "netpath: up $NAME failed, removing what it made" >&2; teardown; }' EXIT
+
+    for ns in "$C" "$R" "$S"; do
+        ip netns add "$ns"
+        ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
+        ip -n "$ns" link set lo up
+    done
+    # The pairs are made inside their namespaces: the same interface names serve every path at once.
+    ip link add c0 netns "$C" type veth peer name rc netns "$R"
+    ip link add rs netns "$R" type veth peer name s0 netns "$S"
+    local pair ns dev
+    for pair in "$C:c0" "$R:rc" "$R:rs" "$S:s0"; do
+        ns=${pair%%:*}
+        dev=${pair#*:}
+        ip -n "$ns" link set "$dev" mtu 1500 up
+        ip netns exec "$ns" ethtool -K "$dev" tso off gso off gro off >/dev/null 2>&1 ||
+            ip netns exec "$ns" ethtool -K "$dev" tso off gso off gro off
+    done
+    ip -n "$C" addr add "$CLIENT_IP/24" dev c0
+    ip -n "$R" addr add "$ROUTER_CLIENT_IP/24" dev rc
+    ip -n "$R" addr add "$ROUTER_SERVER_IP/24" dev rs
+    ip -n "$S" addr add "$SERVER_IP/24" dev s0
+    ip -n "$C" route add default via "$ROUTER_CLIENT_IP"
+    ip -n "$S" route add default via "$ROUTER_SERVER_IP"
+    ip netns exec "$R" sysctl -qw net.ipv4.ip_forward=1
+
+    # The uplink's packets are counted first, then the drop rule takes its share: its counter over the first
+    # one is the loss the path made.
+    ip netns exec "$R" iptables -A FORWARD -i rc -o rs -m comment --comment "$UPLINK_TAG"
+    if [ -n "$drop" ]; then
+        ip netns exec "$R" iptables -A FORWARD -i rc -o rs -m statistic --mode random --probability "$drop" -j DROP
+    fi
+    [ -z "$rate" ] || shape "$R" rs "$rate" "$up_bits" "$queue"
+    [ -z "$down_rate" ] || shape "$R" rc "$down_rate" "$down_bits" "$queue"
+    trap - EXIT
+    echo "CLIENT_NS=$C"
+    echo "ROUTER_NS=$R"
+    echo "SERVER_NS=$S"
+    echo "CLIENT_IP=$CLIENT_IP"
+    echo "SERVER_IP=$SERVER_IP"
+}
+
+# The qdisc counters of DEV in the router as PREFIX_SENT_BYTES=… lines (zeros when it has no tbf).
+qdisc_counters() {
+    local dev=$1 prefix=$2
+    ip netns exec "$R" tc -s qdisc show dev "$dev" | awk -v p="$prefix" '
+        /^qdisc tbf/ { tbf = 1 }
+        tbf && /Sent/ && !done {
+            for (i = 1; i <= NF; i++) {
+                if ($i == "Sent") bytes = $(i + 1)
+                if ($i == "pkt") packets = $(i - 1)
+                if ($i == "(dropped") { dropped = $(i + 1); sub(/,/, "", dropped) }
+                if ($i == "overlimits") overlimits = $(i + 1)
+            }
+            done = 1
+        }
+        END {
+            printf "%s_SENT_BYTES=%d\n%s_SENT_PACKETS=%d\n%s_DROPPED=%d\n%s_OVERLIMITS=%d\n",
+                p, bytes, p, packets, p, dropped, p, overlimits
+        }'
+}
+
+counters() {
+    need_root
+    exists "$R" || die "no path named $NAME (namespace $R does not exist): run '$0 up $NAME' first"
+    ip netns exec "$R" iptables -L FORWARD -v -n -x | awk -v tag="$UPLINK_TAG" '
+        $0 ~ tag { uplink = $1 }
+        / DROP / && /statistic/ { drop = $1 }
+        END { printf "UPLINK_PACKETS=%d\nDROP_PACKETS=%d\n", uplink, drop }'
+    qdisc_counters rs UP
+    qdisc_counters rc DOWN
+}
+
+case "$COMMAND" in
+    up) up "$@" ;;
+    down) [ $# -eq 0 ] || usage; need_root; teardown ;;
+    counters) [ $# -eq 0 ] || usage; counters ;;
+    *) usage ;;
+esac
