@@ -36,8 +36,10 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
     case listenUnavailable = 13
     /// An internal error: a bug; please report it.
     case internalError = 70
-    /// Interrupted by SIGINT or SIGTERM; the report holds what was gathered until then.
+    /// Interrupted by SIGINT; the report holds what was gathered until then.
     case interrupted = 130
+    /// Ended by SIGTERM; the report holds what was gathered until then (128 + 15, as a shell reports it).
+    case terminated = 143
 
     /// The exit code for a transport failure of the given class.
     public static func forError(_ errorClass: ErrorClass) -> ExitStatus {
@@ -76,7 +78,8 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
         case .historyUnavailable: "the history database could not be used (check, serve: every check passed; the results were printed, not stored)"
         case .listenUnavailable: "wirelens serve/target: the --listen address is in use or cannot be bound"
         case .internalError: "internal error (a bug)"
-        case .interrupted: "interrupted (SIGINT/SIGTERM); the report holds what was gathered"
+        case .interrupted: "interrupted (SIGINT); the report holds what was gathered"
+        case .terminated: "terminated (SIGTERM); the report holds what was gathered"
         }
     }
 }

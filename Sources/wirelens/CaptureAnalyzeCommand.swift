@@ -14,7 +14,7 @@ struct CaptureAnalyzeCommand: AsyncCommand {
             + "(docs/capture-schema.md). A damaged or cut file still gets a report of the packets before the "
             + "damage, and exit code \(ExitStatus.localFile.rawValue). SIGINT or SIGTERM stops the reading: the report "
             + "then covers the packets read until then, marked interrupted, and the exit code is "
-            + "\(ExitStatus.interrupted.rawValue).")
+            + "\(ExitStatus.interrupted.rawValue) (\(ExitStatus.terminated.rawValue) after SIGTERM).")
 
     @Argument(help: "The capture file (.pcap or .pcapng).")
     var path: String

@@ -8,7 +8,7 @@ enum CommandLineEntry {
         do {
             let command = try Wirelens.parseAsRoot(arguments)
             if let runnable = command as? any AsyncCommand {
-                return await runnable.execute()
+                return interruption(await runnable.execute())
             }
             var other = command
             try other.run()
@@ -24,6 +24,12 @@ enum CommandLineEntry {
             Console.error("\(message) (see 'wirelens help\(name)')")
             return ExitStatus.usage.rawValue
         }
+    }
+
+    /// A run that ended because of a signal exits 130 for SIGINT and 143 for SIGTERM (commands report 130 for both).
+    static func interruption(_ code: Int32) -> Int32 {
+        guard code == ExitStatus.interrupted.rawValue, SignalTrap.caught.load(ordering: .relaxed) == SIGTERM else { return code }
+        return ExitStatus.terminated.rawValue
     }
 
     /// The subcommand named on the command line, if any, for the pointer to its help.

@@ -176,7 +176,8 @@ final class CaptureCommandTests: XCTestCase {
         for (signal, format) in [(SIGTERM, "json"), (SIGINT, "text")] {
             let run = try analyzeFedPipe(format: format, signal: signal)
             XCTAssertFalse(run.outcome.signaled, "killed by the signal instead of trapping it")
-            XCTAssertEqual(run.outcome.status, ExitStatus.interrupted.rawValue, run.outcome.stderr)
+            XCTAssertEqual(run.outcome.status, signal == SIGTERM ? ExitStatus.terminated.rawValue : ExitStatus.interrupted.rawValue,
+                           run.outcome.stderr)
             XCTAssertTrue(run.outcome.stderr.contains("interrupted"), run.outcome.stderr)
             XCTAssertEqual(run.leftBeside, ["report"], "only the report is left in its directory")
             let written = try String(contentsOfFile: run.report, encoding: .utf8)
@@ -218,7 +219,7 @@ final class CaptureCommandTests: XCTestCase {
     func testASignalStopsTheAnalysisOfAPipeWhoseWriterWaits() throws {
         let run = try analyzeFedPipe(format: "json", signal: SIGTERM, stallAfter: 500)
         XCTAssertFalse(run.outcome.signaled, "killed: the stop was not noticed while the pipe was quiet")
-        XCTAssertEqual(run.outcome.status, ExitStatus.interrupted.rawValue, run.outcome.stderr)
+        XCTAssertEqual(run.outcome.status, ExitStatus.terminated.rawValue, run.outcome.stderr)
         XCTAssertEqual(run.leftBeside, ["report"], "only the report is left in its directory")
         XCTAssertEqual(run.generated, 500)
         let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: run.report)))

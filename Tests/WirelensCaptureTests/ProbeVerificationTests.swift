@@ -160,7 +160,7 @@ final class ProbeVerificationTests: XCTestCase {
             kill(pid, SIGTERM)
         }
         XCTAssertFalse(run.signaled, run.stderr)
-        XCTAssertEqual(run.status, ExitStatus.interrupted.rawValue, run.stderr)
+        XCTAssertEqual(run.status, ExitStatus.terminated.rawValue, run.stderr)
         let probe = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
         XCTAssertEqual(probe["interrupted"] as? Bool, true)
         let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: wire)))
