@@ -27,12 +27,11 @@ PYTHON      ?= python3
 
 help:
 	@echo "Wirelens make targets:"
-	@echo "  make deps    install missing packages (apt: libcurl4-openssl-dev libpcap-dev"
-	@echo "               nginx-light tshark tcpdump nghttp2-client openssl; pip: jsonschema)"
+	@echo "  make deps    install missing packages (the apt list is in scripts/deps.sh; pip: jsonschema)"
 	@echo "  make build   deps + swift build (debug: .build/debug/wirelens)"
 	@echo "  make test    deps + swift build --build-tests + swift test --skip-build"
-	@echo "  make demo    deps + build + scripts/demo.sh (reports/demo/)"
-	@echo "  make bench   deps + release build + scripts/bench.py (reports/bench/)"
+	@echo "  make demo    deps + build + scripts/demo.sh (reports/demo/; needs root for its network namespaces)"
+	@echo "  make bench   deps + release build + scripts/bench*.py (reports/bench/; the capture part needs root)"
 	@echo "               BENCH_ARGS=--quick for a short smoke run (writes reports/bench/raw/quick/)"
 	@echo "  make clean   swift package clean + remove reports/bench/raw/"
 	@echo "Variables: SWIFT_FLAGS='$(SWIFT_FLAGS)' BENCH_ARGS='$(BENCH_ARGS)'"
