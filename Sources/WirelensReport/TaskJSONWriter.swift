@@ -26,15 +26,6 @@ public enum TaskJSONWriter {
         raw("]}", &bytes)
     }
 
-    /// A value written by the Codable path (compact), or null.
-    private static func encoded<T: Encodable>(_ value: T?, _ bytes: inout [UInt8]) {
-        guard let value, let json = try? StreamingJSONEncoder(prettyPrinted: false).encode(value) else {
-            raw("null", &bytes)
-            return
-        }
-        bytes.append(contentsOf: json)
-    }
-
     private static func transaction(_ m: TransactionMetrics, taskStart: Int64, _ bytes: inout [UInt8]) {
         raw("{\"kind\":", &bytes); JSONBytes.appendString(m.kind.rawValue, to: &bytes)
         raw(",\"url\":", &bytes); JSONBytes.appendString(m.url, to: &bytes)
@@ -88,9 +79,10 @@ public enum TaskJSONWriter {
             raw("]", &bytes)
         }
         raw(",\"error\":", &bytes); error(m.error, &bytes)
-        // The kernel's facts and the diagnosis are rare next to the fields above: the Codable path writes them.
-        raw(",\"tcp\":", &bytes); encoded(m.tcp, &bytes)
-        raw(",\"diagnosis\":", &bytes); encoded(m.diagnosis, &bytes)
+        raw(",\"tcp\":", &bytes)
+        if let tcp = m.tcp { KernelFactsJSONWriter.append(tcp, to: &bytes) } else { raw("null", &bytes) }
+        raw(",\"diagnosis\":", &bytes)
+        if let diagnosis = m.diagnosis { KernelFactsJSONWriter.append(diagnosis, to: &bytes) } else { raw("null", &bytes) }
         raw("}", &bytes)
     }
 

@@ -1,0 +1,111 @@
+import WirelensCore
+
+/// Writes a transaction's `tcp` and `diagnosis` as compact JSON straight into bytes: the Codable bytes, written
+/// field by field.
+///
+/// Every transaction of a probe carries both, and through the generic encoder they cost a third of a JSON run's CPU
+/// (`make bench`, 20 000 GETs); `KernelFactsJSONWriterTests` holds these bytes to the Codable ones over seeded
+/// random values. Keys follow the declaration order of `TCPFacts`, `TCPSample` and `Diagnosis.Evidence`.
+enum KernelFactsJSONWriter {
+    /// Appends the kernel's facts of a transaction.
+    static func append(_ f: TCPFacts, to b: inout [UInt8]) {
+        raw("{\"span\":", &b); JSONBytes.appendInt(f.span, to: &b)
+        raw(",\"bytesSent\":", &b); unsigned(f.bytesSent, &b)
+        raw(",\"bytesAcked\":", &b); unsigned(f.bytesAcked, &b)
+        raw(",\"bytesReceived\":", &b); unsigned(f.bytesReceived, &b)
+        raw(",\"bytesRetransmitted\":", &b); unsigned(f.bytesRetransmitted, &b)
+        raw(",\"segmentsRetransmitted\":", &b); unsigned(f.segmentsRetransmitted, &b)
+        raw(",\"outOfOrderPacketsIn\":", &b); unsigned(f.outOfOrderPacketsIn, &b)
+        raw(",\"minRTT\":", &b); unsigned(f.minRTT, &b)
+        raw(",\"smoothedRTT\":", &b); unsigned(f.smoothedRTT, &b)
+        raw(",\"maxRTT\":", &b); unsigned(f.maxRTT, &b)
+        raw(",\"receiveRTT\":", &b); unsigned(f.receiveRTT, &b)
+        raw(",\"congestionWindowMin\":", &b); unsigned(f.congestionWindowMin, &b)
+        raw(",\"congestionWindowMax\":", &b); unsigned(f.congestionWindowMax, &b)
+        raw(",\"sendMSS\":", &b); unsigned(f.sendMSS, &b)
+        raw(",\"pathMTU\":", &b); unsigned(f.pathMTU, &b)
+        raw(",\"peerWindowMin\":", &b); unsigned(f.peerWindowMin, &b)
+        raw(",\"peerWindowMedian\":", &b); unsigned(f.peerWindowMedian, &b)
+        raw(",\"zeroWindowShare\":", &b); double(f.zeroWindowShare, &b)
+        raw(",\"deliveryRateMax\":", &b); unsigned(f.deliveryRateMax, &b)
+        raw(",\"deliveryRateMedian\":", &b); unsigned(f.deliveryRateMedian, &b)
+        raw(",\"busy\":", &b); unsigned(f.busy, &b)
+        raw(",\"receiveWindowLimited\":", &b); unsigned(f.receiveWindowLimited, &b)
+        raw(",\"sendBufferLimited\":", &b); unsigned(f.sendBufferLimited, &b)
+        raw(",\"sendBuffer\":", &b); unsigned(f.sendBuffer, &b)
+        raw(",\"shared\":", &b); bool(f.shared, &b)
+        raw(",\"samples\":[", &b)
+        for i in f.samples.indices {
+            if i > 0 { b.append(UInt8(ascii: ",")) }
+            let s = f.samples[i]
+            raw("{\"at\":", &b); JSONBytes.appendInt(s.at, to: &b)
+            raw(",\"rtt\":", &b); unsigned(s.rtt, &b)
+            raw(",\"congestionWindow\":", &b); unsigned(s.congestionWindow, &b)
+            raw(",\"deliveryRate\":", &b); unsigned(s.deliveryRate, &b)
+            raw(",\"appLimited\":", &b); s.appLimited.map { bool($0, &b) } ?? raw("null", &b)
+            raw(",\"peerWindow\":", &b); unsigned(s.peerWindow, &b)
+            raw(",\"unacked\":", &b); unsigned(s.unacked, &b)
+            raw(",\"notSent\":", &b); unsigned(s.notSent, &b)
+            raw(",\"acked\":", &b); unsigned(s.acked, &b)
+            raw(",\"received\":", &b); unsigned(s.received, &b)
+            raw("}", &b)
+        }
+        raw("]}", &b)
+    }
+
+    /// Appends a transaction's diagnosis (its sentence made here, from the verdict and the evidence).
+    static func append(_ d: Diagnosis, to b: inout [UInt8]) {
+        let e = d.evidence
+        raw("{\"verdict\":", &b); JSONBytes.appendString(d.verdict.rawValue, to: &b)
+        raw(",\"explanation\":", &b); JSONBytes.appendString(d.explanation, to: &b)
+        raw(",\"evidence\":{\"direction\":", &b); JSONBytes.appendString(e.direction, to: &b)
+        raw(",\"movingTime\":", &b); int(e.movingTime, &b)
+        raw(",\"receiveWindowLimitedShare\":", &b); double(e.receiveWindowLimitedShare, &b)
+        raw(",\"sendBufferLimitedShare\":", &b); double(e.sendBufferLimitedShare, &b)
+        raw(",\"bufferBoundShare\":", &b); double(e.bufferBoundShare, &b)
+        raw(",\"sendBuffer\":", &b); int(e.sendBuffer, &b)
+        raw(",\"segmentsInFlight\":", &b); int(e.segmentsInFlight.map { Int64($0) }, &b)
+        raw(",\"segmentSize\":", &b); int(e.segmentSize.map { Int64($0) }, &b)
+        raw(",\"congestionWindow\":", &b); int(e.congestionWindow.map { Int64($0) }, &b)
+        raw(",\"networkShare\":", &b); double(e.networkShare, &b)
+        raw(",\"idleShare\":", &b); double(e.idleShare, &b)
+        raw(",\"wait\":", &b); int(e.wait, &b)
+        raw(",\"waitShare\":", &b); double(e.waitShare, &b)
+        raw(",\"handshakes\":", &b); int(e.handshakes, &b)
+        raw(",\"rtt\":", &b); int(e.rtt, &b)
+        raw(",\"minRTT\":", &b); int(e.minRTT, &b)
+        raw(",\"receiveRTT\":", &b); int(e.receiveRTT, &b)
+        raw(",\"roundTrips\":", &b); double(e.roundTrips, &b)
+        raw(",\"retransmittedShare\":", &b); double(e.retransmittedShare, &b)
+        raw(",\"outOfOrderPacketsIn\":", &b); int(e.outOfOrderPacketsIn.map { Int64($0) }, &b)
+        raw(",\"bodyRate\":", &b); double(e.bodyRate, &b)
+        raw(",\"deliveryRate\":", &b); double(e.deliveryRate, &b)
+        raw(",\"peerWindow\":", &b); int(e.peerWindow, &b)
+        raw(",\"zeroWindowShare\":", &b); double(e.zeroWindowShare, &b)
+        raw(",\"windowCap\":", &b); double(e.windowCap, &b)
+        raw(",\"sharedConnection\":", &b); bool(e.sharedConnection, &b)
+        raw(",\"proxyHop\":", &b); bool(e.proxyHop, &b)
+        raw(",\"reason\":", &b)
+        if let reason = e.reason { JSONBytes.appendString(reason, to: &b) } else { raw("null", &b) }
+        raw("}}", &b)
+    }
+
+    private static func raw(_ text: StaticString, _ b: inout [UInt8]) {
+        b.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    private static func bool(_ value: Bool, _ b: inout [UInt8]) { raw(value ? "true" : "false", &b) }
+
+    private static func unsigned<T: UnsignedInteger & FixedWidthInteger>(_ value: T?, _ b: inout [UInt8]) {
+        if let value { JSONBytes.appendUnsigned(UInt64(value), to: &b) } else { raw("null", &b) }
+    }
+
+    private static func int(_ value: Int64?, _ b: inout [UInt8]) {
+        if let value { JSONBytes.appendInt(value, to: &b) } else { raw("null", &b) }
+    }
+
+    /// A number, or null when absent or not finite (JSON has no NaN; the evidence's shares are finite).
+    private static func double(_ value: Double?, _ b: inout [UInt8]) {
+        guard let value, JSONBytes.appendDouble(value, to: &b) else { return raw("null", &b) }
+    }
+}
