@@ -99,8 +99,8 @@ let package = Package(
             ]
         ),
         .target(name: "WirelensTestSupport", dependencies: ["WirelensCore"], path: "Tests/WirelensTestSupport"),
-        .testTarget(name: "WirelensCoreTests", dependencies: ["WirelensCore"]),
-        .testTarget(name: "WirelensReportTests", dependencies: ["WirelensCore", "WirelensReport"]),
+        .testTarget(name: "WirelensCoreTests", dependencies: ["WirelensCore", "WirelensTestSupport"]),
+        .testTarget(name: "WirelensReportTests", dependencies: ["WirelensCore", "WirelensReport", "WirelensTestSupport"]),
         .testTarget(name: "WirelensProbeTests", dependencies: ["WirelensCore", "WirelensProbe", "WirelensDigest", "WirelensTestSupport"]),
         .testTarget(name: "WirelensCLITests", dependencies: ["WirelensCore", "WirelensTestSupport"]),
         .testTarget(

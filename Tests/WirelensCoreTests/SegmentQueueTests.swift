@@ -1,4 +1,5 @@
 import WirelensCore
+import WirelensTestSupport
 import XCTest
 
 /// The upload queue: carving, the tail retry rule, exhaustion, resume and the never-overlapping sets.
@@ -45,7 +46,7 @@ final class SegmentQueueTests: XCTestCase {
     /// A random walk of successes and failures, checking after every step that the retry queue, the in-flight set and
     /// the success set never share a segment and that all segments tile the file.
     func testInvariantsHoldOverARandomWalk() {
-        var generator = SplitMix(seed: 42)
+        var generator = SplitMix64(seed: 42)
         for round in 0..<50 {
             let size = Int64(1 + generator.next() % 5000)
             var queue = SegmentQueue(fileSize: size, alignedSize: round % 2 == 0 ? 300 : nil)
@@ -90,15 +91,3 @@ final class SegmentQueueTests: XCTestCase {
     }
 }
 
-/// A small seeded generator, so the random walk repeats.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

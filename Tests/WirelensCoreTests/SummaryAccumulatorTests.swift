@@ -1,24 +1,13 @@
 import XCTest
 import WirelensCore
+import WirelensTestSupport
 
 /// The summary gathered task by task: its percentiles against exact ones computed here from sorted values, and
 /// what it holds as runs grow.
 final class SummaryAccumulatorTests: XCTestCase {
-    /// SplitMix64: a small seeded generator, so that every run of the test draws the same values.
-    private struct SeededGenerator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     /// Durations spread over five decades (1 µs to 100 s, log-uniform), with a few exact repeats.
     private func durations(_ count: Int, seed: UInt64) -> [Int64] {
-        var generator = SeededGenerator(state: seed)
+        var generator = SplitMix64(seed: seed)
         return (0..<count).map { i in
             if i % 97 == 0 { return 250 }
             return Int64(pow(10, Double.random(in: 0...8, using: &generator)).rounded())
@@ -120,7 +109,7 @@ final class SummaryAccumulatorTests: XCTestCase {
     }
 
     func testTasksInAnyOrderGiveTheSummaryOfTasksInOrder() {
-        var generator = SeededGenerator(state: 9)
+        var generator = SplitMix64(seed: 9)
         let run = freshConnectionRun(tasks: 3_000, concurrency: 5)
         var accumulator = Summary.Accumulator()
         for task in run.shuffled(using: &generator) { accumulator.add(task) }

@@ -1,26 +1,15 @@
 import Foundation
 import WirelensCore
+import WirelensTestSupport
 import XCTest
 @testable import WirelensReport
 
 /// The hand-written JSON of `tcp` and `diagnosis` against the Codable bytes, over seeded random values that reach
 /// every field present and absent.
 final class KernelFactsJSONWriterTests: XCTestCase {
-    /// SplitMix64: the same values on every run.
-    private struct Seeded: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
+    private func maybe<T>(_ value: T, _ g: inout SplitMix64) -> T? { Bool.random(using: &g) ? value : nil }
 
-    private func maybe<T>(_ value: T, _ g: inout Seeded) -> T? { Bool.random(using: &g) ? value : nil }
-
-    private func facts(_ g: inout Seeded) -> TCPFacts {
+    private func facts(_ g: inout SplitMix64) -> TCPFacts {
         let samples = (0..<Int.random(in: 0...5, using: &g)).map { i in
             TCPSample(at: Int64(i) * 100_000, rtt: .random(in: 0...500_000, using: &g),
                       congestionWindow: .random(in: 1...10_000, using: &g),
@@ -46,7 +35,7 @@ final class KernelFactsJSONWriterTests: XCTestCase {
         return f
     }
 
-    private func diagnosis(_ g: inout Seeded) -> Diagnosis {
+    private func diagnosis(_ g: inout SplitMix64) -> Diagnosis {
         var e = Diagnosis.Evidence(direction: ["upload", "download", "none"].randomElement(using: &g) ?? "none")
         e.movingTime = maybe(.random(in: 0...Int64(1) << 40, using: &g), &g)
         e.receiveWindowLimitedShare = maybe(.random(in: 0...1, using: &g), &g)
@@ -79,7 +68,7 @@ final class KernelFactsJSONWriterTests: XCTestCase {
     }
 
     func testSameBytesAsTheCodablePath() throws {
-        var g = Seeded(state: 42)
+        var g = SplitMix64(seed: 42)
         let encoder = StreamingJSONEncoder(prettyPrinted: false)
         for _ in 0..<500 {
             let f = facts(&g)
