@@ -54,6 +54,8 @@ public struct TCPFacts: Sendable, Equatable, Codable {
     @NullWhenAbsent public var sendBuffer: UInt32?
     /// True when other transfers used the connection during this one: the figures describe the connection.
     public var shared = false
+    /// The kernel's first RTT sample of the connection, SYN to SYN/ACK (µs): only on the transaction that opened it.
+    @NullWhenAbsent public var handshakeRTT: UInt32?
     /// The snapshots over time, at most `Builder.sampleLimit` (evenly thinned beyond that).
     public var samples: [TCPSample]
 

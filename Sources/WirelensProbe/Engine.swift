@@ -587,6 +587,7 @@ public final class Engine: @unchecked Sendable {
         m.error = transferError(ctx, code: code, info: info, end: end)
         var facts = ctx.tcp.finish()
         facts?.shared = ctx.tcpShared
+        facts?.handshakeRTT = ctx.handshakeRTT
         m.tcp = facts
         m.diagnosis = Diagnosis.of(.init(
             phases: m.phases, requestBodyBytes: m.requestBodyBytes, responseBodyBytes: m.responseBodyBytes, tcp: facts,

@@ -77,6 +77,8 @@ final class TransferContext {
     var tcp = TCPFacts.Builder()
     /// When the last snapshot was taken (monotonic ns).
     var tcpSampledAt: Int64 = 0
+    /// The kernel's first RTT sample of a connection this transfer opened (µs): SYN to SYN/ACK.
+    var handshakeRTT: UInt32?
     /// True when other transfers were in flight on the same connection during this one.
     var tcpShared = false
     var remoteIP: String?
@@ -269,7 +271,12 @@ final class TransferContext {
         case CURLINFO_TEXT:
             // Most informational lines carry nothing the engine uses: look at the first byte before making a String.
             switch DebugText.parse(bytes: text) {
-            case .connected(let id)?, .reused(let id)?: connectionId = id
+            case .connected(let id)?:
+                connectionId = id
+                // libcurl says so right after the TCP handshake (before TLS): the kernel's RTT estimate is then its
+                // first sample, the SYN to the SYN/ACK.
+                if readsTCP, let socket, let info = TCPInfoReader.read(socket: socket) { handshakeRTT = info.rtt }
+            case .reused(let id)?: connectionId = id
             case .tls(let version, let cipher)?: tlsVersion = version; tlsCipher = cipher
             case .alpn(let name)?: alpn = name
             case nil: break

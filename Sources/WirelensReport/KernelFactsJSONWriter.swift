@@ -34,6 +34,7 @@ enum KernelFactsJSONWriter {
         raw(",\"sendBufferLimited\":", &b); unsigned(f.sendBufferLimited, &b)
         raw(",\"sendBuffer\":", &b); unsigned(f.sendBuffer, &b)
         raw(",\"shared\":", &b); bool(f.shared, &b)
+        raw(",\"handshakeRTT\":", &b); unsigned(f.handshakeRTT, &b)
         raw(",\"samples\":[", &b)
         for i in f.samples.indices {
             if i > 0 { b.append(UInt8(ascii: ",")) }

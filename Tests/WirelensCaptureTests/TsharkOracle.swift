@@ -68,4 +68,22 @@ enum TsharkOracle {
         }
         return result
     }
+
+    /// SYN to SYN/ACK per client port, in µs, as the capture's timestamps show them (the first of each).
+    static func handshakeTimes(_ path: String, serverPort: Int) throws -> [Int: Int64] {
+        var syn: [Int: Double] = [:]
+        var times: [Int: Int64] = [:]
+        let rows = try run(["-r", path, "-Y", "tcp.flags.syn == 1", "-T", "fields", "-e", "frame.time_epoch",
+                            "-e", "tcp.srcport", "-e", "tcp.dstport", "-e", "tcp.flags.ack"])
+        for line in rows.split(separator: "\n") {
+            let f = line.split(separator: "\t").map(String.init)
+            guard f.count == 4, let t = Double(f[0]), let src = Int(f[1]), let dst = Int(f[2]) else { continue }
+            let isAck = f[3] == "1" || f[3] == "True"
+            if !isAck, dst == serverPort, syn[src] == nil { syn[src] = t }
+            if isAck, src == serverPort, let sent = syn[dst], times[dst] == nil {
+                times[dst] = Int64(((t - sent) * 1e6).rounded())
+            }
+        }
+        return times
+    }
 }

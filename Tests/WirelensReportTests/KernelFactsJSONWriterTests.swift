@@ -32,6 +32,7 @@ final class KernelFactsJSONWriterTests: XCTestCase {
             sendBufferLimited: maybe(0, &g), samples: samples)
         f.shared = Bool.random(using: &g)
         f.sendBuffer = maybe(.random(in: 0...UInt32.max, using: &g), &g)
+        f.handshakeRTT = maybe(.random(in: 0...UInt32.max, using: &g), &g)
         return f
     }
 

@@ -1,0 +1,44 @@
+import Foundation
+import WirelensCore
+import WirelensTestSupport
+import XCTest
+
+/// The kernel's handshake RTT of each new connection against SYN to SYN/ACK in a capture made during the run.
+final class HandshakeRTTTests: XCTestCase {
+    func testHandshakeRTTIsTheWiresSYNToSYNACK() throws {
+        let peer = try SegmentPeer.start(partDelayMs: 5)
+        defer { peer.stop() }
+        let report = LoopbackCapture.temporaryPath("probe.json")
+        defer { unlink(report) }
+        let capture = try LoopbackCapture.record(filter: "tcp port \(peer.port) and tcp[tcpflags] & tcp-syn != 0") {
+            let outcome = try WirelensCLI.run(["probe", peer.url("/bytes/1000"), "--repeat", "6", "--no-reuse",
+                                               "--format", "json", "--report", report, "-q"], timeout: 60)
+            XCTAssertEqual(outcome.status, 0, outcome.stderr)
+        }
+        defer { unlink(capture) }
+        let wire = try TsharkOracle.handshakeTimes(capture, serverPort: peer.port)
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: report))) as? [String: Any])
+        let transactions = (json["tasks"] as? [[String: Any]] ?? []).flatMap { $0["transactions"] as? [[String: Any]] ?? [] }
+        XCTAssertEqual(transactions.count, 6)
+        for tx in transactions {
+            let port = try XCTUnwrap(tx["localPort"] as? Int)
+            let rtt = try XCTUnwrap((tx["tcp"] as? [String: Any])?["handshakeRTT"] as? Int, "a new connection has one")
+            let onWire = try XCTUnwrap(wire[port], "the capture holds the handshake of port \(port)")
+            XCTAssertLessThanOrEqual(abs(Int64(rtt) - onWire), max(100, onWire / 10),
+                                     "kernel \(rtt) µs against SYN to SYN/ACK \(onWire) µs on port \(port)")
+        }
+    }
+
+    func testAReusedConnectionHasNoHandshakeRTT() throws {
+        let peer = try SegmentPeer.start()
+        defer { peer.stop() }
+        let outcome = try WirelensCLI.run(["probe", peer.url("/bytes/100"), "--repeat", "2", "--format", "json", "-q"])
+        XCTAssertEqual(outcome.status, 0, outcome.stderr)
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [String: Any])
+        let transactions = (json["tasks"] as? [[String: Any]] ?? []).flatMap { $0["transactions"] as? [[String: Any]] ?? [] }
+        XCTAssertEqual(transactions.count, 2)
+        XCTAssertEqual(transactions.map { $0["reusedConnection"] as? Bool }, [false, true])
+        XCTAssertNotNil((transactions[0]["tcp"] as? [String: Any])?["handshakeRTT"] as? Int)
+        XCTAssertTrue((transactions[1]["tcp"] as? [String: Any])?["handshakeRTT"] is NSNull, "a reused connection made no handshake")
+    }
+}
