@@ -116,6 +116,25 @@ final class DiagnosisVerdictTests: XCTestCase {
         XCTAssertTrue(text.stdout.contains("server-think (3, 100% of the time)"), text.stdout)
     }
 
+    /// HTTP/2 streams in flight at once on one connection: their kernel facts are the connection's, and say so.
+    func testStreamsSharingAConnectionSayTheirFactsAreTheConnections() throws {
+        let servers = try TestServers.get()
+        let report = CLIHarness.temporaryPath("why-h2.json")
+        defer { unlink(report) }
+        let outcome = try CLIHarness.run(["probe", servers.https("/bytes/1m.bin"), "--cacert", servers.certPath, "--http2",
+                                          "--repeat", "8", "--concurrency", "4", "--format", "json", "--report", report, "-q"])
+        XCTAssertEqual(outcome.status, 0, outcome.stderr)
+        let document = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: report))) as? [String: Any])
+        let transactions = (document["tasks"] as? [[String: Any]] ?? []).flatMap { $0["transactions"] as? [[String: Any]] ?? [] }
+        XCTAssertEqual(Set(transactions.compactMap { $0["connectionId"] as? Int }).count, 1, "h2 carries every stream on one connection")
+        let shared = transactions.filter { ($0["tcp"] as? [String: Any])?["shared"] as? Bool == true }
+        XCTAssertGreaterThanOrEqual(shared.count, 2, "streams in flight together share the connection's facts")
+        for tx in shared {
+            let evidence = (tx["diagnosis"] as? [String: Any])?["evidence"] as? [String: Any]
+            XCTAssertEqual(evidence?["sharedConnection"] as? Bool, true)
+        }
+    }
+
     /// HAR carries the same facts as custom fields (`_tcp`, `_diagnosis`), as HAR 1.2 allows.
     func testHARCarriesTheKernelFactsAndTheVerdict() throws {
         let peer = try SegmentPeer.start(partDelayMs: 200)
