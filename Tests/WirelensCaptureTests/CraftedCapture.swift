@@ -1,0 +1,45 @@
+import Foundation
+@testable import WirelensCapture
+
+/// A capture built frame by frame in a test: fed to the analysis as it grows, and written as a pcap file for tshark
+/// and the `wirelens` executable to read the same bytes.
+struct CraftedCapture {
+    var builder = FrameBuilder()
+    private(set) var analysis = CaptureAnalyzer.Analysis(linkType: .ethernet)
+    private(set) var records: [(time: Int64, frame: [UInt8])] = []
+    private var clock: Int64 = 1_700_000_000_000_000  // µs
+
+    /// A capture between `client` and `server` ports on 10.0.0.1 and 10.0.0.2.
+    init(clientPort: UInt16, serverPort: UInt16) {
+        builder.source.port = clientPort
+        builder.destination.port = serverPort
+    }
+
+    /// One segment `after` µs after the previous one; `fromServer` sends it from the server's side.
+    mutating func send(seq: UInt32, ack: UInt32, flags: TCPFlags, payload: [UInt8] = [], fromServer: Bool = false,
+                       after: Int64 = 100) {
+        clock += after
+        let frame = builder.frame(seq: seq, ack: ack, flags: flags, payload: payload, reverse: fromServer)
+        records.append((clock, frame))
+        frame.withUnsafeBytes {
+            analysis.add(CapturedPacket(timestampNanos: clock * 1000, originalLength: frame.count, bytes: $0))
+        }
+    }
+
+    /// The analysis's report of what was sent so far.
+    mutating func report() -> CaptureReport {
+        var report = CaptureReport(file: "crafted", filter: nil, linkType: .ethernet, snapshotLength: 65535)
+        analysis.complete(into: &report)
+        return report
+    }
+
+    /// The frames as a classic pcap file (microsecond timestamps, Ethernet) at `path`.
+    func write(to path: String) {
+        var bytes: [UInt8] = ShortConnections.pcapHeader
+        for (time, frame) in records {
+            bytes += ShortConnections.le32(UInt32(time / 1_000_000)) + ShortConnections.le32(UInt32(time % 1_000_000))
+            bytes += ShortConnections.le32(UInt32(frame.count)) + ShortConnections.le32(UInt32(frame.count)) + frame
+        }
+        _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
+    }
+}
