@@ -101,9 +101,10 @@ final class CutShortAndMidStreamTests: XCTestCase {
         capture.send(seq: c, ack: s, flags: .ack)
     }
 
-    /// Checks the exchanges of `capture`'s only connection against tshark's requests and responses.
+    /// Checks the exchanges of `capture`'s only connection against tshark's requests and responses; returns it.
+    @discardableResult
     private func checkAgainstTshark(_ capture: inout CraftedCapture, serverPort: UInt16, name: String,
-                                    bodies: [Int64]) throws {
+                                    bodies: [Int64]) throws -> TCPConnection {
         let path = written(capture, name)
         let decodeAs = "tcp.port==\(serverPort),http"
         let uris = try TsharkOracle.values(path, filter: "http.request", field: "http.request.uri", decodeAs: decodeAs)
@@ -123,6 +124,7 @@ final class CutShortAndMidStreamTests: XCTestCase {
         XCTAssertTrue(connection.exchanges.allSatisfy(\.complete))
         XCTAssertEqual(connection.applicationProtocol, "http/1.1")
         XCTAssertEqual(report.summary.servers.map(\.server.port), [serverPort])
+        return connection
     }
 
     func testWithoutHandshakeTheServerIsTheSideSendingStatusLinesWhateverItsPort() throws {
@@ -147,9 +149,9 @@ final class CutShortAndMidStreamTests: XCTestCase {
             capture.send(seq: c, ack: s, flags: .ack)
             exchange(&capture, &c, &s, path: "/b", body: 300)
             exchange(&capture, &c, &s, path: "/c", body: 11)
-            try checkAgainstTshark(&capture, serverPort: serverPort, name: "mid-body-\(serverPort).pcap",
-                                   bodies: [300, 11])
-            let notes = capture.report().connections.first?.notes ?? []
+            let connection = try checkAgainstTshark(&capture, serverPort: serverPort,
+                                                    name: "mid-body-\(serverPort).pcap", bodies: [300, 11])
+            let notes = connection.notes
             XCTAssertTrue(notes.contains { $0.contains("\(tail.count) bytes") }, "\(notes)")
         }
     }
