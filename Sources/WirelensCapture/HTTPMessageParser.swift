@@ -45,6 +45,9 @@ struct HTTPMessageParser {
 
     /// Lines longer than this end parsing (no HTTP server accepts them either).
     static let maxLine = 64 * 1024
+    /// While seeking a message start, a line cut by a segment's end is kept to this length at most (longer ones are
+    /// taken for body bytes): what a connection that began before the capture holds while it is not HTTP.
+    static let maxSeekLine = 8 * 1024
 
     let role: Role
     private var state = State.idle
@@ -218,7 +221,7 @@ struct HTTPMessageParser {
             let end = Self.newline(in: bytes, from: i)
             seekSkipped += Int64(min(end + 1, count) - i)
             if end == count {
-                if !seekLongLine, line.count + (end - i) <= Self.maxLine {
+                if !seekLongLine, line.count + (end - i) <= Self.maxSeekLine {
                     line.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[i..<end]))
                 } else {
                     seekLongLine = true

@@ -35,11 +35,7 @@ struct CraftedCapture {
 
     /// The frames as a classic pcap file (microsecond timestamps, Ethernet) at `path`.
     func write(to path: String) {
-        var bytes: [UInt8] = ShortConnections.pcapHeader
-        for (time, frame) in records {
-            bytes += ShortConnections.le32(UInt32(time / 1_000_000)) + ShortConnections.le32(UInt32(time % 1_000_000))
-            bytes += ShortConnections.le32(UInt32(frame.count)) + ShortConnections.le32(UInt32(frame.count)) + frame
-        }
+        let bytes = ShortConnections.pcapHeader + records.flatMap { ShortConnections.pcapRecord(time: $0.time, frame: $0.frame) }
         _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
     }
 }
