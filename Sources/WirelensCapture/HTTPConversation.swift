@@ -39,7 +39,17 @@ struct HTTPConversation: HTTPMessageSink {
     /// The exchanges read or inferred.
     var allExchanges: [HTTPExchange] { tls?.exchanges ?? http2?.exchanges ?? exchanges }
     /// Notes of the HTTP, HTTP/2 and TLS readings.
-    var allNotes: [String] { notes + (tls?.notes ?? []) + (http2?.notes ?? []) }
+    var allNotes: [String] {
+        var seeking: [String] = []
+        if midStream, !mayHoldFrames {
+            for (side, skipped) in [("client", parsers.requests.unresolvedSkippedBytes),
+                                    ("server", parsers.responses.unresolvedSkippedBytes)] where skipped > 0 {
+                seeking.append("the capture began inside the \(side)'s stream: none of its \(skipped) bytes began an "
+                    + "HTTP/1.x message")
+            }
+        }
+        return notes + seeking + (tls?.notes ?? []) + (http2?.notes ?? [])
+    }
 
     /// True when the connection was detected as TLS or h2c: only then can `tls` or `http2` be set, and only then
     /// are they looked into (testing those optionals copies them, on every segment).

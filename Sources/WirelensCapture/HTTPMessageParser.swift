@@ -73,6 +73,9 @@ struct HTTPMessageParser {
     /// True while looking for a message start in a stream whose capture began after its first byte.
     var isSeeking: Bool { state == .seeking }
 
+    /// The bytes passed over while looking for a message start that has not come (0 once one came).
+    var unresolvedSkippedBytes: Int64 { state == .seeking ? seekSkipped : 0 }
+
     /// Reads the stream from its next message start: its capture began after its first byte.
     mutating func beginMidStream() {
         state = .seeking

@@ -155,4 +155,20 @@ final class CutShortAndMidStreamTests: XCTestCase {
             XCTAssertTrue(notes.contains { $0.contains("\(tail.count) bytes") }, "\(notes)")
         }
     }
+
+    func testAMidStreamConnectionThatIsNotHTTPSaysHowManyBytesItPassedOver() throws {
+        var capture = CraftedCapture(clientPort: 40000, serverPort: 5432)
+        var random = SystemRandomNumberGenerator()
+        let up = (0..<700).map { _ in UInt8.random(in: 0...255, using: &random) }
+        let down = (0..<1300).map { _ in UInt8.random(in: 0...255, using: &random) }
+        capture.send(seq: 100, ack: 900, flags: [.ack, .psh], payload: up)
+        capture.send(seq: 900, ack: 800, flags: [.ack, .psh], payload: down, fromServer: true)
+        let connection = try XCTUnwrap(capture.report().connections.first)
+        XCTAssertEqual(connection.exchanges.count, 0)
+        // Random bytes may hold a line end: what was passed over is every byte of each side.
+        XCTAssertTrue(connection.notes.contains { $0.contains("client's stream: none of its \(up.count) bytes") },
+                      "\(connection.notes)")
+        XCTAssertTrue(connection.notes.contains { $0.contains("server's stream: none of its \(down.count) bytes") },
+                      "\(connection.notes)")
+    }
 }
