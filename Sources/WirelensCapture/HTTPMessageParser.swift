@@ -7,7 +7,7 @@ import Glibc
 /// It keeps only the line being read (start line, a header, a chunk size); body bytes are counted, never kept.
 /// A gap in the bytes (the capture missed them) is skipped inside a body of known length and ends parsing
 /// anywhere else. A stream whose capture began after its first byte is read from its next message start (a
-/// request line or a status line at the start of a line), the bytes before it skipped.
+/// request line or a status line at the start of a line or of a delivery), the bytes before it skipped.
 struct HTTPMessageParser {
     /// Which side's messages this parser reads.
     enum Role { case request, response }
@@ -36,7 +36,7 @@ struct HTTPMessageParser {
     /// Where in a message the parser is.
     private enum State: Equatable {
         case idle, startLine, headers, body(Int64), chunkSize, chunkData(Int64), chunkDataEnd, trailers, untilClose
-        /// The capture began after the stream's first byte: looking for a message start at each line start.
+        /// The capture began after the stream's first byte: looking for a message start (`seek`).
         case seeking
         /// After a protocol switch or a tunnel, a reset or a close: the bytes are no longer HTTP/1.x.
         case stopped
