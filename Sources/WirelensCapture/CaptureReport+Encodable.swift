@@ -202,7 +202,8 @@ extension HTTPExchange: Encodable {
     private enum Keys: String, CodingKey {
         case index, method, target, httpVersion, statusCode, interimStatuses, interimAt, requestStartAt,
              requestEndAt, responseStartAt, responseEndAt, waitMs, requestHeaderBytes, requestBodyBytes,
-             responseHeaderBytes, responseBodyBytes, pipelined, pipelineDepth, stream, inferred, complete
+             responseHeaderBytes, responseBodyBytes, pipelined, pipelineDepth, stream, inferred, cutShort,
+             complete
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -227,6 +228,7 @@ extension HTTPExchange: Encodable {
         try c.encode(pipelineDepth, forKey: .pipelineDepth)
         try c.encode(stream, forKey: .stream)
         try c.encode(inferred, forKey: .inferred)
+        try c.encode(cutShort, forKey: .cutShort)
         try c.encode(complete, forKey: .complete)
     }
 }

@@ -49,6 +49,12 @@ public struct CaptureSummary: Sendable, Equatable {
             perServer[c.server, default: (0, 0, ConcurrencyPeak())].peak.opened(at: c.firstPacketAt)
         }
 
+        /// A connection turned out to have its roles the other way round: it was opened under `oldServer`.
+        mutating func moved(_ c: TCPConnection, from oldServer: Endpoint) {
+            perServer[oldServer]?.peak.closed(at: c.firstPacketAt)
+            perServer[c.server, default: (0, 0, ConcurrencyPeak())].peak.opened(at: c.firstPacketAt)
+        }
+
         /// A connection finished: its figures join the totals.
         mutating func add(_ c: TCPConnection) {
             totals.connections += 1
@@ -87,7 +93,8 @@ public struct CaptureSummary: Sendable, Equatable {
         var summary: CaptureSummary {
             var result = totals
             result.maxConcurrentConnections = peak.peak
-            result.servers = perServer.map { server, value in
+            // A server left with no connection was one whose connection's roles turned out the other way (`moved`).
+            result.servers = perServer.filter { $0.value.connections > 0 }.map { server, value in
                 ServerSummary(server: server, connections: value.connections, maxConcurrent: value.peak.peak,
                               exchanges: value.exchanges)
             }.sorted { $0.server < $1.server }

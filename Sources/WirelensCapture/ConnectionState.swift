@@ -1,10 +1,21 @@
 /// A connection while packets still arrive: sequence tracking both ways, counters, and its HTTP conversation.
 final class ConnectionState {
     private(set) var record: TCPConnection
-    private let client = HalfConnection()
-    private let server = HalfConnection()
+    private var client = HalfConnection()
+    private var server = HalfConnection()
     private var http: HTTPConversation
     private var reset = false
+    /// False while a connection whose handshake was not captured has not shown which side is the client: the
+    /// ports guessed it (the lower one the server's), the first request line or status line decides.
+    private var rolesSettled: Bool
+    /// Payload segments looked at for the roles (the looking stops after `maxRoleChecks`).
+    private var roleChecks = 0
+    /// The server the connection was first taken to have, when the payload showed the roles the other way round
+    /// (for the tracker's per-server figures; it clears it once moved).
+    var swappedFrom: Endpoint?
+
+    /// Payload segments of a connection without handshake looked at before its guessed roles are kept.
+    static let maxRoleChecks = 64
 
     /// A segment filling a hole within this long (µs) of the newest data counts as out of order, later as a
     /// retransmission (Wireshark uses the same idea with its own window).
@@ -18,6 +29,8 @@ final class ConnectionState {
         let server = clientIsSource ? segment.destination : segment.source
         record = TCPConnection(client: client, server: server, firstPacketAt: time)
         record.index = index
+        rolesSettled = segment.flags.contains(.syn)
+        if !rolesSettled { http.beginMidStream() }
     }
 
     /// Exchanges read (or inferred) so far.
@@ -35,6 +48,7 @@ final class ConnectionState {
 
     /// Accounts for one segment of this connection, captured at `time` (µs).
     func handle(_ segment: TCPSegment, time: Int64) {
+        if !rolesSettled, segment.payloadLength > 0 { settleRoles(segment) }
         let fromClient = segment.source == record.client
         let sender = fromClient ? client : server
         let receiver = fromClient ? server : client
@@ -68,6 +82,7 @@ final class ConnectionState {
         if flags.contains(.rst) {
             sender.stats.resets += 1
             noteClose(fromClient: fromClient, time: time)
+            if !reset { http.reset(time: time) }
             reset = true
             return
         }
@@ -150,6 +165,25 @@ final class ConnectionState {
         }
         result.notes.append(contentsOf: http.allNotes)
         return result
+    }
+
+    /// Looks at the first line of a payload segment of a connection without handshake: a status line comes from
+    /// the server, a request line from the client, whatever their ports. The roles are kept once a side's first
+    /// line tells, once exchanges were read, or after `maxRoleChecks` segments.
+    private func settleRoles(_ segment: TCPSegment) {
+        roleChecks += 1
+        guard roleChecks <= Self.maxRoleChecks, http.allExchanges.isEmpty else {
+            rolesSettled = true
+            return
+        }
+        guard let role = HTTPMessageParser.firstLineRole(segment.payload) else { return }
+        rolesSettled = true
+        guard (role == .request) != (segment.source == record.client) else { return }
+        swappedFrom = record.server
+        (client, server) = (server, client)
+        (record.client, record.server) = (record.server, record.client)
+        if let side = record.closedBy { record.closedBy = side == .client ? .server : .client }
+        http.swapRoles()
     }
 
     /// Records the first FIN or RST: who closed first, and when.

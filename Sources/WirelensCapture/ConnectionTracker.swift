@@ -84,6 +84,10 @@ struct ConnectionTracker {
             } else {
                 let wasClosed = state.isClosed
                 state.handle(segment, time: time)
+                if let old = state.swappedFrom {
+                    summary.moved(state.record, from: old)
+                    state.swappedFrom = nil
+                }
                 if !wasClosed && state.isClosed { noteClosed(key, state, now: time) }
             }
         } else if let tombstone = tombstones[key], Self.isLate(segment, after: tombstone, time: time) {
@@ -207,7 +211,8 @@ struct ConnectionTracker {
     }
 
     /// A connection starting at `segment`: a SYN's sender is the client, a SYN/ACK's the server; without a
-    /// handshake, the side with the lower port is taken as the server.
+    /// handshake, the side with the lower port is taken as the server until the payload tells (the side sending
+    /// a request line is the client, the side sending a status line the server: `ConnectionState`).
     private mutating func start(_ segment: TCPSegment, time: Int64, key: FlowKey) -> ConnectionState {
         let clientIsSource: Bool
         if segment.flags.contains(.syn) {
@@ -218,8 +223,9 @@ struct ConnectionTracker {
         let state = ConnectionState(index: nextIndex, first: segment, time: time, clientIsSource: clientIsSource,
                                     targets: targets)
         nextIndex += 1
-        summary.opened(state.record)
         state.handle(segment, time: time)
+        state.swappedFrom = nil  // the summary has not counted it yet
+        summary.opened(state.record)
         if state.isClosed { noteClosed(key, state, now: time) }
         return state
     }

@@ -32,10 +32,24 @@ struct HTTPConversation: HTTPMessageSink {
     /// The frame-layer reading when the connection speaks HTTP/2 with prior knowledge.
     private(set) var http2: HTTP2Conversation?
 
+    /// The capture began after the connection's first bytes: each side is read from its next message start, and
+    /// the server's bytes may come first.
+    private var midStream = false
+
     /// The exchanges read or inferred.
     var allExchanges: [HTTPExchange] { tls?.exchanges ?? http2?.exchanges ?? exchanges }
     /// Notes of the HTTP, HTTP/2 and TLS readings.
-    var allNotes: [String] { notes + (tls?.notes ?? []) + (http2?.notes ?? []) }
+    var allNotes: [String] {
+        var seeking: [String] = []
+        if midStream, !mayHoldFrames {
+            for (side, skipped) in [("client", parsers.requests.unresolvedSkippedBytes),
+                                    ("server", parsers.responses.unresolvedSkippedBytes)] where skipped > 0 {
+                seeking.append("the capture began inside the \(side)'s stream: none of its \(skipped) bytes began an "
+                    + "HTTP/1.x message")
+            }
+        }
+        return notes + seeking + (tls?.notes ?? []) + (http2?.notes ?? [])
+    }
 
     /// True when the connection was detected as TLS or h2c: only then can `tls` or `http2` be set, and only then
     /// are they looked into (testing those optionals copies them, on every segment).
@@ -100,9 +114,39 @@ struct HTTPConversation: HTTPMessageSink {
         withParser(fromClient: fromClient) { parser, sink in parser.skip(count, time: time, events: &sink) }
     }
 
-    /// One side sent its FIN (or the connection was reset).
+    /// Reads both sides from their next message start: the capture began after the connection's first bytes.
+    mutating func beginMidStream() {
+        midStream = true
+        parsers.requests.beginMidStream()
+        parsers.responses.beginMidStream()
+    }
+
+    /// The client and server are the other way round from what the bytes so far were read as (the capture began
+    /// mid-stream and the payload told): what each side's parser passed over while seeking goes to the other.
+    mutating func swapRoles() {
+        guard parsers.requests.isSeeking, parsers.responses.isSeeking else { return }
+        parsers.requests.exchangeSeekProgress(with: &parsers.responses)
+    }
+
+    /// One side sent its FIN: a message of that side under way is cut short (a body delimited by the close ends),
+    /// and when the server closed, so are the exchanges still waiting for its final response.
     mutating func closed(fromClient: Bool, time: Int64) {
         withParser(fromClient: fromClient) { parser, sink in parser.close(time: time, events: &sink) }
+        if !fromClient { cutUnanswered() }
+    }
+
+    /// The connection was reset (by either side): messages under way are cut short, with the bytes that arrived,
+    /// and so are the exchanges still waiting for a final response.
+    mutating func reset(time: Int64) {
+        withParser(fromClient: true) { parser, sink in parser.close(time: time, reset: true, events: &sink) }
+        withParser(fromClient: false) { parser, sink in parser.close(time: time, reset: true, events: &sink) }
+        cutUnanswered()
+    }
+
+    /// Marks the HTTP/1.x exchanges without a final response cut short.
+    private mutating func cutUnanswered() {
+        guard !mayHoldFrames, responsesDone < exchanges.count else { return }
+        for i in responsesDone..<exchanges.count { exchanges[i].cutShort = true }
     }
 
     /// Runs `body` with one side's parser and this conversation as the sink of its events.
@@ -125,7 +169,7 @@ struct HTTPConversation: HTTPMessageSink {
             http2 = HTTP2Conversation(targets: targets)
             parsers.requests.stop()
             parsers.responses.stop()
-        } else if !fromClient {
+        } else if !fromClient, !midStream {
             detected = .other
             notes.append("the server spoke first: not HTTP/1.x")
             parsers.requests.stop()
@@ -170,6 +214,12 @@ struct HTTPConversation: HTTPMessageSink {
         case .lost(let reason):
             if detected == nil { detected = .other }
             notes.append("requests not parsed further: \(reason)")
+        case .cut(_, let bodyBytes):
+            guard let last = exchanges.indices.last else { return }
+            exchanges[last].requestBodyBytes = bodyBytes
+            exchanges[last].cutShort = true
+        case .resynced(let skipped):
+            notes.append("the capture began inside the client's stream: \(skipped) bytes skipped before its first request line")
         }
     }
 
@@ -188,6 +238,7 @@ struct HTTPConversation: HTTPMessageSink {
             responseMessageStart = nil
         case .head(let head, let headerBytes, _):
             let i = responsesDone
+            if detected == nil { detected = .http1 }  // only mid-stream can a response come first
             exchanges[i].responseStartAt = responseMessageStart
             exchanges[i].statusCode = head.status
             exchanges[i].responseHeaderBytes = headerBytes
@@ -205,6 +256,13 @@ struct HTTPConversation: HTTPMessageSink {
             break
         case .lost(let reason):
             notes.append("responses not parsed further: \(reason)")
+        case .cut(_, let bodyBytes):
+            let i = responsesDone
+            if exchanges[i].responseStartAt == nil { exchanges[i].responseStartAt = responseMessageStart }
+            exchanges[i].responseBodyBytes = bodyBytes
+            exchanges[i].cutShort = true
+        case .resynced(let skipped):
+            notes.append("the capture began inside the server's stream: \(skipped) bytes skipped before its first status line")
         }
     }
 }

@@ -30,6 +30,9 @@ public struct HTTPExchange: Sendable, Equatable {
     /// True for an exchange inferred from encrypted records (TLS): a run of client application data and the run
     /// of server application data after it; sizes are record payload bytes, method and status unknown.
     public var inferred = false
+    /// True when the connection was reset, or the sender closed it, before the exchange ended: a message was
+    /// under way (its byte counts are what arrived) or the final response had not begun.
+    public var cutShort = false
     /// True when the request and its final response were both seen to their last byte.
     public var complete: Bool { requestEndAt != nil && responseEndAt != nil }
 

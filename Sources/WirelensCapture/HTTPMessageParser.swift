@@ -6,7 +6,8 @@ import Glibc
 ///
 /// It keeps only the line being read (start line, a header, a chunk size); body bytes are counted, never kept.
 /// A gap in the bytes (the capture missed them) is skipped inside a body of known length and ends parsing
-/// anywhere else.
+/// anywhere else. A stream whose capture began after its first byte is read from its next message start (a
+/// request line or a status line at the start of a line or of a delivery), the bytes before it skipped.
 struct HTTPMessageParser {
     /// Which side's messages this parser reads.
     enum Role { case request, response }
@@ -25,18 +26,28 @@ struct HTTPMessageParser {
         case http2Preface(time: Int64)
         /// Parsing stopped; the reason is for the report.
         case lost(reason: String)
+        /// The connection was reset, or the sender closed it, inside a message: `bodyBytes` arrived.
+        case cut(time: Int64, bodyBytes: Int64)
+        /// A stream whose capture began after its first byte reached its first message start, after
+        /// `skippedBytes` bytes.
+        case resynced(skippedBytes: Int64)
     }
 
     /// Where in a message the parser is.
     private enum State: Equatable {
         case idle, startLine, headers, body(Int64), chunkSize, chunkData(Int64), chunkDataEnd, trailers, untilClose
-        /// After a protocol switch or a tunnel: the bytes are no longer HTTP/1.x.
+        /// The capture began after the stream's first byte: looking for a message start (`seek`).
+        case seeking
+        /// After a protocol switch or a tunnel, a reset or a close: the bytes are no longer HTTP/1.x.
         case stopped
         case lost
     }
 
     /// Lines longer than this end parsing (no HTTP server accepts them either).
     static let maxLine = 64 * 1024
+    /// While seeking a message start, a line cut by a segment's end is kept to this length at most (longer ones are
+    /// taken for body bytes): what a connection that began before the capture holds while it is not HTTP.
+    static let maxSeekLine = 8 * 1024
 
     let role: Role
     private var state = State.idle
@@ -47,6 +58,10 @@ struct HTTPMessageParser {
     /// Request methods whose final responses have not been read, oldest first (response parsers only).
     private var awaitingMethods: [String] = []
     private var awaitingStart = 0
+    /// Bytes passed over while seeking a message start.
+    private var seekSkipped: Int64 = 0
+    /// While seeking: the line being passed over is too long to be a start line (the rest of it is ignored).
+    private var seekLongLine = false
 
     init(role: Role) {
         self.role = role
@@ -55,8 +70,23 @@ struct HTTPMessageParser {
     /// True while bytes still mean something to this parser.
     var isActive: Bool { state != .stopped && state != .lost }
 
-    /// True when a message has begun and not ended.
-    var inMessage: Bool { state != .idle && isActive }
+    /// True while looking for a message start in a stream whose capture began after its first byte.
+    var isSeeking: Bool { state == .seeking }
+
+    /// The bytes passed over while looking for a message start that has not come (0 once one came).
+    var unresolvedSkippedBytes: Int64 { state == .seeking ? seekSkipped : 0 }
+
+    /// Reads the stream from its next message start: its capture began after its first byte.
+    mutating func beginMidStream() {
+        state = .seeking
+    }
+
+    /// Exchanges what two seeking parsers passed over so far (the connection's roles turned out the other way).
+    mutating func exchangeSeekProgress(with other: inout HTTPMessageParser) {
+        swap(&line, &other.line)
+        swap(&seekSkipped, &other.seekSkipped)
+        swap(&seekLongLine, &other.seekLongLine)
+    }
 
     /// Tells a response parser the method of the next request, so that a HEAD's response is known to be bodiless.
     mutating func expectResponse(to method: String) {
@@ -128,6 +158,8 @@ struct HTTPMessageParser {
             case .untilClose:
                 bodyBytes += Int64(count - i)
                 return
+            case .seeking:
+                i = seek(bytes, from: i, time: time, events: &events)
             case .stopped:
                 if switchedAt == nil { switchedAt = i }
                 return
@@ -149,6 +181,11 @@ struct HTTPMessageParser {
             state = count == remaining ? .chunkDataEnd : .chunkData(remaining - count)
         case .untilClose:
             bodyBytes += count
+        case .seeking:
+            // Whatever follows the gap is read as the start of a line.
+            seekSkipped += count
+            seekLongLine = false
+            line.removeAll(keepingCapacity: true)
         case .stopped, .lost:
             return
         default:
@@ -156,9 +193,93 @@ struct HTTPMessageParser {
         }
     }
 
-    /// The sender closed its side: a body delimited by the close ends here.
-    mutating func close(time: Int64, events: inout some HTTPMessageSink) {
-        if state == .untilClose { finish(time: time, events: &events) }
+    /// The sender closed its side, or (`reset`) the connection was reset: a body delimited by the close ends here
+    /// (unless reset); any other message under way is cut short there, with the body bytes that arrived.
+    mutating func close(time: Int64, reset: Bool = false, events: inout some HTTPMessageSink) {
+        switch state {
+        case .untilClose where !reset:
+            finish(time: time, events: &events)
+        case .startLine, .headers, .body, .chunkSize, .chunkData, .chunkDataEnd, .trailers, .untilClose:
+            state = .stopped
+            events.handle(.cut(time: time, bodyBytes: bodyBytes))
+        case .idle, .seeking, .stopped, .lost:
+            break
+        }
+    }
+
+    /// Passes over `bytes` from `start` up to the next start line of this parser's role (which it then reads,
+    /// going on with the headers); returns where it stopped. A start line is looked for at each line start, and
+    /// at the start of each delivery (a body that does not end in a line end is followed by the next message,
+    /// which usually begins a segment); a line cut by the end of `bytes` is kept (unless too long to be a start
+    /// line), to be tested when its end comes.
+    private mutating func seek(_ bytes: UnsafeRawBufferPointer, from start: Int, time: Int64,
+                               events: inout some HTTPMessageSink) -> Int {
+        var i = start
+        let count = bytes.count
+        if i == 0, !line.isEmpty || seekLongLine, Self.firstLineRole(bytes) == role {
+            line.removeAll(keepingCapacity: true)
+            seekLongLine = false
+        }
+        while i < count {
+            let end = Self.newline(in: bytes, from: i)
+            seekSkipped += Int64(min(end + 1, count) - i)
+            if end == count {
+                if !seekLongLine, line.count + (end - i) <= Self.maxSeekLine {
+                    line.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[i..<end]))
+                } else {
+                    seekLongLine = true
+                    line.removeAll(keepingCapacity: true)
+                }
+                return count
+            }
+            if seekLongLine {
+                seekLongLine = false
+            } else if line.isEmpty {
+                let whole = UnsafeRawBufferPointer(rebasing: bytes[i..<end])
+                if Self.startLineRole(Self.trimmingCR(whole)) == role { resync(at: whole, time: time, events: &events) }
+            } else {
+                line.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[i..<end]))
+                var whole: [UInt8] = []
+                swap(&whole, &line)
+                whole.withUnsafeBytes {
+                    if Self.startLineRole(Self.trimmingCR($0)) == role { resync(at: $0, time: time, events: &events) }
+                }
+                swap(&whole, &line)
+            }
+            line.removeAll(keepingCapacity: true)
+            i = end + 1
+            if state != .seeking { return i }
+        }
+        return i
+    }
+
+    /// Starts the message whose start line (without its LF) ends the seeking.
+    private mutating func resync(at startLine: UnsafeRawBufferPointer, time: Int64, events: inout some HTTPMessageSink) {
+        seekSkipped -= Int64(startLine.count + 1)
+        if seekSkipped > 0 { events.handle(.resynced(skippedBytes: seekSkipped)) }
+        seekSkipped = 0
+        events.handle(.start(time: time))
+        state = .startLine
+        head = HTTPHead()
+        headerBytes = startLine.count + 1
+        bodyBytes = 0
+        processLine(Self.trimmingCR(startLine), time: time, events: &events)
+    }
+
+    /// Whose message begins with `line` (without its line end): a request line's, a status line's, or neither.
+    static func startLineRole(_ line: UnsafeRawBufferPointer) -> Role? {
+        guard let first = line.first else { return nil }
+        var scratch = HTTPMessageParser(role: .request)
+        if first == 72, scratch.parseStatusLine(line) { return .response }  // "H"
+        if first >= 65 && first <= 90, scratch.parseRequestLine(line) { return .request }
+        return nil
+    }
+
+    /// Whose message begins at the start of `bytes`, judged by their first line (nil when it does not end in them).
+    static func firstLineRole(_ bytes: UnsafeRawBufferPointer) -> Role? {
+        let end = newline(in: bytes, from: 0)
+        guard end < bytes.count else { return nil }
+        return startLineRole(trimmingCR(UnsafeRawBufferPointer(rebasing: bytes[..<end])))
     }
 
     /// Stops parsing for good, with the reason as an event.

@@ -29,7 +29,8 @@ public struct TCPConnection: Sendable, Equatable {
     /// The connection's number in order of first packets in the file, from 0 (the report lists connections
     /// in this order when it holds them all; a streamed JSON report lists them as they finish).
     public var index = 0
-    /// The side that sent the SYN (without a handshake in the capture: the side with the higher port).
+    /// The side that sent the SYN (without a handshake in the capture: the side whose first line is a request
+    /// line, or whose peer's is a status line; without either, the side with the higher port).
     public var client: Endpoint
     public var server: Endpoint
     /// Initial sequence numbers; nil when that side's SYN was not captured.

@@ -102,6 +102,7 @@ public struct CaptureConnectionJSONWriter {
         JSONBytes.appendInt(Int64(pointer.pointee.pipelineDepth), to: &bytes)
         Self.raw(",\"stream\":", &bytes); Self.int(pointer.pointee.stream, &bytes)
         Self.raw(pointer.pointee.inferred ? ",\"inferred\":true" : ",\"inferred\":false", &bytes)
+        Self.raw(pointer.pointee.cutShort ? ",\"cutShort\":true" : ",\"cutShort\":false", &bytes)
         Self.raw(pointer.pointee.complete ? ",\"complete\":true}" : ",\"complete\":false}", &bytes)
     }
 

@@ -174,7 +174,11 @@ public struct CaptureTextRenderer: Sendable {
             }
             if !e.inferred { text += "  ↓ \(ByteSize.format(e.responseBodyBytes))" }
             if e.pipelined { text += "  pipelined (depth \(e.pipelineDepth))" }
-            if !e.complete { text += "  incomplete" }
+            if e.cutShort {
+                text += "  cut short"
+            } else if !e.complete {
+                text += "  incomplete"
+            }
             lines.append("    " + String(text.prefix(TextLayout.lineWidth - 4)))
         }
         if c.exchanges.count > exchangeLimit {

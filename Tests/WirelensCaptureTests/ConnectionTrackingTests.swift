@@ -3,29 +3,27 @@ import XCTest
 
 /// Connection tracking over hand-built packet sequences: lifetimes, handshakes, loss, reordering and windows.
 final class ConnectionTrackingTests: XCTestCase {
-    private var builder = FrameBuilder()
-    private var analysis = CaptureAnalyzer.Analysis(linkType: .ethernet)
-    private var clock: Int64 = 1_700_000_000_000_000  // µs
+    private var capture = CraftedCapture()
+    private var builder: FrameBuilder {
+        get { capture.builder }
+        set { capture.builder = newValue }
+    }
+    private var clock: Int64 {
+        get { capture.clock }
+        set { capture.clock = newValue }
+    }
 
     override func setUp() {
-        builder = FrameBuilder()
-        analysis = CaptureAnalyzer.Analysis(linkType: .ethernet)
-        clock = 1_700_000_000_000_000
+        capture = CraftedCapture()
     }
 
     /// Feeds one frame `after` µs after the previous one.
     private func send(_ frame: [UInt8], after: Int64 = 100, cut: Int? = nil) {
-        clock += after
-        let kept = cut.map { Array(frame.prefix($0)) } ?? frame
-        kept.withUnsafeBytes {
-            analysis.add(CapturedPacket(timestampNanos: clock * 1000, originalLength: frame.count, bytes: $0))
-        }
+        capture.add(frame, after: after, cut: cut)
     }
 
     private func report() -> CaptureReport {
-        var report = CaptureReport(file: "test", filter: nil, linkType: .ethernet, snapshotLength: 65535)
-        analysis.complete(into: &report)
-        return report
+        capture.report()
     }
 
     /// SYN, SYN/ACK, ACK with the given ISNs; returns the next sequence numbers (client, server).
@@ -201,8 +199,8 @@ final class ConnectionTrackingTests: XCTestCase {
         var held = Self.nothingHeld
         var taken: [TCPConnection] = []
         func sample() {
-            held = Self.most(held, analysis.retained)
-            analysis.takeFinished { taken.append($0) }
+            held = Self.most(held, capture.analysis.retained)
+            capture.analysis.takeFinished { taken.append($0) }
         }
         var i = 0
         while i < count {
@@ -228,7 +226,7 @@ final class ConnectionTrackingTests: XCTestCase {
             sample()
         }
         var report = CaptureReport(file: "test", filter: nil, linkType: .ethernet, snapshotLength: 65535)
-        analysis.complete(into: &report) { taken.append($0) }
+        capture.analysis.complete(into: &report) { taken.append($0) }
         return (held, taken, report.summary)
     }
 
@@ -258,7 +256,7 @@ final class ConnectionTrackingTests: XCTestCase {
     /// With more closed connections than the tombstone limit within the linger time, the oldest tombstones go:
     /// what is held stays near the limit, and every connection is still counted once.
     func testTombstonesAreCappedWhenManyConnectionsCloseWithinTheLinger() {
-        analysis = CaptureAnalyzer.Analysis(linkType: .ethernet, maxTombstones: 20)
+        capture.analysis = CaptureAnalyzer.Analysis(linkType: .ethernet, maxTombstones: 20)
         let run = streamConnections(300)
         XCTAssertEqual(run.taken.count, 300)
         XCTAssertEqual(run.summary.connections, 300)

@@ -46,12 +46,13 @@ struct ShortConnections {
 
     /// Connection `n` as pcap records (after `pcapHeader`).
     func pcapRecords(_ n: Int) -> [UInt8] {
-        var bytes: [UInt8] = []
-        for (time, frame) in frames(n) {
-            bytes += Self.le32(UInt32(time / 1_000_000)) + Self.le32(UInt32(time % 1_000_000))
-            bytes += Self.le32(UInt32(frame.count)) + Self.le32(UInt32(frame.count)) + frame
-        }
-        return bytes
+        frames(n).flatMap { Self.pcapRecord(time: $0.time, frame: $0.frame) }
+    }
+
+    /// One pcap record: `frame`, captured whole at `time` (µs since the epoch).
+    static func pcapRecord(time: Int64, frame: [UInt8]) -> [UInt8] {
+        le32(UInt32(time / 1_000_000)) + le32(UInt32(time % 1_000_000)) + le32(UInt32(frame.count))
+            + le32(UInt32(frame.count)) + frame
     }
 
     private static func le32(_ v: UInt32) -> [UInt8] { (0..<4).map { UInt8(v >> (8 * $0) & 0xff) } }

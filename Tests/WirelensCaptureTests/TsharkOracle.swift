@@ -86,4 +86,12 @@ enum TsharkOracle {
         }
         return times
     }
+
+    /// The values of `field` in the frames matching `filter`, one per frame in capture order; `decodeAs` is a
+    /// `-d` argument (`tcp.port==55555,http`) for a port tshark would not read as HTTP on its own.
+    static func values(_ path: String, filter: String, field: String, decodeAs: String? = nil) throws -> [String] {
+        var arguments = ["-r", path, "-Y", filter, "-T", "fields", "-e", field]
+        if let decodeAs { arguments += ["-d", decodeAs] }
+        return try run(arguments).split(separator: "\n").map(String.init)
+    }
 }
