@@ -101,6 +101,7 @@ public struct SegmentUploader: Sendable {
                     let attempt = (queue.failures[segment.index] ?? 0) + 1
                     progress.started()
                     inFlight += 1
+                    section.peakInFlight = max(section.peakInFlight ?? 0, inFlight)
                     group.addTask { await self.send(segment, attempt: attempt, scratch: scratch) }
                 }
                 guard let result = await group.next() else { break }
