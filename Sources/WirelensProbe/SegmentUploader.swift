@@ -110,7 +110,7 @@ public struct SegmentUploader: Sendable {
                 guard let record = result.record else {
                     // Dropped before it started: the engine was cancelled.
                     interrupted = true
-                    queue.fail(segment.index, maxRetries: Int.max)
+                    queue.release(segment.index)
                     progress.failed(sentBytes: 0)
                     continue
                 }
@@ -137,7 +137,7 @@ public struct SegmentUploader: Sendable {
                     }
                 case .cancelled:
                     interrupted = true
-                    queue.fail(segment.index, maxRetries: Int.max)
+                    queue.release(segment.index)
                     progress.failed(sentBytes: body)
                 case .retryable(let reason):
                     progress.failed(sentBytes: body)
@@ -171,7 +171,7 @@ public struct SegmentUploader: Sendable {
 
         section.segmentsRetried = queue.segmentsRetried
         section.segmentsSent = section.attempts.filter(\.succeeded).count
-        section.segmentsTotal = queue.succeeded.count + queue.retryQueue.count + queue.inFlight.count + queue.abandoned.count
+        section.segmentsTotal = queue.segmentCount(size: sizer.nextSize)
         if !queue.isComplete, failure == nil {
             interrupted = true
         }

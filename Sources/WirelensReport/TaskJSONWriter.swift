@@ -87,6 +87,8 @@ public enum TaskJSONWriter {
             }
             raw("]", &bytes)
         }
+        if let text = m.statusText { raw(",\"statusText\":", &bytes); JSONBytes.appendString(text, to: &bytes) }
+        if let type = m.contentType { raw(",\"contentType\":", &bytes); JSONBytes.appendString(type, to: &bytes) }
         raw(",\"error\":", &bytes); error(m.error, &bytes)
         // The kernel's facts and the diagnosis are rare next to the fields above: the Codable path writes them.
         raw(",\"tcp\":", &bytes); encoded(m.tcp, &bytes)

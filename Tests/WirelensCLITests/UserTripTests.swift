@@ -92,4 +92,54 @@ final class UserTripTests: XCTestCase {
         // 100000 bytes in 1 MiB segments: ceil(100000 / 1048576) = 1 segment.
         XCTAssertTrue(outcome.stdout.contains("1 sent of 1, 1 in flight at most"), outcome.stdout)
     }
+
+    /// HAR without --include-headers still has the status text and the content type (curl's view of the same
+    /// answer, read by python's json); the headers stay opt-in.
+    func testHARKeepsStatusTextAndMimeTypeWithoutHeaders() throws {
+        let servers = try TestServers.get()
+        let url = servers.http("/bytes/1m.bin")
+        let curl = try ProcessRunner.run("/usr/bin/env", ["curl", "-sS", "-o", "/dev/null", "-D", "-", url])
+        XCTAssertEqual(curl.status, 0, curl.stderr)
+        let lines = curl.stdout.split(separator: "\r\n")
+        // "HTTP/1.1 200 OK": the reason phrase is what follows the second space.
+        let reason = try XCTUnwrap(lines.first).split(separator: " ", maxSplits: 2).dropFirst(2).joined()
+        let type = try XCTUnwrap(lines.first { $0.lowercased().hasPrefix("content-type:") })
+            .dropFirst("content-type:".count).trimmingCharacters(in: .whitespaces)
+        XCTAssertFalse(reason.isEmpty)
+        let har = temporaryPath("run.har")
+        let outcome = try CLIHarness.run(["probe", url, "--format", "har", "--report", har, "-q"])
+        XCTAssertEqual(outcome.status, 0, outcome.stderr)
+        let read = try ProcessRunner.run("/usr/bin/env", ["python3", "-c", """
+            import json, sys
+            r = json.load(open(sys.argv[1]))["log"]["entries"][0]["response"]
+            print(r["statusText"]); print(r["content"]["mimeType"]); print(len(r["headers"]))
+            """, har])
+        XCTAssertEqual(read.status, 0, read.stderr)
+        XCTAssertEqual(read.stdout, "\(reason)\n\(type)\n0\n")
+    }
+
+    /// Ctrl-C in the middle of an upload: the summary counts every segment of the file (1 MiB in 64 KiB segments
+    /// is 16 by arithmetic), and the cancelled segments are not "retried".
+    func testInterruptedUploadCountsTheFileAndRetriesNothing() throws {
+        let peer = try SegmentPeer.start(partDelayMs: 200)
+        defer { peer.stop() }
+        let file = temporaryPath("sixteen.bin")
+        try Data(repeating: 3, count: 1 << 20).write(to: URL(fileURLWithPath: file))
+        let report = temporaryPath("interrupted.json")
+        let outcome = try CLIHarness.run(["upload", file, peer.uploadURL("ctrlc"), "--segment-size", "64KiB",
+                                          "--parallel", "2", "--journal", temporaryPath("c.sqlite"), "-q",
+                                          "--format", "json", "--report", report]) { pid in
+            // 16 parts at 200 ms, 2 at a time: well over a second; Ctrl-C after 600 ms.
+            usleep(600_000)
+            kill(pid, SIGINT)
+        }
+        XCTAssertEqual(outcome.status, ExitStatus.interrupted.rawValue, outcome.stderr)
+        let read = try ProcessRunner.run("/usr/bin/env", ["python3", "-c", """
+            import json, sys
+            u = json.load(open(sys.argv[1]))["upload"]
+            print(u["segmentsTotal"], u["segmentsRetried"], u["failedAttempts"], u["segmentsSent"] < 16)
+            """, report])
+        XCTAssertEqual(read.status, 0, read.stderr)
+        XCTAssertEqual(read.stdout, "16 0 0 True\n")
+    }
 }
