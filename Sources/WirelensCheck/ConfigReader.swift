@@ -51,13 +51,13 @@ struct ConfigReader {
         }
     }
 
-    /// A duration in µs (`500ms`, `2s`, `1m`), greater than zero.
+    /// A duration in µs (`500ms`, `2s`, `1m`, a bare number of seconds), greater than zero (`DurationText.parsePositive`).
     func duration(_ node: Node, _ key: String) throws(CheckConfigError) -> Int64 {
         let text = try string(node, key)
-        guard let micros = DurationText.parseMicroseconds(text), micros > 0 else {
-            throw error(node, key, "'\(text)' is not a duration; write e.g. 300ms, 2s or 1m")
+        switch DurationText.parsePositive(text) {
+        case .success(let micros): return micros
+        case .failure(let refusal): throw error(node, key, refusal.message)
         }
-        return micros
     }
 
     /// A byte count (`1MiB`, `512KB`, `4096`).

@@ -97,18 +97,9 @@ public struct HistoryComparison: Sendable, Equatable {
         PhaseStats(entries.compactMap { $0.phase(named: phase).map { Double($0) / 1000 } })
     }
 
-    /// A window's length as `--since` takes it: `24h`, `90m`, `45s`, or finer.
-    static func windowText(_ micros: Int64) -> String {
-        for (unit, size) in [("h", Int64(3_600_000_000)), ("m", 60_000_000), ("s", 1_000_000)]
-        where micros >= size && micros % size == 0 {
-            return "\(micros / size)\(unit)"
-        }
-        return DurationText.format(micros: micros)
-    }
-
     /// The comparison as a table for people.
     public func render() -> String {
-        let length = Self.windowText(window)
+        let length = DurationText.span(micros: window)
         var out = "window: the last \(length) against the \(length) before\n"
         if checks.isEmpty { return out + "no check results in these windows\n" }
         func ms(_ value: Double?) -> String { value.map { Format.fixed($0, digits: 1) } ?? "-" }

@@ -145,7 +145,7 @@ struct TransactionCoding: Codable {
              proxyConnection, localAddress, localPort, remoteAddress, remotePort, tlsVersion, tlsCipher, alpn,
              statusCode, requestHeaderBytes, requestBodyBytes, responseHeaderBytes, responseBodyBytes,
              uploadBytesPerSecond, downloadBytesPerSecond, expectContinueWaitMs, retryWaitMs, retryAfterMs, curlTimersUs,
-             responseHeaders, error, tcp, diagnosis
+             responseHeaders, statusText, contentType, error, tcp, diagnosis
     }
 
     func encode(to encoder: Encoder) throws {
@@ -188,6 +188,8 @@ struct TransactionCoding: Codable {
         if let asked = m.retryAfter { try c.encode(Format.millis(fromMicros: asked), forKey: .retryAfterMs) }
         try c.encode(CurlTimersCoding(m.curlTimers), forKey: .curlTimersUs)
         if let headers = m.responseHeaders { try c.encode(headers, forKey: .responseHeaders) }
+        if let text = m.statusText { try c.encode(text, forKey: .statusText) }
+        if let type = m.contentType { try c.encode(type, forKey: .contentType) }
         try c.encode(m.error, forKey: .error)
         try c.encode(m.tcp, forKey: .tcp)
         try c.encode(m.diagnosis, forKey: .diagnosis)
@@ -231,6 +233,8 @@ struct TransactionCoding: Codable {
         m.retryWait = try c.decodeIfPresent(Double.self, forKey: .retryWaitMs).map(Format.micros(fromMillis:))
         m.retryAfter = try c.decodeIfPresent(Double.self, forKey: .retryAfterMs).map(Format.micros(fromMillis:))
         m.responseHeaders = try c.decodeIfPresent([HeaderField].self, forKey: .responseHeaders)
+        m.statusText = try c.decodeIfPresent(String.self, forKey: .statusText)
+        m.contentType = try c.decodeIfPresent(String.self, forKey: .contentType)
         m.error = try c.decodeIfPresent(TransferError.self, forKey: .error)
         m.tcp = try c.decodeIfPresent(TCPFacts.self, forKey: .tcp)
         m.diagnosis = try c.decodeIfPresent(Diagnosis.self, forKey: .diagnosis)

@@ -108,6 +108,21 @@ public struct SegmentQueue: Sendable, Equatable {
         return .requeued(attempt: count + 1)
     }
 
+    /// Puts segment `index` back at the tail of the queue without counting a failure: its attempt was cancelled
+    /// (Ctrl-C, SIGTERM), not failed by the server or the network.
+    public mutating func release(_ index: Int) {
+        guard let segment = inFlight.removeValue(forKey: index) else { return }
+        retryQueue.append(segment)
+    }
+
+    /// Segments of the file in all: those carved so far (sent, queued, in flight, abandoned) and the ones the
+    /// uncarved bytes still make at `size` bytes each.
+    public func segmentCount(size: Int64) -> Int {
+        let carved = succeeded.count + retryQueue.count + inFlight.count + abandoned.count
+        let step = max(1, size)
+        return carved + uncarved.reduce(0) { $0 + Int(($1.upperBound - $1.lowerBound + step - 1) / step) }
+    }
+
     /// Segments that failed at least once.
     public var segmentsRetried: Int { failures.count }
 

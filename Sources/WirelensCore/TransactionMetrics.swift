@@ -25,6 +25,10 @@ public struct TransactionMetrics: Sendable, Equatable {
     public var alpn: String?
     /// The final response's status code.
     @CompactOptional public var statusCode: Int? = nil
+    /// The final response's reason phrase (`OK`; empty over HTTP/2), kept without `includeResponseHeaders`.
+    public var statusText: String?
+    /// The final response's Content-Type, kept without `includeResponseHeaders`.
+    public var contentType: String?
     public var requestHeaderBytes: Int64 = 0
     public var requestBodyBytes: Int64 = 0
     public var responseHeaderBytes: Int64 = 0

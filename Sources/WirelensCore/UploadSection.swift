@@ -14,8 +14,10 @@ public struct UploadSection: Sendable, Equatable, Codable {
     public var segmentMode: String
     /// Segment sizes chosen over time: each entry starts at a segment and holds until the next one.
     public var segmentSizes: [SizeChange]
-    /// Segments in flight at once at most.
+    /// Segments allowed in flight at once (`--parallel`).
     public var parallel: Int
+    /// Segments that were in flight at once at most in this run (nil in reports written before it was counted).
+    public var peakInFlight: Int?
     /// Retries allowed per segment.
     public var maxRetries: Int
     /// Segments of the file in all (resumed ones included).

@@ -579,6 +579,10 @@ public final class Engine: @unchecked Sendable {
             let bodyStart = ctx.firstBodyOutAt ?? ctx.responseStart ?? end
             m.expectContinueWait = max(0, bodyStart - sent) / 1000
         }
+        if m.statusCode != nil {
+            m.statusText = ctx.statusText
+            m.contentType = ctx.contentType
+        }
         if ctx.captureHeaders { m.responseHeaders = ctx.headers }
         if let wait = ctx.retryWait {
             m.retryWait = wait.planned

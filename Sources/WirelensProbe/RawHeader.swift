@@ -1,3 +1,5 @@
+import Foundation
+
 /// Byte-level checks on raw header lines, so that the header callback allocates nothing for lines it ignores.
 enum RawHeader {
     /// True when the line starts with `name` (ASCII, compared case-insensitively) followed by a colon.
@@ -26,5 +28,13 @@ enum RawHeader {
             code = code * 10 + digit
         }
         return code
+    }
+
+    /// The reason phrase of a status line (`OK` of `HTTP/1.1 200 OK`), empty when it has none (HTTP/2).
+    static func reasonPhrase(_ line: UnsafeBufferPointer<UInt8>) -> String {
+        guard let first = line.firstIndex(of: UInt8(ascii: " ")),
+              let second = line[(first + 1)...].firstIndex(of: UInt8(ascii: " ")) else { return "" }
+        let phrase = String(decoding: UnsafeBufferPointer(rebasing: line[(second + 1)...]), as: UTF8.self)
+        return phrase.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }

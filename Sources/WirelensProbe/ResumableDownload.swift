@@ -35,13 +35,13 @@ public struct ResumableDownload: Sendable {
     /// Runs attempts until the file is complete, the answer is wrong, the attempts run out or `interrupted()`.
     /// The engine must keep response headers (`includeResponseHeaders`).
     public func run(engine: Engine, interrupted: @Sendable () -> Bool) async -> Outcome {
-        let resumedFrom = resume ? Self.size(of: path) : 0
+        let resumedFrom = resume ? Self.regularSize(of: path) ?? 0 : 0
         var records: [TaskRecord] = []
         var verdict = DownloadCheck.Verdict.short(have: resumedFrom, expected: nil)
         var random = SystemRandomNumberGenerator()
         let policy = RetryPolicy(maxRetries: retries)
         for attempt in 0...max(0, retries) {
-            let offset = attempt == 0 ? resumedFrom : Self.size(of: path)
+            let offset = attempt == 0 ? resumedFrom : Self.regularSize(of: path) ?? 0
             var spec = TaskSpec(url: url, outputPath: path)
             if offset > 0 {
                 spec.headers = [DownloadCheck.rangeHeader(resumingFrom: offset)]
@@ -51,8 +51,10 @@ public struct ResumableDownload: Sendable {
             record.index = records.count
             let final = record.transactions.last
             let failed = record.error.map { $0.errorClass != .http } ?? false
+            // Not a regular file (/dev/null, a pipe): what it holds is what this attempt wrote to it.
+            let held = Self.regularSize(of: path) ?? offset + (final?.responseBodyBytes ?? 0)
             verdict = DownloadCheck.verdict(status: record.statusCode, headers: final?.responseHeaders ?? [],
-                                            requestedFrom: offset, sizeOnDisk: Self.size(of: path),
+                                            requestedFrom: offset, sizeOnDisk: held,
                                             transferFailed: failed)
             let errorClass = record.error?.errorClass
             records.append(record)
@@ -65,9 +67,11 @@ public struct ResumableDownload: Sendable {
         return Outcome(records: records, resumedFrom: resumedFrom, verdict: verdict)
     }
 
-    /// The size of the file at `path`, 0 when there is none.
-    static func size(of path: String) -> Int64 {
+    /// The size of the file at `path`: its length when it is a regular file, 0 when there is none, nil when it
+    /// is something else (/dev/null, a FIFO), whose size says nothing about what was written to it.
+    static func regularSize(of path: String) -> Int64? {
         var info = stat()
-        return stat(path, &info) == 0 ? Int64(info.st_size) : 0
+        guard stat(path, &info) == 0 else { return 0 }
+        return info.st_mode & S_IFMT == S_IFREG ? Int64(info.st_size) : nil
     }
 }

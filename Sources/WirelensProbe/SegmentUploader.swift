@@ -101,6 +101,7 @@ public struct SegmentUploader: Sendable {
                     let attempt = (queue.failures[segment.index] ?? 0) + 1
                     progress.started()
                     inFlight += 1
+                    section.peakInFlight = max(section.peakInFlight ?? 0, inFlight)
                     group.addTask { await self.send(segment, attempt: attempt, scratch: scratch) }
                 }
                 guard let result = await group.next() else { break }
@@ -109,7 +110,7 @@ public struct SegmentUploader: Sendable {
                 guard let record = result.record else {
                     // Dropped before it started: the engine was cancelled.
                     interrupted = true
-                    queue.fail(segment.index, maxRetries: Int.max)
+                    queue.release(segment.index)
                     progress.failed(sentBytes: 0)
                     continue
                 }
@@ -136,7 +137,7 @@ public struct SegmentUploader: Sendable {
                     }
                 case .cancelled:
                     interrupted = true
-                    queue.fail(segment.index, maxRetries: Int.max)
+                    queue.release(segment.index)
                     progress.failed(sentBytes: body)
                 case .retryable(let reason):
                     progress.failed(sentBytes: body)
@@ -170,7 +171,7 @@ public struct SegmentUploader: Sendable {
 
         section.segmentsRetried = queue.segmentsRetried
         section.segmentsSent = section.attempts.filter(\.succeeded).count
-        section.segmentsTotal = queue.succeeded.count + queue.retryQueue.count + queue.inFlight.count + queue.abandoned.count
+        section.segmentsTotal = queue.segmentCount(size: sizer.nextSize)
         if !queue.isComplete, failure == nil {
             interrupted = true
         }

@@ -95,6 +95,9 @@ final class TransferContext {
     var inFinalResponse = false
     var location: String?
     var retryAfter: String?
+    /// The final response's reason phrase and Content-Type, kept with or without `captureHeaders`.
+    var statusText: String?
+    var contentType: String?
     var headers: [HeaderField] = []
     var responseBodyBytes: Int64 = 0
     var requestBodyBytes: Int64 = 0
@@ -145,18 +148,22 @@ final class TransferContext {
             if inFinalResponse {
                 location = nil
                 retryAfter = nil
+                statusText = RawHeader.reasonPhrase(bytes)
+                contentType = nil
                 headers.removeAll()
             }
             return
         }
         guard inFinalResponse else { return }
-        // Only Location and Retry-After matter to the engine; other lines become Strings only when kept.
+        // Only Location, Retry-After and Content-Type are always kept; other lines become Strings only when asked for.
         let wanted = RawHeader.hasName(bytes, "location") || RawHeader.hasName(bytes, "retry-after")
+            || RawHeader.hasName(bytes, "content-type")
         guard wanted || captureHeaders else { return }
         guard let field = HeaderField.parse(String(decoding: bytes, as: UTF8.self)) else { return }
         switch field.name.lowercased() {
         case "location": location = field.value
         case "retry-after": retryAfter = field.value
+        case "content-type": contentType = field.value
         default: break
         }
         if captureHeaders { headers.append(field) }  // redacted when they become the record's responseHeaders

@@ -57,8 +57,8 @@ public enum HARRenderer {
             queryString: queryString(t.url), headersSize: t.requestHeaderBytes > 0 ? t.requestHeaderBytes : -1,
             bodySize: t.requestBodyBytes)
         let response = HARDocument.Response(
-            status: t.statusCode ?? 0, statusText: "", httpVersion: version, headers: responseHeaders,
-            content: .init(size: t.responseBodyBytes, mimeType: header("content-type") ?? ""),
+            status: t.statusCode ?? 0, statusText: t.statusText ?? "", httpVersion: version, headers: responseHeaders,
+            content: .init(size: t.responseBodyBytes, mimeType: t.contentType ?? header("content-type") ?? ""),
             redirectURL: header("location") ?? "",
             headersSize: t.responseHeaderBytes > 0 ? t.responseHeaderBytes : -1,
             bodySize: t.statusCode == nil ? -1 : t.responseBodyBytes)

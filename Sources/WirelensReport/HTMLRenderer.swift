@@ -18,7 +18,7 @@ public enum HTMLRenderer {
             ("Connections", "\(s.connections.opened) opened, \(s.connections.reused) reused, at most \(s.connections.maxOpenAtOnce) at once"),
         ]
         if let upload = report.upload, let rate = upload.effectiveBytesPerSecond {
-            cards.append(("Segmented upload", "\(upload.segmentsTotal) segments, \(upload.parallel) in flight · \(ByteSize.formatRate(rate))"))
+            cards.append(("Segmented upload", "\(upload.segmentsTotal) segments, \(upload.peakInFlight ?? upload.parallel) in flight at most · \(ByteSize.formatRate(rate))"))
         }
         body += "<div class=\"cards\">" + cards.map { "<div class=\"card\"><b>\(HTMLText.escape($0.0))</b><span>\(HTMLText.escape($0.1))</span></div>" }.joined() + "</div>"
         body += "<h2>Waterfall by connection</h2>" + HTMLWaterfall.legend + HTMLWaterfall.svg(report.tasks)

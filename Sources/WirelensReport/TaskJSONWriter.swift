@@ -78,6 +78,8 @@ public enum TaskJSONWriter {
             }
             raw("]", &bytes)
         }
+        if let text = m.statusText { raw(",\"statusText\":", &bytes); JSONBytes.appendString(text, to: &bytes) }
+        if let type = m.contentType { raw(",\"contentType\":", &bytes); JSONBytes.appendString(type, to: &bytes) }
         raw(",\"error\":", &bytes); error(m.error, &bytes)
         raw(",\"tcp\":", &bytes)
         if let tcp = m.tcp { KernelFactsJSONWriter.append(tcp, to: &bytes) } else { raw("null", &bytes) }

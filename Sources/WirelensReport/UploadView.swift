@@ -24,7 +24,7 @@ struct UploadView {
         out += ReportText.keyValue("Outcome", outcome)
         if let digest = u.fileSHA256 { out += ReportText.keyValue("SHA-256", digest) }
         if let server = u.serverSHA256, server != u.fileSHA256 { out += ReportText.keyValue("Server digest", server) }
-        var segments = "\(u.segmentsSent) sent of \(u.segmentsTotal), \(u.parallel) in flight at most"
+        var segments = "\(u.segmentsSent) sent of \(u.segmentsTotal), \(u.peakInFlight ?? u.parallel) in flight at most"
         if u.resumed {
             segments += "; resumed: \(u.resumedSegmentsSkipped) skipped (\(ByteSize.format(u.resumedBytesSkipped)))"
         }

@@ -5,6 +5,11 @@ import WirelensCore
 /// Parses the command line and turns every outcome into a one-line message and a documented exit code.
 enum CommandLineEntry {
     static func run(_ arguments: [String]) async -> Int32 {
+        // `wirelens` alone names no command: the overview of commands, and the usage exit code.
+        if arguments.isEmpty {
+            print(Wirelens.helpMessage())
+            return ExitStatus.usage.rawValue
+        }
         do {
             let command = try Wirelens.parseAsRoot(arguments)
             if let runnable = command as? any AsyncCommand {

@@ -44,7 +44,7 @@ struct HistoryCommand: AsyncCommand {
         do {
             let entries = try store.entries(check: check, since: now - 2 * window)
             if let check, entries.isEmpty {
-                Console.error("no results for check '\(check)' in the last \(DurationText.format(micros: 2 * window))")
+                Console.error("no results for check '\(check)' in the last \(DurationText.span(micros: 2 * window))")
                 return ExitStatus.usage.rawValue
             }
             comparison = HistoryComparison.compare(entries, check: check, end: now + 1, window: window)

@@ -9,7 +9,7 @@ struct ProbeCommand: AsyncCommand {
     static let configuration = CommandConfiguration(
         commandName: "probe",
         abstract: "Run HTTP(S) requests through libcurl and report every transaction's phases.",
-        discussion: "Option names follow curl's. Durations: 500ms, 15s, 2m. Sizes: 10MiB, 512KiB, 1GB.")
+        discussion: "Option names follow curl's. Durations: 500ms, 15s, 2m, or a bare number of seconds; greater than 0. Sizes: 10MiB, 512KiB, 1GB.")
 
     @Argument(help: "One or more http:// or https:// URLs.")
     var urls: [String] = []

@@ -66,11 +66,8 @@ struct TargetCommand: AsyncCommand {
         config.host = address.host
         config.port = address.port
         config.dataDirectory = dataDirectory
-        if let latency {
-            guard let micros = DurationText.parseMicroseconds(latency) else {
-                throw UsageError("--latency '\(latency)' is not a duration; write e.g. 50ms")
-            }
-            config.latencyMicros = micros
+        if let latency = try TransferFlags.duration(latency, "--latency") {
+            config.latencyMicros = latency
         }
         if let rate {
             guard let bytes = ByteSize.parseRate(rate), bytes > 0 else {
@@ -90,11 +87,8 @@ struct TargetCommand: AsyncCommand {
             }
             config.faults.resetAfter = bytes
         }
-        if let stall {
-            guard let micros = DurationText.parseMicroseconds(stall) else {
-                throw UsageError("--stall '\(stall)' is not a duration; write e.g. 2s")
-            }
-            config.faults.stallMicros = micros
+        if let stall = try TransferFlags.duration(stall, "--stall") {
+            config.faults.stallMicros = stall
         }
         if let faultStatus {
             guard (200...599).contains(faultStatus) else {

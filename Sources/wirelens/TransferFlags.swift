@@ -132,13 +132,13 @@ struct TransferFlags: ParsableArguments {
     /// The largest `--retry-max-wait`: a day, in µs.
     static let longestRetryWait: Int64 = 86_400_000_000
 
-    /// A positive duration flag in microseconds, or nil when not given.
+    /// A positive duration flag in microseconds (`DurationText.parsePositive`), or nil when not given.
     static func duration(_ text: String?, _ flag: String) throws(UsageError) -> Int64? {
         guard let text else { return nil }
-        guard let micros = DurationText.parseMicroseconds(text), micros > 0 else {
-            throw UsageError("\(flag) '\(text)' is not a duration; write e.g. 500ms, 15s or 2m")
+        switch DurationText.parsePositive(text) {
+        case .success(let micros): return micros
+        case .failure(let refusal): throw UsageError("\(flag) \(refusal.message)")
         }
-        return micros
     }
 }
 

@@ -41,4 +41,27 @@ final class DurationTextTests: XCTestCase {
         XCTAssertEqual(DurationText.format(micros: 4_200_000), "4.20s")
         XCTAssertEqual(DurationText.format(micros: 90_000_000), "90.00s")
     }
+
+    /// The one rule of duration flags and config keys: positive, bare numbers are seconds, one-line refusals.
+    func testParsePositive() {
+        XCTAssertEqual(try DurationText.parsePositive("5").get(), 5_000_000)
+        XCTAssertEqual(try DurationText.parsePositive("1").get(), 1_000_000)
+        XCTAssertEqual(try DurationText.parsePositive("250ms").get(), 250_000)
+        for text in ["0", "0s", "0.0", "-1", "-5ms", " -2s "] {
+            guard case .failure(let refusal) = DurationText.parsePositive(text) else { return XCTFail(text) }
+            XCTAssertEqual(refusal.message, "'\(text)' must be greater than 0")
+        }
+        for text in ["soon", "", "-", "--1", "5 parsecs"] {
+            guard case .failure(let refusal) = DurationText.parsePositive(text) else { return XCTFail(text) }
+            XCTAssertTrue(refusal.message.hasPrefix("'\(text)' is not a duration"), refusal.message)
+        }
+    }
+
+    /// Windows as `--since` takes them.
+    func testSpan() {
+        XCTAssertEqual(DurationText.span(micros: 172_800_000_000), "48h")
+        XCTAssertEqual(DurationText.span(micros: 5_400_000_000), "90m")
+        XCTAssertEqual(DurationText.span(micros: 45_000_000), "45s")
+        XCTAssertEqual(DurationText.span(micros: 1_500_000), "1.50s")
+    }
 }

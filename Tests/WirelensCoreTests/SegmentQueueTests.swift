@@ -17,6 +17,22 @@ final class SegmentQueueTests: XCTestCase {
         XCTAssertNil(queue.invariantViolation)
     }
 
+    /// A cancelled segment goes back to the queue without counting as retried; the count of segments includes
+    /// the bytes never carved (16 of 64 KiB in 1 MiB by arithmetic).
+    func testReleaseCountsNoFailureAndTheCountCoversUncarvedBytes() {
+        var queue = SegmentQueue(fileSize: 1 << 20)
+        let first = queue.next(size: 65_536)!
+        let second = queue.next(size: 65_536)!
+        queue.succeed(first.index)
+        queue.release(second.index)
+        XCTAssertEqual(queue.segmentsRetried, 0)
+        XCTAssertEqual(queue.failures, [:])
+        XCTAssertEqual(queue.retryQueue, [second])
+        XCTAssertNil(queue.invariantViolation)
+        XCTAssertEqual(queue.segmentCount(size: 65_536), 16)
+        XCTAssertEqual(SegmentQueue(fileSize: 100_001).segmentCount(size: 50_000), 3)
+    }
+
     func testAFailedSegmentGoesToTheTailAfterEveryUncarvedByte() {
         var queue = SegmentQueue(fileSize: 12, alignedSize: 4)
         let first = queue.next(size: 4)

@@ -2,9 +2,10 @@ import Foundation
 
 /// The built `wirelens` executable, run end to end by the CLI tests.
 public enum WirelensCLI {
-    /// The executable, built next to the test bundle.
+    /// The executable, built next to the test bundle; `WIRELENS_BIN` names another (e.g. main's, to see a new test fail there).
     public static var path: String {
-        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("wirelens").path
+        if let other = ProcessInfo.processInfo.environment["WIRELENS_BIN"], !other.isEmpty { return other }
+        return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("wirelens").path
     }
 
     /// Runs `wirelens` with the arguments, bounded by `timeout`.
