@@ -42,12 +42,14 @@ public struct CompareTable: Sendable, Equatable {
         return CompareTable(headers: headers, rows: rows, numeric: [false, false] + Array(repeating: true, count: 6))
     }
 
-    /// The table as padded text lines, two spaces between columns, the header first.
+    /// The table as padded text lines, two spaces between columns, the header first; a last text column is not
+    /// padded (no trailing spaces).
     func textLines(style: ANSIStyle) -> [String] {
         let widths = headers.indices.map { c in ([headers[c]] + rows.map { $0[c] }).map(\.count).max() ?? 0 }
         func line(_ cells: [String]) -> String {
             "  " + cells.indices.map { c in
-                numeric[c] ? TextLayout.padLeft(cells[c], widths[c]) : TextLayout.padRight(cells[c], widths[c])
+                numeric[c] ? TextLayout.padLeft(cells[c], widths[c])
+                    : c == cells.count - 1 ? cells[c] : TextLayout.padRight(cells[c], widths[c])
             }.joined(separator: "  ")
         }
         return [style.paint(line(headers), .bold)] + rows.map { line($0.map(TextLayout.sanitize)) }
