@@ -9,7 +9,8 @@ public struct CompareRecommendation: Sendable, Equatable, Codable {
     public var bestLimit: CompareLimit
     public var bestThroughput: Double
     /// "bandwidth-bound" (each connection is capped: parallelism helps about linearly), "saturating"
-    /// (parallelism helps, less than linearly) or "server-bound" (more connections do not help).
+    /// (parallelism helps, less than linearly), or when more connections do not help, by the smallest limit's
+    /// leading verdict: "network-bound" (the path was busy), "client-bound" or "server-bound".
     public var regime: String
     public var reason: String
 
@@ -30,9 +31,9 @@ public struct CompareRecommendation: Sendable, Equatable, Codable {
         let regime: String
         var reason: String
         if pick.limit == base.limit {
-            regime = "server-bound"
+            regime = flatRegime(base.leadingVerdict)
             let top = base.throughput > 0 ? best.throughput / base.throughput : 0
-            reason = "server- or CPU-bound: \(things(base.limit.value, base.mode)) already "
+            reason = "\(regime == "server-bound" ? "server- or CPU-bound" : regime): \(things(base.limit.value, base.mode)) already "
                 + "\(base.limit.value == 1 ? "moves" : "move") \(rate(base.throughput, unit)) and \(largest.limit.value) move "
                 + "\(rate(largest.throughput, unit))"
                 + " (best \(Format.fixed(top, digits: 2))x), so more connections only add queueing"
@@ -51,7 +52,8 @@ public struct CompareRecommendation: Sendable, Equatable, Codable {
             reason = "parallelism helps up to \(things(pick.limit.value, pick.mode)) (\(Format.fixed(gain, digits: 2))x "
                 + "\(base.limit.value), less than linear), then the link or the server saturates"
         }
-        if regime != "server-bound", largest.limit != pick.limit, let low = pick.latencyMs?.p90,
+        reason += verdictClause(base: base, pick: pick)
+        if pick.limit != base.limit, largest.limit != pick.limit, let low = pick.latencyMs?.p90,
            let high = largest.latencyMs?.p90, high > 1.5 * low {
             reason += "; beyond \(pick.limit.value), more only add queueing (p90 latency \(ms(low)) at \(pick.limit.value), "
                 + "\(ms(high)) at \(largest.limit.value))"
@@ -62,6 +64,36 @@ public struct CompareRecommendation: Sendable, Equatable, Codable {
         return CompareRecommendation(mode: pick.mode, limit: pick.limit, throughput: pick.throughput,
                                      bestLimit: best.limit, bestThroughput: best.throughput, regime: regime,
                                      reason: reason)
+    }
+
+    /// The regime of a mode in which more connections do not help, by the smallest limit's leading verdict:
+    /// "network-bound" (the path was busy), "client-bound" (the client had nothing to send), else "server-bound".
+    static func flatRegime(_ lead: VerdictShare?) -> String {
+        switch lead?.verdict {
+        case .network: "network-bound"
+        case .client: "client-bound"
+        default: "server-bound"
+        }
+    }
+
+    /// What the kernel's verdicts said at the smallest and the recommended limit ("; at 1 each connection was held
+    /// back by the server's receive window (server-window, 92% of the transaction time); at 4 the path was busy
+    /// (network, 81% of the transaction time): 4 is enough"; one clause when both have the same verdict), empty
+    /// without verdicts.
+    static func verdictClause(base: CompareResult, pick: CompareResult) -> String {
+        if pick.limit != base.limit, let low = base.leadingVerdict, let high = pick.leadingVerdict,
+           low.verdict == high.verdict {
+            return "; at \(base.limit.value) and \(pick.limit.value) \(low.what) (\(low.verdict.rawValue), \(low.percent) "
+                + "and \(high.percent) of the transaction time)" + (low.verdict == .network ? ": \(pick.limit.value) is enough" : "")
+        }
+        var parts: [String] = []
+        if let lead = base.leadingVerdict { parts.append("at \(base.limit.value) \(lead.phrase)") }
+        if pick.limit != base.limit, let lead = pick.leadingVerdict {
+            var part = "at \(pick.limit.value) \(lead.phrase)"
+            if lead.verdict == .network { part += ": \(pick.limit.value) is enough" }
+            parts.append(part)
+        }
+        return parts.map { "; " + $0 }.joined()
     }
 
     /// One recommendation per mode, in the order the modes first appear in `results`.

@@ -29,10 +29,12 @@ public struct CompareResult: Sendable, Equatable, Codable {
     public var errors: Int
     /// The throughput against the smallest limit of the same mode; nil until `withSpeedup` sets it.
     public var speedup: Speedup?
+    /// The verdict holding the most diagnosed transaction time over every repetition, nil without kernel facts.
+    public var leadingVerdict: VerdictShare?
 
     private enum CodingKeys: String, CodingKey {
         case mode, limit, repetitions, throughputUnit, throughput, throughputRuns, wallMs, latencyMs, phaseMediansMs,
-             connectionsOpened, connectionsOpenedRuns, maxOpenAtOnce, reuseRatio, tasks, errors, speedup
+             connectionsOpened, connectionsOpenedRuns, maxOpenAtOnce, reuseRatio, tasks, errors, speedup, leadingVerdict
     }
 
     /// Encodes the phase medians in timeline order, so that the same result always gives the same document.
@@ -54,6 +56,7 @@ public struct CompareResult: Sendable, Equatable, Codable {
         try c.encode(tasks, forKey: .tasks)
         try c.encode(errors, forKey: .errors)
         try c.encode(speedup, forKey: .speedup)
+        try c.encode(leadingVerdict, forKey: .leadingVerdict)
     }
 
     /// A throughput ratio against a baseline configuration, with its spread over repetitions.
@@ -102,7 +105,8 @@ public struct CompareResult: Sendable, Equatable, Codable {
             connectionsOpened: median(opened.map(Double.init)), connectionsOpenedRuns: opened,
             maxOpenAtOnce: runs.map(\.summary.connections.maxOpenAtOnce).max() ?? 0,
             reuseRatio: transactions > 0 ? Double(reused) / Double(transactions) : 0,
-            tasks: tasks, errors: errors, speedup: nil)
+            tasks: tasks, errors: errors, speedup: nil,
+            leadingVerdict: VerdictShare.leading(runs.map(\.summary.verdicts)))
     }
 
     /// A run's wall time in ms: the segmented upload's own for an upload, else first task start to last task end.

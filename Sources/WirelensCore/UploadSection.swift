@@ -50,6 +50,24 @@ public struct UploadSection: Sendable, Equatable, Codable {
     public var failure: String?
     /// Every attempt: which task sent which segment.
     public var attempts: [Attempt]
+    /// The verdict holding the most time over the attempts' transactions, nil without kernel facts.
+    public var verdict: VerdictShare?
+    /// Why parallel segments helped or not, in one sentence made from `verdict`.
+    public var why: String?
+
+    /// Sets `verdict` and `why` from the attempts' transactions among `tasks` (the complete call left out).
+    public mutating func explain(tasks: [TaskRecord]) {
+        let sent = Set(attempts.map(\.task))
+        let tally = VerdictTally(tasks.filter { sent.contains($0.index) }.flatMap(\.transactions))
+        verdict = VerdictShare.leading([tally.stats])
+        why = verdict.map(Self.why)
+    }
+
+    /// "each connection was held back by the server's receive window (server-window, 93% of the transaction
+    /// time): more segments in flight help".
+    public static func why(_ lead: VerdictShare) -> String {
+        lead.parallelismAdvice("segments").map { lead.phrase + ": " + $0 } ?? lead.phrase
+    }
 
     /// A segment size in effect from segment `fromSegment` on.
     public struct SizeChange: Sendable, Equatable, Codable {

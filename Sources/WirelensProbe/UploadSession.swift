@@ -13,6 +13,7 @@ public enum UploadSession {
             body: .file(path: uploader.plan.filePath, size: uploader.plan.fileSize), repeatCount: 1,
             tasks: outcome.tasks)
         report.upload = outcome.section
+        report.upload?.explain(tasks: report.tasks)
         return (report, outcome)
     }
 }

@@ -11,10 +11,10 @@ public struct CompareTable: Sendable, Equatable {
     public var numeric: [Bool]
 
     /// The main table: mode, limit, throughput, speed-up (min–max over repetitions), wall time, latency
-    /// p50/p90/p99, connections opened, reuse and errors.
+    /// p50/p90/p99, connections opened, reuse, errors and the leading verdict with its share of the time.
     public static func results(_ document: CompareDocument) -> CompareTable {
         let headers = ["Mode", "Limit", "Throughput", "Speed-up", "Spread", "Wall", "p50 ms", "p90 ms", "p99 ms",
-                       "Conns", "Reuse", "Errors"]
+                       "Conns", "Reuse", "Errors", "Verdict"]
         let rows = document.results.map { r -> [String] in
             let speedup = r.speedup.map { "\(Format.fixed($0.median, digits: 2))x" } ?? "—"
             let spread = r.speedup.map { "\(Format.fixed($0.min, digits: 2))–\(Format.fixed($0.max, digits: 2))" } ?? "—"
@@ -22,9 +22,14 @@ public struct CompareTable: Sendable, Equatable {
             return [r.mode.rawValue, r.limit.display, CompareRecommendation.rate(r.throughput, r.throughputUnit),
                     speedup, spread, ReportText.duration(ms: r.wallMs)] + latency
                 + [Format.fixed(r.connectionsOpened, digits: r.connectionsOpened.rounded() == r.connectionsOpened ? 0 : 1),
-                   "\(Format.fixed(r.reuseRatio * 100, digits: 0))%", "\(r.errors)"]
+                   "\(Format.fixed(r.reuseRatio * 100, digits: 0))%", "\(r.errors)", verdict(r.leadingVerdict)]
         }
-        return CompareTable(headers: headers, rows: rows, numeric: [false, false] + Array(repeating: true, count: 10))
+        return CompareTable(headers: headers, rows: rows, numeric: [false, false] + Array(repeating: true, count: 10) + [false])
+    }
+
+    /// "server-window 92%", or "—" without a verdict.
+    static func verdict(_ lead: VerdictShare?) -> String {
+        lead.map { "\($0.verdict.rawValue) \(Format.fixed($0.share * 100, digits: 0))%" } ?? "—"
     }
 
     /// The phase table: the median of each phase (ms) per configuration.
@@ -37,12 +42,14 @@ public struct CompareTable: Sendable, Equatable {
         return CompareTable(headers: headers, rows: rows, numeric: [false, false] + Array(repeating: true, count: 6))
     }
 
-    /// The table as padded text lines, two spaces between columns, the header first.
+    /// The table as padded text lines, two spaces between columns, the header first; a last text column is not
+    /// padded (no trailing spaces).
     func textLines(style: ANSIStyle) -> [String] {
         let widths = headers.indices.map { c in ([headers[c]] + rows.map { $0[c] }).map(\.count).max() ?? 0 }
         func line(_ cells: [String]) -> String {
             "  " + cells.indices.map { c in
-                numeric[c] ? TextLayout.padLeft(cells[c], widths[c]) : TextLayout.padRight(cells[c], widths[c])
+                numeric[c] ? TextLayout.padLeft(cells[c], widths[c])
+                    : c == cells.count - 1 ? cells[c] : TextLayout.padRight(cells[c], widths[c])
             }.joined(separator: "  ")
         }
         return [style.paint(line(headers), .bold)] + rows.map { line($0.map(TextLayout.sanitize)) }

@@ -39,6 +39,7 @@ struct UploadView {
                                    + "\(ReportText.duration(ms: u.timeLostToRetriesMs)) lost")
         let rate = u.effectiveBytesPerSecond.map(ByteSize.formatRate) ?? "—"
         out += ReportText.keyValue("Throughput", "\(rate) effective (file bytes over \(ReportText.duration(ms: u.wallMs)))")
+        if let why = u.why { out += ReportText.keyValue("Why", why) }
         return out
     }
 }

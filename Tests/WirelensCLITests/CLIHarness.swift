@@ -28,6 +28,16 @@ enum CLIHarness {
         XCTAssertFalse(outcome.stderr.contains("Fatal error"), file: file, line: line)
     }
 
+    /// Asserts that the JSON document at `path` validates against `docs/<schema>` (Python's jsonschema).
+    static func assertValid(_ path: String, schema: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        let schemaPath = TestServers.repositoryRoot.appendingPathComponent("docs/\(schema)").path
+        let check = try ProcessRunner.run("/usr/bin/env", ["python3", "-c", """
+            import json, sys, jsonschema
+            jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))
+            """, path, schemaPath])
+        XCTAssertEqual(check.status, 0, check.stderr, file: file, line: line)
+    }
+
     /// The first transaction of the first task of the JSON report at `path`, and that task.
     static func firstTransaction(ofReport path: String) throws -> (transaction: [String: Any], task: [String: Any]) {
         let data = try Data(contentsOf: URL(fileURLWithPath: path))

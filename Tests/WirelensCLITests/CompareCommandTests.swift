@@ -132,6 +132,34 @@ final class CompareCommandTests: XCTestCase {
         XCTAssertTrue(text.stdout.contains("Recommendation"), text.stdout)
     }
 
+    /// Segmented uploads to a target reading 720 KB/s per connection through a 16 KiB receive buffer: every
+    /// configuration's leading verdict is the server's window (the condition made on purpose), and the
+    /// recommendation, the table and each run's upload section say so.
+    func testSegmentedUploadsToASmallServerWindowNameTheVerdict() throws {
+        let peer = try SegmentPeer.start(rate: 720_000, receiveBuffer: 16 * 1024)
+        defer { peer.stop() }
+        let doc = try compare([peer.uploadURL("why"), "--limits", "1,4", "--workload", "segmented:1MiB", "--repeat", "1"],
+                              timeout: 120)
+        XCTAssertEqual(doc.results.map { $0.leadingVerdict?.verdict }, [.serverWindow, .serverWindow])
+        XCTAssertGreaterThan(doc.results[0].leadingVerdict?.share ?? 0, 0.5)
+        let rec = try XCTUnwrap(doc.recommendations.first)
+        XCTAssertTrue(rec.reason.contains("each connection was held back by the server's receive window (server-window, "),
+                      rec.reason)
+        XCTAssertNotEqual(rec.regime, "network-bound")
+        for run in doc.runs {
+            XCTAssertEqual(run.report.upload?.verdict?.verdict, .serverWindow)
+            XCTAssertTrue(run.report.upload?.why?.hasSuffix("more segments in flight help") ?? false,
+                          run.report.upload?.why ?? "no why")
+        }
+        let path = CLIHarness.temporaryPath("why.json")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try JSONEncoder().encode(doc).write(to: URL(fileURLWithPath: path))
+        try CLIHarness.assertValid(path, schema: "compare.schema.json")
+        let text = try CLIHarness.run(["render", path, "--no-color"])
+        XCTAssertEqual(text.status, 0, text.stderr)
+        XCTAssertTrue(text.stdout.contains("server-window"), text.stdout)
+    }
+
     func testBadInputIsAOneLineUsageError() throws {
         try CLIHarness.assertFails(["compare", "http://127.0.0.1:9/", "--workload", "upload:256KiB"], code: .usage,
                                    mention: "upload:256KiB")

@@ -65,6 +65,33 @@ final class NetworkVerdictTests: XCTestCase {
         XCTAssertEqual(delivery, Self.payloadRate, accuracy: Self.payloadRate * 0.10, "the link was full")
     }
 
+    /// `wirelens compare` of segmented uploads at 1 and 4 over the 8 Mbit/s uplink: one connection already fills the
+    /// link, so 4 gain nothing (neither passes the tbf's payload rate); the verdicts say network, and the mode is
+    /// network-bound, not server-bound.
+    func testACompareOverAFullLinkIsNetworkBoundNotServerBound() throws {
+        let path = try NetworkPath.up(rate: Self.rate, queue: "100ms")
+        defer { path.down() }
+        let peer = try SegmentPeer.start(in: path)
+        defer { peer.stop() }
+        let report = CLIHarness.temporaryPath("net-compare.json")
+        defer { unlink(report) }
+        let outcome = try path.run(in: path.clientNamespace, WirelensCLI.path,
+                                   ["compare", peer.uploadURL("cmp"), "--limits", "1,4", "--workload", "segmented:3MiB",
+                                    "--repeat", "1", "--format", "json", "--report", report, "-q"], timeout: 120)
+        XCTAssertEqual(outcome.status, 0, outcome.stderr)
+        let doc = try JSONDecoder().decode(CompareDocument.self, from: Data(contentsOf: URL(fileURLWithPath: report)))
+        for result in doc.results {
+            XCTAssertLessThanOrEqual(result.throughput, Self.payloadRate * 1.05,
+                                     "limit \(result.limit.label): no more than tbf's \(Self.rate) less the headers")
+            XCTAssertEqual(result.leadingVerdict?.verdict, .network, "limit \(result.limit.label)")
+        }
+        let rec = try XCTUnwrap(doc.recommendations.first)
+        XCTAssertEqual(rec.limit.value, 1)
+        XCTAssertEqual(rec.regime, "network-bound", rec.reason)
+        XCTAssertTrue(rec.reason.contains("the path was busy (network, "), rec.reason)
+        XCTAssertGreaterThanOrEqual(try path.counters().upSentBytes, 6 << 20, "both uploads crossed the router")
+    }
+
     /// A 2% random drop on the uplink: the verdict names the path, and the share of the bytes the kernel
     /// retransmitted is the loss the router's counters show.
     func testALossyUplinkIsTheNetworkAndRetransmitsWhatTheRouterDropped() throws {

@@ -64,14 +64,7 @@ final class ProbeCommandTests: XCTestCase {
 
     /// Validates a report file against docs/report.schema.json with python's jsonschema.
     private func assertValidAgainstSchema(_ path: String, file: StaticString = #filePath, line: UInt = #line) throws {
-        let schema = TestServers.repositoryRoot.appendingPathComponent("docs/report.schema.json").path
-        let check = try ProcessRunner.run("/usr/bin/env", ["python3", "-c", """
-            import json, sys, jsonschema
-            jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))
-            print("valid")
-            """, path, schema])
-        XCTAssertEqual(check.status, 0, check.stderr, file: file, line: line)
-        XCTAssertEqual(check.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "valid", file: file, line: line)
+        try CLIHarness.assertValid(path, schema: "report.schema.json", file: file, line: line)
     }
 
     func testJSONReportOf1000RequestsValidatesAgainstTheSchema() throws {

@@ -66,6 +66,25 @@ final class UploadCommandTests: XCTestCase {
         XCTAssertLessThanOrEqual(try decode(report).tasks.count, 2)
     }
 
+    /// Segments to a target reading 720 KB/s per connection through a 16 KiB receive buffer: the upload section
+    /// names the server's window and says more segments in flight help, in the JSON (schema-valid) and the text.
+    func testTheUploadSaysWhyParallelSegmentsHelp() throws {
+        let peer = try SegmentPeer.start(rate: 720_000, receiveBuffer: 16 * 1024)
+        defer { peer.stop() }
+        let file = try makeFile(1 << 20)
+        let report = temporaryPath("why.json")
+        let outcome = try wirelens(["upload", file, peer.uploadURL("why"), "--parallel", "2", "--segment-size", "256KiB",
+                                    "--journal", temporaryPath("j.sqlite"), "-q", "--format", "json", "--report", report])
+        XCTAssertEqual(outcome.status, 0, outcome.stderr)
+        let upload = try XCTUnwrap(try decode(report).upload)
+        XCTAssertEqual(upload.verdict?.verdict, .serverWindow)
+        XCTAssertEqual(upload.verdict?.transactions, 4, "the four segments; the complete call is left out")
+        XCTAssertTrue(upload.why?.hasSuffix("more segments in flight help") ?? false, upload.why ?? "no why")
+        try CLIHarness.assertValid(report, schema: "report.schema.json")
+        let text = try wirelens(["render", report, "--no-color"])
+        XCTAssertTrue(text.stdout.contains("Why") && text.stdout.contains("(server-window, "), text.stdout)
+    }
+
     func testRetriedUploadReportValidatesAgainstTheSchema() throws {
         let peer = try SegmentPeer.start(failParts: 0.1, seed: 3)
         defer { peer.stop() }
@@ -90,13 +109,7 @@ final class UploadCommandTests: XCTestCase {
         XCTAssertGreaterThan(upload.failedAttempts, 0, "seed 3 fails some of 32 parts")
         XCTAssertEqual(decoded.tasks.count, 32 + upload.failedAttempts + 1)
         XCTAssertEqual(decoded.command, "upload")
-        let schema = TestServers.repositoryRoot.appendingPathComponent("docs/report.schema.json").path
-        let check = try ProcessRunner.run("/usr/bin/env", ["python3", "-c", """
-            import json, sys, jsonschema
-            jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))
-            print("valid")
-            """, report, schema])
-        XCTAssertEqual(check.status, 0, check.stderr)
+        try CLIHarness.assertValid(report, schema: "report.schema.json")
     }
 
     /// The segment indices a journal database holds (read with Python's sqlite3, independently of the tool).

@@ -209,4 +209,73 @@ final class CompareTests: XCTestCase {
         XCTAssertEqual(doc.recommendations.first?.limit.value, 2)
         XCTAssertEqual(doc.reports(mode: .h1, limit: "2").count, 2)
     }
+
+    func testLeadingVerdictSumsTimeOverRuns() throws {
+        // Two runs: server-window holds 900 + 300 ms, network 100 + 700 ms: server-window leads with 1200 of 2000 ms.
+        let a = ["server-window": VerdictStats(transactions: 3, timeMs: 900, example: ""),
+                 "network": VerdictStats(transactions: 1, timeMs: 100, example: "")]
+        let b = ["server-window": VerdictStats(transactions: 1, timeMs: 300, example: ""),
+                 "network": VerdictStats(transactions: 2, timeMs: 700, example: "")]
+        let lead = try XCTUnwrap(VerdictShare.leading([a, nil, b]))
+        XCTAssertEqual(lead.verdict, .serverWindow)
+        XCTAssertEqual(lead.share, 0.6, accuracy: 1e-9)
+        XCTAssertEqual(lead.transactions, 4)
+        XCTAssertNil(VerdictShare.leading([nil, [:]]))
+    }
+
+    func testRecommendationSaysWhatTheVerdictsSaid() throws {
+        var rs = results([(1, 700), (2, 1390), (4, 2750), (8, 2790)])
+        rs[0].leadingVerdict = VerdictShare(verdict: .serverWindow, share: 0.92, transactions: 8)
+        rs[2].leadingVerdict = VerdictShare(verdict: .network, share: 0.81, transactions: 8)
+        let rec = try XCTUnwrap(CompareRecommendation.make(rs))
+        XCTAssertEqual(rec.limit.value, 4)
+        XCTAssertEqual(rec.regime, "bandwidth-bound")
+        XCTAssertTrue(rec.reason.contains("at 1 each connection was held back by the server's receive window "
+                                          + "(server-window, 92% of the transaction time)"), rec.reason)
+        XCTAssertTrue(rec.reason.contains("at 4 the path was busy (network, 81% of the transaction time): 4 is enough"),
+                      rec.reason)
+        XCTAssertFalse(try XCTUnwrap(CompareRecommendation.make(results([(1, 700), (4, 2750)]))).reason.contains("transaction time"))
+        rs[2].leadingVerdict = VerdictShare(verdict: .serverWindow, share: 0.88, transactions: 8)
+        let same = try XCTUnwrap(CompareRecommendation.make(rs)).reason
+        XCTAssertTrue(same.contains("at 1 and 4 each connection was held back by the server's receive window "
+                                     + "(server-window, 92% and 88% of the transaction time)"), same)
+    }
+
+    func testFlatThroughputWithANetworkVerdictIsNotServerBound() throws {
+        var rs = results([(1, 1000), (2, 1020), (4, 990)])
+        rs[0].leadingVerdict = VerdictShare(verdict: .network, share: 0.9, transactions: 4)
+        let rec = try XCTUnwrap(CompareRecommendation.make(rs))
+        XCTAssertEqual(rec.limit.value, 1)
+        XCTAssertEqual(rec.regime, "network-bound")
+        XCTAssertTrue(rec.reason.hasPrefix("network-bound: 1 connection already moves"), rec.reason)
+        XCTAssertTrue(rec.reason.contains("at 1 the path was busy (network, 90%"), rec.reason)
+        rs[0].leadingVerdict = VerdictShare(verdict: .serverThink, share: 0.9, transactions: 4)
+        XCTAssertEqual(CompareRecommendation.make(rs)?.regime, "server-bound")
+    }
+
+    func testUploadSectionSaysWhyFromItsAttempts() throws {
+        func tx(_ verdict: Verdict, _ ms: Int64) -> TransactionMetrics {
+            var t = Fixture.transaction(method: "PUT", fetchStart: Fixture.epoch, requestStart: Fixture.epoch + 1_000,
+                                        requestEnd: Fixture.epoch + ms * 1000 - 1_000, responseEnd: Fixture.epoch + ms * 1000, reused: false,
+                                        requestBodyBytes: 1000)
+            t.diagnosis = Diagnosis(verdict: verdict, evidence: Diagnosis.Evidence(direction: "upload"))
+            return t
+        }
+        // Two attempts held by the window (300 + 300 ms), one by the path (200 ms); the complete call (task 3,
+        // server-think, 5 s) is not an attempt and is left out.
+        let tasks = [(0, tx(.serverWindow, 300)), (1, tx(.serverWindow, 300)), (2, tx(.network, 200)),
+                     (3, tx(.serverThink, 5000))].map { Fixture.task(index: $0.0, method: "PUT", transactions: [$0.1]) }
+        var section = UploadSection(file: "f", fileBytes: 3000, url: "http://127.0.0.1/u", segmentMode: "fixed",
+                                    parallel: 2, maxRetries: 1)
+        section.attempts = (0..<3).map { .init(task: $0, segment: $0, offset: Int64($0) * 1000, length: 1000, attempt: 1,
+                                               succeeded: true) }
+        section.explain(tasks: tasks)
+        let lead = try XCTUnwrap(section.verdict)
+        XCTAssertEqual(lead.verdict, .serverWindow)
+        XCTAssertEqual(lead.share, 0.75, accuracy: 1e-9)
+        XCTAssertEqual(section.why, "each connection was held back by the server's receive window "
+                       + "(server-window, 75% of the transaction time): more segments in flight help")
+        XCTAssertEqual(UploadSection.why(VerdictShare(verdict: .network, share: 0.9, transactions: 3)),
+                       "the path was busy (network, 90% of the transaction time): more segments in flight will not help")
+    }
 }
