@@ -16,6 +16,18 @@ enum RawHeader {
         return true
     }
 
+    /// The value of a `Name: value` line: after the first colon, without spaces, tabs, CR and LF at either end
+    /// (as `HeaderField.parse` gives it); nil without a colon.
+    static func value(_ line: UnsafeBufferPointer<UInt8>) -> String? {
+        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return nil }
+        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A }
+        var start = colon + 1
+        var end = line.count
+        while start < end, isSpace(line[start]) { start += 1 }
+        while end > start, isSpace(line[end - 1]) { end -= 1 }
+        return String(decoding: UnsafeBufferPointer(rebasing: line[start..<end]), as: UTF8.self)
+    }
+
     /// The status code of an `HTTP/x 200 …` status line, or nil for any other line.
     static func statusCode(_ line: UnsafeBufferPointer<UInt8>) -> Int? {
         guard line.count >= 12, line[0] == UInt8(ascii: "H"), line[1] == UInt8(ascii: "T"), line[2] == UInt8(ascii: "T"),

@@ -155,18 +155,17 @@ final class TransferContext {
             return
         }
         guard inFinalResponse else { return }
-        // Only Location, Retry-After and Content-Type are always kept; other lines become Strings only when asked for.
-        let wanted = RawHeader.hasName(bytes, "location") || RawHeader.hasName(bytes, "retry-after")
-            || RawHeader.hasName(bytes, "content-type")
-        guard wanted || captureHeaders else { return }
-        guard let field = HeaderField.parse(String(decoding: bytes, as: UTF8.self)) else { return }
-        switch field.name.lowercased() {
-        case "location": location = field.value
-        case "retry-after": retryAfter = field.value
-        case "content-type": contentType = field.value
-        default: break
+        // Only Location, Retry-After and Content-Type are always kept, their values read straight from the bytes;
+        // other lines become Strings only when asked for.
+        if RawHeader.hasName(bytes, "location") {
+            location = RawHeader.value(bytes)
+        } else if RawHeader.hasName(bytes, "retry-after") {
+            retryAfter = RawHeader.value(bytes)
+        } else if RawHeader.hasName(bytes, "content-type") {
+            contentType = RawHeader.value(bytes)
         }
-        if captureHeaders { headers.append(field) }  // redacted when they become the record's responseHeaders
+        guard captureHeaders, let field = HeaderField.parse(String(decoding: bytes, as: UTF8.self)) else { return }
+        headers.append(field)  // redacted when they become the record's responseHeaders
     }
 
     /// A chunk of the response body; returns the count consumed (less makes libcurl fail the transfer).
