@@ -595,14 +595,14 @@ public final class Engine: @unchecked Sendable {
         m.tcp = facts
         m.diagnosis = Diagnosis.of(.init(
             phases: m.phases, requestBodyBytes: m.requestBodyBytes, responseBodyBytes: m.responseBodyBytes, tcp: facts,
-            missingReason: options.readsKernelFacts ? Self.missingFactsReason(ctx) : "kernel facts were not read (--tcp-sample off)",
-            throughProxy: options.proxy != nil))
+            missingReason: Self.missingFactsReason(ctx), throughProxy: options.proxy != nil))
         return m
     }
 
     /// Why a transfer has no kernel facts (said in its `unknown` diagnosis).
     private static func missingFactsReason(_ ctx: TransferContext) -> String {
         #if os(Linux)
+        if !ctx.readsTCP { return "kernel facts were not read (--tcp-sample off)" }
         if ctx.connectionReady == nil { return "no connection was ready for the request" }
         return "the connection's socket could not be read (TCP_INFO)"
         #else

@@ -49,7 +49,7 @@ enum HTMLDiagnosis {
         }
         points.sort { $0.t < $1.t }
         guard let t0 = points.first?.t else { return "" }
-        let verdicts = VerdictTally(Array(txs)).rows.map { "\($0.verdict.rawValue) (\($0.count))" }
+        let verdicts = VerdictTally(txs).rows.map { "\($0.verdict.rawValue) (\($0.count))" }
         var out = "<h3>\(HTMLText.escape(lane.label)): \(HTMLText.escape(verdicts.joined(separator: ", ")))</h3>"
         func series(_ name: String, _ index: Int, _ value: ((t: Int64, sample: TCPSample, moved: Double?)) -> Double?,
                     label: @escaping (Double) -> String) -> HTMLChart.Series {
