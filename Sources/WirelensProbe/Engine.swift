@@ -13,6 +13,8 @@ public final class Engine: @unchecked Sendable {
     public let anchor: ClockAnchor
     /// Byte counters for a progress display, when one was asked for.
     public let progress: TransferProgress?
+    /// The redirect, retry and timeout rules every task's lifecycle follows.
+    private let rules: LifecycleRules
 
     private let multi: UnsafeMutableRawPointer
     private let headerLists: RequestHeaderLists
@@ -79,6 +81,7 @@ public final class Engine: @unchecked Sendable {
         self.multi = multi
         self.options = options
         anchor = MonotonicClock.anchor()
+        rules = LifecycleRules(options: options, anchor: anchor)
         func set(_ option: CURLMoption, _ value: Int, _ name: String) throws(ProbeError) {
             let code = wl_multi_setopt_long(multi, option, value)
             guard code == CURLM_OK else {
@@ -209,12 +212,8 @@ public final class Engine: @unchecked Sendable {
             let now = MonotonicClock.now()
             var stillWaiting: [TaskState] = []
             for task in waiting {
-                if let due = task.retryDue, due <= now {
-                    task.retryDue = nil
-                    startTransaction(task, kind: .retry)
-                } else {
-                    stillWaiting.append(task)
-                }
+                let action = task.lifecycle.wake(at: now)
+                if case .none = action { stillWaiting.append(task) } else { perform(action, for: task) }
             }
             waiting = stillWaiting
         }
@@ -222,12 +221,31 @@ public final class Engine: @unchecked Sendable {
             let submission = submissions[0]
             let slot = submission.next
             let task = TaskState(index: submission.firstIndex + slot, spec: submission.specs[slot % submission.specs.count],
-                                 batch: submission.batch, batchSlot: slot)
+                                 batch: submission.batch, batchSlot: slot, rules: rules)
             if slot + 1 == submission.count { submissions.removeFirst() } else { submissions[0].next = slot + 1 }
             tasksInFlight += 1
-            task.started = MonotonicClock.now()
-            if let total = options.totalTimeout { task.deadline = task.started + total * 1000 }
-            startTransaction(task, kind: .initial)
+            perform(task.lifecycle.start(at: MonotonicClock.now()), for: task)
+        }
+    }
+
+    /// Executes what a task's lifecycle decided (`.send` is taken where the URL is parsed, `.abort` where the transfer
+    /// is at hand).
+    private func perform(_ action: consuming TaskLifecycle.Action, for task: TaskState) {
+        switch consume action {
+        case .none:
+            break
+        case .transact(let attempt):
+            startTransaction(task, attempt)
+        case .park:
+            waiting.append(task)
+        case .finish(var record):
+            record.responseBody = task.responseBody
+            tasksInFlight -= 1
+            task.batch.settle(slot: task.batchSlot, record: record)
+        case .send, .abort:
+            assertionFailure("task \(task.batchSlot): an action taken elsewhere reached perform")
+        case .invalid(let why):
+            assertionFailure("task \(task.batchSlot): \(why)")
         }
     }
 
@@ -240,42 +258,24 @@ public final class Engine: @unchecked Sendable {
         }
         var waiting = 0
         var now: Int64?
-        for ctx in active.values where ctx.bodyAcknowledged == nil {
-            if let response = ctx.responseStart {
-                // The response began between two looks: the body was acknowledged in between. Its first byte
-                // bounds the moment when the last look was recent; otherwise the last look is all that is known.
-                if let queued = ctx.bodyStillQueuedAt {
-                    ctx.bodyAcknowledged = response - queued <= Self.acknowledgementSlack ? response : queued
-                }
-                continue
-            }
-            guard ctx.awaitsBodyAcknowledgement else { continue }
+        for ctx in active.values where ctx.body != .none && !ctx.acknowledgement.isSettled {
+            guard ctx.acknowledgement.look(responseStart: ctx.responseStart, bodyReadEnd: ctx.bodyReadEnd) == .readUploaded,
+                  let readEnd = ctx.bodyReadEnd else { continue }
             var uploaded: curl_off_t = 0
-            guard wl_easy_getinfo_off(ctx.easy, CURLINFO_SIZE_UPLOAD_T, &uploaded) == CURLE_OK,
-                  Int64(uploaded) >= ctx.body.size else {
-                waiting += 1
-                continue
+            let complete = wl_easy_getinfo_off(ctx.easy, CURLINFO_SIZE_UPLOAD_T, &uploaded) == CURLE_OK
+                && Int64(uploaded) >= ctx.body.size
+            var step = ctx.acknowledgement.uploaded(complete: complete, socketKnown: ctx.tcpSocket != nil,
+                                                    bodyReadEnd: readEnd)
+            if step == .readSendQueue, let socket = ctx.tcpSocket {
+                let queued = wl_socket_unacknowledged_bytes(socket)
+                var stamp: Int64 = 0
+                if queued >= 0 {
+                    stamp = now ?? MonotonicClock.now()
+                    now = stamp
+                }
+                step = ctx.acknowledgement.sendQueue(queued < 0 ? nil : Int(queued), at: stamp, bodyReadEnd: readEnd)
             }
-            // libcurl 7.88 names a transfer's socket (CURLINFO_ACTIVESOCKET) only after it ends: the socket table
-            // found it by its local port when the connection was ready.
-            guard let socket = ctx.tcpSocket else {
-                ctx.bodyAcknowledged = ctx.bodyReadEnd
-                continue
-            }
-            let queued = wl_socket_unacknowledged_bytes(socket)
-            if queued < 0 {
-                // The socket cannot tell: keep the written end as the request's end.
-                ctx.bodyAcknowledged = ctx.bodyReadEnd
-            } else if queued == 0 {
-                let stamp = now ?? MonotonicClock.now()
-                now = stamp
-                ctx.bodyAcknowledged = stamp
-            } else {
-                let stamp = now ?? MonotonicClock.now()
-                now = stamp
-                ctx.bodyStillQueuedAt = stamp
-                waiting += 1
-            }
+            if step == .waiting { waiting += 1 }
         }
         awaitingAcknowledgement = waiting
     }
@@ -283,9 +283,6 @@ public final class Engine: @unchecked Sendable {
     /// How often the send queues of uploads waiting for their acknowledgement are looked at: the resolution of
     /// their request end.
     static let acknowledgementPollMillis: Int32 = 2
-    /// The largest gap (ns) between the last look that saw the body still queued and the response's first byte for
-    /// which the response's first byte is taken as the acknowledgement (a few poll periods).
-    static let acknowledgementSlack: Int64 = 5_000_000
 
     /// Takes a kernel snapshot of each transfer's connection whose last one is `tcpSampleInterval` old.
     private func sampleConnections() {
@@ -305,14 +302,9 @@ public final class Engine: @unchecked Sendable {
                 next = min(next, ctx.tcpSampledAt + options.tcpSampleInterval * 1000)
             }
         }
-        for task in waiting { next = min(next, task.retryDue ?? .max) }
-        if options.idleTimeout != nil || options.totalTimeout != nil {
-            for ctx in active.values {
-                next = min(next, ctx.task.deadline)
-                if let idle = options.idleTimeout, ctx.connectionReady != nil {
-                    next = min(next, ctx.lastActivity + idle * 1000)
-                }
-            }
+        for task in waiting { next = min(next, task.lifecycle.wakeTime ?? .max) }
+        if rules.hasTimeouts {
+            for ctx in active.values { next = min(next, ctx.task.lifecycle.nextTimeout(activity: ctx.activity)) }
         }
         guard next != .max else { return 1000 }
         let millis = (next - MonotonicClock.now()) / 1_000_000 + 1
@@ -321,50 +313,45 @@ public final class Engine: @unchecked Sendable {
 
     // MARK: Transactions
 
-    private func startTransaction(_ task: TaskState, kind: TransactionKind) {
+    /// Starts the transaction a task's lifecycle decided: parses its URL, lets the lifecycle say what it may carry,
+    /// and adds its easy handle to the multi handle.
+    private func startTransaction(_ task: TaskState, _ attempt: TaskLifecycle.Attempt) {
         let now = MonotonicClock.now()
         var target: TargetURL
-        let keepsCredentials: Bool
+        let access: TaskLifecycle.Access
         do {
-            target = try parsedTarget(task.url)
-            if task.origin == nil {
-                task.origin = target.origin
-                task.userInfo = target.userInfo
+            target = try parsedTarget(attempt.url)
+            let action = task.lifecycle.resolve(origin: target.origin, userInfo: target.userInfo, at: now)
+            guard case .send(let granted) = action else {
+                perform(action, for: task)
+                return
             }
-            // Credentials (secret headers, user info) go only to the task's own origin, unless hops are trusted;
-            // a hop there without user info of its own carries the task's, as curl's does.
-            keepsCredentials = RedirectPolicy.keepsCredentials(first: task.origin ?? target.origin, next: target.origin,
-                                                               trusted: options.trustedRedirects)
-            let userInfo = keepsCredentials ? target.userInfo ?? task.userInfo : nil
-            if userInfo != target.userInfo { target = try target.replacingUserInfo(userInfo) }
+            access = granted
+            if access.userInfo != target.userInfo { target = try target.replacingUserInfo(access.userInfo) }
         } catch {
-            failBeforeStart(task, kind: kind, at: now, error: TransferError(errorClass: .protocol, message: error.description))
+            failBeforeStart(task, at: now, error: TransferError(errorClass: .protocol, message: error.description))
             return
         }
         guard let handle = spareHandles.popLast() ?? EasyHandle.make() else {
-            failBeforeStart(task, kind: kind, at: now, error: TransferError(errorClass: .other, message: "curl_easy_init failed"))
+            failBeforeStart(task, at: now, error: TransferError(errorClass: .other, message: "curl_easy_init failed"))
             return
         }
         let ctx = TransferContext(
-            handle: handle, task: task, kind: kind, target: target, method: task.method,
-            body: task.sendsBody ? task.spec.body : .none, captureHeaders: options.includeResponseHeaders,
-            followsRedirects: task.redirects < options.maxRedirects, tracksActivity: options.idleTimeout != nil,
+            handle: handle, task: task, kind: attempt.kind, target: target, method: attempt.method,
+            body: attempt.sendsBody ? task.spec.body : .none, captureHeaders: options.includeResponseHeaders,
+            followsRedirects: access.followsRedirects, tracksActivity: options.idleTimeout != nil,
             progress: progress, now: now)
         ctx.sockets = sockets
         ctx.sendBuffer = options.sendBuffer
         ctx.readsTCP = options.readsKernelFacts
-        ctx.outputPath = task.spec.outputPath
-        ctx.resumeOutput = task.spec.resumeOutput
-        ctx.keepsCredentials = keepsCredentials
-        ctx.refusesLinkLocal = !options.allowsLinkLocalRedirects && target.origin != task.origin
-        if kind == .retry {
-            ctx.retryWait = task.retryWait
-            task.retryWait = nil
-        }
+        ctx.response = ResponseWriter(task.spec.response)
+        ctx.keepsCredentials = access.keepsCredentials
+        ctx.refusesLinkLocal = access.refusesLinkLocal
+        ctx.retryWait = attempt.retryWait
         do {
-            try EasyConfigurator(options: options, headers: headerLists).configure(ctx, remainingMicros: remainingMicros(task, now: now))
+            try EasyConfigurator(options: options, headers: headerLists).configure(ctx, remainingMicros: access.remainingMicros)
         } catch {
-            failBeforeStart(task, kind: kind, at: now, error: TransferError(errorClass: .other, message: error.description),
+            failBeforeStart(task, at: now, error: TransferError(errorClass: .other, message: error.description),
                             discarding: ctx)
             return
         }
@@ -375,8 +362,7 @@ public final class Engine: @unchecked Sendable {
             active[handle.easy] = nil
             if ctx.body != .none { uploadsActive -= 1 }
             let message = "curl_multi_add_handle: \(String(cString: curl_multi_strerror(code)))"
-            failBeforeStart(task, kind: kind, at: now, error: TransferError(errorClass: .other, message: message),
-                            discarding: ctx)
+            failBeforeStart(task, at: now, error: TransferError(errorClass: .other, message: message), discarding: ctx)
         }
     }
 
@@ -394,27 +380,15 @@ public final class Engine: @unchecked Sendable {
         }
     }
 
-    private func remainingMicros(_ task: TaskState, now: Int64) -> Int64? {
-        guard task.deadline != .max else { return nil }
-        return max(1000, (task.deadline - now) / 1000)
-    }
-
-    /// Ends a task whose transaction could not start: records the failed transaction and finishes the task.
-    /// A context that was already made is released and its easy handle freed.
-    private func failBeforeStart(_ task: TaskState, kind: TransactionKind, at now: Int64, error: TransferError,
+    /// Ends a task whose transaction could not start: the lifecycle records the failed transaction and finishes the
+    /// task. A context that was already made is released and its easy handle freed.
+    private func failBeforeStart(_ task: TaskState, at now: Int64, error: TransferError,
                                  discarding ctx: TransferContext? = nil) {
         if let ctx {
             ctx.release()
             ctx.handle.destroy()
         }
-        let wall = anchor.wallMicros(ofMonotonic: now)
-        var m = TransactionMetrics(kind: kind, url: task.url, method: task.method,
-                                   timeline: Timeline(fetchStart: wall), phases: Phases(total: 0),
-                                   reusedConnection: false, proxyConnection: options.proxy != nil,
-                                   curlTimers: CurlTimers())
-        m.error = error
-        task.transactions.append(m)
-        finishTask(task)
+        perform(task.lifecycle.startFailed(error, at: now), for: task)
     }
 
     private func collectFinishedTransfers() {
@@ -432,45 +406,51 @@ public final class Engine: @unchecked Sendable {
         finishedBuffer.removeAll(keepingCapacity: true)
     }
 
-    /// Aborts transfers whose task passed its total timeout or that moved no byte for the idle timeout.
+    /// Aborts transfers whose task passed its total timeout or that moved no byte for the idle timeout, and ends
+    /// parked tasks past their deadline.
     private func enforceTimeouts() {
-        guard options.idleTimeout != nil || options.totalTimeout != nil else { return }
+        guard rules.hasTimeouts else { return }
         let now = MonotonicClock.now()
         var expired: [(TransferContext, ErrorClass)] = []
         for ctx in active.values {
-            if now >= ctx.task.deadline {
-                expired.append((ctx, .totalTimeout))
-            } else if let idle = options.idleTimeout, ctx.connectionReady != nil, now - ctx.lastActivity >= idle * 1000 {
-                expired.append((ctx, .idleTimeout))
+            if case .abort(let reason) = ctx.task.lifecycle.checkTimeouts(at: now, activity: ctx.activity) {
+                expired.append((ctx, reason))
             }
         }
         for (ctx, reason) in expired {
             ctx.abortReason = reason
             complete(ctx, code: nil)
         }
-        if options.totalTimeout != nil, !waiting.isEmpty {
-            let overdue = waiting.filter { now >= $0.deadline }
-            waiting.removeAll { now >= $0.deadline }
-            for task in overdue { finishTask(task) }
+        if rules.totalTimeout != nil, !waiting.isEmpty {
+            var stillWaiting: [TaskState] = []
+            var overdue: [(TaskState, TaskLifecycle.Action)] = []
+            for task in waiting {
+                let action = task.lifecycle.checkTimeouts(at: now)
+                if case .none = action { stillWaiting.append(task) } else { overdue.append((task, action)) }
+            }
+            waiting = stillWaiting
+            for (task, action) in overdue { perform(action, for: task) }
         }
     }
 
     private func cancelAll() {
         cancelled = true
+        let now = MonotonicClock.now()
         for ctx in Array(active.values) {
-            ctx.abortReason = .cancelled
+            if case .abort(let reason) = ctx.task.lifecycle.cancel(at: now) { ctx.abortReason = reason }
             complete(ctx, code: nil)
         }
         let parked = waiting
         waiting.removeAll()
-        for task in parked { finishTask(task) }
+        for task in parked { perform(task.lifecycle.cancel(at: now), for: task) }
         for submission in submissions {
             for slot in submission.next..<submission.count { submission.batch.settle(slot: slot, record: nil) }
         }
         submissions.removeAll()
     }
 
-    /// Ends a transfer: reads libcurl's facts, records the transaction, then follows, retries or finishes the task.
+    /// Ends a transfer: reads libcurl's facts, records the transaction, and hands its end to the task's lifecycle,
+    /// which follows a redirect, parks for a retry or finishes the task.
     private func complete(_ ctx: TransferContext, code: CURLcode?) {
         let easy = ctx.easy
         // The last snapshot before the connection may go back to the pool (or be closed by the removal).
@@ -482,64 +462,14 @@ public final class Engine: @unchecked Sendable {
         let end = MonotonicClock.now()
         let info = EasyInfo(easy, addresses: ctx.localIP == nil || ctx.remoteIP == nil)
         let metrics = transaction(ctx, info: info, code: code, end: end)
-        let redirectURL = info.redirectURL
+        // Judged before anything connects there: the Location's origin, by libcurl's parser as every URL.
+        let location = info.redirectURL.map { TaskLifecycle.Location(url: $0, origin: try? TargetURL.origin(of: $0)) }
+        let task = ctx.task
+        if let body = ctx.response.body { task.responseBody = body }
         ctx.release()
         recycle(ctx.handle)
-
-        let task = ctx.task
-        task.lastEnd = end
-        // What the decisions below need, read before the record moves into the task (a copy would retain its strings).
-        let errorClass = metrics.error?.errorClass
-        let statusCode = metrics.statusCode
-        task.transactions.append(metrics)
-        if cancelled || errorClass == .cancelled {
-            finishTask(task)
-            return
-        }
-        if errorClass == nil, let status = statusCode, (300..<400).contains(status), options.maxRedirects > 0,
-           let hop = RedirectPolicy.next(status: status, method: task.method, hasLocation: redirectURL != nil),
-           let next = redirectURL {
-            guard task.redirects < options.maxRedirects else {
-                task.transactions[task.transactions.count - 1].error = TransferError(
-                    errorClass: .protocol, message: "more than \(options.maxRedirects) redirects")
-                finishTask(task)
-                return
-            }
-            // Refused before any transaction starts, so nothing connects to where the Location points.
-            if let origin = try? TargetURL.origin(of: next),
-               let refusal = RedirectPolicy.refusal(next: origin, first: task.origin ?? origin,
-                                                    allowsLinkLocal: options.allowsLinkLocalRedirects) {
-                // The message names the Location (redacted as every message is), so the reader sees where it pointed.
-                task.transactions[task.transactions.count - 1].error = TransferError(
-                    errorClass: .protocol, message: "\(refusal.description) (Location: \(next))")
-                finishTask(task)
-                return
-            }
-            task.redirects += 1
-            task.url = next
-            task.method = hop.method
-            task.sendsBody = task.sendsBody && hop.keepsBody
-            startTransaction(task, kind: .redirect)
-            return
-        }
-        guard options.retry.maxRetries > task.retries else {
-            finishTask(task)
-            return
-        }
-        let retryAfter = ctx.retryAfter.flatMap {
-            RetryPolicy.parseRetryAfter($0, nowMicros: anchor.wallMicros(ofMonotonic: end))
-        }
-        if let delay = options.retry.delay(retry: task.retries + 1, error: errorClass,
-                                            status: statusCode, retryAfter: retryAfter,
-                                            unit: Double.random(in: 0..<1, using: &random)),
-           delay < (task.deadline - end) / 1000 {  // the wait ends before the deadline (and end + delay fits)
-            task.retries += 1
-            task.retryDue = end + delay * 1000
-            task.retryWait = (delay, retryAfter)
-            waiting.append(task)
-            return
-        }
-        finishTask(task)
+        perform(task.lifecycle.ended(metrics, at: end, location: location, retryAfter: ctx.retryAfter,
+                                     runCancelled: cancelled, random: &random), for: task)
     }
 
     private func transaction(_ ctx: TransferContext, info: EasyInfo, code: CURLcode?, end: Int64) -> TransactionMetrics {
@@ -633,25 +563,5 @@ public final class Engine: @unchecked Sendable {
         let text = ctx.errorText ?? String(cString: curl_easy_strerror(code))
         let errorClass = CurlErrorMap.classify(code: Int(code.rawValue), connected: ctx.connectionReady != nil, message: text)
         return TransferError(errorClass: errorClass, curlCode: Int(code.rawValue), message: text)
-    }
-
-    private func finishTask(_ task: TaskState) {
-        // Fields of the first and last transactions read in place: copying one would retain every string in it.
-        let last = task.transactions.indices.last
-        var error = last.flatMap { task.transactions[$0].error }
-        let status = last.flatMap { task.transactions[$0].statusCode }
-        if error == nil, let status, status >= 400, let last {
-            error = TransferError(errorClass: .http, message: "HTTP status \(status) from \(task.transactions[last].url)")
-        }
-        let started = task.transactions.indices.first.map { task.transactions[$0].timeline.fetchStart }
-            ?? anchor.wallMicros(ofMonotonic: task.started)
-        let ended = anchor.wallMicros(ofMonotonic: task.lastEnd ?? MonotonicClock.now())
-        let record = TaskRecord(
-            index: task.index, url: task.spec.url, method: task.spec.method,
-            startedAt: started, endedAt: max(started, ended),
-            redirectCount: task.redirects, retries: task.retries, statusCode: status, error: error,
-            transactions: task.transactions)
-        tasksInFlight -= 1
-        task.batch.settle(slot: task.batchSlot, record: record)
     }
 }
