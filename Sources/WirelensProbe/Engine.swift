@@ -472,87 +472,42 @@ public final class Engine: @unchecked Sendable {
                                      runCancelled: cancelled, random: &random), for: task)
     }
 
+    /// The transaction a finished transfer records: what it saw, read from its context and libcurl, assembled by
+    /// `TransferObservation`. The TLS facts of a connection are kept by its number for the transfers that reuse it.
     private func transaction(_ ctx: TransferContext, info: EasyInfo, code: CURLcode?, end: Int64) -> TransactionMetrics {
-        let reused = ctx.connectionReady != nil && info.numConnects == 0
-        let raw = RawTimings(
-            fetchStart: ctx.fetchStart, connectionReady: ctx.connectionReady, requestEnd: ctx.requestEnd,
-            responseStart: ctx.responseStart, end: end, curl: info.timers, reusedConnection: reused,
-            hostIsIPLiteral: ctx.target.hostIsIPLiteral, usesTLS: ctx.target.scheme == "https")
-        let computed = PhaseMath.compute(raw, anchor: anchor)
-        var m = TransactionMetrics(kind: ctx.kind, url: ctx.target.text, method: ctx.method,
-                                   timeline: computed.timeline, phases: computed.phases, reusedConnection: reused,
-                                   proxyConnection: options.proxy != nil, curlTimers: info.timers)
-        m.networkProtocolName = info.protocolName
-        m.connectionId = ctx.connectionId
-        m.localAddress = ctx.localIP ?? info.localIP
-        m.localPort = ctx.localPort ?? info.localPort
-        m.remoteAddress = ctx.remoteIP ?? info.primaryIP
-        m.remotePort = ctx.remotePort ?? info.primaryPort
         if let id = ctx.connectionId {
             if ctx.tlsVersion != nil || ctx.alpn != nil {
                 connectionTLS[id] = (ctx.tlsVersion, ctx.tlsCipher, ctx.alpn)
-            } else if reused, let known = connectionTLS[id] {
+            } else if ctx.connectionReady != nil, info.numConnects == 0, let known = connectionTLS[id] {
                 ctx.tlsVersion = known.version
                 ctx.tlsCipher = known.cipher
                 ctx.alpn = known.alpn
             }
         }
-        m.tlsVersion = ctx.tlsVersion
-        m.tlsCipher = ctx.tlsCipher
-        m.alpn = ctx.alpn
-        m.statusCode = ctx.responseStart != nil ? ctx.status : nil
-        m.requestHeaderBytes = info.requestSize
-        m.requestBodyBytes = ctx.requestBodyBytes
-        m.responseHeaderBytes = info.headerSize
-        m.responseBodyBytes = ctx.responseBodyBytes
-        if ctx.expectSent, let sent = ctx.headerOutAt {
-            let bodyStart = ctx.firstBodyOutAt ?? ctx.responseStart ?? end
-            m.expectContinueWait = max(0, bodyStart - sent) / 1000
-        }
-        if m.statusCode != nil {
-            m.statusText = ctx.statusText
-            m.contentType = ctx.contentType
-        }
-        if ctx.captureHeaders { m.responseHeaders = ctx.headers }
-        if let wait = ctx.retryWait {
-            m.retryWait = wait.planned
-            m.retryAfter = wait.requested
-        }
-        m.error = transferError(ctx, code: code, info: info, end: end)
         var facts = ctx.tcp.finish()
         facts?.shared = ctx.tcpShared
         facts?.handshakeRTT = ctx.handshakeRTT
-        m.tcp = facts
-        m.diagnosis = Diagnosis.of(.init(
-            phases: m.phases, requestBodyBytes: m.requestBodyBytes, responseBodyBytes: m.responseBodyBytes, tcp: facts,
-            missingReason: Self.missingFactsReason(ctx), throughProxy: options.proxy != nil))
-        return m
+        let seen = TransferObservation(
+            kind: ctx.kind, url: ctx.target.text, method: ctx.method, hostIsIPLiteral: ctx.target.hostIsIPLiteral,
+            usesTLS: ctx.target.scheme == "https", fetchStart: ctx.fetchStart, connectionReady: ctx.connectionReady,
+            requestEnd: ctx.requestEnd, responseStart: ctx.responseStart, headerOutAt: ctx.headerOutAt,
+            firstBodyOutAt: ctx.firstBodyOutAt, expectSent: ctx.expectSent, end: end, curlTimers: info.timers,
+            numConnects: info.numConnects, protocolName: info.protocolName, requestHeaderBytes: info.requestSize,
+            responseHeaderBytes: info.headerSize, connectionId: ctx.connectionId,
+            localAddress: ctx.localIP ?? info.localIP, localPort: ctx.localPort ?? info.localPort,
+            remoteAddress: ctx.remoteIP ?? info.primaryIP, remotePort: ctx.remotePort ?? info.primaryPort,
+            tlsVersion: ctx.tlsVersion, tlsCipher: ctx.tlsCipher, alpn: ctx.alpn, status: ctx.status,
+            statusText: ctx.statusText, contentType: ctx.contentType,
+            responseHeaders: ctx.captureHeaders ? ctx.headers : nil, requestBodyBytes: ctx.requestBodyBytes,
+            responseBodyBytes: ctx.responseBodyBytes, retryWait: ctx.retryWait,
+            error: transferError(ctx, code: code), tcp: facts, readsTCP: ctx.readsTCP)
+        return seen.metrics(anchor: anchor, throughProxy: rules.throughProxy)
     }
 
-    /// Why a transfer has no kernel facts (said in its `unknown` diagnosis).
-    private static func missingFactsReason(_ ctx: TransferContext) -> String {
-        #if os(Linux)
-        if !ctx.readsTCP { return "kernel facts were not read (--tcp-sample off)" }
-        if ctx.connectionReady == nil { return "no connection was ready for the request" }
-        return "the connection's socket could not be read (TCP_INFO)"
-        #else
-        return "kernel facts are read on Linux only"
-        #endif
-    }
-
-    private func transferError(_ ctx: TransferContext, code: CURLcode?, info: EasyInfo, end: Int64) -> TransferError? {
-        if let reason = ctx.abortReason {
-            let message: String
-            switch reason {
-            case .idleTimeout:
-                message = "no byte moved for \(DurationText.format(micros: options.idleTimeout ?? 0)) (idle timeout)"
-            case .totalTimeout:
-                message = "the task took longer than \(DurationText.format(micros: options.totalTimeout ?? 0)) (total timeout)"
-            default:
-                message = "cancelled"
-            }
-            return TransferError(errorClass: reason, message: message)
-        }
+    /// The transfer's failure: the reason the engine aborted it, or libcurl's code with the transfer's own refusal,
+    /// local failure or error text.
+    private func transferError(_ ctx: TransferContext, code: CURLcode?) -> TransferError? {
+        if let reason = ctx.abortReason { return rules.abortError(reason) }
         guard let code, code != CURLE_OK else { return nil }
         if let refusal = ctx.refusal {
             return TransferError(errorClass: .protocol, curlCode: Int(code.rawValue), message: refusal)

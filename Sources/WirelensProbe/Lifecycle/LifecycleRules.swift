@@ -43,4 +43,18 @@ struct LifecycleRules: Sendable, Equatable {
 
     /// True when transfers must be watched for a timeout at all.
     var hasTimeouts: Bool { idleTimeout != nil || totalTimeout != nil }
+
+    /// The failure of a transfer the engine aborted (`TaskLifecycle.Action.abort`), naming the limit it passed.
+    func abortError(_ reason: ErrorClass) -> TransferError {
+        let message: String
+        switch reason {
+        case .idleTimeout:
+            message = "no byte moved for \(DurationText.format(micros: idleTimeout ?? 0)) (idle timeout)"
+        case .totalTimeout:
+            message = "the task took longer than \(DurationText.format(micros: totalTimeout ?? 0)) (total timeout)"
+        default:
+            message = "cancelled"
+        }
+        return TransferError(errorClass: reason, message: message)
+    }
 }
