@@ -59,7 +59,7 @@ struct TransferObservation {
     /// The transaction as recorded: phases from the stamps and libcurl's timers (`PhaseMath`), the facts kept only
     /// where they mean something (a status only once a response began, its text and type only with a status), the
     /// 100-continue wait, and the diagnosis.
-    func metrics(anchor: ClockAnchor, throughProxy: Bool) -> TransactionMetrics {
+    consuming func metrics(anchor: ClockAnchor, throughProxy: Bool) -> TransactionMetrics {
         let reused = reusedConnection
         let raw = RawTimings(
             fetchStart: fetchStart, connectionReady: connectionReady, requestEnd: requestEnd,
@@ -97,10 +97,10 @@ struct TransferObservation {
             m.retryAfter = retryWait.requested
         }
         m.error = error
-        m.tcp = tcp
         m.diagnosis = Diagnosis.of(.init(
             phases: m.phases, requestBodyBytes: requestBodyBytes, responseBodyBytes: responseBodyBytes, tcp: tcp,
             missingReason: missingFactsReason, throughProxy: throughProxy))
+        m.tcp = tcp
         return m
     }
 
