@@ -102,7 +102,7 @@ let package = Package(
         .testTarget(name: "WirelensCoreTests", dependencies: ["WirelensCore", "WirelensTestSupport"]),
         .testTarget(name: "WirelensReportTests", dependencies: ["WirelensCore", "WirelensReport", "WirelensTestSupport"]),
         .testTarget(name: "WirelensProbeTests", dependencies: ["WirelensCore", "WirelensProbe", "WirelensDigest", "WirelensTestSupport"]),
-        .testTarget(name: "WirelensCLITests", dependencies: ["WirelensCore", "WirelensTestSupport"]),
+        .testTarget(name: "WirelensCLITests", dependencies: ["WirelensCore", "WirelensTestSupport", "wirelens"]),
         .testTarget(
             name: "WirelensTargetTests",
             dependencies: ["WirelensCore", "WirelensTarget", "WirelensDigest", "WirelensProbe", "WirelensTestSupport"]
