@@ -7,6 +7,7 @@ let package = Package(
         .executable(name: "wirelens", targets: ["wirelens"]),
         .library(name: "WirelensCore", targets: ["WirelensCore"]),
         .library(name: "WirelensProbe", targets: ["WirelensProbe"]),
+        .library(name: "WirelensCompare", targets: ["WirelensCompare"]),
         .library(name: "WirelensReport", targets: ["WirelensReport"]),
         .library(name: "WirelensTarget", targets: ["WirelensTarget"]),
         .library(name: "WirelensCapture", targets: ["WirelensCapture"]),
@@ -43,6 +44,8 @@ let package = Package(
             providers: [.apt(["libssl-dev"])]
         ),
         .target(name: "WirelensCore"),
+        // `wirelens compare`'s pure parts: workloads, limits, modes, the interleaved schedule, results, the recommendation.
+        .target(name: "WirelensCompare", dependencies: ["WirelensCore"]),
         // SHA-256 of bytes and files through libcrypto, for the target server and the uploader.
         .target(name: "WirelensDigest", dependencies: ["COpenSSL"]),
         // On-disk state through SQLite (GRDB): the resumable upload journal, check history.
@@ -73,7 +76,7 @@ let package = Package(
             swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])]
         ),
         .target(
-            name: "WirelensReport", dependencies: ["WirelensCore", "WirelensCapture"],
+            name: "WirelensReport", dependencies: ["WirelensCore", "WirelensCompare", "WirelensCapture"],
             // The streaming JSON writer appends to a class-held buffer per value; run-time exclusivity checks on
             // each append cost more than the writing (see reports/bench). Compile-time checks still apply.
             swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])]
@@ -93,16 +96,19 @@ let package = Package(
         .executableTarget(
             name: "wirelens",
             dependencies: [
-                "WirelensCore", "WirelensProbe", "WirelensReport", "WirelensTarget", "WirelensStore",
+                "WirelensCore", "WirelensCompare", "WirelensProbe", "WirelensReport", "WirelensTarget", "WirelensStore",
                 "WirelensCapture", "WirelensDigest", "WirelensCheck",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .target(name: "WirelensTestSupport", dependencies: ["WirelensCore"], path: "Tests/WirelensTestSupport"),
-        .testTarget(name: "WirelensCoreTests", dependencies: ["WirelensCore", "WirelensTestSupport"]),
-        .testTarget(name: "WirelensReportTests", dependencies: ["WirelensCore", "WirelensReport", "WirelensTestSupport"]),
+        // Core's value types and pure logic, and compare's (their tests share Core's fixtures).
+        .testTarget(name: "WirelensCoreTests", dependencies: ["WirelensCore", "WirelensCompare", "WirelensTestSupport"]),
+        .testTarget(
+            name: "WirelensReportTests", dependencies: ["WirelensCore", "WirelensCompare", "WirelensReport", "WirelensTestSupport"]
+        ),
         .testTarget(name: "WirelensProbeTests", dependencies: ["WirelensCore", "WirelensProbe", "WirelensDigest", "WirelensTestSupport"]),
-        .testTarget(name: "WirelensCLITests", dependencies: ["WirelensCore", "WirelensTestSupport", "wirelens"]),
+        .testTarget(name: "WirelensCLITests", dependencies: ["WirelensCore", "WirelensCompare", "WirelensTestSupport", "wirelens"]),
         .testTarget(
             name: "WirelensTargetTests",
             dependencies: ["WirelensCore", "WirelensTarget", "WirelensDigest", "WirelensProbe", "WirelensTestSupport"]

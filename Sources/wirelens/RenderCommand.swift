@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import WirelensCompare
 import WirelensCore
 import WirelensReport
 

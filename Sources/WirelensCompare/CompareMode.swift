@@ -1,3 +1,5 @@
+import WirelensCore
+
 /// How a compared configuration talks to the server: HTTP/1.1 with keep-alive, HTTP/1.1 with a fresh
 /// connection per transaction, or HTTP/2 multiplexed.
 public enum CompareMode: String, Sendable, Equatable, Codable, CaseIterable {

@@ -1,3 +1,5 @@
+import WirelensCore
+
 /// One configuration's figures aggregated over its repetitions: throughput, wall time, latency percentiles,
 /// the median of each phase, connections, reuse, errors and the speed-up against the smallest limit.
 public struct CompareResult: Sendable, Equatable, Codable {

@@ -1,3 +1,5 @@
+import WirelensCore
+
 /// One per-host connection limit compared: a number, or a real client's preset (`ios` is 4 per host).
 public struct CompareLimit: Sendable, Equatable, Codable {
     /// The limit as given: "4" or a preset's name.

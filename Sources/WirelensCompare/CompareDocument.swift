@@ -1,3 +1,5 @@
+import WirelensCore
+
 /// The result of `wirelens compare`: the `wirelens.compare/1` document behind `--format json`, embedding
 /// every run's `wirelens.report/1` report (docs/compare-schema.md).
 public struct CompareDocument: Sendable, Equatable, Codable {

@@ -1,3 +1,5 @@
+import WirelensCore
+
 /// One compared configuration: a mode at a connection limit.
 public struct CompareConfiguration: Sendable, Equatable, Codable {
     public var mode: CompareMode

@@ -1,3 +1,5 @@
+import WirelensCore
+
 /// The limit `wirelens compare` recommends for one mode: the smallest limit within 5% of the best throughput,
 /// with the regime the numbers show and a sentence saying why.
 public struct CompareRecommendation: Sendable, Equatable, Codable {

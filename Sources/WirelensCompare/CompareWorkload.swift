@@ -1,3 +1,5 @@
+import WirelensCore
+
 /// The work `wirelens compare` repeats for every configuration: `requests:N`, `download:SIZExN`,
 /// `upload:SIZExN`, `segmented:FILE` or `segmented:SIZE`.
 public enum CompareWorkload: Sendable, Equatable {
