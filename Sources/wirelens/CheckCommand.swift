@@ -7,7 +7,7 @@ import WirelensStore
 
 /// `wirelens check CONFIG.yaml`: runs the configured checks once (or every `--every`), prints pass or fail per
 /// check, stores each result in the history database.
-struct CheckCommand: AsyncParsableCommand {
+struct CheckCommand: CheckedCommand {
     static let configuration = CommandConfiguration(
         commandName: "check",
         abstract: "Run the health checks of a YAML configuration and report pass or fail per check.",
@@ -49,7 +49,7 @@ struct CheckCommand: AsyncParsableCommand {
         }
     }
 
-    func validate() throws(UsageError) {
+    func checkFlags() throws(UsageError) {
         _ = try checked()
     }
 

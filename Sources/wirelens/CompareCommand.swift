@@ -7,7 +7,7 @@ import WirelensReport
 
 /// `wirelens compare URL --limits 1,2,4`: one workload across per-host connection limits and protocols,
 /// interleaved over repetitions, with a recommendation.
-struct CompareCommand: AsyncParsableCommand {
+struct CompareCommand: CheckedCommand {
     static let configuration = CommandConfiguration(
         commandName: "compare",
         abstract: "Run one workload at several connection limits and protocols; recommend a limit.",
@@ -78,7 +78,7 @@ struct CompareCommand: AsyncParsableCommand {
         return (work, limitList, modeList, base)
     }
 
-    func validate() throws(UsageError) {
+    func checkFlags() throws(UsageError) {
         _ = try checked()
         try UsageError.checkURL(url.replacingOccurrences(of: "{size}", with: "1"))
     }

@@ -4,7 +4,7 @@ import WirelensCore
 import WirelensProbe
 
 /// `wirelens download URL -o FILE [--resume]`: downloads to a file, resumes a partial one, checks the length.
-struct DownloadCommand: AsyncParsableCommand {
+struct DownloadCommand: CheckedCommand {
     static let configuration = CommandConfiguration(
         commandName: "download",
         abstract: "Download a URL to a file, resuming a partial file with a Range request and checking its length.",
@@ -46,7 +46,7 @@ struct DownloadCommand: AsyncParsableCommand {
         return options
     }
 
-    func validate() throws(UsageError) {
+    func checkFlags() throws(UsageError) {
         _ = try checked()
         try UsageError.checkURL(url)
     }

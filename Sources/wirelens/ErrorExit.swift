@@ -10,12 +10,16 @@ import WirelensTarget
 /// The one place where an error becomes the process's exit code: its one line on stderr (help and the version on
 /// stdout) and its documented code (see ExitStatus and the README's "Exit codes").
 ///
-/// A command's `validate()` throws only `UsageError` (ArgumentParser runs it while parsing and keeps no more of an
-/// error than its text); `run()` throws the library's typed errors (`ProbeError`, `TargetError`, ...) or
-/// `CommandFailure`, and a command that wrote its own messages and report ends with `ExitCode` (see `end(_:)`).
+/// A command's `checkFlags()` (its `validate()`, see `CheckedCommand`) throws only `UsageError`: ArgumentParser
+/// runs it while parsing and keeps no more of an error than its text. `run()` throws the libraries' typed errors
+/// (`ProbeError`, `TargetError`, ...) or `CommandFailure`, and a command that wrote its own messages and report
+/// ends with `ExitCode` (see `end(_:)`).
 enum ErrorExit {
+    /// False while `code(parsing:arguments:)` parses a command line again without the commands' checks.
+    @TaskLocal static var checksFlags = true
+
     /// The exit code of a command line that did not parse: help and the version (exit 0, on stdout), one of
-    /// ArgumentParser's usage errors (with a pointer to the command's help), or a `UsageError` from `validate()`.
+    /// ArgumentParser's usage errors (with a pointer to the command's help), or a `UsageError` from a `checkFlags()`.
     static func code(parsing error: any Error, arguments: [String]) -> Int32 {
         let code = Wirelens.exitCode(for: error)
         if code == .success {
@@ -28,7 +32,20 @@ enum ErrorExit {
             let name = command(in: arguments).map { " \($0)" } ?? ""
             Console.error("\(first) (see 'wirelens help\(name)')")
         } else {
-            Console.error(message)  // a UsageError that a validate() threw, wrapped by ArgumentParser
+            // A UsageError from a command's checkFlags(). ArgumentParser ran it before it looked for unknown options and
+            // extra values: those come first, as they would without the check.
+            let unchecked = $checksFlags.withValue(false) { () -> (any Error)? in
+                do {
+                    _ = try Wirelens.parseAsRoot(arguments)
+                    return nil
+                } catch {
+                    return error
+                }
+            }
+            if let unchecked, Wirelens.exitCode(for: unchecked) == .validationFailure {
+                return Self.code(parsing: unchecked, arguments: arguments)
+            }
+            Console.error(message)
         }
         return ExitStatus.usage.rawValue
     }

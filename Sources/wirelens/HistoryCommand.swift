@@ -6,7 +6,7 @@ import WirelensStore
 
 /// `wirelens history [CHECK] [--since 24h]`: per-phase p50/p90 of the recent window against the window before,
 /// with regressions flagged.
-struct HistoryCommand: AsyncParsableCommand {
+struct HistoryCommand: CheckedCommand {
     static let configuration = CommandConfiguration(
         commandName: "history",
         abstract: "Compare recent check results with the window before and flag regressions.",
@@ -27,7 +27,7 @@ struct HistoryCommand: AsyncParsableCommand {
         try TransferFlags.duration(since, "--since") ?? 0
     }
 
-    func validate() throws(UsageError) {
+    func checkFlags() throws(UsageError) {
         _ = try window()
     }
 

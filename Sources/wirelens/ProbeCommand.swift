@@ -6,7 +6,7 @@ import WirelensProbe
 import WirelensReport
 
 /// `wirelens probe URL…`: runs HTTP(S) transfers and reports each transaction's timeline.
-struct ProbeCommand: AsyncParsableCommand {
+struct ProbeCommand: CheckedCommand {
     static let configuration = CommandConfiguration(
         commandName: "probe",
         abstract: "Run HTTP(S) requests through libcurl and report every transaction's phases.",
@@ -78,7 +78,7 @@ struct ProbeCommand: AsyncParsableCommand {
         return (options, size, fields)
     }
 
-    func validate() throws(UsageError) {
+    func checkFlags() throws(UsageError) {
         _ = try checked()
         for url in urls { try UsageError.checkURL(url) }
     }

@@ -5,7 +5,7 @@ import WirelensCore
 import WirelensStore
 
 /// `wirelens serve --config CONFIG --listen 127.0.0.1:9469`: scheduled checks, /metrics and /probe?target=NAME.
-struct ServeCommand: AsyncParsableCommand {
+struct ServeCommand: CheckedCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
         abstract: "Run the configured checks on their schedules and serve the results to Prometheus.",
@@ -49,7 +49,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
     }
 
-    func validate() throws(UsageError) {
+    func checkFlags() throws(UsageError) {
         _ = try checked()
     }
 

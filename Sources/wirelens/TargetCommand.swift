@@ -4,7 +4,7 @@ import WirelensCore
 import WirelensTarget
 
 /// `wirelens target`: runs the built-in HTTP/1.1 target server until SIGINT or SIGTERM.
-struct TargetCommand: AsyncParsableCommand {
+struct TargetCommand: CheckedCommand {
     static let configuration = CommandConfiguration(
         commandName: "target",
         abstract: "Run the built-in HTTP/1.1 target server (downloads, uploads, segments, shaping, faults).",
@@ -111,7 +111,7 @@ struct TargetCommand: AsyncParsableCommand {
         return config
     }
 
-    func validate() throws(UsageError) {
+    func checkFlags() throws(UsageError) {
         _ = try config()
     }
 

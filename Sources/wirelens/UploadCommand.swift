@@ -6,7 +6,7 @@ import WirelensStore
 
 /// `wirelens upload FILE URL`: a segmented, parallel, resumable upload with a retry queue, reported
 /// attempt by attempt.
-struct UploadCommand: AsyncParsableCommand {
+struct UploadCommand: CheckedCommand {
     static let configuration = CommandConfiguration(
         commandName: "upload",
         abstract: "Upload a file in segments, several in flight, retrying failed ones, resumable.",
@@ -94,7 +94,7 @@ struct UploadCommand: AsyncParsableCommand {
         return (options, preset, parallel, retries, sizing)
     }
 
-    func validate() throws(UsageError) {
+    func checkFlags() throws(UsageError) {
         _ = try checked()
         try UsageError.checkURL(url)
         if let partURL {
