@@ -108,7 +108,7 @@ let package = Package(
             name: "WirelensReportTests", dependencies: ["WirelensCore", "WirelensCompare", "WirelensReport", "WirelensTestSupport"]
         ),
         .testTarget(name: "WirelensProbeTests", dependencies: ["WirelensCore", "WirelensProbe", "WirelensDigest", "WirelensTestSupport"]),
-        .testTarget(name: "WirelensCLITests", dependencies: ["WirelensCore", "WirelensCompare", "WirelensTestSupport"]),
+        .testTarget(name: "WirelensCLITests", dependencies: ["WirelensCore", "WirelensCompare", "WirelensTestSupport", "wirelens"]),
         .testTarget(
             name: "WirelensTargetTests",
             dependencies: ["WirelensCore", "WirelensTarget", "WirelensDigest", "WirelensProbe", "WirelensTestSupport"]

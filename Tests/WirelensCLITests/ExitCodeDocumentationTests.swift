@@ -1,6 +1,7 @@
 import Foundation
 import WirelensCore
 import XCTest
+@testable import wirelens
 
 /// The exit codes as the README and docs/ state them agree with `ExitStatus`, so that they cannot drift apart.
 final class ExitCodeDocumentationTests: XCTestCase {

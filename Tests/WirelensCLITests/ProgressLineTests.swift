@@ -1,5 +1,6 @@
 import WirelensCore
 import XCTest
+@testable import wirelens
 
 /// The progress line's text: plain lines for logs, a bar that fits the terminal, rates over a window.
 final class ProgressLineTests: XCTestCase {

@@ -1,11 +1,13 @@
 import Foundation
+import WirelensCore
 
 /// Formats progress snapshots as one line of text: a bar redrawn in place on a terminal, or a plain line
-/// for logs. Pure, so that the display's text is tested without a terminal.
-public enum ProgressLine {
+/// for logs (the CLI's progress display, `ProgressTicker`). Pure, so that the display's text is tested without a
+/// terminal.
+enum ProgressLine {
     /// A line with a bar, for a terminal `width` columns wide (no newline; the caller redraws it in place):
     /// `[=====>      ]  42% 3.2 MiB/8.0 MiB 720 KB/s ETA 7s  seg 6/16 +4 !1`.
-    public static func bar(_ p: ProgressSnapshot, width: Int) -> String {
+    static func bar(_ p: ProgressSnapshot, width: Int) -> String {
         let tail = details(p)
         guard let total = p.totalBytes, total > 0 else { return String(tail.prefix(max(1, width - 1))) }
         let fraction = min(1, max(0, Double(p.bytes) / Double(total)))
@@ -20,7 +22,7 @@ public enum ProgressLine {
     }
 
     /// A plain line for a log (stderr not a terminal): `progress 12.0s 3.2 MiB/8.0 MiB (40%) 720 KB/s ETA 7s ...`.
-    public static func plain(_ p: ProgressSnapshot) -> String {
+    static func plain(_ p: ProgressSnapshot) -> String {
         var parts = ["progress", DurationText.format(micros: p.elapsedMicros)]
         if let total = p.totalBytes, total > 0 {
             let percent = Int((min(1, Double(p.bytes) / Double(total)) * 100).rounded(.down))
@@ -48,7 +50,7 @@ public enum ProgressLine {
     }
 
     /// Whole seconds as `7s`, `3m05s` or `2h04m`.
-    public static func duration(_ seconds: Double) -> String {
+    static func duration(_ seconds: Double) -> String {
         let s = Int(min(seconds, 359_999).rounded(.up))
         if s < 60 { return "\(s)s" }
         if s < 3600 { return "\(s / 60)m" + String(format: "%02ds", s % 60) }
