@@ -29,11 +29,14 @@ public final class LiveCapture: Sendable {
             pcap_close(handle)
         }
 
-        /// Reads packets until `stop` is requested: libpcap returns at least every read timeout (100 ms), so the
-        /// request is seen within it.
+        /// Reads packets until `stop` is requested. The handle is non-blocking and the loop waits for its
+        /// descriptor at most 100 ms at a time, so the request is seen within that (no other thread touches the
+        /// handle, so nothing breaks the loop from outside).
         func run(until stop: StopRequest) {
             let context = Unmanaged.passUnretained(self).toOpaque().assumingMemoryBound(to: UInt8.self)
+            var poller = pollfd(fd: pcap_get_selectable_fd(handle), events: Int16(POLLIN), revents: 0)
             while !stop.isRequested {
+                _ = poll(&poller, 1, 100)
                 let rc = pcap_dispatch(handle, -1, { user, header, bytes in
                     guard let user, let header, let bytes else { return }
                     let session = Unmanaged<Session>.fromOpaque(UnsafeRawPointer(user)).takeUnretainedValue()
@@ -92,6 +95,10 @@ public final class LiveCapture: Sendable {
         guard let linkType = LinkType(dlt: dlt) else {
             pcap_close(handle)
             throw .unsupportedLinkType(path: interface, dlt: dlt, name: "DLT \(dlt)")
+        }
+        guard pcap_setnonblock(handle, 1, &errorBuffer) == 0, pcap_get_selectable_fd(handle) >= 0 else {
+            pcap_close(handle)
+            throw .cannotCapture(interface: interface, reason: "cannot wait for packets: \(PacketFile.text(errorBuffer))")
         }
         do {
             try PcapFilter.apply(filter, to: handle)
