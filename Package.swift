@@ -46,6 +46,10 @@ let package = Package(
         .target(name: "WirelensCore"),
         // `wirelens compare`'s pure parts: workloads, limits, modes, the interleaved schedule, results, the recommendation.
         .target(name: "WirelensCompare", dependencies: ["WirelensCore"]),
+        // The thread primitives of the pipelines (read-ahead, write-behind): checked Sendable, values handed over.
+        .target(name: "WirelensConcurrency"),
+        // What a capture analysis produces (CaptureReport and its values, their JSON): rendered without the reader.
+        .target(name: "WirelensCaptureModel", dependencies: ["WirelensCore"]),
         // SHA-256 of bytes and files through libcrypto, for the target server and the uploader.
         .target(name: "WirelensDigest", dependencies: ["COpenSSL"]),
         // On-disk state through SQLite (GRDB): the resumable upload journal, check history.
@@ -54,10 +58,8 @@ let package = Package(
             dependencies: ["WirelensCore", "WirelensDigest", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .target(
-            name: "WirelensCapture", dependencies: ["WirelensCore", "CPcap", "CNghttp2"],
-            // Every packet updates class-held connection state (sequence spaces, counters, parsers): run-time
-            // exclusivity checks cost about an eighth of the analysis (bench-capture). Compile-time checks still apply.
-            swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])]
+            name: "WirelensCapture",
+            dependencies: ["WirelensCore", "WirelensCaptureModel", "WirelensConcurrency", "CPcap", "CNghttp2"]
         ),
         .target(
             name: "WirelensTarget",
@@ -70,13 +72,14 @@ let package = Package(
             ]
         ),
         .target(
-            name: "WirelensProbe", dependencies: ["WirelensCore", "WirelensDigest", "CCurl", "CCurlShim"],
+            name: "WirelensProbe",
+            dependencies: ["WirelensCore", "WirelensConcurrency", "WirelensDigest", "CCurl", "CCurlShim"],
             // libcurl's callbacks write into class-held transfer state many times per request; run-time
             // exclusivity checks on each access showed in the GET benchmark's profile. Compile-time checks still apply.
             swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])]
         ),
         .target(
-            name: "WirelensReport", dependencies: ["WirelensCore", "WirelensCompare", "WirelensCapture"],
+            name: "WirelensReport", dependencies: ["WirelensCore", "WirelensCompare", "WirelensCaptureModel"],
             // The streaming JSON writer appends to a class-held buffer per value; run-time exclusivity checks on
             // each append cost more than the writing (see reports/bench). Compile-time checks still apply.
             swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])]
@@ -97,7 +100,7 @@ let package = Package(
             name: "wirelens",
             dependencies: [
                 "WirelensCore", "WirelensCompare", "WirelensProbe", "WirelensReport", "WirelensTarget", "WirelensStore",
-                "WirelensCapture", "WirelensDigest", "WirelensCheck",
+                "WirelensCapture", "WirelensConcurrency", "WirelensDigest", "WirelensCheck",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -107,6 +110,7 @@ let package = Package(
         .testTarget(
             name: "WirelensReportTests", dependencies: ["WirelensCore", "WirelensCompare", "WirelensReport", "WirelensTestSupport"]
         ),
+        .testTarget(name: "WirelensConcurrencyTests", dependencies: ["WirelensConcurrency"]),
         .testTarget(name: "WirelensProbeTests", dependencies: ["WirelensCore", "WirelensProbe", "WirelensDigest", "WirelensTestSupport"]),
         .testTarget(name: "WirelensCLITests", dependencies: ["WirelensCore", "WirelensCompare", "WirelensTestSupport", "wirelens"]),
         .testTarget(

@@ -1,3 +1,4 @@
+import WirelensConcurrency
 import WirelensCore
 
 /// Runs a checked plan on an engine and assembles the report.

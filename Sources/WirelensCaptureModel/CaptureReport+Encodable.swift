@@ -3,33 +3,55 @@ import WirelensCore
 /// JSON of the capture report, with the probe report's conventions: instants as RFC 3339 text with
 /// microseconds, durations in milliseconds (`…Ms`), bytes as integers, unknown values as null.
 extension CaptureReport: Encodable {
-    private enum Keys: String, CodingKey {
+    /// The document's members, in their order. The connections come right after the file's description and
+    /// before the totals, so that a document can be written while the capture is read (`CaptureJSONRenderer`):
+    /// the members before `connections` are known before the first packet, those after it only at the end.
+    public enum Member: String, CodingKey, CaseIterable, Sendable {
         case schema, tool, file, filter, linkType, snapshotLength, connections, firstPacketAt, lastPacketAt, packets,
              readError, interrupted, caveats, summary, verification
+
+        /// The members before `connections`.
+        public static let head: [Member] = Array(allCases.prefix { $0 != .connections })
+        /// The members after `connections`.
+        public static let tail: [Member] = Array(allCases.drop { $0 != .connections }.dropFirst())
     }
 
-    private enum ToolKeys: String, CodingKey { case name, version }
+    /// The value of one member of the document (the one definition of what each member holds).
+    public func value(of member: Member) -> any Encodable {
+        switch member {
+        case .schema: schema
+        case .tool: ToolCoding(version: toolVersion)
+        case .file: file
+        case .filter: filter
+        case .linkType: linkType.rawValue
+        case .snapshotLength: snapshotLength
+        case .connections: connections
+        case .firstPacketAt: firstPacketAt.map(WallClock.iso8601(micros:))
+        case .lastPacketAt: lastPacketAt.map(WallClock.iso8601(micros:))
+        case .packets: packets
+        case .readError: readError
+        case .interrupted: interrupted
+        case .caveats: caveats
+        case .summary: summary
+        case .verification: verification
+        }
+    }
 
     public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: Member.self)
+        for member in Member.allCases { try c.encode(value(of: member), forKey: member) }
+    }
+}
+
+/// The tool that wrote a document: `{"name": "wirelens", "version"}`.
+private struct ToolCoding: Encodable {
+    let version: String
+    private enum Keys: String, CodingKey { case name, version }
+
+    func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: Keys.self)
-        try c.encode(schema, forKey: .schema)
-        var tool = c.nestedContainer(keyedBy: ToolKeys.self, forKey: .tool)
-        try tool.encode("wirelens", forKey: .name)
-        try tool.encode(toolVersion, forKey: .version)
-        try c.encode(file, forKey: .file)
-        try c.encode(filter, forKey: .filter)
-        try c.encode(linkType.rawValue, forKey: .linkType)
-        try c.encode(snapshotLength, forKey: .snapshotLength)
-        // Before the totals, so that a document can be written as the capture is read (CaptureJSONRenderer).
-        try c.encode(connections, forKey: .connections)
-        try c.encode(firstPacketAt.map(WallClock.iso8601(micros:)), forKey: .firstPacketAt)
-        try c.encode(lastPacketAt.map(WallClock.iso8601(micros:)), forKey: .lastPacketAt)
-        try c.encode(packets, forKey: .packets)
-        try c.encode(readError, forKey: .readError)
-        try c.encode(interrupted, forKey: .interrupted)
-        try c.encode(caveats, forKey: .caveats)
-        try c.encode(summary, forKey: .summary)
-        try c.encode(verification, forKey: .verification)
+        try c.encode("wirelens", forKey: .name)
+        try c.encode(version, forKey: .version)
     }
 }
 

@@ -1,6 +1,15 @@
 /// What the wire says about a probe report's claims: per transaction (its connection, reuse flag, connect
 /// time) and per run (connections opened, connections per host, requests per connection, stray exchanges).
 public struct ProbeVerification: Sendable, Equatable {
+    /// A connect time agrees with the handshake when they differ by at most this much (µs)...
+    public static let connectToleranceFixed: Int64 = 5_000
+    /// ...plus this fraction of the handshake: libcurl's connect phase also holds socket set-up and scheduling.
+    public static let connectToleranceFraction = 0.25
+    /// The tolerance as the reports state it.
+    public static var toleranceText: String {
+        "±\(connectToleranceFixed / 1000) ms + \(Int(connectToleranceFraction * 100))% of the handshake"
+    }
+
     /// One transaction of the probe report checked against the capture.
     public struct TransactionCheck: Sendable, Equatable {
         /// Task index and transaction position within the task.
@@ -26,6 +35,13 @@ public struct ProbeVerification: Sendable, Equatable {
         public var connectAgrees: Bool?
         /// What the wire contradicts, one sentence each.
         public var disagreements: [String] = []
+
+        public init(task: Int, transaction: Int, url: String, claimedReuse: Bool) {
+            self.task = task
+            self.transaction = transaction
+            self.url = url
+            self.claimedReuse = claimedReuse
+        }
     }
 
     /// The connections to one server during the run.
@@ -36,6 +52,13 @@ public struct ProbeVerification: Sendable, Equatable {
         public var maxConcurrent: Int
         /// The probe's --max-host-connections; nil when unlimited.
         public var configuredLimit: Int?
+
+        public init(server: Endpoint, connections: Int, maxConcurrent: Int, configuredLimit: Int?) {
+            self.server = server
+            self.connections = connections
+            self.maxConcurrent = maxConcurrent
+            self.configuredLimit = configuredLimit
+        }
     }
 
     /// Requests on one connection: on the wire, and in the probe's report.
@@ -43,6 +66,12 @@ public struct ProbeVerification: Sendable, Equatable {
         public var connection: Int
         public var wireExchanges: Int
         public var probeTransactions: Int
+
+        public init(connection: Int, wireExchanges: Int, probeTransactions: Int) {
+            self.connection = connection
+            self.wireExchanges = wireExchanges
+            self.probeTransactions = probeTransactions
+        }
     }
 
     /// An exchange on the wire that no transaction of the report made.
@@ -51,6 +80,13 @@ public struct ProbeVerification: Sendable, Equatable {
         public var exchange: Int
         public var method: String?
         public var target: String?
+
+        public init(connection: Int, exchange: Int, method: String?, target: String?) {
+            self.connection = connection
+            self.exchange = exchange
+            self.method = method
+            self.target = target
+        }
     }
 
     public var transactions: [TransactionCheck] = []

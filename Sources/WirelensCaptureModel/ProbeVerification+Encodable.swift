@@ -9,7 +9,7 @@ extension ProbeVerification: Encodable {
 
     public func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: Keys.self)
-        try c.encode(ProbeVerifier.toleranceText, forKey: .connectTolerance)
+        try c.encode(ProbeVerification.toleranceText, forKey: .connectTolerance)
         try c.encode(disagreements, forKey: .disagreements)
         try c.encode(connectionsOpenedByProbe, forKey: .connectionsOpenedByProbe)
         try c.encode(connectionsOnWire, forKey: .connectionsOnWire)

@@ -24,6 +24,11 @@ public struct TCPConnection: Sendable, Equatable {
     public struct IdleGap: Sendable, Equatable {
         public var startAt: Int64
         public var duration: Int64
+
+        public init(startAt: Int64, duration: Int64) {
+            self.startAt = startAt
+            self.duration = duration
+        }
     }
 
     /// The connection's number in order of first packets in the file, from 0 (the report lists connections

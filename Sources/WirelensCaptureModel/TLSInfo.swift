@@ -13,7 +13,7 @@ public struct TLSInfo: Sendable, Equatable {
     public init() {}
 
     /// The name of a TLS protocol version number.
-    static func versionName(_ v: UInt16) -> String {
+    package static func versionName(_ v: UInt16) -> String {
         switch v {
         case 0x0304: "TLSv1.3"
         case 0x0303: "TLSv1.2"

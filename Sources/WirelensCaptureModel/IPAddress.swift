@@ -20,16 +20,6 @@ public struct IPAddress: Hashable, Sendable, Comparable, CustomStringConvertible
         isIPv6 = true
     }
 
-    /// Reads an IPv4 address (4 bytes) at `offset`; the caller has checked the bounds.
-    static func v4(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> IPAddress {
-        IPAddress(v4: bytes[offset], bytes[offset + 1], bytes[offset + 2], bytes[offset + 3])
-    }
-
-    /// Reads an IPv6 address (16 bytes) at `offset`; the caller has checked the bounds.
-    static func v6(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> IPAddress {
-        IPAddress(v6High: ByteReader.u64(bytes, offset), low: ByteReader.u64(bytes, offset + 8))
-    }
-
     public static func < (lhs: IPAddress, rhs: IPAddress) -> Bool {
         (lhs.isIPv6 ? 1 : 0, lhs.high, lhs.low) < (rhs.isIPv6 ? 1 : 0, rhs.high, rhs.low)
     }

@@ -1,5 +1,5 @@
 import XCTest
-import WirelensCore
+import WirelensConcurrency
 
 final class HandOffQueueTests: XCTestCase {
     /// Values cross between threads in order, through a queue far smaller than the stream (so both sides wait).
