@@ -66,12 +66,9 @@ let package = Package(
                 .product(name: "MultipartKit", package: "multipart-kit"),
             ]
         ),
-        .target(
-            name: "WirelensProbe", dependencies: ["WirelensCore", "WirelensDigest", "CCurl", "CCurlShim"],
-            // libcurl's callbacks write into class-held transfer state many times per request; run-time
-            // exclusivity checks on each access showed in the GET benchmark's profile. Compile-time checks still apply.
-            swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])]
-        ),
+        // The libcurl layer: the only module that imports libcurl's C API (handles, callbacks, the loop thread).
+        .target(name: "WirelensCurl", dependencies: ["WirelensCore", "CCurl", "CCurlShim"]),
+        .target(name: "WirelensProbe", dependencies: ["WirelensCore", "WirelensDigest", "WirelensCurl"]),
         .target(
             name: "WirelensReport", dependencies: ["WirelensCore", "WirelensCapture"],
             // The streaming JSON writer appends to a class-held buffer per value; run-time exclusivity checks on
@@ -93,7 +90,7 @@ let package = Package(
         .executableTarget(
             name: "wirelens",
             dependencies: [
-                "WirelensCore", "WirelensProbe", "WirelensReport", "WirelensTarget", "WirelensStore",
+                "WirelensCore", "WirelensProbe", "WirelensCurl", "WirelensReport", "WirelensTarget", "WirelensStore",
                 "WirelensCapture", "WirelensDigest", "WirelensCheck",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -101,7 +98,8 @@ let package = Package(
         .target(name: "WirelensTestSupport", dependencies: ["WirelensCore"], path: "Tests/WirelensTestSupport"),
         .testTarget(name: "WirelensCoreTests", dependencies: ["WirelensCore", "WirelensTestSupport"]),
         .testTarget(name: "WirelensReportTests", dependencies: ["WirelensCore", "WirelensReport", "WirelensTestSupport"]),
-        .testTarget(name: "WirelensProbeTests", dependencies: ["WirelensCore", "WirelensProbe", "WirelensDigest", "WirelensTestSupport"]),
+        .testTarget(name: "WirelensCurlTests", dependencies: ["WirelensCore", "WirelensCurl", "CCurl", "WirelensTestSupport"]),
+        .testTarget(name: "WirelensProbeTests", dependencies: ["WirelensCore", "WirelensProbe", "WirelensCurl", "WirelensDigest", "WirelensTestSupport"]),
         .testTarget(name: "WirelensCLITests", dependencies: ["WirelensCore", "WirelensTestSupport"]),
         .testTarget(
             name: "WirelensTargetTests",

@@ -1,5 +1,6 @@
 import ArgumentParser
 import WirelensCore
+import WirelensCurl
 import WirelensProbe
 
 /// The root command: `wirelens <subcommand>`.
