@@ -92,23 +92,31 @@ func wlDebugCallback(_ handle: UnsafeMutableRawPointer?, _ type: curl_infotype, 
                      _ size: Int, _ user: UnsafeMutableRawPointer?) -> Int32 {
     guard let data, let user else { return 0 }
     let easy = Unmanaged<CurlEasy>.fromOpaque(user).takeUnretainedValue()
+    // The observer is reached only for what it wants: most lines carry no fact, and the incoming traffic matters only
+    // to an observer that asked for it.
+    let kind: TrafficKind
+    switch type {
+    case CURLINFO_TEXT:
+        let fact = data.withMemoryRebound(to: UInt8.self, capacity: size) {
+            easy.facts.fact(inText: UnsafeBufferPointer(start: $0, count: size))
+        }
+        if let fact { easy.observer?.onConnectionFact(fact) }
+        return 0
+    case CURLINFO_HEADER_OUT: kind = .headerOut
+    case CURLINFO_DATA_OUT: kind = .dataOut
+    case CURLINFO_HEADER_IN: kind = .headerIn
+    case CURLINFO_DATA_IN: kind = .dataIn
+    case CURLINFO_SSL_DATA_IN: kind = .tlsIn
+    case CURLINFO_SSL_DATA_OUT: kind = .tlsOut
+    default: return 0
+    }
+    switch kind {
+    case .headerIn, .dataIn, .tlsIn, .tlsOut: guard easy.reportsIncomingTraffic else { return 0 }
+    case .headerOut, .dataOut: break
+    }
     guard let target = easy.observer else { return 0 }
     data.withMemoryRebound(to: UInt8.self, capacity: size) {
-        let bytes = UnsafeBufferPointer(start: $0, count: size)
-        let kind: TrafficKind
-        switch type {
-        case CURLINFO_TEXT:
-            if let fact = easy.facts.fact(inText: bytes) { target.onConnectionFact(fact) }
-            return
-        case CURLINFO_HEADER_OUT: kind = .headerOut
-        case CURLINFO_DATA_OUT: kind = .dataOut
-        case CURLINFO_HEADER_IN: kind = .headerIn
-        case CURLINFO_DATA_IN: kind = .dataIn
-        case CURLINFO_SSL_DATA_IN: kind = .tlsIn
-        case CURLINFO_SSL_DATA_OUT: kind = .tlsOut
-        default: return
-        }
-        target.onTraffic(kind, bytes)
+        target.onTraffic(kind, UnsafeBufferPointer(start: $0, count: size))
     }
     return 0
 }

@@ -12,13 +12,21 @@ public final class CurlEasy {
     /// CURLOPT_ERRORBUFFER's storage (CURL_ERROR_SIZE bytes and a terminating NUL).
     let errorBuffer: UnsafeMutablePointer<CChar>
     /// The transfer the callbacks report to; set by `EasyConfigurator.configure`, cleared by `reset()`.
-    public internal(set) var observer: (any TransferObserver)?
+    ///
+    /// Internal, and only ever read or written whole (no access spans a call): the optimizer can then prove that no
+    /// two accesses overlap and drops the run-time exclusivity check that every callback would otherwise pay.
+    var observer: (any TransferObserver)?
+    /// True when the observer wants the incoming traffic events too (`TrafficKind.headerIn` and the like); the debug
+    /// callback skips the observer for them otherwise.
+    var reportsIncomingTraffic = false
     /// Where the connection facts of libcurl's verbose text are read (`ConnectionFactsSource`).
     let facts: any ConnectionFactsSource
     /// This transfer's own request header list (the run's lines plus the task's), freed by `reset()`.
     var ownHeaders: CurlHeaderList?
     /// SO_SNDBUF for a socket this transfer makes; nil leaves the kernel's default.
     var sendBuffer: Int?
+    /// The handle's place in its multi handle's table while added, -1 otherwise.
+    var multiSlot = -1
 
     /// A new handle with its error buffer.
     public init() throws(CurlError) {
@@ -40,6 +48,7 @@ public final class CurlEasy {
         curl_easy_reset(pointer)
         errorBuffer[0] = 0
         observer = nil
+        reportsIncomingTraffic = false
         ownHeaders = nil
         sendBuffer = nil
     }

@@ -6,7 +6,7 @@ import Synchronization
 /// The work a `CurlLoop` thread does around its multi handle. Made on the loop thread by the factory given to
 /// `CurlLoop.start` and owned by that thread alone: nothing outside the thread holds a reference to it, so its state
 /// needs no lock (and the type is not Sendable).
-public protocol CurlLoopDriver: AnyObject {
+public protocol CurlLoopDriver: AnyObject, SendableMetatype {
     associatedtype Command: Sendable
     /// The multi handle the driver was made with.
     var multi: CurlMulti { get }

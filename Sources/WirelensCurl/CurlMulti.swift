@@ -26,8 +26,9 @@ public final class CurlMulti {
     }
 
     let pointer: UnsafeMutableRawPointer
-    /// The easy handles added and not removed yet, by their address.
-    private var added: [UnsafeMutableRawPointer: CurlEasy] = [:]
+    /// The easy handles added and not removed yet (each knows its slot: `CurlEasy.multiSlot`), so they live while
+    /// libcurl may call them; a flat array, so that adding and removing costs no hashing.
+    private var added: [CurlEasy] = []
     private let closes = SocketCloseRelay()
 
     /// A multi handle with the settings' options.
@@ -54,7 +55,7 @@ public final class CurlMulti {
     deinit {
         // libcurl wants every easy handle removed before the multi handle goes; the cleanup closes the cached
         // connections (the close-socket relay hears each), then the easy handles are freed with `added`.
-        for easy in added.keys { curl_multi_remove_handle(pointer, easy) }
+        for easy in added { curl_multi_remove_handle(pointer, easy.pointer) }
         curl_multi_cleanup(pointer)
     }
 
@@ -74,13 +75,21 @@ public final class CurlMulti {
                        "curl_easy_setopt(CURLOPT_CLOSESOCKETFUNCTION)")
         try easy.set(CURLOPT_CLOSESOCKETDATA, pointer: Unmanaged.passUnretained(closes).toOpaque(),
                      "CURLOPT_CLOSESOCKETDATA")
+        // CURLINFO_PRIVATE gives the handle back when libcurl reports the transfer done.
+        try easy.set(CURLOPT_PRIVATE, pointer: easy.opaque, "CURLOPT_PRIVATE")
         try CurlError.check(curl_multi_add_handle(pointer, easy.pointer), "curl_multi_add_handle")
-        added[easy.pointer] = easy
+        easy.multiSlot = added.count
+        added.append(easy)
     }
 
     /// Takes a transfer out (finished or not); its connection goes back to the cache or is closed.
     public func remove(_ easy: CurlEasy) throws(CurlError) {
-        guard added.removeValue(forKey: easy.pointer) != nil else { return }
+        let slot = easy.multiSlot
+        guard slot >= 0, slot < added.count, added[slot] === easy else { return }
+        added[slot] = added[added.count - 1]
+        added[slot].multiSlot = slot
+        added.removeLast()
+        easy.multiSlot = -1
         try CurlError.check(curl_multi_remove_handle(pointer, easy.pointer), "curl_multi_remove_handle")
     }
 
@@ -105,8 +114,11 @@ public final class CurlMulti {
     public func finished(into done: inout [(easy: CurlEasy, error: CurlError?)]) {
         var left: Int32 = 0
         while let message = curl_multi_info_read(pointer, &left) {
-            guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle,
-                  let easy = added[handle] else { continue }
+            guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle else { continue }
+            var owner: UnsafeMutableRawPointer?
+            // Set by `add` on every handle this multi handle holds (in `added`, so alive).
+            guard wl_easy_getinfo_ptr(handle, CURLINFO_PRIVATE, &owner) == CURLE_OK, let owner else { continue }
+            let easy = Unmanaged<CurlEasy>.fromOpaque(owner).takeUnretainedValue()
             let code = message.pointee.data.result
             done.append((easy, code == CURLE_OK ? nil : CurlError(easy: code, "transfer", detail: easy.errorText)))
         }

@@ -19,9 +19,13 @@ public struct TransferSettings {
     public var remainingMicros: Int64?
     /// SO_SNDBUF for sockets the transfer makes (nil: the kernel's default).
     public var sendBuffer: Int?
+    /// True when the observer wants every incoming traffic event (`TrafficKind.headerIn`, `.dataIn`, `.tlsIn`,
+    /// `.tlsOut`), for example to track activity; false spares it those calls.
+    public var reportsIncomingTraffic: Bool
 
     public init(url: String, scheme: String, method: String, body: BodySource, keepsCredentials: Bool,
-                refusesLinkLocal: Bool, headers: [HeaderField], remainingMicros: Int64?, sendBuffer: Int?) {
+                refusesLinkLocal: Bool, headers: [HeaderField], remainingMicros: Int64?, sendBuffer: Int?,
+                reportsIncomingTraffic: Bool) {
         self.url = url
         self.scheme = scheme
         self.method = method
@@ -31,6 +35,7 @@ public struct TransferSettings {
         self.headers = headers
         self.remainingMicros = remainingMicros
         self.sendBuffer = sendBuffer
+        self.reportsIncomingTraffic = reportsIncomingTraffic
     }
 }
 
@@ -52,6 +57,7 @@ public struct EasyConfigurator {
     public func configure(_ easy: CurlEasy, for transfer: TransferSettings, observer: any TransferObserver)
         throws(CurlError) {
         easy.observer = observer
+        easy.reportsIncomingTraffic = transfer.reportsIncomingTraffic
         easy.sendBuffer = transfer.sendBuffer
         let me = easy.opaque
         func check(_ code: CURLcode, _ what: String) throws(CurlError) {

@@ -1,4 +1,7 @@
 internal import CCurl
+// Also CCurlShim, whose header includes curl.h too: in a clean build, a file importing CCurl alone did not see
+// libcurl's constants (CURLE_OK, CURLINFO_*), while files importing both did.
+internal import CCurlShim
 #if canImport(Glibc)
 import Glibc
 #endif

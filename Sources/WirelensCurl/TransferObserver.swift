@@ -20,7 +20,8 @@ public protocol TransferObserver: AnyObject {
     func onConnectionReady(remoteIP: String?, localIP: String?, remotePort: Int, localPort: Int)
     /// A fact about the transfer's connection (`ConnectionFactsSource`).
     func onConnectionFact(_ fact: ConnectionFact)
-    /// An event of libcurl's verbose output other than its informational text.
+    /// An event of libcurl's verbose output other than its informational text; the incoming ones only when the
+    /// transfer was configured with `TransferSettings.reportsIncomingTraffic`.
     func onTraffic(_ kind: TrafficKind, _ bytes: UnsafeBufferPointer<UInt8>)
 }
 

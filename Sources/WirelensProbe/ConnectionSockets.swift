@@ -74,7 +74,7 @@ final class ConnectionSockets {
     /// transfer's is its connection. The socket is noted as connection `id`'s, whose facts go when it closes.
     func socket(localPort: Int, hint: Int32?, connection id: Int?) -> Int32? {
         guard let found = find(localPort: localPort, hint: hint) else { return nil }
-        if let id, let entry = entries[found] {
+        if let id, let entry = entries[found], entry.connectionId != id {
             entry.connectionId = id
             byConnection[id] = found
         }

@@ -410,7 +410,8 @@ final class EngineLoop: CurlLoopDriver {
         let settings = TransferSettings(
             url: target.text, scheme: target.scheme, method: ctx.method, body: ctx.body,
             keepsCredentials: keepsCredentials, refusesLinkLocal: ctx.refusesLinkLocal, headers: task.spec.headers,
-            remainingMicros: remainingMicros(task, now: now), sendBuffer: options.sendBuffer)
+            remainingMicros: remainingMicros(task, now: now), sendBuffer: options.sendBuffer,
+            reportsIncomingTraffic: ctx.tracksActivity)
         do {
             try EasyConfigurator(options: options, headers: headerLists).configure(handle, for: settings, observer: ctx)
         } catch {
