@@ -1,6 +1,5 @@
 internal import CCurl
-// Also CCurlShim, whose header includes curl.h too: in a clean build, a file importing CCurl alone did not see
-// libcurl's constants (CURLE_OK, CURLINFO_*), while files importing both did.
+// With CCurlShim: see Libcurl.swift.
 internal import CCurlShim
 
 /// A URL's parts as libcurl's own URL parser (curl_url) reads them: the parser the transfer will use.
