@@ -71,13 +71,9 @@ let package = Package(
                 .product(name: "MultipartKit", package: "multipart-kit"),
             ]
         ),
-        .target(
-            name: "WirelensProbe",
-            dependencies: ["WirelensCore", "WirelensConcurrency", "WirelensDigest", "CCurl", "CCurlShim"],
-            // libcurl's callbacks write into class-held transfer state many times per request; run-time
-            // exclusivity checks on each access showed in the GET benchmark's profile. Compile-time checks still apply.
-            swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])]
-        ),
+        // The libcurl layer: the only module that imports libcurl's C API (handles, callbacks, the loop thread).
+        .target(name: "WirelensCurl", dependencies: ["WirelensCore", "CCurl", "CCurlShim"]),
+        .target(name: "WirelensProbe", dependencies: ["WirelensCore", "WirelensConcurrency", "WirelensDigest", "WirelensCurl"]),
         .target(
             name: "WirelensReport", dependencies: ["WirelensCore", "WirelensCompare", "WirelensCaptureModel"],
             // The streaming JSON writer appends to a class-held buffer per value; run-time exclusivity checks on
@@ -99,8 +95,8 @@ let package = Package(
         .executableTarget(
             name: "wirelens",
             dependencies: [
-                "WirelensCore", "WirelensCompare", "WirelensProbe", "WirelensReport", "WirelensTarget", "WirelensStore",
-                "WirelensCapture", "WirelensConcurrency", "WirelensDigest", "WirelensCheck",
+                "WirelensCore", "WirelensCompare", "WirelensProbe", "WirelensCurl", "WirelensReport", "WirelensTarget",
+                "WirelensStore", "WirelensCapture", "WirelensConcurrency", "WirelensDigest", "WirelensCheck",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -111,7 +107,8 @@ let package = Package(
             name: "WirelensReportTests", dependencies: ["WirelensCore", "WirelensCompare", "WirelensReport", "WirelensTestSupport"]
         ),
         .testTarget(name: "WirelensConcurrencyTests", dependencies: ["WirelensConcurrency"]),
-        .testTarget(name: "WirelensProbeTests", dependencies: ["WirelensCore", "WirelensProbe", "WirelensDigest", "WirelensTestSupport"]),
+        .testTarget(name: "WirelensCurlTests", dependencies: ["WirelensCore", "WirelensCurl", "CCurl", "WirelensTestSupport"]),
+        .testTarget(name: "WirelensProbeTests", dependencies: ["WirelensCore", "WirelensProbe", "WirelensCurl", "WirelensDigest", "WirelensTestSupport"]),
         .testTarget(name: "WirelensCLITests", dependencies: ["WirelensCore", "WirelensCompare", "WirelensTestSupport", "wirelens"]),
         .testTarget(
             name: "WirelensTargetTests",

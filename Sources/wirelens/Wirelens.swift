@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import WirelensCore
+import WirelensCurl
 import WirelensProbe
 
 /// The root command: `wirelens <subcommand>`.

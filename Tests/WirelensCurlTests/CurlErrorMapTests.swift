@@ -1,6 +1,6 @@
 import XCTest
 import WirelensCore
-@testable import WirelensProbe
+@testable import WirelensCurl
 
 /// libcurl's RECV_ERROR covers both a broken connection and a server's broken bytes; the texts libcurl 7.88
 /// writes for each (seen against slowpeer's /broken/ endpoints and a reset connection) pick the class.

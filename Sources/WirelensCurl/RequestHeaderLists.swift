@@ -1,4 +1,3 @@
-import CCurl
 import WirelensCore
 
 /// The request headers every transfer of a run sends, built once as libcurl lists.
@@ -8,23 +7,17 @@ import WirelensCore
 /// would copy and format again for every request; a `-H "User-Agent: …"` of the user's replaces it.
 /// Each list comes in two sets: with the user's secret headers, and without them for redirect hops to another
 /// origin (`RedirectPolicy.keepsCredentials`).
-final class RequestHeaderLists {
+public final class RequestHeaderLists {
     /// For a proxy's CONNECT: the User-Agent alone (the other headers, credentials above all, are for the server).
-    let proxy: UnsafeMutablePointer<curl_slist>?
+    let proxy: CurlHeaderList?
     /// The lists by [keepsCredentials ? 1 : 0][hasBody ? 1 : 0]; the body lists also turn `Expect: 100-continue`
     /// off when the run asks so (nil when they would equal the plain ones).
-    private let lists: [[UnsafeMutablePointer<curl_slist>?]]
+    private let lists: [[CurlHeaderList?]]
     /// The lines of each list, same order, for transfers that add headers of their own.
     private let lines: [[[String]]]
 
-    init(options: ProbeOptions) throws(ProbeError) {
-        // The CLI and the check configuration refuse these already; an engine made otherwise refuses them too
-        // rather than let libcurl send a header that splits the request.
-        for field in options.headers + [HeaderField(name: "User-Agent", value: options.userAgent)] {
-            if let problem = RequestTextCheck.problem(name: field.name, value: field.value) {
-                throw ProbeError.engine(problem)
-            }
-        }
+    /// The lists for the run's headers; the engine has checked their text (`RequestTextCheck`) already.
+    public init(options: ProbeOptions) throws(CurlError) {
         let usersAgent = options.headers.last(where: { $0.name.lowercased() == "user-agent" })?.value
         let userAgent = usersAgent ?? options.userAgent
         var lines: [[[String]]] = []
@@ -35,55 +28,31 @@ final class RequestHeaderLists {
             lines.append([plain, options.expectContinue ? plain : plain + ["Expect:"]])
         }
         self.lines = lines
-        var made: [UnsafeMutablePointer<curl_slist>?] = []
-        do {
-            for set in lines {
-                made.append(try Self.list(set[0]))
-                made.append(options.expectContinue ? nil : try Self.list(set[1]))
-            }
-            made.append(try Self.list(["User-Agent: \(userAgent)"]))
-        } catch {
-            made.forEach { curl_slist_free_all($0) }
-            throw error
+        var made: [CurlHeaderList?] = []
+        for set in lines {
+            made.append(try CurlHeaderList(set[0]))
+            made.append(options.expectContinue ? nil : try CurlHeaderList(set[1]))
         }
+        made.append(try CurlHeaderList(["User-Agent: \(userAgent)"]))
         lists = [[made[0], made[1]], [made[2], made[3]]]
         proxy = made[4]
     }
 
-    deinit {
-        lists.joined().forEach { curl_slist_free_all($0) }
-        curl_slist_free_all(proxy)
-    }
-
     /// The list for a transfer.
-    func list(hasBody: Bool, keepsCredentials: Bool) -> UnsafeMutablePointer<curl_slist>? {
+    func list(hasBody: Bool, keepsCredentials: Bool) -> CurlHeaderList? {
         let set = lists[keepsCredentials ? 1 : 0]
         return hasBody ? (set[1] ?? set[0]) : set[0]
     }
 
     /// A new list for a transfer with headers of its own: the run's lines, less those the task's replace by name,
-    /// then the task's. The caller frees it (curl_slist_free_all) when the transfer ends.
-    func list(hasBody: Bool, keepsCredentials: Bool, adding added: [HeaderField]) throws(ProbeError)
-        -> UnsafeMutablePointer<curl_slist>? {
+    /// then the task's. The caller keeps it until the transfer ends.
+    func list(hasBody: Bool, keepsCredentials: Bool, adding added: [HeaderField]) throws(CurlError) -> CurlHeaderList? {
         let own = RedirectPolicy.headers(added, keepsCredentials: keepsCredentials)
         let replaced = Set(own.map { $0.name.lowercased() })
         let kept = lines[keepsCredentials ? 1 : 0][hasBody ? 1 : 0].filter { line in
             let name = line.prefix { $0 != ":" }.lowercased()
             return !replaced.contains(name)
         }
-        return try Self.list(kept + own.map { "\($0.name): \($0.value)" })
-    }
-
-    /// A list of the lines, nil when there are none.
-    private static func list(_ lines: [String]) throws(ProbeError) -> UnsafeMutablePointer<curl_slist>? {
-        var list: UnsafeMutablePointer<curl_slist>?
-        for line in lines {
-            guard let longer = curl_slist_append(list, line) else {
-                curl_slist_free_all(list)
-                throw ProbeError.engine("curl_slist_append failed (out of memory)")
-            }
-            list = longer
-        }
-        return list
+        return try CurlHeaderList(kept + own.map { "\($0.name): \($0.value)" })
     }
 }

@@ -1,7 +1,7 @@
-import CCurl
-// Also CCurlShim, whose header includes curl.h too: in a clean build with CertificateExpiry in the module, a file
-// importing CCurl alone did not see CURLcode's constants (CURLE_OK), while files importing both did.
-import CCurlShim
+internal import CCurl
+// Also CCurlShim, whose header includes curl.h too: in a clean build, a file importing CCurl alone did not see
+// libcurl's constants (CURLE_OK, CURLINFO_*), while files importing both did.
+internal import CCurlShim
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -9,19 +9,22 @@ import WirelensCore
 
 /// Process-wide libcurl set-up and facts about the linked libcurl.
 public enum Libcurl {
-    /// Runs curl_global_init once and ignores SIGPIPE; called before the engine starts any thread.
-    public static func initialize() throws(ProbeError) {
+    /// Runs curl_global_init once and ignores SIGPIPE; called before any libcurl handle is made.
+    public static func initialize() throws(CurlError) {
         if let failure = globalInit { throw failure }
     }
 
-    private static let globalInit: ProbeError? = {
+    private static let globalInit: CurlError? = {
         signal(SIGPIPE, SIG_IGN)
         let code = curl_global_init(Int(CURL_GLOBAL_DEFAULT))
-        return code == CURLE_OK ? nil : ProbeError.engine("curl_global_init failed with code \(code.rawValue)")
+        return code == CURLE_OK ? nil : CurlError(easy: code, "curl_global_init")
     }()
 
     /// True when the linked libcurl cannot reuse or multiplex an h2c prior-knowledge connection (before 8.0.0).
     public static var h2cReuseBroken: Bool { description.h2cReuseBroken }
+
+    /// Where this libcurl tells the facts of a transfer's connection: 7.88's verbose text.
+    static let connectionFactsSource: any ConnectionFactsSource = VerboseTextFacts()
 
     /// The linked libcurl's version and features.
     public static let description: LibcurlDescription = {

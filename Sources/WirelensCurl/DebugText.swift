@@ -1,18 +1,12 @@
 import Foundation
 
-/// Reads the facts libcurl 7.88 only tells in its verbose text: connection numbers, TLS version, cipher and ALPN.
+/// Reads the facts libcurl 7.88 only tells in its verbose text: connection numbers, TLS version, cipher and ALPN
+/// (the scraper behind `VerboseTextFacts`).
 public enum DebugText {
-    /// One fact found in a line of libcurl's informational text.
-    public enum Fact: Equatable, Sendable {
-        /// A new connection got number N ("Connected to host (ip) port p (#N)").
-        case connected(id: Int)
-        /// An existing connection N was taken from the pool ("Re-using existing connection #N with host …").
-        case reused(id: Int)
-        /// "SSL connection using TLSv1.3 / TLS_AES_256_GCM_SHA384".
-        case tls(version: String, cipher: String?)
-        /// "ALPN: server accepted h2" (or the older "ALPN, server accepted to use h2").
-        case alpn(String)
-    }
+    /// One fact found in a line of libcurl's informational text: "Connected to host (ip) port p (#N)",
+    /// "Re-using existing connection #N with host …", "SSL connection using TLSv1.3 / TLS_AES_256_GCM_SHA384",
+    /// "ALPN: server accepted h2" (or the older "ALPN, server accepted to use h2").
+    public typealias Fact = ConnectionFact
 
     /// The fact in one line of CURLINFO_TEXT, or nil when the line carries none that Wirelens uses.
     public static func parse(_ line: Substring) -> Fact? {
