@@ -3,7 +3,7 @@
 ///
 /// Bytes written but still queued in the kernel are not sent yet: on a slow link they would otherwise count as the
 /// server's wait. The engine looks at each upload in flight after every `curl_multi_perform` (and every
-/// `Engine.acknowledgementPollMillis` while one waits); each look is a short conversation: `look` says what to read
+/// `EngineLoop.acknowledgementPollMillis` while one waits); each look is a short conversation: `look` says what to read
 /// next (how much libcurl uploaded, then the socket's send queue), and the reading comes back as the next event.
 /// No clock is read here: the instants come with the events.
 struct AcknowledgementWatch: Equatable {
