@@ -72,12 +72,7 @@ let package = Package(
             // exclusivity checks on each access showed in the GET benchmark's profile. Compile-time checks still apply.
             swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])]
         ),
-        .target(
-            name: "WirelensReport", dependencies: ["WirelensCore", "WirelensCapture"],
-            // The streaming JSON writer appends to a class-held buffer per value; run-time exclusivity checks on
-            // each append cost more than the writing (see reports/bench). Compile-time checks still apply.
-            swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])]
-        ),
+        .target(name: "WirelensReport", dependencies: ["WirelensCore", "WirelensCapture"]),
         // Health checks: YAML config, assertions over a task's record, schedules, history, Prometheus exposition
         // and the /metrics server.
         .target(
