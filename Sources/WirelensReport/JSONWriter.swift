@@ -46,8 +46,10 @@ struct JSONWriter {
         }
     }
 
-    /// Starts the next member of the container at `depth`: its separator, indentation and (for objects) key.
-    mutating func beginMember(depth: Int, key: String?) {
+    /// Starts the next member of the container at `depth`: its separator, indentation and (for objects) key;
+    /// returns where the writer then stands.
+    @discardableResult
+    mutating func beginMember(depth: Int, key: String?) -> (bytes: Int, depth: Int) {
         closeFrames(above: depth)
         if frames[depth].count > 0 { bytes.append(UInt8(ascii: ",")) }
         frames[depth].count += 1
@@ -56,6 +58,29 @@ struct JSONWriter {
             writeString(key)
             bytes.append(UInt8(ascii: ":"))
             if pretty { bytes.append(UInt8(ascii: " ")) }
+        }
+        return mark
+    }
+
+    /// Writes a whole member of the container at `depth`: `beginMember` and the value.
+    mutating func writeMember(depth: Int, key: String?, _ value: JSONSink.Leaf, codingPath: [CodingKey]) throws {
+        beginMember(depth: depth, key: key)
+        try write(value, codingPath: codingPath)
+    }
+
+    /// Writes `{}` when nothing was written since `mark` (a value that asked for no container).
+    mutating func writeEmptyObject(ifNothingSince mark: (bytes: Int, depth: Int)) {
+        if self.mark == mark { writeRaw("{}") }
+    }
+
+    mutating func write(_ value: JSONSink.Leaf, codingPath: [CodingKey]) throws {
+        switch value {
+        case .string(let v): writeString(v)
+        case .int(let v): writeInt(v)
+        case .unsigned(let v): writeUnsigned(v)
+        case .bool(let v): writeBool(v)
+        case .double(let v): try writeDouble(v, codingPath: codingPath)
+        case .null: writeNull()
         }
     }
 
@@ -135,43 +160,66 @@ final class JSONSink {
         self.writer = writer
     }
 
-    /// Writes any Encodable at the current position.
-    func encodeValue<T: Encodable>(_ value: T, codingPath: [CodingKey]) throws {
-        if try writeLeaf(value, codingPath: codingPath) { return }
-        let before = writer.mark
-        try value.encode(to: StreamingEncoder(sink: self, codingPath: codingPath))
-        if writer.mark == before { writer.writeRaw("{}") }
+    /// A value written as one JSON token, without a nested encoder.
+    enum Leaf {
+        case string(String)
+        case int(Int64)
+        case unsigned(UInt64)
+        case bool(Bool)
+        case double(Double)
+        case null
     }
 
-    /// Writes the common leaf types and their optionals without a nested encoder; false for any other type.
+    /// Writes any Encodable at the current position.
+    func encodeValue<T: Encodable>(_ value: T, codingPath: [CodingKey]) throws {
+        if let leaf = leaf(value) { return try writer.write(leaf, codingPath: codingPath) }
+        let before = writer.mark
+        try value.encode(to: StreamingEncoder(sink: self, codingPath: codingPath))
+        writer.writeEmptyObject(ifNothingSince: before)
+    }
+
+    /// Writes any Encodable as the next member of the container at `depth`: one access to the writer for a leaf,
+    /// two for any other value.
+    func encodeMember<T: Encodable>(depth: Int, key: String?, _ value: T, codingPath: [CodingKey]) throws {
+        if let leaf = leaf(value) { return try writer.writeMember(depth: depth, key: key, leaf, codingPath: codingPath) }
+        let before = writer.beginMember(depth: depth, key: key)
+        try value.encode(to: StreamingEncoder(sink: self, codingPath: codingPath))
+        writer.writeEmptyObject(ifNothingSince: before)
+    }
+
+    /// The optional leaf types, looked up once per sink rather than once per value.
+    private let optionalTypes = OptionalLeafTypes()
+
+    private struct OptionalLeafTypes {
+        let string: Any.Type = String?.self
+        let int: Any.Type = Int?.self
+        let int64: Any.Type = Int64?.self
+        let double: Any.Type = Double?.self
+        let uint64: Any.Type = UInt64?.self
+        let uint32: Any.Type = UInt32?.self
+    }
+
+    /// The common leaf types and their optionals; nil for any other type.
     ///
     /// The type is compared first (one pointer comparison per candidate), so a value of any other type costs no
     /// dynamic cast; where `T` is known at compile time the whole test folds away.
-    private func writeLeaf<T>(_ value: T, codingPath: [CodingKey]) throws -> Bool {
+    func leaf<T>(_ value: T) -> Leaf? {
         let type: Any.Type = T.self
-        if type == String.self, let v = value as? String {
-            writer.writeString(v)
-        } else if type == Int.self, let v = value as? Int {
-            writer.writeInt(Int64(v))
-        } else if type == Int64.self, let v = value as? Int64 {
-            writer.writeInt(v)
-        } else if type == Bool.self, let v = value as? Bool {
-            writer.writeBool(v)
-        } else if type == Double.self, let v = value as? Double {
-            try writer.writeDouble(v, codingPath: codingPath)
-        } else if type == Int32.self, let v = value as? Int32 {
-            writer.writeInt(Int64(v))
-        } else if type == String?.self, let v = value as? String? {
-            if let v { writer.writeString(v) } else { writer.writeNull() }
-        } else if type == Int?.self, let v = value as? Int? {
-            if let v { writer.writeInt(Int64(v)) } else { writer.writeNull() }
-        } else if type == Int64?.self, let v = value as? Int64? {
-            if let v { writer.writeInt(v) } else { writer.writeNull() }
-        } else if type == Double?.self, let v = value as? Double? {
-            if let v { try writer.writeDouble(v, codingPath: codingPath) } else { writer.writeNull() }
-        } else {
-            return false
-        }
-        return true
+        if type == String.self, let v = value as? String { return .string(v) }
+        if type == Int.self, let v = value as? Int { return .int(Int64(v)) }
+        if type == Int64.self, let v = value as? Int64 { return .int(v) }
+        if type == Bool.self, let v = value as? Bool { return .bool(v) }
+        if type == Double.self, let v = value as? Double { return .double(v) }
+        if type == Int32.self, let v = value as? Int32 { return .int(Int64(v)) }
+        if type == UInt64.self, let v = value as? UInt64 { return .unsigned(v) }
+        if type == UInt32.self, let v = value as? UInt32 { return .unsigned(UInt64(v)) }
+        let optional = optionalTypes
+        if type == optional.string, let v = value as? String? { return v.map(Leaf.string) ?? .null }
+        if type == optional.int, let v = value as? Int? { return v.map { .int(Int64($0)) } ?? .null }
+        if type == optional.int64, let v = value as? Int64? { return v.map(Leaf.int) ?? .null }
+        if type == optional.double, let v = value as? Double? { return v.map(Leaf.double) ?? .null }
+        if type == optional.uint64, let v = value as? UInt64? { return v.map(Leaf.unsigned) ?? .null }
+        if type == optional.uint32, let v = value as? UInt32? { return v.map { .unsigned(UInt64($0)) } ?? .null }
+        return nil
     }
 }

@@ -61,39 +61,32 @@ struct StreamingKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     var codingPath: [CodingKey]
 
     mutating func encodeNil(forKey key: Key) throws {
-        sink.writer.beginMember(depth: depth, key: key.stringValue)
-        sink.writer.writeNull()
+        try sink.writer.writeMember(depth: depth, key: key.stringValue, .null, codingPath: codingPath)
     }
 
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-        sink.writer.beginMember(depth: depth, key: key.stringValue)
-        try sink.encodeValue(value, codingPath: codingPath)
+        try sink.encodeMember(depth: depth, key: key.stringValue, value, codingPath: codingPath)
     }
 
     // The leaf types the project's `encode(to:)` write most, without the generic path.
     mutating func encode(_ value: String, forKey key: Key) throws {
-        sink.writer.beginMember(depth: depth, key: key.stringValue)
-        sink.writer.writeString(value)
+        try sink.writer.writeMember(depth: depth, key: key.stringValue, .string(value), codingPath: codingPath)
     }
 
     mutating func encode(_ value: Bool, forKey key: Key) throws {
-        sink.writer.beginMember(depth: depth, key: key.stringValue)
-        sink.writer.writeBool(value)
+        try sink.writer.writeMember(depth: depth, key: key.stringValue, .bool(value), codingPath: codingPath)
     }
 
     mutating func encode(_ value: Int, forKey key: Key) throws {
-        sink.writer.beginMember(depth: depth, key: key.stringValue)
-        sink.writer.writeInt(Int64(value))
+        try sink.writer.writeMember(depth: depth, key: key.stringValue, .int(Int64(value)), codingPath: codingPath)
     }
 
     mutating func encode(_ value: Int64, forKey key: Key) throws {
-        sink.writer.beginMember(depth: depth, key: key.stringValue)
-        sink.writer.writeInt(value)
+        try sink.writer.writeMember(depth: depth, key: key.stringValue, .int(value), codingPath: codingPath)
     }
 
     mutating func encode(_ value: Double, forKey key: Key) throws {
-        sink.writer.beginMember(depth: depth, key: key.stringValue)
-        try sink.writer.writeDouble(value, codingPath: codingPath)
+        try sink.writer.writeMember(depth: depth, key: key.stringValue, .double(value), codingPath: codingPath)
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type,
@@ -132,14 +125,12 @@ struct StreamingUnkeyedContainer: UnkeyedEncodingContainer {
     }
 
     mutating func encodeNil() throws {
-        sink.writer.beginMember(depth: depth, key: nil)
-        sink.writer.writeNull()
+        try sink.writer.writeMember(depth: depth, key: nil, .null, codingPath: codingPath)
         count += 1
     }
 
     mutating func encode<T: Encodable>(_ value: T) throws {
-        sink.writer.beginMember(depth: depth, key: nil)
-        try sink.encodeValue(value, codingPath: codingPath)
+        try sink.encodeMember(depth: depth, key: nil, value, codingPath: codingPath)
         count += 1
     }
 
