@@ -30,27 +30,29 @@ struct StreamingEncoder: Encoder {
     let sink: JSONSink
     var codingPath: [CodingKey]
     var userInfo: [CodingUserInfoKey: Any] { [:] }
-    /// The open object whose members the value writes (`JSONWriter.encodeMembers`); nil opens a container of its own.
-    var membersOf: Int?
+    /// The depth of the open object whose members the value writes (`JSONWriter.encodeMembers`); -1 when the
+    /// value opens a container of its own. A plain Int, not an optional: three words keep the encoder inside an
+    /// existential's inline buffer, so handing it to `encode(to:)` allocates nothing.
+    let membersOf: Int
 
-    init(sink: JSONSink, codingPath: [CodingKey], membersOf: Int? = nil) {
+    init(sink: JSONSink, codingPath: [CodingKey], membersOf: Int = -1) {
         self.sink = sink
         self.codingPath = codingPath
         self.membersOf = membersOf
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        KeyedEncodingContainer(StreamingKeyedContainer<Key>(sink: sink, depth: membersOf ?? sink.writer.open(object: true),
-                                                            codingPath: codingPath))
+        let depth = membersOf >= 0 ? membersOf : sink.writer.open(object: true)
+        return KeyedEncodingContainer(StreamingKeyedContainer<Key>(sink: sink, depth: depth, codingPath: codingPath))
     }
 
     func unkeyedContainer() -> UnkeyedEncodingContainer {
-        if membersOf != nil { sink.strayValue = true }
+        if membersOf >= 0 { sink.strayValue = true }
         return StreamingUnkeyedContainer(sink: sink, depth: sink.writer.open(object: false), codingPath: codingPath)
     }
 
     func singleValueContainer() -> SingleValueEncodingContainer {
-        if membersOf != nil { sink.strayValue = true }
+        if membersOf >= 0 { sink.strayValue = true }
         return StreamingSingleValueContainer(sink: sink, codingPath: codingPath)
     }
 }
