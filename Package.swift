@@ -75,10 +75,7 @@ let package = Package(
         .target(name: "WirelensCurl", dependencies: ["WirelensCore", "CCurl", "CCurlShim"]),
         .target(name: "WirelensProbe", dependencies: ["WirelensCore", "WirelensConcurrency", "WirelensDigest", "WirelensCurl"]),
         .target(
-            name: "WirelensReport", dependencies: ["WirelensCore", "WirelensCompare", "WirelensCaptureModel"],
-            // The streaming JSON writer appends to a class-held buffer per value; run-time exclusivity checks on
-            // each append cost more than the writing (see reports/bench). Compile-time checks still apply.
-            swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])]
+            name: "WirelensReport", dependencies: ["WirelensCore", "WirelensCompare", "WirelensCaptureModel"]
         ),
         // Health checks: YAML config, assertions over a task's record, schedules, history, Prometheus exposition
         // and the /metrics server.
