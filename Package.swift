@@ -11,6 +11,8 @@ let package = Package(
         .library(name: "WirelensTarget", targets: ["WirelensTarget"]),
         .library(name: "WirelensCapture", targets: ["WirelensCapture"]),
         .library(name: "WirelensCheck", targets: ["WirelensCheck"]),
+        .library(name: "WirelensUpload", targets: ["WirelensUpload"]),
+        .library(name: "WirelensWire", targets: ["WirelensWire"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -43,6 +45,8 @@ let package = Package(
             providers: [.apt(["libssl-dev"])]
         ),
         .target(name: "WirelensCore"),
+        // The JSON the target server answers and the uploader reads: Codable wire types, one definition of each.
+        .target(name: "WirelensWire"),
         // SHA-256 of bytes and files through libcrypto, for the target server and the uploader.
         .target(name: "WirelensDigest", dependencies: ["COpenSSL"]),
         // On-disk state through SQLite (GRDB): the resumable upload journal, check history.
@@ -59,7 +63,7 @@ let package = Package(
         .target(
             name: "WirelensTarget",
             dependencies: [
-                "WirelensCore", "WirelensDigest",
+                "WirelensCore", "WirelensDigest", "WirelensWire",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -78,6 +82,8 @@ let package = Package(
             // each append cost more than the writing (see reports/bench). Compile-time checks still apply.
             swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])]
         ),
+        // Segmented uploads on the engine: the segment queue and sizing, verdicts, the journal's use, the report section.
+        .target(name: "WirelensUpload", dependencies: ["WirelensCore", "WirelensProbe", "WirelensDigest", "WirelensWire"]),
         // Health checks: YAML config, assertions over a task's record, schedules, history, Prometheus exposition
         // and the /metrics server.
         .target(
@@ -94,7 +100,7 @@ let package = Package(
             name: "wirelens",
             dependencies: [
                 "WirelensCore", "WirelensProbe", "WirelensReport", "WirelensTarget", "WirelensStore",
-                "WirelensCapture", "WirelensDigest", "WirelensCheck",
+                "WirelensCapture", "WirelensDigest", "WirelensCheck", "WirelensUpload",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -105,7 +111,11 @@ let package = Package(
         .testTarget(name: "WirelensCLITests", dependencies: ["WirelensCore", "WirelensTestSupport"]),
         .testTarget(
             name: "WirelensTargetTests",
-            dependencies: ["WirelensCore", "WirelensTarget", "WirelensDigest", "WirelensProbe", "WirelensTestSupport"]
+            dependencies: ["WirelensCore", "WirelensTarget", "WirelensWire", "WirelensDigest", "WirelensProbe", "WirelensTestSupport"]
+        ),
+        .testTarget(
+            name: "WirelensUploadTests",
+            dependencies: ["WirelensCore", "WirelensUpload", "WirelensProbe", "WirelensWire", "WirelensStore", "WirelensTestSupport"]
         ),
         .testTarget(name: "WirelensStoreTests", dependencies: ["WirelensCore", "WirelensStore", "WirelensTestSupport"]),
         .testTarget(

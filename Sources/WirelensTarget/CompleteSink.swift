@@ -1,5 +1,6 @@
 import NIOCore
 import NIOPosix
+import WirelensWire
 
 /// `POST /upload/{id}/complete`: discards the body, then answers the assembled size and SHA-256 (digested on
 /// the thread pool), 409 with the missing ranges, or 404. The answer is remembered until a part changes.
@@ -23,8 +24,7 @@ final class CompleteSink: BodySink {
         case .unknown:
             return eventLoop.makeSucceededFuture(.failure(TargetEndpoints.unknown(id)))
         case .missing(let ranges):
-            return eventLoop.makeSucceededFuture(.failure(TargetFailure(
-                status: .conflict, message: "missing ranges", extra: [("missing", CoveredRanges.json(ranges).text)])))
+            return eventLoop.makeSucceededFuture(.json(.conflict, MissingRangesAnswer(missing: ranges).json))
         case .done(let answer):
             return eventLoop.makeSucceededFuture(.json(.ok, answer))
         case .compute(let version, let total, let parts):
@@ -32,8 +32,7 @@ final class CompleteSink: BodySink {
                 let answer: JSONValue
                 do {
                     let sha = try UploadStore.assembledDigest(total: total, parts: parts)
-                    answer = .object([.init("id", .string(id)), .init("size", .int(total)), .init("sha256", .string(sha)),
-                                      .init("parts", .int(Int64(parts.count)))])
+                    answer = CompleteAnswer(id: id, size: total, sha256: sha, parts: parts.count).json
                 } catch {
                     return Reply.failure(TargetFailure(status: .internalServerError, message: "\(error)"))
                 }

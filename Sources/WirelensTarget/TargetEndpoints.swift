@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import WirelensWire
 
 /// What the server shares between its connections: its configuration, the upload store and a thread pool for
 /// work too long for an event loop (digesting an assembled upload). Makes each request's body sink and reply.

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import WirelensDigest
+import WirelensWire
 
 /// The segment uploads a server holds: part files on disk under a data directory, their ranges in memory.
 ///
@@ -121,20 +122,14 @@ final class UploadStore: Sendable {
         }
     }
 
-    /// `{"id","total","ranges","parts"}` for `GET /upload/{id}`, or nil for an unknown id.
+    /// The `UploadStatus` answer of `GET /upload/{id}`, or nil for an unknown id.
     func listing(id: String) -> JSONValue? {
         uploads.withLock { uploads in
             guard let upload = uploads[id] else { return nil }
             let parts = upload.parts.values.sorted { $0.index < $1.index }
             let covered = CoveredRanges(parts.map { $0.offset...($0.offset + $0.length - 1) })
-            return .object([
-                .init("id", .string(id)), .init("total", .int(upload.total)),
-                .init("ranges", CoveredRanges.json(covered.runs)),
-                .init("parts", .array(parts.map {
-                    .object([.init("index", .int(Int64($0.index))), .init("offset", .int($0.offset)),
-                             .init("length", .int($0.length))])
-                })),
-            ])
+            return UploadStatus(id: id, total: upload.total, ranges: covered.runs,
+                                parts: parts.map { UploadStatus.Part(index: $0.index, offset: $0.offset, length: $0.length) }).json
         }
     }
 

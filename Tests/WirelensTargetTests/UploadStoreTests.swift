@@ -1,5 +1,7 @@
 import Foundation
 import WirelensDigest
+import WirelensWire
+import WirelensCore
 import XCTest
 @testable import WirelensTarget
 

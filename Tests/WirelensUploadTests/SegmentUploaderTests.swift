@@ -4,7 +4,8 @@ import WirelensCore
 import WirelensDigest
 import WirelensTestSupport
 import XCTest
-@testable import WirelensProbe
+import WirelensProbe
+@testable import WirelensUpload
 
 /// The segmented uploader against a server with the segment protocol (the target server, or its Python stand-in for
 /// two faults): retries of failed parts, the final SHA-256, resume from a journal, servers without the API, and the
