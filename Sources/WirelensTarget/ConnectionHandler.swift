@@ -1,5 +1,6 @@
 import NIOCore
 import NIOHTTP1
+import WirelensCore
 #if canImport(Glibc)
 import Glibc
 #endif
