@@ -1,5 +1,5 @@
 /// The faults of one request: from the server's flags, overridden by the query (`reset_after`, `stall`,
-/// `status`, `retry_after`).
+/// `status`, `retry_after`, `fail_complete`, `wrong_digest`).
 public struct FaultPlan: Sendable, Equatable {
     /// Reset the connection (RST) once this many bytes have moved: request-body bytes read when the request has
     /// a body, otherwise response bytes sent, counted in resource offsets for `/bytes`.
@@ -10,12 +10,19 @@ public struct FaultPlan: Sendable, Equatable {
     public var status: Int?
     /// The Retry-After value (seconds) sent with `status`.
     public var retryAfter: Int?
+    /// Answer the first this many complete calls of each upload with 503 (a complete call failing in passing).
+    public var failComplete = 0
+    /// The complete call answers a SHA-256 that is not the assembled file's (the client's check must catch it).
+    public var wrongDigest = false
 
-    public init(resetAfter: Int64? = nil, stallMicros: Int64 = 0, status: Int? = nil, retryAfter: Int? = nil) {
+    public init(resetAfter: Int64? = nil, stallMicros: Int64 = 0, status: Int? = nil, retryAfter: Int? = nil,
+                failComplete: Int = 0, wrongDigest: Bool = false) {
         self.resetAfter = resetAfter
         self.stallMicros = stallMicros
         self.status = status
         self.retryAfter = retryAfter
+        self.failComplete = failComplete
+        self.wrongDigest = wrongDigest
     }
 
     /// This plan with the query's fault parameters applied; other parameters are ignored.
@@ -43,6 +50,16 @@ public struct FaultPlan: Sendable, Equatable {
                     return .failure(.badRequest("retry_after=\(value) is not a whole number of seconds"))
                 }
                 plan.retryAfter = seconds
+            case "fail_complete":
+                guard let count = Int(value), (0...1000).contains(count) else {
+                    return .failure(.badRequest("fail_complete=\(value) is not a number of complete calls from 0 to 1000"))
+                }
+                plan.failComplete = count
+            case "wrong_digest":
+                guard value == "1" || value == "0" else {
+                    return .failure(.badRequest("wrong_digest=\(value) is not 1 or 0"))
+                }
+                plan.wrongDigest = value == "1"
             default:
                 continue
             }

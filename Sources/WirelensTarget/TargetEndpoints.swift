@@ -50,7 +50,12 @@ final class TargetEndpoints: Sendable {
         case .part(let id, let index):
             return partSink(head: head, id: id, index: index)
         case .complete(let id):
-            return CompleteSink(endpoints: self, id: id)
+            let call = store.completeCall(id: id)
+            if call <= faults.failComplete {
+                return FixedReplySink(.failure(TargetFailure(
+                    status: .serviceUnavailable, message: "injected failure of complete call \(call)")))
+            }
+            return CompleteSink(endpoints: self, id: id, wrongDigest: faults.wrongDigest)
         }
     }
 
@@ -98,7 +103,8 @@ final class TargetEndpoints: Sendable {
             "GET /bytes/{n}", "GET /delay/{ms}", "GET /status/{code}", "GET /redirect/{n}", "PUT|POST /upload/{id}",
             "PUT /upload/{id}/part/{index}", "POST /upload/{id}/complete", "GET /upload/{id}",
         ].map(JSONValue.string))),
-        .init("faults", .array(["reset_after=N", "stall=S", "status=CODE", "retry_after=S"].map(JSONValue.string))),
+        .init("faults", .array(["reset_after=N", "stall=S", "status=CODE", "retry_after=S", "fail_complete=N",
+                                 "wrong_digest=1"].map(JSONValue.string))),
     ])
 
     /// `GET /bytes/{n}` with an optional Range header: 200, 206 or 416.

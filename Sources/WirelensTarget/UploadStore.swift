@@ -21,7 +21,7 @@ final class UploadStore: Sendable {
     enum Completion: Sendable {
         case unknown
         case missing([ClosedRange<Int64>])
-        case done(JSONValue)
+        case done(CompleteAnswer)
         /// Digest these parts (sorted by offset) and remember the result under `version`.
         case compute(version: Int, total: Int64, parts: [Part])
     }
@@ -31,7 +31,8 @@ final class UploadStore: Sendable {
         var parts: [Int: Part] = [:]
         var attempts: [Int: Int] = [:]
         var version = 0
-        var completed: (version: Int, answer: JSONValue)?
+        var completed: (version: Int, answer: CompleteAnswer)?
+        var completeCalls = 0
     }
 
     /// The directory holding one subdirectory per upload id.
@@ -133,6 +134,16 @@ final class UploadStore: Sendable {
         }
     }
 
+    /// Counts a complete call of `id` and returns its number, 1 for the first; `Int.max` for an unknown id (not
+    /// counted: it answers 404 whatever the faults).
+    func completeCall(id: String) -> Int {
+        uploads.withLock { uploads in
+            guard uploads[id] != nil else { return .max }
+            uploads[id]?.completeCalls += 1
+            return uploads[id]?.completeCalls ?? 1
+        }
+    }
+
     /// What completing `id` takes now.
     func completion(id: String) -> Completion {
         uploads.withLock { uploads in
@@ -146,7 +157,7 @@ final class UploadStore: Sendable {
     }
 
     /// Remembers the answer of a completion computed over `version` of the parts.
-    func remember(id: String, version: Int, answer: JSONValue) {
+    func remember(id: String, version: Int, answer: CompleteAnswer) {
         uploads.withLock { uploads in
             if uploads[id]?.version == version { uploads[id]?.completed = (version, answer) }
         }

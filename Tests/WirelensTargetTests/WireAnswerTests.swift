@@ -49,6 +49,29 @@ final class WireAnswerTests: XCTestCase {
         }
     }
 
+    func testCompleteCallFaults() async throws {
+        try await TargetHarness.with { target in
+            let file = target.path("file")
+            try Data("0123456789".utf8).write(to: URL(fileURLWithPath: file))
+            let sha = try TargetHarness.sha256sum(file)
+            XCTAssertEqual(try target.fetch(["-T", file, "-H", "Content-Range: bytes 0-9/10", target.url("/upload/f/part/0")]).status, 200)
+            // The first two complete calls fail in passing, the third answers; the count is per upload.
+            let calls = try (1...3).map { _ in try target.fetch(["-X", "POST", target.url("/upload/f/complete?fail_complete=2")]) }
+            XCTAssertEqual(calls.map(\.status), [503, 503, 200])
+            XCTAssertEqual(CompleteAnswer.decode([UInt8](calls[2].body))?.sha256, sha)
+            // wrong_digest: the size is right, the SHA-256 is not the file's.
+            let wrong = try target.fetch(["-X", "POST", target.url("/upload/f/complete?wrong_digest=1")])
+            XCTAssertEqual(wrong.status, 200)
+            let answer = try XCTUnwrap(CompleteAnswer.decode([UInt8](wrong.body)))
+            XCTAssertEqual(answer.size, 10)
+            XCTAssertNotEqual(answer.sha256, sha)
+            XCTAssertEqual(answer.sha256.count, 64)
+            XCTAssertEqual(try target.fetch(["-X", "POST", target.url("/upload/f/complete?wrong_digest=2")]).status, 400)
+            XCTAssertEqual(try target.fetch(["-X", "POST", target.url("/upload/none/complete?fail_complete=5")]).status, 404,
+                           "an unknown upload is not counted")
+        }
+    }
+
     func testAnswersOfOtherServersNeedOnlyWhatTheUploaderChecks() {
         XCTAssertEqual(PartAnswer.decode(Array(#"{"offset":5,"length":7,"id":42}"#.utf8)),
                        PartAnswer(id: nil, index: nil, offset: 5, length: 7, sha256: nil))

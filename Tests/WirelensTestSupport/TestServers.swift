@@ -11,7 +11,7 @@ public final class TestServers: @unchecked Sendable {
     public let peerPort: Int
     public let certPath: String
     public let nginxDir: String
-    private let peerPID: pid_t
+    private let peer: ServerProcess
 
     /// The servers, started on first use; nil with a message when they could not start.
     public static let shared: Result<TestServers, TestServerError> = {
@@ -58,21 +58,19 @@ public final class TestServers: @unchecked Sendable {
         h2cPort = h2c
         certPath = cert
 
-        let peerOut = FileManager.default.temporaryDirectory.appendingPathComponent("wl-peer-\(getpid()).out").path
-        peerPID = try ProcessRunner.spawn("/usr/bin/env", [
+        peer = try ServerProcess("/usr/bin/env", [
             "python3", root.appendingPathComponent("scripts/slowpeer.py").path, "--max-seconds", "900", "--no-stdin-watch",
-        ], stdoutPath: peerOut, stderrPath: "/dev/null")
+        ])
         // The first line is PORT=<n>; wait for it, bounded.
-        let port = ProcessRunner.announcedPort(in: peerOut, seconds: 5)
-        guard let port else {
-            kill(peerPID, SIGTERM)
+        guard let port = peer.announcedPorts(count: 1, seconds: 5)?.first else {
+            peer.kill()
             throw TestServerError(message: "slowpeer.py did not print its port within 5 s")
         }
         peerPort = port
     }
 
     private func stop() {
-        kill(peerPID, SIGTERM)
+        _ = peer.stop(signal: SIGTERM, seconds: 5)
         _ = try? Self.runScript(Self.repositoryRoot.appendingPathComponent("scripts/nginx-down.sh").path, [nginxDir])
     }
 

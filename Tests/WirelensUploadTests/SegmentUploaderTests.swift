@@ -175,10 +175,8 @@ final class SegmentUploaderTests: XCTestCase {
         XCTAssertTrue(outcome.section.verified)
         XCTAssertEqual(outcome.tasks.filter { $0.method == "POST" }.map(\.statusCode), [503, 503, 200])
         // With one retry only, the second 503 ends the upload.
-        plan.url = peer.uploadURL("complete2")
-        plan.partTemplate = plan.url + "/part/{index}"
-        plan.completeURL = plan.url + "/complete"
-        plan.maxRetries = 1
+        plan = UploadPlan(filePath: path, fileSize: 300_000, baseURL: peer.uploadURL("complete2"), sizing: .fixed(100_000),
+                          parallel: 2, maxRetries: 1)
         let failed = try await uploader(plan).run()
         XCTAssertEqual(failed.status, .httpError)
         XCTAssertTrue(failed.section.failure?.contains("503 to the complete call") ?? false, failed.section.failure ?? "nil")
