@@ -1,5 +1,5 @@
 /// The faults of one request: from the server's flags, overridden by the query (`reset_after`, `stall`,
-/// `status`, `retry_after`, `fail_complete`, `wrong_digest`).
+/// `status`, `retry_after`, `fail_first`, `fail_complete`, `wrong_digest`).
 public struct FaultPlan: Sendable, Equatable {
     /// Reset the connection (RST) once this many bytes have moved: request-body bytes read when the request has
     /// a body, otherwise response bytes sent, counted in resource offsets for `/bytes`.
@@ -10,6 +10,9 @@ public struct FaultPlan: Sendable, Equatable {
     public var status: Int?
     /// The Retry-After value (seconds) sent with `status`.
     public var retryAfter: Int?
+    /// Answer the first this many requests with the same request target (path and query) with 503, then as
+    /// usual: a flaky server that recovers (with Retry-After when `retryAfter` is given).
+    public var failFirst = 0
     /// Answer the first this many complete calls of each upload with 503 (a complete call failing in passing).
     public var failComplete = 0
     /// The complete call answers a SHA-256 that is not the assembled file's (the client's check must catch it).
@@ -50,6 +53,11 @@ public struct FaultPlan: Sendable, Equatable {
                     return .failure(.badRequest("retry_after=\(value) is not a whole number of seconds"))
                 }
                 plan.retryAfter = seconds
+            case "fail_first":
+                guard let count = Int(value), (0...1000).contains(count) else {
+                    return .failure(.badRequest("fail_first=\(value) is not a number of requests from 0 to 1000"))
+                }
+                plan.failFirst = count
             case "fail_complete":
                 guard let count = Int(value), (0...1000).contains(count) else {
                     return .failure(.badRequest("fail_complete=\(value) is not a number of complete calls from 0 to 1000"))

@@ -145,7 +145,7 @@ final class ProbeCommandTests: XCTestCase {
         for (signal, code) in [(SIGINT, ExitStatus.interrupted), (SIGTERM, ExitStatus.terminated)] {
             let report = temporaryPath("interrupted.json")
             defer { unlink(report) }
-            let outcome = try wirelens(["probe", servers.peer("/delay/400"), "--repeat", "50", "--format", "json",
+            let outcome = try wirelens(["probe", servers.target("/delay/400"), "--repeat", "50", "--format", "json",
                                         "--report", report, "-q"], timeout: 30) { pid in
                 usleep(1_500_000)
                 kill(pid, signal)
@@ -234,7 +234,7 @@ final class ProbeCommandTests: XCTestCase {
         let report = temporaryPath("interrupted-stream.json")
         defer { unlink(report) }
         // 5000 tasks planned: more than 1000, so the JSON is written as the run goes.
-        let outcome = try wirelens(["probe", servers.peer("/delay/400"), "--repeat", "5000", "--concurrency", "4",
+        let outcome = try wirelens(["probe", servers.target("/delay/400"), "--repeat", "5000", "--concurrency", "4",
                                     "--format", "json", "--report", report, "-q"], timeout: 30) { pid in
             usleep(1_500_000)
             kill(pid, SIGINT)

@@ -53,7 +53,7 @@ final class CheckRunnerTests: XCTestCase {
                 upload: { size: 256KiB }
                 expect: { upload_throughput: { min: 1000GB/s } }
               - name: flaky
-                url: \(s.peer("/flaky/check-\(UUID().uuidString)/1"))
+                url: \(s.target("/status/200?fail_first=1&retry_after=0&key=\(UUID().uuidString)"))
                 retries: 2
                 expect: { status: 200, retries: { max: 0 } }
               - name: refused

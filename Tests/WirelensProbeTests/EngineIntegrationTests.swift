@@ -96,7 +96,7 @@ final class EngineIntegrationTests: XCTestCase {
 
     func testHostLimitCapsSimultaneousConnectionsAndShowsQueueWait() async throws {
         let servers = try TestServers.get()
-        let tasks = try await run(gets(servers.peer("/delay/200"), 8)) {
+        let tasks = try await run(gets(servers.target("/delay/200"), 8)) {
             $0.concurrency = 8
             $0.maxHostConnections = 2
         }
@@ -257,7 +257,7 @@ final class EngineIntegrationTests: XCTestCase {
     func testRetriesFlakyServerUntilSuccess() async throws {
         let servers = try TestServers.get()
         let key = "k\(UUID().uuidString.prefix(8))"
-        let tasks = try await run([TaskSpec(url: servers.peer("/flaky/\(key)/2"))]) {
+        let tasks = try await run([TaskSpec(url: servers.target("/status/200?fail_first=2&retry_after=0&key=\(key)"))]) {
             $0.retry = RetryPolicy(maxRetries: 3, baseDelay: 10_000, maxDelay: 100_000)
         }
         let task = try XCTUnwrap(tasks.first)
@@ -305,7 +305,7 @@ final class EngineIntegrationTests: XCTestCase {
     func testCancelEndsInFlightTasksAndKeepsFinishedOnes() async throws {
         let servers = try TestServers.get()
         let engine = try Engine(options: ProbeOptions())
-        let specs = [TaskSpec(url: servers.peer("/delay/10"))] + Array(repeating: TaskSpec(url: servers.peer("/delay/3000")), count: 5)
+        let specs = [TaskSpec(url: servers.target("/delay/10"))] + Array(repeating: TaskSpec(url: servers.target("/delay/3000")), count: 5)
         async let records = engine.run(specs)
         try await Task.sleep(nanoseconds: 500_000_000)
         engine.cancel()

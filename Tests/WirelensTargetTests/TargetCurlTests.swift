@@ -281,6 +281,22 @@ final class TargetCurlTests: XCTestCase {
         XCTAssertEqual(try target.fetch([target.url("/bytes/10?stall=soon")]).status, 400)
     }
 
+    func testFailFirstAnswers503UntilTheTargetRecovers() throws {
+        let flaky = try (1...4).map { _ in try target.fetch([target.url("/bytes/10?fail_first=2&retry_after=0")]).status }
+        XCTAssertEqual(flaky, [503, 503, 200, 200])
+        // curl --retry (the oracle of retryable statuses) sees such a target recover.
+        let out = target.path("flaky")
+        let retried = try target.curl(["-o", out, "-w", "%{http_code}", "--retry", "3", "--retry-delay", "0",
+                                       target.url("/bytes/10?fail_first=2&retry_after=0&key=curl")])
+        XCTAssertEqual(retried.stdout, "200", retried.stderr)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: out)).count, 10)
+        let (status, headers) = try headers([target.url("/bytes/10?fail_first=1&retry_after=3")])
+        XCTAssertEqual(status, 503)
+        XCTAssertEqual(headers["retry-after"], "3")
+        XCTAssertEqual(try target.fetch([target.url("/bytes/10?fail_first=1&retry_after=3")]).status, 200, "counted per target")
+        XCTAssertEqual(try target.fetch([target.url("/bytes/10?fail_first=x")]).status, 400)
+    }
+
     func testPipelinedRequestsAreAnsweredInOrder() throws {
         // Two requests in one write; the second asks to close. Python reads until the server closes.
         let script = """

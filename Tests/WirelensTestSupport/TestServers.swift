@@ -1,7 +1,8 @@
 import Foundation
 
-/// The loopback servers the integration tests share: nginx from Debian (started by scripts/nginx-up.sh) and
-/// scripts/slowpeer.py for behaviours nginx cannot give (stalls, late answers, flaky statuses).
+/// The loopback servers the integration tests share: nginx from Debian (started by scripts/nginx-up.sh), the built
+/// `wirelens target` (delays, statuses, flaky answers: its routes and query faults) and scripts/slowpeer.py for
+/// what neither gives (an h2c Upgrade, malformed HTTP, Python's own parsers as witnesses, mid-body stalls).
 ///
 /// Started once per test process, stopped when it exits.
 public final class TestServers: @unchecked Sendable {
@@ -9,9 +10,11 @@ public final class TestServers: @unchecked Sendable {
     public let httpsPort: Int
     public let h2cPort: Int
     public let peerPort: Int
+    public let targetPort: Int
     public let certPath: String
     public let nginxDir: String
     private let peer: ServerProcess
+    private let target: ServerProcess
 
     /// The servers, started on first use; nil with a message when they could not start.
     public static let shared: Result<TestServers, TestServerError> = {
@@ -67,10 +70,19 @@ public final class TestServers: @unchecked Sendable {
             throw TestServerError(message: "slowpeer.py did not print its port within 5 s")
         }
         peerPort = port
+
+        target = try ServerProcess(WirelensCLI.path, ["target", "--listen", "127.0.0.1:0"])
+        guard let port = target.announcedPort(seconds: 10) else {
+            peer.kill()
+            target.kill()
+            throw TestServerError(message: "wirelens target did not print its port within 10 s")
+        }
+        targetPort = port
     }
 
     private func stop() {
         _ = peer.stop(signal: SIGTERM, seconds: 5)
+        _ = target.stop(signal: SIGTERM, seconds: 5)
         _ = try? Self.runScript(Self.repositoryRoot.appendingPathComponent("scripts/nginx-down.sh").path, [nginxDir])
     }
 
@@ -88,6 +100,7 @@ public final class TestServers: @unchecked Sendable {
     public func https(_ path: String) -> String { "https://localhost:\(httpsPort)\(path)" }
     public func h2c(_ path: String) -> String { "http://127.0.0.1:\(h2cPort)\(path)" }
     public func peer(_ path: String) -> String { "http://127.0.0.1:\(peerPort)\(path)" }
+    public func target(_ path: String) -> String { "http://127.0.0.1:\(targetPort)\(path)" }
 
     /// The directory nginx's upload location writes PUT bodies into.
     public var uploadRoot: String { nginxDir }
