@@ -120,7 +120,7 @@ let package = Package(
         .testTarget(name: "WirelensStoreTests", dependencies: ["WirelensCore", "WirelensStore", "WirelensTestSupport"]),
         .testTarget(
             name: "WirelensCheckTests",
-            dependencies: ["WirelensCore", "WirelensCheck", "WirelensStore", "WirelensTarget", "WirelensTestSupport"]
+            dependencies: ["WirelensCore", "WirelensCheck", "WirelensStore", "WirelensTestSupport"]
         ),
         .testTarget(name: "WirelensCaptureTests", dependencies: ["WirelensCore", "WirelensCapture", "WirelensReport", "WirelensTestSupport"]),
     ],

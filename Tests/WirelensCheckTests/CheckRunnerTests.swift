@@ -1,7 +1,6 @@
 import Foundation
 import WirelensCheck
 import WirelensCore
-import WirelensTarget
 import WirelensTestSupport
 import XCTest
 
@@ -19,8 +18,7 @@ final class CheckRunnerTests: XCTestCase {
 
     func testAssertionsPassAndFail() async throws {
         let s = try TestServers.get()
-        let target = try await TargetServer.start(TargetConfig())
-        let t = target.baseURL
+        let t = s.target("")
         let checks = try config("""
             checks:
               - name: ok
@@ -61,7 +59,6 @@ final class CheckRunnerTests: XCTestCase {
                 expect: { connect: { max: 1s }, ttfb: { max: 1s } }
             """)
         let results = await CheckRunner().runRound(checks.checks)
-        try await target.stop()
         XCTAssertEqual(results.map(\.name), checks.checks.map(\.name))
         let byName = Dictionary(uniqueKeysWithValues: results.map { ($0.name, $0) })
 

@@ -3,10 +3,12 @@ import Foundation
 import Glibc
 #endif
 
-/// A server speaking the segment protocol for upload tests: the built `wirelens target` (WirelensTarget) in a
-/// process of its own, on loopback or in a `NetworkPath`'s server namespace.
+/// The built `wirelens target` (WirelensTarget) as a process of its own, on loopback or in a `NetworkPath`'s
+/// server namespace: the segment protocol for upload tests, and (one shared instance, `TestServers.target`)
+/// delays, statuses and flaky answers for the others. The in-process server has its own harness for the
+/// target's own tests (WirelensTargetTests' TargetHarness).
 ///
-/// One process per test (each test picks its own failure rate and delay); stopped by `stop()` or when released.
+/// One process per upload test (each picks its own failure rate and delay); stopped by `stop()` or when released.
 public final class SegmentPeer {
     public let port: Int
     /// The address it listens on: 127.0.0.1, or the server's address of a `NetworkPath`.

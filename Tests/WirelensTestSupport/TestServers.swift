@@ -10,11 +10,11 @@ public final class TestServers: @unchecked Sendable {
     public let httpsPort: Int
     public let h2cPort: Int
     public let peerPort: Int
-    public let targetPort: Int
+    public var targetPort: Int { target.port }
     public let certPath: String
     public let nginxDir: String
     private let peer: ServerProcess
-    private let target: ServerProcess
+    private let target: SegmentPeer
 
     /// The servers, started on first use; nil with a message when they could not start.
     public static let shared: Result<TestServers, TestServerError> = {
@@ -71,18 +71,17 @@ public final class TestServers: @unchecked Sendable {
         }
         peerPort = port
 
-        target = try ServerProcess(WirelensCLI.path, ["target", "--listen", "127.0.0.1:0"])
-        guard let port = target.announcedPort(seconds: 10) else {
+        do {
+            target = try SegmentPeer.start()
+        } catch {
             peer.kill()
-            target.kill()
-            throw TestServerError(message: "wirelens target did not print its port within 10 s")
+            throw error
         }
-        targetPort = port
     }
 
     private func stop() {
         _ = peer.stop(signal: SIGTERM, seconds: 5)
-        _ = target.stop(signal: SIGTERM, seconds: 5)
+        target.stop()
         _ = try? Self.runScript(Self.repositoryRoot.appendingPathComponent("scripts/nginx-down.sh").path, [nginxDir])
     }
 
@@ -100,7 +99,7 @@ public final class TestServers: @unchecked Sendable {
     public func https(_ path: String) -> String { "https://localhost:\(httpsPort)\(path)" }
     public func h2c(_ path: String) -> String { "http://127.0.0.1:\(h2cPort)\(path)" }
     public func peer(_ path: String) -> String { "http://127.0.0.1:\(peerPort)\(path)" }
-    public func target(_ path: String) -> String { "http://127.0.0.1:\(targetPort)\(path)" }
+    public func target(_ path: String) -> String { target.url(path) }
 
     /// The directory nginx's upload location writes PUT bodies into.
     public var uploadRoot: String { nginxDir }
