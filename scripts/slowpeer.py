@@ -4,7 +4,7 @@
 Delays, statuses, flaky answers (fail_first=N), byte streams and upload faults are the
 target's (`wirelens target`, README "Target server"); what stays here: an h2c Upgrade,
 malformed HTTP, Python's own parsers as witnesses (/form, /echo-headers), bodies
-answered late or stalled mid-way, Expect ignored, presigned-style redirects.
+stalled mid-way, Expect ignored, presigned-style redirects.
 
 Standard library only. Binds 127.0.0.1 (port 0 unless --port) and prints
 "PORT=<n>" as its first stdout line. Keep-alive HTTP/1.1, one thread per
@@ -13,12 +13,11 @@ or socket (so a parent that holds the write end and dies takes it down), when
 its parent process goes away, and after --max-seconds (default 600).
 
 Endpoints (any request body is read fully first, so keep-alive survives):
-  POST|PUT /answer-after/{ms}   read the whole body (Content-Length or chunked),
-                                sleep ms, 200 {"bytes": n}. "Expect: 100-continue"
-                                is answered with 100 at once (by http.server).
-  POST|PUT /ignore-expect/{ms}  same, but never sends "100 Continue": a client
-                                that sent Expect waits for its own timeout
-                                (curl: 1 s) before it sends the body.
+  POST|PUT /ignore-expect/{ms}  read the whole body (Content-Length or chunked),
+                                sleep ms, 200 {"bytes": n}, but never send
+                                "100 Continue": a client that sent Expect waits for
+                                its own timeout (curl: 1 s) before it sends the body.
+                                (A body answered late: the target's ?stall=S.)
   GET  /stall/{ms}              200, Content-Length 1000; first 100 bytes, flush,
                                 sleep ms, then the other 900.
   GET  /status/{code}           that status (100-599 except 1xx; 204/304 bodiless):
@@ -214,9 +213,9 @@ class Handler(BaseHTTPRequestHandler):
             r = re.fullmatch(r"/broken/(chunk|headers|status|http09)", path)
             if r and m == "GET":
                 return self._broken(r.group(1))
-            r = re.fullmatch(r"/(answer-after|ignore-expect)/(\d+)", path)
+            r = re.fullmatch(r"/ignore-expect/(\d+)", path)
             if r and m in ("POST", "PUT"):
-                time.sleep(_ms(r.group(2)))
+                time.sleep(_ms(r.group(1)))
                 return self._json(200, {"bytes": received})
             r = re.fullmatch(r"/stall/(\d+)", path)
             if r and m == "GET":

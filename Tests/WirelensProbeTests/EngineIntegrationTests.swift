@@ -4,7 +4,7 @@ import WirelensTestSupport
 import XCTest
 @testable import WirelensProbe
 
-/// The engine against real loopback servers: nginx (HTTP/1.1, HTTPS with h2, h2c) and slowpeer.py.
+/// The engine against real loopback servers: nginx (HTTP/1.1, HTTPS with h2, h2c), the built target and slowpeer.py.
 final class EngineIntegrationTests: XCTestCase {
     private func run(_ specs: [TaskSpec], _ configure: (inout ProbeOptions) -> Void = { _ in }) async throws -> [TaskRecord] {
         var options = ProbeOptions()
@@ -193,7 +193,7 @@ final class EngineIntegrationTests: XCTestCase {
     /// libcurl 7.88 stamps STARTTRANSFER at the first upload byte; Wirelens' own responseStart must not.
     func testSlowAnsweringUploadPutsServerTimeInWaitNotSend() async throws {
         let servers = try TestServers.get()
-        let tasks = try await run([TaskSpec(url: servers.peer("/answer-after/500"), method: "POST",
+        let tasks = try await run([TaskSpec(url: servers.target("/upload/answer-late?stall=0.5"), method: "POST",
                                             body: .generated(size: 256 * 1024))]) { $0.expectContinue = false }
         let tx = try XCTUnwrap(tasks.first?.transactions.first)
         XCTAssertEqual(tx.statusCode, 200)
@@ -211,7 +211,7 @@ final class EngineIntegrationTests: XCTestCase {
 
     func testExpectContinueWaitIsMeasured() async throws {
         let servers = try TestServers.get()
-        let tasks = try await run([TaskSpec(url: servers.peer("/answer-after/0"), method: "PUT",
+        let tasks = try await run([TaskSpec(url: servers.target("/upload/expect"), method: "PUT",
                                             body: .generated(size: 2 * 1024 * 1024))])
         let tx = try XCTUnwrap(tasks.first?.transactions.first)
         XCTAssertEqual(tx.statusCode, 200)
