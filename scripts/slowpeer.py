@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """slowpeer: a small HTTP/1.1 test server for what neither nginx nor the built-in target gives.
 
-Delays, statuses, flaky answers (fail_first=N), byte streams and upload faults are the
+Delays, statuses, flaky answers (fail_first=N), byte streams (paused mid-body with
+pause_after=N), late answers (stall=S) and upload faults are the
 target's (`wirelens target`, README "Target server"); what stays here: an h2c Upgrade,
-malformed HTTP, Python's own parsers as witnesses (/form, /echo-headers), bodies
-stalled mid-way, Expect ignored, presigned-style redirects.
+malformed HTTP, Python's own parsers as witnesses (/form, /echo-headers),
+Expect ignored, presigned-style redirects.
 
 Standard library only. Binds 127.0.0.1 (port 0 unless --port) and prints
 "PORT=<n>" as its first stdout line. Keep-alive HTTP/1.1, one thread per
@@ -18,8 +19,6 @@ Endpoints (any request body is read fully first, so keep-alive survives):
                                 "100 Continue": a client that sent Expect waits for
                                 its own timeout (curl: 1 s) before it sends the body.
                                 (A body answered late: the target's ?stall=S.)
-  GET  /stall/{ms}              200, Content-Length 1000; first 100 bytes, flush,
-                                sleep ms, then the other 900.
   GET  /status/{code}           that status (100-599 except 1xx; 204/304 bodiless):
                                 where /presigned-redirect lands
   POST /form                    parse a multipart/form-data body (Content-Length,
@@ -217,9 +216,6 @@ class Handler(BaseHTTPRequestHandler):
             if r and m in ("POST", "PUT"):
                 time.sleep(_ms(r.group(1)))
                 return self._json(200, {"bytes": received})
-            r = re.fullmatch(r"/stall/(\d+)", path)
-            if r and m == "GET":
-                return self._stall(_ms(r.group(1)))
             r = re.fullmatch(r"/status/(\d{3})", path)
             if r and 200 <= int(r.group(1)) <= 599:
                 code = int(r.group(1))
@@ -257,17 +253,6 @@ class Handler(BaseHTTPRequestHandler):
         else:
             out.write(b"no status line here\r\n\r\n")
         out.flush()
-
-    def _stall(self, seconds):
-        self.send_response(200)
-        self.send_header("Content-Type", "application/octet-stream")
-        self.send_header("Content-Length", "1000")
-        self.end_headers()
-        self.wfile.write(b"a" * 100)
-        self.wfile.flush()
-        time.sleep(seconds)
-        self.wfile.write(b"b" * 900)
-        self.wfile.flush()
 
 
     def _h2c_upgrade(self, n):

@@ -120,7 +120,7 @@ final class TargetEndpoints: Sendable {
             "GET /bytes/{n}", "GET /delay/{ms}", "GET /status/{code}", "GET /redirect/{n}", "PUT|POST /upload/{id}",
             "PUT /upload/{id}/part/{index}", "POST /upload/{id}/complete", "GET /upload/{id}",
         ].map(JSONValue.string))),
-        .init("faults", .array(["reset_after=N", "stall=S", "status=CODE", "retry_after=S", "fail_first=N", "fail_complete=N",
+        .init("faults", .array(["reset_after=N", "stall=S", "status=CODE", "retry_after=S", "pause_after=N", "pause=S", "fail_first=N", "fail_complete=N",
                                  "wrong_digest=1"].map(JSONValue.string))),
     ])
 

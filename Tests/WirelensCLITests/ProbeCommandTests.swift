@@ -43,7 +43,7 @@ final class ProbeCommandTests: XCTestCase {
         try assertFails(["probe", "--cacert", "/nonexistent/ca.pem", servers.https("/small.txt")],
                         code: .localFile, mention: "/nonexistent/ca.pem")
         try assertFails(["probe", servers.http("/status/404")], code: .httpError, mention: "404")
-        try assertFails(["probe", "--idle-timeout", "300ms", servers.peer("/stall/5000")], code: .timeout,
+        try assertFails(["probe", "--idle-timeout", "300ms", servers.target("/bytes/1000?pause_after=100&pause=5")], code: .timeout,
                         mention: "idle timeout")
         try assertFails(["probe", "--timeout", "300ms", servers.http("/slow/1m.bin")], code: .timeout,
                         mention: "total timeout")

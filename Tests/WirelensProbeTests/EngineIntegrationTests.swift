@@ -174,7 +174,7 @@ final class EngineIntegrationTests: XCTestCase {
     func testStalledResponseTripsIdleTimeout() async throws {
         let servers = try TestServers.get()
         let began = Date()
-        let tasks = try await run([TaskSpec(url: servers.peer("/stall/5000"))]) { $0.idleTimeout = 300_000 }
+        let tasks = try await run([TaskSpec(url: servers.target("/bytes/1000?pause_after=100&pause=5"))]) { $0.idleTimeout = 300_000 }
         let task = try XCTUnwrap(tasks.first)
         XCTAssertEqual(task.error?.errorClass, .idleTimeout)
         XCTAssertEqual(task.transactions.first?.responseBodyBytes, 100, "the first 100 bytes arrived before the stall")

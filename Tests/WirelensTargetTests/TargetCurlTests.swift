@@ -297,6 +297,20 @@ final class TargetCurlTests: XCTestCase {
         XCTAssertEqual(try target.fetch([target.url("/bytes/10?fail_first=x")]).status, 400)
     }
 
+    func testPauseAfterStallsTheBodyMidWay() throws {
+        // curl gives up during the pause, holding exactly the bytes before it.
+        let cut = try target.curl(["-o", "/dev/null", "-m", "1", "-w", "%{http_code} %{size_download}",
+                                   target.url("/bytes/1000?pause_after=100&pause=5")])
+        XCTAssertEqual(cut.status, 28, "curl timed out: \(cut.stderr)")
+        XCTAssertEqual(cut.stdout, "200 100")
+        // A short pause: the whole body, the same bytes as without it (sha256sum of both).
+        let paused = target.path("paused"), plain = target.path("plain")
+        XCTAssertEqual(try target.fetch([target.url("/bytes/1000?pause_after=100&pause=0.1")], output: paused).status, 200)
+        XCTAssertEqual(try target.fetch([target.url("/bytes/1000")], output: plain).status, 200)
+        XCTAssertEqual(try TargetHarness.sha256sum(paused), try TargetHarness.sha256sum(plain))
+        XCTAssertEqual(try target.fetch([target.url("/bytes/10?pause=soon")]).status, 400)
+    }
+
     func testPipelinedRequestsAreAnsweredInOrder() throws {
         // Two requests in one write; the second asks to close. Python reads until the server closes.
         let script = """

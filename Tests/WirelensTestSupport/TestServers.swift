@@ -2,7 +2,7 @@ import Foundation
 
 /// The loopback servers the integration tests share: nginx from Debian (started by scripts/nginx-up.sh), the built
 /// `wirelens target` (delays, statuses, flaky answers: its routes and query faults) and scripts/slowpeer.py for
-/// what neither gives (an h2c Upgrade, malformed HTTP, Python's own parsers as witnesses, mid-body stalls).
+/// what neither gives (an h2c Upgrade, malformed HTTP, Python's own parsers as witnesses, an ignored Expect).
 ///
 /// Started once per test process, stopped when it exits.
 public final class TestServers: @unchecked Sendable {
