@@ -6,7 +6,9 @@
 #   make demo    build, then scripts/demo.sh (reports/demo/)
 #   make bench   release build (Swift runtime linked statically), then scripts/bench.py,
 #                scripts/bench-uploads.py, scripts/bench-memory.py (reports/bench/) and
-#                scripts/bench-capture.py (reports/bench/capture/)
+#                scripts/bench-capture.py (reports/bench/capture/); with BASE=REF also
+#                scripts/bench-baseline.py: this tree against REF's build, paired (reports/bench/baseline/)
+#   make output-diff BASE=REF   this tree's outputs against REF's on a fixed set of runs (scripts/output-diff.py)
 #   make clean   swift package clean (keeps dependency checkouts), drop bench raw files
 #
 # Knobs: SWIFT_FLAGS (e.g. SWIFT_FLAGS="--scratch-path .build-mine"),
@@ -22,8 +24,10 @@ SWIFT_FLAGS ?=
 BENCH_ARGS  ?=
 RELEASE_FLAGS ?= --static-swift-stdlib
 PYTHON      ?= python3
+BASE        ?=
+BIN_RELEASE  = $$($(SWIFT) build -c release $(RELEASE_FLAGS) $(SWIFT_FLAGS) --show-bin-path)/wirelens
 
-.PHONY: help deps build test demo bench clean
+.PHONY: help deps build test demo bench output-diff clean
 
 help:
 	@echo "Wirelens make targets:"
@@ -33,6 +37,8 @@ help:
 	@echo "  make demo    deps + build + scripts/demo.sh (reports/demo/; needs root for its network namespaces)"
 	@echo "  make bench   deps + release build + scripts/bench*.py (reports/bench/; the capture part needs root)"
 	@echo "               BENCH_ARGS=--quick for a short smoke run (writes reports/bench/raw/quick/)"
+	@echo "               BASE=REF (e.g. BASE=main~3) also runs this tree against REF's build, paired"
+	@echo "  make output-diff BASE=REF   outputs of this tree against REF's on a fixed set of runs"
 	@echo "  make clean   swift package clean + remove reports/bench/raw/"
 	@echo "Variables: SWIFT_FLAGS='$(SWIFT_FLAGS)' BENCH_ARGS='$(BENCH_ARGS)'"
 
@@ -55,6 +61,12 @@ bench: deps
 	$(PYTHON) scripts/bench-uploads.py --wirelens "$$($(SWIFT) build -c release $(RELEASE_FLAGS) $(SWIFT_FLAGS) --show-bin-path)/wirelens" $(BENCH_ARGS)
 	$(PYTHON) scripts/bench-memory.py --wirelens "$$($(SWIFT) build -c release $(RELEASE_FLAGS) $(SWIFT_FLAGS) --show-bin-path)/wirelens" $(BENCH_ARGS)
 	$(PYTHON) scripts/bench-capture.py --wirelens "$$($(SWIFT) build -c release $(RELEASE_FLAGS) $(SWIFT_FLAGS) --show-bin-path)/wirelens" $(BENCH_ARGS)
+	if [ -n "$(BASE)" ]; then $(PYTHON) scripts/bench-baseline.py --base "$$(bash scripts/build-baseline.sh $(BASE))" --new "$(BIN_RELEASE)" $(BENCH_ARGS); fi
+
+output-diff: deps
+	@[ -n "$(BASE)" ] || { echo "make output-diff: name the ref to compare with, e.g. BASE=main~3" >&2; exit 2; }
+	$(SWIFT) build -c release --product wirelens $(RELEASE_FLAGS) $(SWIFT_FLAGS)
+	$(PYTHON) scripts/output-diff.py --base "$$(bash scripts/build-baseline.sh $(BASE))" --new "$(BIN_RELEASE)"
 
 clean:
 	$(SWIFT) package $(SWIFT_FLAGS) clean

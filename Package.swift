@@ -7,6 +7,7 @@ let package = Package(
         .executable(name: "wirelens", targets: ["wirelens"]),
         .library(name: "WirelensCore", targets: ["WirelensCore"]),
         .library(name: "WirelensProbe", targets: ["WirelensProbe"]),
+        .library(name: "WirelensCompare", targets: ["WirelensCompare"]),
         .library(name: "WirelensReport", targets: ["WirelensReport"]),
         .library(name: "WirelensTarget", targets: ["WirelensTarget"]),
         .library(name: "WirelensCapture", targets: ["WirelensCapture"]),
@@ -47,6 +48,12 @@ let package = Package(
         .target(name: "WirelensCore"),
         // The JSON the target server answers and the uploader reads: Codable wire types, one definition of each.
         .target(name: "WirelensWire"),
+        // `wirelens compare`'s pure parts: workloads, limits, modes, the interleaved schedule, results, the recommendation.
+        .target(name: "WirelensCompare", dependencies: ["WirelensCore"]),
+        // The thread primitives of the pipelines (read-ahead, write-behind): checked Sendable, values handed over.
+        .target(name: "WirelensConcurrency"),
+        // What a capture analysis produces (CaptureReport and its values, their JSON): rendered without the reader.
+        .target(name: "WirelensCaptureModel", dependencies: ["WirelensCore"]),
         // SHA-256 of bytes and files through libcrypto, for the target server and the uploader.
         .target(name: "WirelensDigest", dependencies: ["COpenSSL"]),
         // On-disk state through SQLite (GRDB): the resumable upload journal, check history.
@@ -55,10 +62,8 @@ let package = Package(
             dependencies: ["WirelensCore", "WirelensDigest", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .target(
-            name: "WirelensCapture", dependencies: ["WirelensCore", "CPcap", "CNghttp2"],
-            // Every packet updates class-held connection state (sequence spaces, counters, parsers): run-time
-            // exclusivity checks cost about an eighth of the analysis (bench-capture). Compile-time checks still apply.
-            swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])]
+            name: "WirelensCapture",
+            dependencies: ["WirelensCore", "WirelensCaptureModel", "WirelensConcurrency", "CPcap", "CNghttp2"]
         ),
         .target(
             name: "WirelensTarget",
@@ -70,14 +75,11 @@ let package = Package(
                 .product(name: "MultipartKit", package: "multipart-kit"),
             ]
         ),
+        // The libcurl layer: the only module that imports libcurl's C API (handles, callbacks, the loop thread).
+        .target(name: "WirelensCurl", dependencies: ["WirelensCore", "CCurl", "CCurlShim"]),
+        .target(name: "WirelensProbe", dependencies: ["WirelensCore", "WirelensConcurrency", "WirelensDigest", "WirelensCurl"]),
         .target(
-            name: "WirelensProbe", dependencies: ["WirelensCore", "WirelensDigest", "CCurl", "CCurlShim"],
-            // libcurl's callbacks write into class-held transfer state many times per request; run-time
-            // exclusivity checks on each access showed in the GET benchmark's profile. Compile-time checks still apply.
-            swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])]
-        ),
-        .target(
-            name: "WirelensReport", dependencies: ["WirelensCore", "WirelensCapture"],
+            name: "WirelensReport", dependencies: ["WirelensCore", "WirelensCompare", "WirelensCaptureModel"],
             // The streaming JSON writer appends to a class-held buffer per value; run-time exclusivity checks on
             // each append cost more than the writing (see reports/bench). Compile-time checks still apply.
             swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])]
@@ -99,16 +101,22 @@ let package = Package(
         .executableTarget(
             name: "wirelens",
             dependencies: [
-                "WirelensCore", "WirelensProbe", "WirelensReport", "WirelensTarget", "WirelensStore",
-                "WirelensCapture", "WirelensDigest", "WirelensCheck", "WirelensUpload",
+                "WirelensCore", "WirelensCompare", "WirelensProbe", "WirelensCurl", "WirelensReport", "WirelensTarget",
+                "WirelensStore", "WirelensCapture", "WirelensConcurrency", "WirelensDigest", "WirelensCheck",
+                "WirelensUpload",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .target(name: "WirelensTestSupport", dependencies: ["WirelensCore"], path: "Tests/WirelensTestSupport"),
-        .testTarget(name: "WirelensCoreTests", dependencies: ["WirelensCore", "WirelensTestSupport"]),
-        .testTarget(name: "WirelensReportTests", dependencies: ["WirelensCore", "WirelensReport", "WirelensTestSupport"]),
-        .testTarget(name: "WirelensProbeTests", dependencies: ["WirelensCore", "WirelensProbe", "WirelensDigest", "WirelensTestSupport"]),
-        .testTarget(name: "WirelensCLITests", dependencies: ["WirelensCore", "WirelensTestSupport"]),
+        // Core's value types and pure logic, and compare's (their tests share Core's fixtures).
+        .testTarget(name: "WirelensCoreTests", dependencies: ["WirelensCore", "WirelensCompare", "WirelensTestSupport"]),
+        .testTarget(
+            name: "WirelensReportTests", dependencies: ["WirelensCore", "WirelensCompare", "WirelensReport", "WirelensTestSupport"]
+        ),
+        .testTarget(name: "WirelensConcurrencyTests", dependencies: ["WirelensConcurrency"]),
+        .testTarget(name: "WirelensCurlTests", dependencies: ["WirelensCore", "WirelensCurl", "CCurl", "WirelensTestSupport"]),
+        .testTarget(name: "WirelensProbeTests", dependencies: ["WirelensCore", "WirelensProbe", "WirelensCurl", "WirelensDigest", "WirelensTestSupport"]),
+        .testTarget(name: "WirelensCLITests", dependencies: ["WirelensCore", "WirelensCompare", "WirelensTestSupport", "wirelens"]),
         .testTarget(
             name: "WirelensTargetTests",
             dependencies: ["WirelensCore", "WirelensTarget", "WirelensWire", "WirelensDigest", "WirelensProbe", "WirelensTestSupport"]

@@ -1,5 +1,7 @@
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
+#include <unistd.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
 #include <linux/sockios.h>
@@ -77,3 +79,7 @@ int wl_socket_local_port(int fd) {
     if (address.ss_family == AF_INET6) return ntohs(((struct sockaddr_in6 *)&address)->sin6_port);
     return -1;
 }
+
+int wl_wake_create(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
+void wl_wake_signal(int fd) { eventfd_write(fd, 1); }
+void wl_wake_drain(int fd) { eventfd_t value; (void)eventfd_read(fd, &value); }

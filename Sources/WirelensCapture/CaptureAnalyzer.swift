@@ -1,3 +1,4 @@
+import WirelensCaptureModel
 import WirelensCore
 
 /// Reads a capture file and builds its report: decoding, connection tracking and HTTP exchanges in one pass.

@@ -1,3 +1,5 @@
+import WirelensCaptureModel
+
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,5 +1,11 @@
+import WirelensCaptureModel
+
 /// A connection while packets still arrive: sequence tracking both ways, counters, and its HTTP conversation.
-final class ConnectionState {
+///
+/// A value: the tracker keeps it in its table and mutates it in place, one access per packet, so the state a
+/// packet touches (the record, both halves, the parsers) is reached without reference counting or run-time
+/// exclusivity checks.
+struct ConnectionState {
     private(set) var record: TCPConnection
     private var client = HalfConnection()
     private var server = HalfConnection()
@@ -11,8 +17,8 @@ final class ConnectionState {
     /// Payload segments looked at for the roles (the looking stops after `maxRoleChecks`).
     private var roleChecks = 0
     /// The server the connection was first taken to have, when the payload showed the roles the other way round
-    /// (for the tracker's per-server figures; it clears it once moved).
-    var swappedFrom: Endpoint?
+    /// (handed to the tracker by `track`, for its per-server figures).
+    private var swappedFrom: Endpoint?
 
     /// Payload segments of a connection without handshake looked at before its guessed roles are kept.
     static let maxRoleChecks = 64
@@ -39,6 +45,32 @@ final class ConnectionState {
     /// True once both sides sent a FIN, or one sent a reset.
     var isClosed: Bool { reset || (client.finSent && server.finSent) }
 
+    /// What one segment changed that the tracker must know.
+    struct Step {
+        /// The segment is a SYN opening a new connection on the 4-tuple: it was not taken into this one.
+        var startsNew = false
+        /// The connection closed with this segment.
+        var closed = false
+        /// The server the connection was taken to have until this segment showed the roles the other way round
+        /// (for the tracker's per-server figures).
+        var movedFrom: Endpoint?
+    }
+
+    /// Takes one segment of this 4-tuple, captured at `time` (µs), unless it opens a new connection.
+    mutating func track(_ segment: TCPSegment, time: Int64) -> Step {
+        var step = Step()
+        if isNewConnection(segment) {
+            step.startsNew = true
+            return step
+        }
+        let wasClosed = isClosed
+        handle(segment, time: time)
+        step.movedFrom = swappedFrom
+        swappedFrom = nil
+        step.closed = !wasClosed && isClosed
+        return step
+    }
+
     /// True when `segment` is a SYN that opens a new connection on this 4-tuple rather than repeating this one's.
     func isNewConnection(_ segment: TCPSegment) -> Bool {
         guard segment.flags.contains(.syn), !segment.flags.contains(.ack) else { return false }
@@ -46,16 +78,37 @@ final class ConnectionState {
         return true
     }
 
+    /// Takes the connection's first segment: a swap of roles it shows needs no move (nothing counted the
+    /// connection yet).
+    mutating func begin(_ segment: TCPSegment, time: Int64) {
+        handle(segment, time: time)
+        swappedFrom = nil
+    }
+
     /// Accounts for one segment of this connection, captured at `time` (µs).
-    func handle(_ segment: TCPSegment, time: Int64) {
+    private mutating func handle(_ segment: TCPSegment, time: Int64) {
         if !rolesSettled, segment.payloadLength > 0 { settleRoles(segment) }
         let fromClient = segment.source == record.client
-        let sender = fromClient ? client : server
-        let receiver = fromClient ? server : client
-        let flags = segment.flags
         noteTime(time)
-        sender.stats.packets += 1
+        // The sender's and the receiver's halves, the record and the conversation: four stored properties changed
+        // in place, side by side (no copy of a half, no accessor).
+        let resetNow: Bool
+        if fromClient {
+            resetNow = Self.take(segment, time: time, fromClient: true, sender: &client, receiver: &server,
+                                 record: &record, http: &http, reset: reset)
+        } else {
+            resetNow = Self.take(segment, time: time, fromClient: false, sender: &server, receiver: &client,
+                                 record: &record, http: &http, reset: reset)
+        }
+        if resetNow { reset = true }
+    }
 
+    /// One segment from the side `fromClient` says, `sender` being that side's half; true when it is a reset.
+    private static func take(_ segment: TCPSegment, time: Int64, fromClient: Bool, sender: inout HalfConnection,
+                             receiver: inout HalfConnection, record: inout TCPConnection,
+                             http: inout HTTPConversation, reset: Bool) -> Bool {
+        let flags = segment.flags
+        sender.stats.packets += 1
         if flags.contains(.syn) {
             if sender.synSeen {
                 if segment.sequence == sender.space.isn { sender.stats.retransmissions += 1 }
@@ -75,16 +128,15 @@ final class ConnectionState {
             sender.space.start(isn: segment.sequence &- 1)
         }
         if fromClient, !flags.contains(.syn), flags.contains(.ack), record.handshakeAckAt == nil,
-           record.synAckAt != nil, segment.acknowledgement == server.space.isn &+ 1 {
+           record.synAckAt != nil, segment.acknowledgement == receiver.space.isn &+ 1 {
             record.handshakeAckAt = time
         }
 
         if flags.contains(.rst) {
             sender.stats.resets += 1
-            noteClose(fromClient: fromClient, time: time)
+            noteClose(fromClient: fromClient, time: time, in: &record)
             if !reset { http.reset(time: time) }
-            reset = true
-            return
+            return true
         }
 
         let start = flags.contains(.syn) ? 0 : sender.space.offset(of: segment.sequence)
@@ -92,11 +144,12 @@ final class ConnectionState {
         if length > 0 {
             sender.stats.wireBytes += length
             sender.stats.truncatedBytes += Int64(segment.missingPayload)
-            if let shift = windowShift(receiver), let acked = receiver.ackOffset,
+            if let shift = windowShift(of: receiver, peer: sender), let acked = receiver.ackOffset,
                start + length >= acked + (Int64(receiver.window) << shift) {
                 sender.stats.windowFull += 1
             }
-            data(segment.payload, start: start, end: start + length, from: sender, fromClient: fromClient, time: time)
+            data(segment.payload, start: start, end: start + length, from: &sender, fromClient: fromClient,
+                 http: &http, time: time)
         } else if !flags.contains(.syn), !flags.contains(.fin), sender.space.next > 0,
                   start == sender.space.next - 1 {
             sender.stats.keepAlives += 1
@@ -108,24 +161,26 @@ final class ConnectionState {
             } else {
                 sender.finSent = true
                 sender.space.noteFIN(at: finOffset)
-                noteClose(fromClient: fromClient, time: time)
-                deliverCloseIfReached(sender, fromClient: fromClient, time: time)
+                noteClose(fromClient: fromClient, time: time, in: &record)
+                deliverCloseIfReached(&sender, fromClient: fromClient, http: &http, time: time)
             }
         }
 
-        guard flags.contains(.ack), !flags.contains(.syn) else { return }
+        guard flags.contains(.ack), !flags.contains(.syn) else { return false }
         sender.window = segment.window
         if segment.window == 0, !flags.contains(.fin) { sender.stats.zeroWindow += 1 }
-        guard receiver.space.known else { return }
+        guard receiver.space.known else { return false }
         let acked = receiver.space.offset(of: segment.acknowledgement)
         sender.ackOffset = acked
-        skipAcknowledgedHoles(receiver, upTo: acked, fromClient: !fromClient, time: time)
+        skipAcknowledgedHoles(&receiver, upTo: acked, fromClient: !fromClient, http: &http, time: time)
+        return false
     }
 
     /// The connection as a finished record, with what is left in the sequence spaces accounted for.
     func finish() -> TCPConnection {
         var result = record
-        for (half, isClient) in [(client, true), (server, false)] {
+        for (constant, isClient) in [(client, true), (server, false)] {
+            var half = constant
             // Holes still open at the end were never captured.
             var position = half.space.next
             for held in half.space.pending {
@@ -135,7 +190,6 @@ final class ConnectionState {
                 }
                 position = max(position, held.end)
             }
-            half.space.release()
             half.stats.bytes = max(half.space.highest, half.space.next)
             if isClient { result.clientToServer = half.stats } else { result.serverToClient = half.stats }
         }
@@ -152,7 +206,7 @@ final class ConnectionState {
         }
         if !result.handshakeSeen {
             result.notes.append("began before the capture: no handshake, sequence numbers relative to the first packet")
-        } else if windowShift(client) == nil {
+        } else if Self.windowShift(of: client, peer: server) == nil {
             result.notes.append("the handshake's window scaling was not fully captured: window-full events not counted")
         }
         let truncated = result.clientToServer.truncatedBytes + result.serverToClient.truncatedBytes
@@ -170,7 +224,7 @@ final class ConnectionState {
     /// Looks at the first line of a payload segment of a connection without handshake: a status line comes from
     /// the server, a request line from the client, whatever their ports. The roles are kept once a side's first
     /// line tells, once exchanges were read, or after `maxRoleChecks` segments.
-    private func settleRoles(_ segment: TCPSegment) {
+    private mutating func settleRoles(_ segment: TCPSegment) {
         roleChecks += 1
         guard roleChecks <= Self.maxRoleChecks, http.allExchanges.isEmpty else {
             rolesSettled = true
@@ -187,14 +241,14 @@ final class ConnectionState {
     }
 
     /// Records the first FIN or RST: who closed first, and when.
-    private func noteClose(fromClient: Bool, time: Int64) {
+    private static func noteClose(fromClient: Bool, time: Int64, in record: inout TCPConnection) {
         guard record.closedBy == nil else { return }
         record.closedBy = fromClient ? .client : .server
         record.closeStartedAt = time
     }
 
     /// Advances the connection's last-packet time, noting silences and idle gaps.
-    private func noteTime(_ time: Int64) {
+    private mutating func noteTime(_ time: Int64) {
         let silence = time - record.lastPacketAt
         if silence > record.longestSilence { record.longestSilence = silence }
         if silence >= TCPConnection.idleThreshold {
@@ -206,17 +260,18 @@ final class ConnectionState {
         if time > record.lastPacketAt { record.lastPacketAt = time }
     }
 
-    /// The shift that applies to a side's advertised windows: its scale option when both SYNs carried one, 0
-    /// when either did not, nil when the handshake was not captured.
-    private func windowShift(_ half: HalfConnection) -> Int64? {
-        guard client.synSeen, server.synSeen else { return nil }
-        guard let clientScale = client.scale, let serverScale = server.scale else { return 0 }
-        return Int64(half === client ? clientScale : serverScale)
+    /// The shift that applies to `half`'s advertised windows: its scale option when both SYNs (its and its
+    /// `peer`'s) carried one, 0 when either did not, nil when the handshake was not captured.
+    private static func windowShift(of half: HalfConnection, peer: HalfConnection) -> Int64? {
+        guard half.synSeen, peer.synSeen else { return nil }
+        guard let scale = half.scale, peer.scale != nil else { return 0 }
+        return Int64(scale)
     }
 
     /// Classifies a data segment and hands what is new and in order to the HTTP parser.
-    private func data(_ payload: UnsafeRawBufferPointer, start: Int64, end: Int64, from sender: HalfConnection,
-                      fromClient: Bool, time: Int64) {
+    private static func data(_ payload: UnsafeRawBufferPointer, start: Int64, end: Int64,
+                             from sender: inout HalfConnection, fromClient: Bool, http: inout HTTPConversation,
+                             time: Int64) {
         let next = sender.space.next
         if end <= next {
             if end - start == 1 && start == next - 1 {
@@ -229,14 +284,14 @@ final class ConnectionState {
                 sender.stats.retransmissions += 1
             } else if start < sender.space.highest {
                 // New data below data already seen: it fills a hole, late (reordered) or sent again.
-                if time - sender.space.highestAt < Self.reorderWindow {
+                if time - sender.space.highestAt < reorderWindow {
                     sender.stats.outOfOrder += 1
                 } else {
                     sender.stats.retransmissions += 1
                 }
             }
             if start <= next {
-                deliver(payload, start: start, end: end, to: sender, fromClient: fromClient, time: time)
+                deliver(payload, start: start, end: end, to: &sender, fromClient: fromClient, http: &http, time: time)
             } else {
                 sender.space.hold(start: start, end: end, payload: payload,
                                   keepBytes: http.wantsBytes(fromClient: fromClient), time: time)
@@ -246,8 +301,9 @@ final class ConnectionState {
     }
 
     /// Delivers `start..<end` (which reaches past the in-order point) and whatever held data it makes in order.
-    private func deliver(_ payload: UnsafeRawBufferPointer, start: Int64, end: Int64, to half: HalfConnection,
-                         fromClient: Bool, time: Int64) {
+    private static func deliver(_ payload: UnsafeRawBufferPointer, start: Int64, end: Int64,
+                                to half: inout HalfConnection, fromClient: Bool, http: inout HTTPConversation,
+                                time: Int64) {
         let skip = Int(half.space.next - start)
         let count = end - half.space.next
         let captured = max(0, min(Int64(payload.count - skip), count))
@@ -262,21 +318,24 @@ final class ConnectionState {
         while let held = half.space.popReady() {
             guard held.end > half.space.next else { continue }
             held.bytes.withUnsafeBytes { bytes in
-                deliver(bytes, start: held.start, end: held.end, to: half, fromClient: fromClient, time: held.time)
+                deliver(bytes, start: held.start, end: held.end, to: &half, fromClient: fromClient, http: &http,
+                        time: held.time)
             }
         }
-        deliverCloseIfReached(half, fromClient: fromClient, time: time)
+        deliverCloseIfReached(&half, fromClient: fromClient, http: &http, time: time)
     }
 
     /// Tells the HTTP parser the side closed once its stream is in order up to the FIN.
-    private func deliverCloseIfReached(_ half: HalfConnection, fromClient: Bool, time: Int64) {
+    private static func deliverCloseIfReached(_ half: inout HalfConnection, fromClient: Bool,
+                                              http: inout HTTPConversation, time: Int64) {
         guard !half.closeDelivered, let fin = half.space.fin, half.space.next >= fin else { return }
         half.closeDelivered = true
         http.closed(fromClient: fromClient, time: time)
     }
 
     /// Data the peer acknowledged but the capture never held: counted as capture gaps and skipped over.
-    private func skipAcknowledgedHoles(_ half: HalfConnection, upTo acked: Int64, fromClient: Bool, time: Int64) {
+    private static func skipAcknowledgedHoles(_ half: inout HalfConnection, upTo acked: Int64, fromClient: Bool,
+                                              http: inout HTTPConversation, time: Int64) {
         var limit = acked
         if let fin = half.space.fin, limit > fin { limit = fin }
         // A wildly distant acknowledgement means a misread (or a guessed ISN): ignore it.
@@ -289,7 +348,8 @@ final class ConnectionState {
             half.stats.captureGapBytes += missing
             _ = half.space.noteEnd(holeEnd, time: time)
             let empty = UnsafeRawBufferPointer(start: nil, count: 0)
-            deliver(empty, start: half.space.next, end: holeEnd, to: half, fromClient: fromClient, time: time)
+            deliver(empty, start: half.space.next, end: holeEnd, to: &half, fromClient: fromClient, http: &http,
+                    time: time)
         }
     }
 }

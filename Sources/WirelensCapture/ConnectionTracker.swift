@@ -1,3 +1,5 @@
+import WirelensCaptureModel
+
 /// The table of connections in progress, keyed by 4-tuple; a new SYN on a 4-tuple starts a new connection.
 ///
 /// Memory follows the open connections: a closed one is finished once quiet for `closedQuiet` (its record
@@ -15,10 +17,11 @@ struct ConnectionTracker {
         var serial: Int
     }
 
+    /// The connections in progress, as values changed in place (one access per packet).
     private var open: [FlowKey: ConnectionState] = [:]
-    /// Closed connections in the table (waiting out `closedQuiet`), in the order they closed; entries of those
-    /// since finished are stale and skipped.
-    private var closing = FIFOQueue<(key: FlowKey, state: ConnectionState)>()
+    /// Closed connections in the table (waiting out `closedQuiet`), by 4-tuple and connection index, in the order
+    /// they closed; entries of those since finished are stale and skipped.
+    private var closing = FIFOQueue<(key: FlowKey, index: Int)>()
     private var tombstones: [FlowKey: Tombstone] = [:]
     /// Tombstones in the order they were laid (with that time), for expiry; an entry whose tombstone was replaced
     /// (a new connection on its 4-tuple, or laid again) is stale and skipped.
@@ -77,18 +80,14 @@ struct ConnectionTracker {
     /// Accounts for one segment captured at `time` (µs since the epoch).
     mutating func handle(_ segment: TCPSegment, time: Int64) {
         let key = FlowKey(segment.source, segment.destination)
-        if let state = open[key] {
-            if state.isNewConnection(segment) {
-                finish(state)
+        if let slot = open.index(forKey: key) {
+            let step = open.values[slot].track(segment, time: time)
+            if step.startsNew {
+                finish(open.values[slot])
                 open[key] = start(segment, time: time, key: key)
             } else {
-                let wasClosed = state.isClosed
-                state.handle(segment, time: time)
-                if let old = state.swappedFrom {
-                    summary.moved(state.record, from: old)
-                    state.swappedFrom = nil
-                }
-                if !wasClosed && state.isClosed { noteClosed(key, state, now: time) }
+                if let old = step.movedFrom { summary.moved(open.values[slot].record, from: old) }
+                if step.closed { noteClosed(key, index: open.values[slot].record.index, now: time) }
             }
         } else if let tombstone = tombstones[key], Self.isLate(segment, after: tombstone, time: time) {
             tombstones[key]?.lastPacketAt = time
@@ -135,17 +134,23 @@ struct ConnectionTracker {
 
     /// `state` (at `key`) just closed: it waits out `closedQuiet` unless `maxClosing` others already wait, in
     /// which case the one that closed first is finished now.
-    private mutating func noteClosed(_ key: FlowKey, _ state: ConnectionState, now: Int64) {
-        closing.append((key, state))
+    private mutating func noteClosed(_ key: FlowKey, index: Int, now: Int64) {
+        closing.append((key, index))
         while closing.count > maxClosing, let oldest = closing.removeFirst() {
-            if open[oldest.key] === oldest.state { retire(oldest.key, oldest.state, now: now) }
+            if Self.holds(open, oldest) { retire(oldest.key, now: now) }
         }
     }
 
-    /// Finishes the closed connection `state` and lays a tombstone at its 4-tuple `key` in its place.
-    private mutating func retire(_ key: FlowKey, _ state: ConnectionState, now: Int64) {
+    /// True when the connection `entry` names is still the one in the table `open` at its 4-tuple.
+    private static func holds(_ open: [FlowKey: ConnectionState], _ entry: (key: FlowKey, index: Int)) -> Bool {
+        guard let slot = open.index(forKey: entry.key) else { return false }
+        return open.values[slot].record.index == entry.index
+    }
+
+    /// Finishes the closed connection at the 4-tuple `key` and lays a tombstone in its place.
+    private mutating func retire(_ key: FlowKey, now: Int64) {
+        guard let state = open.removeValue(forKey: key) else { return }
         finish(state)
-        open[key] = nil
         nextSerial += 1
         tombstones[key] = Tombstone(client: state.record.client, clientISN: state.record.clientISN,
                                     lastPacketAt: state.record.lastPacketAt, serial: nextSerial)
@@ -165,21 +170,21 @@ struct ConnectionTracker {
     private mutating func sweep(now: Int64) {
         packetsSinceSweep = 0
         lastSweepAt = now
-        var done: [(key: FlowKey, state: ConnectionState)] = []
+        var done: [(key: FlowKey, index: Int)] = []
         var watermark = now
         for (key, state) in open {
             if state.isClosed && now - state.record.lastPacketAt > Self.closedQuiet {
-                done.append((key, state))
+                done.append((key, state.record.index))
             } else {
                 // An open connection stops being in use at its first FIN or RST, or its last packet: not before
                 // what it has now.
                 watermark = min(watermark, state.record.closeStartedAt ?? state.record.lastPacketAt)
             }
         }
-        for (key, state) in done.sorted(by: { $0.state.record.index < $1.state.record.index }) {
-            retire(key, state, now: now)
+        for (key, _) in done.sorted(by: { $0.index < $1.index }) {
+            retire(key, now: now)
         }
-        if !done.isEmpty { closing.retain { open[$0.key] === $0.state } }
+        if !done.isEmpty { closing.retain { [open] in Self.holds(open, $0) } }
         expireTombstones(now: now)
         summary.fold(before: watermark - Self.clockSlack)
     }
@@ -220,13 +225,12 @@ struct ConnectionTracker {
         } else {
             clientIsSource = segment.destination.port <= segment.source.port
         }
-        let state = ConnectionState(index: nextIndex, first: segment, time: time, clientIsSource: clientIsSource,
+        var state = ConnectionState(index: nextIndex, first: segment, time: time, clientIsSource: clientIsSource,
                                     targets: targets)
         nextIndex += 1
-        state.handle(segment, time: time)
-        state.swappedFrom = nil  // the summary has not counted it yet
+        state.begin(segment, time: time)
         summary.opened(state.record)
-        if state.isClosed { noteClosed(key, state, now: time) }
+        if state.isClosed { noteClosed(key, index: state.record.index, now: time) }
         return state
     }
 }

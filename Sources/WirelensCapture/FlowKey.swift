@@ -1,3 +1,5 @@
+import WirelensCaptureModel
+
 /// The 4-tuple of a TCP flow with its two ends in a fixed order, so both directions find the same entry.
 struct FlowKey: Hashable {
     var lower: Endpoint

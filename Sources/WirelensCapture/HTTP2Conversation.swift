@@ -1,3 +1,5 @@
+import WirelensCaptureModel
+
 /// An HTTP/2 connection in clear text (prior knowledge): frames each way, one exchange per stream with its
 /// method, path and status from the decoded headers.
 struct HTTP2Conversation {

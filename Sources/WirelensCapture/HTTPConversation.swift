@@ -1,3 +1,4 @@
+import WirelensCaptureModel
 import WirelensCore
 
 /// The HTTP/1.x exchanges of one TCP connection, built from its two in-order byte streams (or, when the
@@ -5,27 +6,19 @@ import WirelensCore
 ///
 /// Requests and responses pair in order: the n-th final response answers the n-th request, so several
 /// requests in one segment are several exchanges, each with its own response.
-struct HTTPConversation: HTTPMessageSink {
+struct HTTPConversation {
     /// What the connection carries, as far as its first bytes tell.
     enum Detected: String {
         case http1 = "http/1.x", h2c, tls, other
     }
 
-    /// The two directions' parsers, held by reference so that one can run while its events update the
-    /// conversation in place (the handling of one side's events touches only the other side's parser).
-    private let parsers = HTTPParserPair()
-    private(set) var exchanges: [HTTPExchange] = []
-    /// Exchanges whose final response has ended.
-    private var responsesDone = 0
-    /// Start of the response message being read (it may turn out to be an interim 1xx).
-    private var responseMessageStart: Int64?
-    private(set) var detected: Detected?
-    /// What stopped the parsing, for the report.
-    private(set) var notes: [String] = []
-    /// Which side's parser is handing over events (`withParser`).
-    private var eventsFromClient = true
+    /// The two directions' parsers; their events go to `http1` (`withParser`).
+    private var requests = HTTPMessageParser(role: .request)
+    private var responses = HTTPMessageParser(role: .response)
+    /// The exchanges the parsers' events build.
+    private var http1: HTTP1Exchanges
     /// Masks secrets in request targets; shared by the connections of a capture.
-    private let targets: TargetRedactor
+    private var targets: TargetRedactor { http1.targets }
     /// The record-layer reading when the connection carries TLS.
     private(set) var tls: TLSConversation?
 
@@ -36,19 +29,26 @@ struct HTTPConversation: HTTPMessageSink {
     /// the server's bytes may come first.
     private var midStream = false
 
+    /// The HTTP/1.x exchanges read.
+    var exchanges: [HTTPExchange] { http1.exchanges }
+    /// What the connection carries, as far as its first bytes tell.
+    var detected: Detected? { http1.detected }
+    /// What stopped the HTTP/1.x parsing, for the report.
+    var notes: [String] { http1.notes }
+
     /// The exchanges read or inferred.
     var allExchanges: [HTTPExchange] { tls?.exchanges ?? http2?.exchanges ?? exchanges }
     /// Notes of the HTTP, HTTP/2 and TLS readings.
     var allNotes: [String] {
         var seeking: [String] = []
         if midStream, !mayHoldFrames {
-            for (side, skipped) in [("client", parsers.requests.unresolvedSkippedBytes),
-                                    ("server", parsers.responses.unresolvedSkippedBytes)] where skipped > 0 {
+            for (side, skipped) in [("client", requests.unresolvedSkippedBytes),
+                                    ("server", responses.unresolvedSkippedBytes)] where skipped > 0 {
                 seeking.append("the capture began inside the \(side)'s stream: none of its \(skipped) bytes began an "
                     + "HTTP/1.x message")
             }
         }
-        return notes + seeking + (tls?.notes ?? []) + (http2?.notes ?? [])
+        return http1.notes + seeking + (tls?.notes ?? []) + (http2?.notes ?? [])
     }
 
     /// True when the connection was detected as TLS or h2c: only then can `tls` or `http2` be set, and only then
@@ -58,19 +58,19 @@ struct HTTPConversation: HTTPMessageSink {
     /// A conversation whose request targets go through `targets` (one per capture, so that the query names it
     /// has found harmless serve every connection).
     init(targets: TargetRedactor = TargetRedactor()) {
-        self.targets = targets
+        http1 = HTTP1Exchanges(targets: targets)
     }
 
     /// True while bytes from that side are still parsed (so that reordered segments are worth keeping).
     ///
-    /// Mutating only so that the connection, which holds its conversation in a class, asks it in place: a
-    /// non-mutating call there copied the whole conversation (and released the copy) on every segment.
+    /// Mutating so that the connection asks its conversation in place: a non-mutating call copied the whole
+    /// conversation (and released the copy) on every segment.
     mutating func wantsBytes(fromClient: Bool) -> Bool {
         if mayHoldFrames {
             if let wanted = tls?.wantsBytes(fromClient: fromClient) { return wanted }
             if let wanted = http2?.wantsBytes(fromClient: fromClient) { return wanted }
         }
-        return fromClient ? parsers.requests.isActive : parsers.responses.isActive
+        return fromClient ? requests.isActive : responses.isActive
     }
 
     /// Bytes in order from one side, arrived at `time` (µs).
@@ -93,7 +93,7 @@ struct HTTPConversation: HTTPMessageSink {
         if !fromClient, detected == .h2c, http2 == nil,
            let upgrade = exchanges.last(where: { $0.statusCode == 101 }) {
             http2 = HTTP2Conversation(upgrading: upgrade, targets: targets)
-            if let offset = parsers.responses.switchedAt, offset < bytes.count {
+            if let offset = responses.switchedAt, offset < bytes.count {
                 http2?.receive(UnsafeRawBufferPointer(rebasing: bytes[offset...]), fromClient: false, time: time)
             }
         }
@@ -117,15 +117,15 @@ struct HTTPConversation: HTTPMessageSink {
     /// Reads both sides from their next message start: the capture began after the connection's first bytes.
     mutating func beginMidStream() {
         midStream = true
-        parsers.requests.beginMidStream()
-        parsers.responses.beginMidStream()
+        requests.beginMidStream()
+        responses.beginMidStream()
     }
 
     /// The client and server are the other way round from what the bytes so far were read as (the capture began
     /// mid-stream and the payload told): what each side's parser passed over while seeking goes to the other.
     mutating func swapRoles() {
-        guard parsers.requests.isSeeking, parsers.responses.isSeeking else { return }
-        parsers.requests.exchangeSeekProgress(with: &parsers.responses)
+        guard requests.isSeeking, responses.isSeeking else { return }
+        requests.exchangeSeekProgress(with: &responses)
     }
 
     /// One side sent its FIN: a message of that side under way is cut short (a body delimited by the close ends),
@@ -145,124 +145,47 @@ struct HTTPConversation: HTTPMessageSink {
 
     /// Marks the HTTP/1.x exchanges without a final response cut short.
     private mutating func cutUnanswered() {
-        guard !mayHoldFrames, responsesDone < exchanges.count else { return }
-        for i in responsesDone..<exchanges.count { exchanges[i].cutShort = true }
+        guard !mayHoldFrames else { return }
+        http1.cutUnanswered()
     }
 
-    /// Runs `body` with one side's parser and this conversation as the sink of its events.
+    /// Runs `body` with one side's parser and the exchanges as the sink of its events, then does what the events
+    /// asked of the other side's parser.
     private mutating func withParser(fromClient: Bool,
-                                     _ body: (inout HTTPMessageParser, inout HTTPConversation) -> Void) {
-        eventsFromClient = fromClient
-        let parsers = self.parsers
-        if fromClient { body(&parsers.requests, &self) } else { body(&parsers.responses, &self) }
+                                     _ body: (inout HTTPMessageParser, inout HTTP1Exchanges) -> Void) {
+        http1.fromClient = fromClient
+        if fromClient { body(&requests, &http1) } else { body(&responses, &http1) }
+        if !http1.methodsAwaited.isEmpty {
+            for method in http1.methodsAwaited { responses.expectResponse(to: method) }
+            http1.methodsAwaited.removeAll(keepingCapacity: true)
+        }
+        if http1.stopsResponses {
+            responses.stop()
+            http1.stopsResponses = false
+        }
+        if http1.stopsRequests {
+            requests.stop()
+            http1.stopsRequests = false
+        }
     }
 
     /// Tells from the first payload bytes what the connection carries (TLS, h2c prior knowledge, HTTP/1.x).
     private mutating func detect(_ bytes: UnsafeRawBufferPointer, fromClient: Bool) {
         if bytes.count >= 2, bytes[0] == 0x16, bytes[1] == 0x03 {
-            detected = .tls
+            http1.detected = .tls
             tls = TLSConversation()
-            parsers.requests.stop()
-            parsers.responses.stop()
+            requests.stop()
+            responses.stop()
         } else if fromClient, bytes.starts(with: "PRI ".utf8) {
-            detected = .h2c
+            http1.detected = .h2c
             http2 = HTTP2Conversation(targets: targets)
-            parsers.requests.stop()
-            parsers.responses.stop()
+            requests.stop()
+            responses.stop()
         } else if !fromClient, !midStream {
-            detected = .other
-            notes.append("the server spoke first: not HTTP/1.x")
-            parsers.requests.stop()
-            parsers.responses.stop()
-        }
-    }
-
-    /// Applies one parser event to the exchanges.
-    mutating func handle(_ event: HTTPMessageParser.Event) {
-        if eventsFromClient { request(event) } else { response(event) }
-    }
-
-    /// A request-side event: a new exchange, its head, its end.
-    private mutating func request(_ event: HTTPMessageParser.Event) {
-        switch event {
-        case .start(let time):
-            var exchange = HTTPExchange(index: exchanges.count)
-            exchange.requestStartAt = time
-            let outstanding = exchanges.count - responsesDone
-            exchange.pipelined = outstanding > 0
-            exchange.pipelineDepth = outstanding + 1
-            exchanges.append(exchange)
-        case .head(let head, let headerBytes, _):
-            if detected == nil { detected = .http1 }
-            guard let last = exchanges.indices.last else { return }
-            exchanges[last].method = head.method
-            exchanges[last].target = head.target.map(targets.redact)
-            exchanges[last].httpVersion = head.version
-            exchanges[last].requestHeaderBytes = headerBytes
-            if let method = head.method { parsers.responses.expectResponse(to: method) }
-        case .end(let time, let bodyBytes):
-            guard let last = exchanges.indices.last else { return }
-            exchanges[last].requestEndAt = time
-            exchanges[last].requestBodyBytes = bodyBytes
-        case .http2Preface:
-            detected = .h2c
-            // The preface was counted as a request start: it is not an HTTP/1.x exchange.
-            if exchanges.last?.method == nil, exchanges.count > responsesDone { exchanges.removeLast() }
-            parsers.responses.stop()
-        case .interim:
-            break
-        case .lost(let reason):
-            if detected == nil { detected = .other }
-            notes.append("requests not parsed further: \(reason)")
-        case .cut(_, let bodyBytes):
-            guard let last = exchanges.indices.last else { return }
-            exchanges[last].requestBodyBytes = bodyBytes
-            exchanges[last].cutShort = true
-        case .resynced(let skipped):
-            notes.append("the capture began inside the client's stream: \(skipped) bytes skipped before its first request line")
-        }
-    }
-
-    /// A response-side event, paired with the oldest exchange still waiting for its final response.
-    private mutating func response(_ event: HTTPMessageParser.Event) {
-        switch event {
-        case .start(let time):
-            responseMessageStart = time
-            if responsesDone == exchanges.count {
-                // A response without a request in the capture.
-                exchanges.append(HTTPExchange(index: exchanges.count))
-            }
-        case .interim(let status, let time):
-            exchanges[responsesDone].interimStatuses.append(status)
-            if exchanges[responsesDone].interimAt == nil { exchanges[responsesDone].interimAt = time }
-            responseMessageStart = nil
-        case .head(let head, let headerBytes, _):
-            let i = responsesDone
-            if detected == nil { detected = .http1 }  // only mid-stream can a response come first
-            exchanges[i].responseStartAt = responseMessageStart
-            exchanges[i].statusCode = head.status
-            exchanges[i].responseHeaderBytes = headerBytes
-            if exchanges[i].httpVersion == nil { exchanges[i].httpVersion = head.version }
-            if head.status == 101 {
-                if head.upgrade?.lowercased().hasPrefix("h2c") == true { detected = .h2c }
-                parsers.requests.stop()
-            }
-        case .end(let time, let bodyBytes):
-            exchanges[responsesDone].responseEndAt = time
-            exchanges[responsesDone].responseBodyBytes = bodyBytes
-            responsesDone += 1
-            responseMessageStart = nil
-        case .http2Preface:
-            break
-        case .lost(let reason):
-            notes.append("responses not parsed further: \(reason)")
-        case .cut(_, let bodyBytes):
-            let i = responsesDone
-            if exchanges[i].responseStartAt == nil { exchanges[i].responseStartAt = responseMessageStart }
-            exchanges[i].responseBodyBytes = bodyBytes
-            exchanges[i].cutShort = true
-        case .resynced(let skipped):
-            notes.append("the capture began inside the server's stream: \(skipped) bytes skipped before its first status line")
+            http1.detected = .other
+            http1.notes.append("the server spoke first: not HTTP/1.x")
+            requests.stop()
+            responses.stop()
         }
     }
 }

@@ -1,5 +1,7 @@
+import WirelensCaptureModel
+
 /// One side of a connection being tracked: the data it sends and the window it advertises as a receiver.
-final class HalfConnection {
+struct HalfConnection {
     var space = TCPSequenceSpace()
     var stats = DirectionStats()
     var synSeen = false

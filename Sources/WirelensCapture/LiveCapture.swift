@@ -1,20 +1,52 @@
 import CPcap
 import Foundation
 import Synchronization
+import WirelensCaptureModel
+import WirelensConcurrency
 import WirelensCore
 
 /// A live libpcap capture on one interface, analysed as it arrives (and written to a pcap file if asked).
 ///
 /// Immediate mode and a large kernel buffer keep the kernel from dropping packets; the read loop runs on
-/// its own thread from `start` until `stop`, which drains what is buffered and returns the analysis.
-public final class LiveCapture: @unchecked Sendable {
-    /// The analysis so far, the file writer and the counters: touched only by the capture thread until `stop`.
-    private final class Sink {
-        var analysis: CaptureAnalyzer.Analysis
+/// its own thread from `start` until `stop`, which drains what is buffered and returns the analysis. The
+/// libpcap handle, the file writer and the analysis (a `Session`) belong to one thread at a time: the opening
+/// one, the capture thread from `start`, the stopping one once the capture thread handed them back.
+public final class LiveCapture: Sendable {
+    /// The handle, the file writer and the analysis so far.
+    private final class Session {
+        let handle: OpaquePointer
         let dumper: OpaquePointer?
-        init(linkType: LinkType, dumper: OpaquePointer?) {
+        var analysis: CaptureAnalyzer.Analysis
+
+        init(handle: OpaquePointer, linkType: LinkType, dumper: OpaquePointer?) {
+            self.handle = handle
             analysis = CaptureAnalyzer.Analysis(linkType: linkType)
             self.dumper = dumper
+        }
+
+        deinit {
+            if let dumper { pcap_dump_close(dumper) }
+            pcap_close(handle)
+        }
+
+        /// Reads packets until `stop` is requested. The handle is non-blocking and the loop waits for its
+        /// descriptor at most 100 ms at a time, so the request is seen within that (no other thread touches the
+        /// handle, so nothing breaks the loop from outside).
+        func run(until stop: StopRequest) {
+            let context = Unmanaged.passUnretained(self).toOpaque().assumingMemoryBound(to: UInt8.self)
+            var poller = pollfd(fd: pcap_get_selectable_fd(handle), events: Int16(POLLIN), revents: 0)
+            while !stop.isRequested {
+                _ = poll(&poller, 1, 100)
+                let rc = pcap_dispatch(handle, -1, { user, header, bytes in
+                    guard let user, let header, let bytes else { return }
+                    let session = Unmanaged<Session>.fromOpaque(UnsafeRawPointer(user)).takeUnretainedValue()
+                    if let dumper = session.dumper {
+                        pcap_dump(UnsafeMutableRawPointer(dumper).assumingMemoryBound(to: UInt8.self), header, bytes)
+                    }
+                    session.analysis.add(CapturedPacket(header: header.pointee, data: bytes))
+                }, context)
+                if rc < 0 && rc != PCAP_ERROR_BREAK { break }
+            }
         }
     }
 
@@ -29,10 +61,10 @@ public final class LiveCapture: @unchecked Sendable {
     public let filter: String
     public let linkType: LinkType
     public let snapshotLength: Int
-    private let handle: OpaquePointer
-    private let sink: Sink
-    private let stopRequested = Mutex(false)
-    private var thread: BackgroundThread?
+    /// The session until `start` hands it to the capture thread (or `stop` takes it, when never started).
+    private let opened: Parcel<Session>
+    private let thread = Mutex<BackgroundThread<Session>?>(nil)
+    private let stopRequest = StopRequest()
 
     /// Opens `interface` for capture with `filter`; writes the packets to `filePath` when given.
     ///
@@ -64,6 +96,10 @@ public final class LiveCapture: @unchecked Sendable {
             pcap_close(handle)
             throw .unsupportedLinkType(path: interface, dlt: dlt, name: "DLT \(dlt)")
         }
+        guard pcap_setnonblock(handle, 1, &errorBuffer) == 0, pcap_get_selectable_fd(handle) >= 0 else {
+            pcap_close(handle)
+            throw .cannotCapture(interface: interface, reason: "cannot wait for packets: \(PacketFile.text(errorBuffer))")
+        }
         do {
             try PcapFilter.apply(filter, to: handle)
         } catch {
@@ -79,50 +115,52 @@ public final class LiveCapture: @unchecked Sendable {
             }
             dumper = opened
         }
-        self.handle = handle
         self.linkType = linkType
-        sink = Sink(linkType: linkType, dumper: dumper)
+        opened = Parcel(Session(handle: handle, linkType: linkType, dumper: dumper))
     }
 
     deinit {
-        if let dumper = sink.dumper { pcap_dump_close(dumper) }
-        pcap_close(handle)
+        stopRequest.request()
+        _ = thread.withLock { $0 }?.join()
     }
 
-    /// Starts reading on a thread of its own.
+    /// Starts reading on a thread of its own (once).
     public func start() {
-        thread = BackgroundThread(name: "wirelens-capture") { [self] in
-            let context = Unmanaged.passUnretained(sink).toOpaque().assumingMemoryBound(to: UInt8.self)
-            while !stopRequested.withLock({ $0 }) {
-                let rc = pcap_dispatch(handle, -1, { user, header, bytes in
-                    guard let user, let header, let bytes else { return }
-                    let sink = Unmanaged<Sink>.fromOpaque(UnsafeRawPointer(user)).takeUnretainedValue()
-                    if let dumper = sink.dumper { pcap_dump(UnsafeMutableRawPointer(dumper).assumingMemoryBound(to: UInt8.self), header, bytes) }
-                    sink.analysis.add(CapturedPacket(header: header.pointee, data: bytes))
-                }, context)
-                if rc < 0 && rc != PCAP_ERROR_BREAK { break }
-            }
+        guard let session = opened.take() else { return }
+        let stop = stopRequest
+        let started = BackgroundThread(name: "wirelens-capture", input: session) { session in
+            session.run(until: stop)
+            return session
         }
+        thread.withLock { $0 = started }
     }
 
     /// Waits `drain` seconds for the last packets, stops the loop and returns the analysis and the kernel's counts;
-    /// `interrupted` marks the analysis as cut short by a signal.
+    /// `interrupted` marks the analysis as cut short by a signal. Call once.
     public func stop(drain: TimeInterval = 0.2, file: String,
                      interrupted: Bool = false) -> (report: CaptureReport, kernel: KernelCounts) {
         Thread.sleep(forTimeInterval: drain)
-        stopRequested.withLock { $0 = true }
-        pcap_breakloop(handle)
-        thread?.join()
+        stopRequest.request()
+        let running = thread.withLock { $0 }
+        var report = CaptureReport(file: file, filter: filter, linkType: linkType, snapshotLength: snapshotLength)
+        report.interrupted = interrupted
+        let session: Session
+        if let running, let joined = running.join() {
+            session = joined
+        } else if let unstarted = opened.take() {
+            session = unstarted
+        } else {
+            return (report, KernelCounts(received: 0, dropped: 0, droppedByInterface: 0))  // stopped before
+        }
+        let handle = session.handle
         var stats = pcap_stat()
         var kernel = KernelCounts(received: 0, dropped: 0, droppedByInterface: 0)
         if pcap_stats(handle, &stats) == 0 {
             kernel = KernelCounts(received: Int(stats.ps_recv), dropped: Int(stats.ps_drop),
                                   droppedByInterface: Int(stats.ps_ifdrop))
         }
-        if let dumper = sink.dumper { pcap_dump_flush(dumper) }
-        var report = CaptureReport(file: file, filter: filter, linkType: linkType, snapshotLength: snapshotLength)
-        report.interrupted = interrupted
-        sink.analysis.complete(into: &report)
+        if let dumper = session.dumper { pcap_dump_flush(dumper) }
+        session.analysis.complete(into: &report)
         if kernel.dropped > 0 {
             report.caveats.append(.init(id: "kernel-drops", text: "the kernel dropped \(kernel.dropped) of "
                 + "\(kernel.received) packets before the capture read them: the analysis shows them as capture gaps, "

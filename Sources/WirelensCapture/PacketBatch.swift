@@ -1,6 +1,12 @@
+import WirelensCaptureModel
+
 /// Packets copied out of libpcap's buffer into one block and decoded, so that a reading thread can hand them
 /// to the analysing thread many at a time (`PacketFile.forEachPacket`).
-final class PacketBatch: @unchecked Sendable {
+///
+/// Not `Sendable`: a batch crosses threads as a `sending` value, owned by one thread at a time. It takes the
+/// bytes of a packet as a `RawSpan`, which it cannot keep, so the compiler knows a filled batch holds no
+/// reference to libpcap's buffer (only its own copy) and lets it go to the other thread.
+final class PacketBatch {
     /// Where one packet lies in `storage`, with its record's fields and its decoding (whose payload points
     /// into `storage`).
     struct Record {
@@ -37,7 +43,16 @@ final class PacketBatch: @unchecked Sendable {
 
     /// Copies one packet in and decodes it; the caller has checked `fits`.
     func append(_ packet: CapturedPacket) {
-        let bytes = packet.bytes
+        append(timestampNanos: packet.timestampNanos, originalLength: packet.originalLength, bytes: packet.bytes.bytes)
+    }
+
+    /// Copies in a packet captured at `timestampNanos`, `originalLength` bytes long on the wire, whose captured
+    /// `bytes` are still in their reader's buffer, and decodes it; the caller has checked `fits`.
+    func append(timestampNanos: Int64, originalLength: Int, bytes packetBytes: RawSpan) {
+        packetBytes.withUnsafeBytes { append(timestampNanos: timestampNanos, originalLength: originalLength, copying: $0) }
+    }
+
+    private func append(timestampNanos: Int64, originalLength: Int, copying bytes: UnsafeRawBufferPointer) {
         if used + bytes.count > storage.count {
             let larger = UnsafeMutableRawBufferPointer.allocate(byteCount: used + bytes.count, alignment: 16)
             if used > 0 { larger.copyMemory(from: UnsafeRawBufferPointer(rebasing: storage[..<used])) }
@@ -49,8 +64,8 @@ final class PacketBatch: @unchecked Sendable {
         }
         // The storage does not move from here on (it grows only while empty): the payload pointer stays valid.
         let stored = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(storage)[used..<(used + bytes.count)])
-        records.append(Record(offset: used, captured: bytes.count, originalLength: packet.originalLength,
-                              timestampNanos: packet.timestampNanos,
+        records.append(Record(offset: used, captured: bytes.count, originalLength: originalLength,
+                              timestampNanos: timestampNanos,
                               decoded: PacketDecoder.decode(stored, linkType: linkType)))
         used += bytes.count
     }

@@ -1,3 +1,5 @@
+import WirelensCaptureModel
+
 /// Decodes link-layer frames down to TCP segments: pure functions over the captured bytes.
 public enum PacketDecoder {
     /// What a frame turned out to be.

@@ -1,3 +1,4 @@
+import WirelensCaptureModel
 import WirelensCore
 
 /// Checks a probe report (`wirelens.report/1`) against the capture of its traffic.
@@ -6,15 +7,13 @@ import WirelensCore
 /// 4-tuple, the one whose lifetime holds the transaction's request (a 4-tuple can carry several connections).
 public enum ProbeVerifier {
     /// A connect time agrees with the handshake when they differ by at most this much (µs)...
-    public static let connectToleranceFixed: Int64 = 5_000
-    /// ...plus this fraction of the handshake: libcurl's connect phase also holds socket set-up and scheduling.
-    public static let connectToleranceFraction = 0.25
+    public static let connectToleranceFixed = ProbeVerification.connectToleranceFixed
+    /// ...plus this fraction of the handshake.
+    public static let connectToleranceFraction = ProbeVerification.connectToleranceFraction
     /// Clock slack (µs) when placing a transaction on a connection's lifetime or the run's window.
     public static let clockSlack: Int64 = 1_000
     /// The tolerance as the reports state it.
-    public static var toleranceText: String {
-        "±\(connectToleranceFixed / 1000) ms + \(Int(connectToleranceFraction * 100))% of the handshake"
-    }
+    public static var toleranceText: String { ProbeVerification.toleranceText }
 
     /// The verification of `probe` against `capture`'s connections.
     public static func verify(_ probe: Report, against capture: CaptureReport) -> ProbeVerification {

@@ -1,3 +1,5 @@
+import WirelensCaptureModel
+
 /// One decoded TCP segment: addresses, header fields and the payload bytes the capture holds.
 ///
 /// `payload` points into the packet buffer and is valid only while that buffer is (inside the read loop's

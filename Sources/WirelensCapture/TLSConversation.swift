@@ -1,3 +1,5 @@
+import WirelensCaptureModel
+
 /// A TLS connection read at the record layer: the hellos' clear-text fields, and request/response exchanges
 /// inferred from the direction changes of application-data records.
 struct TLSConversation {

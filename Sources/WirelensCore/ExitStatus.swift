@@ -1,4 +1,5 @@
-/// The documented exit codes of the `wirelens` command.
+/// The documented exit codes of the `wirelens` command (their one-line meanings, for the help and the README,
+/// are the CLI's: `ExitStatus.meaning` in Sources/wirelens).
 public enum ExitStatus: Int32, Sendable, CaseIterable {
     /// Every task finished with a non-error status.
     case success = 0
@@ -58,28 +59,5 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
     /// The exit code for a finished run: the first transport failure in task order wins over HTTP error statuses.
     public static func forTasks(_ tasks: [TaskRecord], interrupted: Bool) -> ExitStatus {
         TaskFailures(tasks).exitStatus(interrupted: interrupted)
-    }
-
-    /// One line per code for help texts and the README.
-    public var meaning: String {
-        switch self {
-        case .success: "every task finished with a status below 400"
-        case .checkFailed: "wirelens check: a check failed one of its assertions; wirelens history: a regression was flagged"
-        case .usage: "bad usage: unknown option, bad value, malformed URL, unsupported scheme"
-        case .localFile: "a local file could not be read or written (upload, output, report, CA file), or a capture is unreadable, cut or damaged"
-        case .httpError: "a task ended with an HTTP status of 400 or more"
-        case .dns: "name resolution failed"
-        case .connect: "connection failed: refused, unreachable, reset or dropped mid-exchange, or the proxy failed"
-        case .tls: "TLS failed: handshake error or certificate verification"
-        case .timeout: "a connect, idle or total timeout expired"
-        case .transfer: "protocol error: the server broke HTTP (malformed status line, chunk size or headers, headers over the limit), or another transfer failure"
-        case .verification: "an upload's assembled file on the server differs from the local file (SHA-256)"
-        case .wireDisagreement: "the capture disagrees with the probe report (capture analyze --probe)"
-        case .historyUnavailable: "the history database could not be used (check, serve: every check passed; the results were printed, not stored)"
-        case .listenUnavailable: "wirelens serve/target: the --listen address is in use or cannot be bound"
-        case .internalError: "internal error (a bug)"
-        case .interrupted: "interrupted (SIGINT); the report holds what was gathered"
-        case .terminated: "terminated (SIGTERM); the report holds what was gathered"
-        }
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Why a server (`serve`, `target`) could not listen on its `--listen` address: one line that names the address
-/// and what to do, and one exit code for both commands.
+/// and what to do (the CLI gives both commands one exit code for it).
 public struct ListenFailure: Error, Sendable, Equatable, CustomStringConvertible {
     public let host: String
     public let port: Int
@@ -30,7 +30,4 @@ public struct ListenFailure: Error, Sendable, Equatable, CustomStringConvertible
         case nil: "cannot listen on \(address): \(detail): pick another --listen"
         }
     }
-
-    /// The exit code: the same for every command that listens.
-    public var exitStatus: ExitStatus { .listenUnavailable }
 }

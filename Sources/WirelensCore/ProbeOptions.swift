@@ -71,8 +71,3 @@ public struct ProbeOptions: Sendable, Codable, Equatable {
         return copy
     }
 }
-
-/// The version of Wirelens itself.
-public enum WirelensVersion {
-    public static let current = "0.1.0"
-}

@@ -39,6 +39,9 @@ public struct Report: Sendable, Equatable {
     public struct Tool: Sendable, Codable, Equatable {
         public var name = "wirelens"
         public var version = WirelensVersion.current
+
+        /// This build of Wirelens.
+        public init() {}
     }
 }
 

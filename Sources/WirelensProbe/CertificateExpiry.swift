@@ -1,7 +1,6 @@
-import CCurl
-import CCurlShim
 import Foundation
 import WirelensCore
+import WirelensCurl
 
 /// Reads when a TLS server's certificates expire, through one libcurl connection with CURLOPT_CERTINFO.
 ///
@@ -28,50 +27,29 @@ public enum CertificateExpiry {
 
     /// The blocking handshake.
     static func fetch(url: String, options: ProbeOptions) throws(ProbeError) -> Int64 {
-        try Libcurl.initialize()
         guard url.lowercased().hasPrefix("https://") else {
             throw ProbeError.engine("no certificate: \(Redactor.url(url)) is not https://")
         }
-        guard let easy = curl_easy_init() else { throw ProbeError.engine("curl_easy_init returned NULL") }
-        defer { curl_easy_cleanup(easy) }
-        var ok = wl_easy_setopt_str(easy, CURLOPT_URL, url) == CURLE_OK
-        ok = ok && wl_easy_setopt_long(easy, CURLOPT_CONNECT_ONLY, 1) == CURLE_OK
-        ok = ok && wl_easy_setopt_long(easy, CURLOPT_CERTINFO, 1) == CURLE_OK
-        ok = ok && wl_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1) == CURLE_OK
-        ok = ok && wl_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Int((options.connectTimeout ?? 30_000_000) / 1000)) == CURLE_OK
-        if let total = options.totalTimeout {
-            ok = ok && wl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, Int(max(1, total / 1000))) == CURLE_OK
-        }
-        if let ca = options.caFile { ok = ok && wl_easy_setopt_str(easy, CURLOPT_CAINFO, ca) == CURLE_OK }
-        if let proxy = options.proxy { ok = ok && wl_easy_setopt_str(easy, CURLOPT_PROXY, proxy) == CURLE_OK }
-        if options.insecure {
-            ok = ok && wl_easy_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, 0) == CURLE_OK
-            ok = ok && wl_easy_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, 0) == CURLE_OK
-        }
-        guard ok else { throw ProbeError.engine("libcurl refused the certificate-info options") }
-        let code = curl_easy_perform(easy)
-        guard code == CURLE_OK else {
-            throw ProbeError.engine("TLS handshake for the certificate failed: \(String(cString: curl_easy_strerror(code)))")
-        }
-        var raw: UnsafeMutableRawPointer?
-        guard wl_easy_getinfo_ptr(easy, CURLINFO_CERTINFO, &raw) == CURLE_OK, let raw else {
-            throw ProbeError.engine("libcurl gave no certificate information")
-        }
-        let info = raw.assumingMemoryBound(to: curl_certinfo.self).pointee
-        var dates: [Int64] = []
-        for i in 0..<Int(info.num_of_certs) {
-            var item = info.certinfo?[i]
-            while let node = item {
-                if let data = node.pointee.data {
-                    let line = String(cString: data)
-                    if line.hasPrefix("Expire date:"), let date = parseDate(String(line.dropFirst(12))) {
-                        dates.append(date)
-                    }
-                }
-                item = node.pointee.next
+        let settings = CertificateInfo.Settings(
+            connectTimeoutMillis: Int((options.connectTimeout ?? 30_000_000) / 1000),
+            totalTimeoutMillis: options.totalTimeout.map { Int(max(1, $0 / 1000)) }, caFile: options.caFile,
+            proxy: options.proxy, insecure: options.insecure)
+        let lines: [String]
+        do {
+            lines = try CertificateInfo.expireDates(url: url, settings: settings)
+        } catch {
+            switch error {
+            case .options(let failure) where failure.operation == "curl_global_init":
+                throw ProbeError.engine(failure.description)
+            case .options: throw ProbeError.engine("libcurl refused the certificate-info options")
+            case .handshake(let failure):
+                throw ProbeError.engine("TLS handshake for the certificate failed: \(failure.message)")
+            case .noInformation: throw ProbeError.engine("libcurl gave no certificate information")
             }
         }
-        guard let earliest = dates.min() else { throw ProbeError.engine("the server's certificates carry no expiry date") }
+        guard let earliest = lines.compactMap(parseDate).min() else {
+            throw ProbeError.engine("the server's certificates carry no expiry date")
+        }
         return earliest
     }
 

@@ -1,125 +1,77 @@
-import CCurl
-import CCurlShim
 import Foundation
 import WirelensCore
+import WirelensCurl
 
 /// Runs HTTP transfers through one libcurl multi handle owned by a single loop thread.
 ///
 /// The rest of the code talks to it with async/await (`run(_:)`) and `cancel()`. Redirects and retries are
-/// followed by the engine itself, so each hop and each attempt is its own transaction.
-public final class Engine: @unchecked Sendable {
+/// followed by the engine itself, so each hop and each attempt is its own transaction. The engine holds only the
+/// loop's inbox (`CurlLoop`): everything the transfers touch lives in an `EngineLoop` made on the loop thread and
+/// unreachable from any other. `Engine.with(options:)` scopes an engine and shuts it down explicitly; an engine
+/// released without `shutdown()` asks its loop to end and returns at once (its `deinit` never waits).
+public final class Engine: Sendable {
     public let options: ProbeOptions
     /// The clock pairing used to turn the engine's monotonic stamps into wall-clock time.
     public let anchor: ClockAnchor
     /// Byte counters for a progress display, when one was asked for.
     public let progress: TransferProgress?
 
-    private let multi: UnsafeMutableRawPointer
-    private let headerLists: RequestHeaderLists
-    private let lock = NSLock()
-    private var inbox: [Command] = []
-    private var loopThread: Thread?
-    private let finished = NSCondition()
-    private var loopDone = false
+    private let loop: CurlLoop<EngineLoop.Command>
 
-    // Owned by the loop thread.
-    /// Submitted tasks not started yet, batch by batch, oldest first (a TaskState is made when a task starts).
-    private var submissions: [Submission] = []
-    private var active: [UnsafeMutableRawPointer: TransferContext] = [:]
-    private var waiting: [TaskState] = []
-    private var tasksInFlight = 0
-    private var cancelled = false
-    private var nextTaskIndex = 0
-    /// The TLS facts of each connection by libcurl's number, for the transactions that reuse it. Kept for the
-    /// connections used lately (`RecentTable`): libcurl's cache closes a connection idle while thousands of newer
-    /// ones were made, so a run of fresh connections (--no-reuse) does not grow this with every one.
-    private var connectionTLS = RecentTable<Int, (version: String?, cipher: String?, alpn: String?)>(
-        limit: Engine.connectionMemory)
-    /// Uploads seen waiting for the peer to acknowledge their body at the last look (see watchBodyAcknowledgements).
-    private var awaitingAcknowledgement = 0
-    /// The open sockets of the engine's connections and the transfers on each (libcurl's socket callbacks fill it).
-    private let sockets = ConnectionSockets()
-    /// Connections remembered per generation of `connectionTLS`: far more than libcurl's connection cache holds
-    /// (`MAXCONNECTS`, the concurrency) unless the concurrency is in the thousands.
-    static let connectionMemory = 8192
-    /// Transfers in flight that send a body (only these are watched for the acknowledgement).
-    private var uploadsActive = 0
-    private var random = SystemRandomNumberGenerator()
-    /// Parsed forms of the URLs seen so far (runs repeat the same few URLs many times).
-    private var targets = URLMemo<TargetURL>()
-    /// Finished transfers read from libcurl in one loop pass (kept to reuse its storage).
-    private var finishedBuffer: [(UnsafeMutableRawPointer, CURLcode)] = []
-    /// Easy handles kept for reuse (curl_easy_reset clears their options; connections live in the multi handle).
-    private var spareHandles: [EasyHandle] = []
-
-    /// Tasks submitted together: `count` of them, task i running `specs[i % specs.count]`.
-    private struct Submission {
-        let specs: [TaskSpec]
-        let count: Int
-        let batch: Batch
-        /// The engine-wide index of the first task, set when the loop takes the submission in.
-        var firstIndex = 0
-        var next = 0
-    }
-
-    private enum Command {
-        case submit(Submission)
-        case cancel
-        case shutdown
-    }
-
-    /// Creates the multi handle with the run's connection limits and starts the loop thread.
+    /// Makes the multi handle with the run's connection limits on a new loop thread.
     ///
     /// - Parameter progress: counters the transfers bump as bytes move, for a progress display (nil: none).
     public init(options: ProbeOptions, progress: TransferProgress? = nil) throws(ProbeError) {
         self.progress = progress
-        try Libcurl.initialize()
-        headerLists = try RequestHeaderLists(options: options)
-        guard let multi = curl_multi_init() else { throw ProbeError.engine("curl_multi_init returned NULL") }
-        self.multi = multi
         self.options = options
-        anchor = MonotonicClock.anchor()
-        func set(_ option: CURLMoption, _ value: Int, _ name: String) throws(ProbeError) {
-            let code = wl_multi_setopt_long(multi, option, value)
-            guard code == CURLM_OK else {
-                throw ProbeError.engine("\(name): \(String(cString: curl_multi_strerror(code)))")
+        // The CLI and the check configuration refuse these already; an engine made otherwise refuses them too
+        // rather than let libcurl send a header that splits the request.
+        for field in options.headers + [HeaderField(name: "User-Agent", value: options.userAgent)] {
+            if let problem = RequestTextCheck.problem(name: field.name, value: field.value) {
+                throw ProbeError.engine(problem)
             }
         }
+        let anchor = MonotonicClock.anchor()
+        self.anchor = anchor
+        let settings = CurlMulti.Settings(
+            maxHostConnections: options.maxHostConnections, maxTotalConnections: options.maxConnections,
+            multiplex: options.multiplex, connectionCache: max(options.concurrency, options.maxConnections ?? 0, 8))
         do {
-            if let limit = options.maxHostConnections {
-                try set(CURLMOPT_MAX_HOST_CONNECTIONS, limit, "max host connections")
+            loop = try CurlLoop.start(name: "wirelens-engine", settings: settings) { multi in
+                try EngineLoop(options: options, progress: progress, anchor: anchor, multi: multi)
             }
-            if let limit = options.maxConnections {
-                try set(CURLMOPT_MAX_TOTAL_CONNECTIONS, limit, "max connections")
-            }
-            try set(CURLMOPT_PIPELINING, options.multiplex ? wl_pipe_multiplex() : wl_pipe_nothing(), "multiplexing")
-            try set(CURLMOPT_MAXCONNECTS, max(options.concurrency, options.maxConnections ?? 0, 8), "connection cache")
-        } catch {
-            curl_multi_cleanup(multi)
+        } catch let error as ProbeError {
             throw error
+        } catch let error as CurlError {
+            throw ProbeError.engine(error.description)
+        } catch {
+            throw ProbeError.engine("\(error)")
         }
-        // The loop thread holds no reference that keeps the engine alive (an unowned one did: retained for the
-        // whole loop, it kept every engine and its thread until the process ended). The engine's deinit stops the
-        // loop and waits for it, so the engine outlives every access from the thread; init waits until the thread
-        // runs, so the thread never starts on an engine already gone.
-        let engine = Unmanaged.passUnretained(self)
-        let running = DispatchSemaphore(value: 0)
-        let thread = Thread {
-            running.signal()
-            engine._withUnsafeGuaranteedRef { $0.loop() }
-        }
-        thread.name = "wirelens-engine"
-        loopThread = thread
-        thread.start()
-        running.wait()
     }
 
     deinit {
-        post(.shutdown)
-        finished.lock()
-        while !loopDone { finished.wait() }
-        finished.unlock()
-        curl_multi_cleanup(multi)
+        loop.requestShutdown()
+    }
+
+    /// Runs `body` with a new engine and shuts the engine down (transfers in flight cancelled, the loop thread ended
+    /// and its handles freed) when the body returns or throws.
+    public static func with<Result>(options: ProbeOptions, progress: TransferProgress? = nil,
+                                    _ body: (Engine) async throws -> Result) async throws -> Result {
+        let engine = try Engine(options: options, progress: progress)
+        do {
+            let result = try await body(engine)
+            await engine.shutdown()
+            return result
+        } catch {
+            await engine.shutdown()
+            throw error
+        }
+    }
+
+    /// Ends the loop: transfers in flight end as cancelled, runs waiting get what was gathered, and this returns once
+    /// the loop thread has freed its handles. The engine takes no work afterwards.
+    public func shutdown() async {
+        await loop.shutdown()
     }
 
     /// Runs the tasks, at most `options.concurrency` at a time, and returns their records in task order.
@@ -137,60 +89,152 @@ public final class Engine: @unchecked Sendable {
         let count = specs.count * max(0, rounds)
         guard count > 0 else { return [] }
         return await withCheckedContinuation { continuation in
-            let batch = Batch(count: count, keepsRecords: keepsRecords, onTaskFinished: onTaskFinished) { records in
-                continuation.resume(returning: records)
-            }
-            post(.submit(Submission(specs: specs, count: count, batch: batch)))
+            let order = EngineLoop.Order(specs: specs, count: count, keepsRecords: keepsRecords,
+                                         onTaskFinished: onTaskFinished) { continuation.resume(returning: $0) }
+            // An engine shut down takes no work: the run gets no records.
+            if !loop.post(.submit(order)) { continuation.resume(returning: []) }
         }
     }
 
     /// Stops the run: transfers in flight end as cancelled and no new task starts. Safe from any thread.
     public func cancel() {
-        post(.cancel)
+        loop.post(.cancel)
     }
 
-    private func post(_ command: Command) {
-        lock.lock()
-        inbox.append(command)
-        lock.unlock()
-        curl_multi_wakeup(multi)
-    }
-
-    // MARK: The loop
-
-    private func loop() {
-        var running = true
-        while running {
-            lock.lock()
-            let commands = inbox
-            inbox.removeAll(keepingCapacity: true)
-            lock.unlock()
-            for command in commands {
-                switch command {
-                case .submit(let submission): enqueue(submission)
-                case .cancel: cancelAll()
-                case .shutdown: running = false
-                }
+    /// The sizes of the loop's per-connection tables, read on the loop thread (for tests that hold them bounded).
+    func tableCounts() async -> EngineLoop.TableCounts {
+        await withCheckedContinuation { continuation in
+            if !loop.post(.inspect { continuation.resume(returning: $0) }) {
+                continuation.resume(returning: EngineLoop.TableCounts(sockets: 0, ports: 0, connections: 0, tls: 0, active: 0))
             }
-            if !running { break }
-            startReadyWork()
-            var stillRunning: Int32 = 0
-            curl_multi_perform(multi, &stillRunning)
-            watchBodyAcknowledgements()
-            sampleConnections()
-            collectFinishedTransfers()
-            enforceTimeouts()
-            startReadyWork()
-            curl_multi_poll(multi, nil, 0, pollTimeoutMillis(), nil)
         }
-        cancelAll()
-        spareHandles.forEach { $0.destroy() }
-        spareHandles.removeAll()
-        finished.lock()
-        loopDone = true
-        finished.broadcast()
-        finished.unlock()
     }
+}
+
+/// The engine's loop: the multi handle, the transfers in flight, the tasks waiting and the per-connection tables.
+///
+/// Made on the loop thread by `CurlLoop.start` and owned by that thread alone (`CurlLoopDriver`): no other thread
+/// holds a reference, so none of this needs a lock.
+final class EngineLoop: CurlLoopDriver {
+    let options: ProbeOptions
+    let anchor: ClockAnchor
+    let progress: TransferProgress?
+    let multi: CurlMulti
+    private let headerLists: RequestHeaderLists
+
+    /// Submitted tasks not started yet, batch by batch, oldest first (a TaskState is made when a task starts).
+    private var submissions: [Submission] = []
+    private var active: [ObjectIdentifier: TransferContext] = [:]
+    private var waiting: [TaskState] = []
+    private var tasksInFlight = 0
+    private var cancelled = false
+    private var nextTaskIndex = 0
+    /// Uploads seen waiting for the peer to acknowledge their body at the last look (see watchBodyAcknowledgements).
+    private var awaitingAcknowledgement = 0
+    /// The per-connection tables: open sockets and the transfers on each (libcurl's socket callbacks fill it), and
+    /// the TLS facts of each connection for the transactions that reuse it; pruned as libcurl closes connections.
+    private let sockets = ConnectionSockets()
+    /// Transfers in flight that send a body (only these are watched for the acknowledgement).
+    private var uploadsActive = 0
+    private var random = SystemRandomNumberGenerator()
+    /// Parsed forms of the URLs seen so far (runs repeat the same few URLs many times).
+    private var targets = URLMemo<TargetURL>()
+    /// Finished transfers read from libcurl in one loop pass (kept to reuse its storage).
+    private var finishedBuffer: [(easy: CurlEasy, error: CurlError?)] = []
+    /// Easy handles kept for reuse (curl_easy_reset clears their options; connections live in the multi handle).
+    private var spareHandles: [CurlEasy] = []
+
+    /// What other threads ask of the loop (through `CurlLoop`'s inbox).
+    enum Command: Sendable {
+        case submit(Order)
+        case cancel
+        case inspect(@Sendable (TableCounts) -> Void)
+    }
+
+    /// Tasks submitted together: `count` of them, task i running `specs[i % specs.count]`.
+    struct Order: Sendable {
+        let specs: [TaskSpec]
+        let count: Int
+        let keepsRecords: Bool
+        let onTaskFinished: (@Sendable (TaskRecord) -> Void)?
+        let completion: @Sendable ([TaskRecord]) -> Void
+    }
+
+    /// The sizes of the per-connection tables and of the transfers in flight.
+    struct TableCounts: Sendable, Equatable {
+        var sockets: Int
+        var ports: Int
+        var connections: Int
+        var tls: Int
+        var active: Int
+    }
+
+    /// An order taken in by the loop, with its batch.
+    private struct Submission {
+        let specs: [TaskSpec]
+        let count: Int
+        let batch: Batch
+        /// The engine-wide index of the first task, set when the loop takes the submission in.
+        var firstIndex = 0
+        var next = 0
+    }
+
+    init(options: ProbeOptions, progress: TransferProgress?, anchor: ClockAnchor, multi: CurlMulti) throws(CurlError) {
+        self.options = options
+        self.progress = progress
+        self.anchor = anchor
+        self.multi = multi
+        headerLists = try RequestHeaderLists(options: options)
+        let sockets = sockets
+        multi.onSocketClose = { socket in sockets.closing(socket, at: MonotonicClock.now()) }
+    }
+
+    // MARK: CurlLoopDriver
+
+    func receive(_ command: Command) {
+        switch command {
+        case .submit(let order):
+            enqueue(Submission(specs: order.specs, count: order.count,
+                               batch: Batch(count: order.count, keepsRecords: order.keepsRecords,
+                                            onTaskFinished: order.onTaskFinished, completion: order.completion)))
+        case .cancel:
+            cancelAll()
+        case .inspect(let answer):
+            let counts = sockets.counts
+            answer(TableCounts(sockets: counts.sockets, ports: counts.ports, connections: counts.connections, tls: counts.tls,
+                               active: active.count))
+        }
+    }
+
+    func pass() -> Int32 {
+        startReadyWork()
+        do {
+            try multi.perform()
+        } catch {
+            failed(error)
+        }
+        watchBodyAcknowledgements()
+        sampleConnections()
+        collectFinishedTransfers()
+        enforceTimeouts()
+        startReadyWork()
+        return pollTimeoutMillis()
+    }
+
+    /// libcurl's perform or poll failed: every transfer in flight ends with the failure (retried as any error is).
+    func failed(_ error: CurlError) {
+        for ctx in Array(active.values) {
+            ctx.engineFailure = error
+            complete(ctx, result: nil)
+        }
+    }
+
+    func stop() {
+        cancelAll()
+        spareHandles.removeAll()
+    }
+
+    // MARK: Tasks
 
     private func enqueue(_ submitted: Submission) {
         var submission = submitted
@@ -250,9 +294,8 @@ public final class Engine: @unchecked Sendable {
                 continue
             }
             guard ctx.awaitsBodyAcknowledgement else { continue }
-            var uploaded: curl_off_t = 0
-            guard wl_easy_getinfo_off(ctx.easy, CURLINFO_SIZE_UPLOAD_T, &uploaded) == CURLE_OK,
-                  Int64(uploaded) >= ctx.body.size else {
+            // A count libcurl cannot give (CURLINFO_SIZE_UPLOAD_T failing) counts as a body not all written yet.
+            guard let uploaded = try? ctx.handle.uploadedBytes(), uploaded >= ctx.body.size else {
                 waiting += 1
                 continue
             }
@@ -262,7 +305,7 @@ public final class Engine: @unchecked Sendable {
                 ctx.bodyAcknowledged = ctx.bodyReadEnd
                 continue
             }
-            let queued = wl_socket_unacknowledged_bytes(socket)
+            let queued = SocketQuery.unacknowledgedBytes(socket) ?? -1
             if queued < 0 {
                 // The socket cannot tell: keep the written end as the request's end.
                 ctx.bodyAcknowledged = ctx.bodyReadEnd
@@ -341,8 +384,11 @@ public final class Engine: @unchecked Sendable {
             failBeforeStart(task, kind: kind, at: now, error: TransferError(errorClass: .protocol, message: error.description))
             return
         }
-        guard let handle = spareHandles.popLast() ?? EasyHandle.make() else {
-            failBeforeStart(task, kind: kind, at: now, error: TransferError(errorClass: .other, message: "curl_easy_init failed"))
+        let handle: CurlEasy
+        do throws(CurlError) {
+            if let spare = spareHandles.popLast() { handle = spare } else { handle = try CurlEasy() }
+        } catch {
+            failBeforeStart(task, kind: kind, at: now, error: TransferError(errorClass: .other, message: error.description))
             return
         }
         let ctx = TransferContext(
@@ -361,21 +407,26 @@ public final class Engine: @unchecked Sendable {
             ctx.retryWait = task.retryWait
             task.retryWait = nil
         }
+        let settings = TransferSettings(
+            url: target.text, scheme: target.scheme, method: ctx.method, body: ctx.body,
+            keepsCredentials: keepsCredentials, refusesLinkLocal: ctx.refusesLinkLocal, headers: task.spec.headers,
+            remainingMicros: remainingMicros(task, now: now), sendBuffer: options.sendBuffer,
+            reportsIncomingTraffic: ctx.tracksActivity)
         do {
-            try EasyConfigurator(options: options, headers: headerLists).configure(ctx, remainingMicros: remainingMicros(task, now: now))
+            try EasyConfigurator(options: options, headers: headerLists).configure(handle, for: settings, observer: ctx)
         } catch {
             failBeforeStart(task, kind: kind, at: now, error: TransferError(errorClass: .other, message: error.description),
                             discarding: ctx)
             return
         }
-        active[handle.easy] = ctx
+        active[ObjectIdentifier(handle)] = ctx
         if ctx.body != .none { uploadsActive += 1 }
-        let code = curl_multi_add_handle(multi, handle.easy)
-        if code != CURLM_OK {
-            active[handle.easy] = nil
+        do {
+            try multi.add(handle)
+        } catch {
+            active[ObjectIdentifier(handle)] = nil
             if ctx.body != .none { uploadsActive -= 1 }
-            let message = "curl_multi_add_handle: \(String(cString: curl_multi_strerror(code)))"
-            failBeforeStart(task, kind: kind, at: now, error: TransferError(errorClass: .other, message: message),
+            failBeforeStart(task, kind: kind, at: now, error: TransferError(errorClass: .other, message: error.description),
                             discarding: ctx)
         }
     }
@@ -385,13 +436,10 @@ public final class Engine: @unchecked Sendable {
     }
 
     /// Keeps a finished easy handle for the next transfer, up to the concurrency limit.
-    private func recycle(_ handle: EasyHandle) {
-        if spareHandles.count < max(1, options.concurrency) {
-            handle.reset()
-            spareHandles.append(handle)
-        } else {
-            handle.destroy()
-        }
+    private func recycle(_ handle: CurlEasy) {
+        // The reset also drops the handle's observer, the context (which holds the handle in turn).
+        handle.reset()
+        if spareHandles.count < max(1, options.concurrency) { spareHandles.append(handle) }
     }
 
     private func remainingMicros(_ task: TaskState, now: Int64) -> Int64? {
@@ -405,7 +453,7 @@ public final class Engine: @unchecked Sendable {
                                  discarding ctx: TransferContext? = nil) {
         if let ctx {
             ctx.release()
-            ctx.handle.destroy()
+            ctx.handle.reset()
         }
         let wall = anchor.wallMicros(ofMonotonic: now)
         var m = TransactionMetrics(kind: kind, url: task.url, method: task.method,
@@ -418,16 +466,11 @@ public final class Engine: @unchecked Sendable {
     }
 
     private func collectFinishedTransfers() {
-        var left: Int32 = 0
-        while let message = curl_multi_info_read(multi, &left) {
-            if message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle {
-                finishedBuffer.append((easy, message.pointee.data.result))
-            }
-        }
         // All messages are read before any transfer completes: completing starts new transfers.
-        for (easy, code) in finishedBuffer {
-            guard let ctx = active[easy] else { continue }
-            complete(ctx, code: code)
+        multi.finished(into: &finishedBuffer)
+        for (easy, error) in finishedBuffer {
+            guard let ctx = active[ObjectIdentifier(easy)] else { continue }
+            complete(ctx, result: error.map { .failure($0) } ?? .success(()))
         }
         finishedBuffer.removeAll(keepingCapacity: true)
     }
@@ -446,7 +489,7 @@ public final class Engine: @unchecked Sendable {
         }
         for (ctx, reason) in expired {
             ctx.abortReason = reason
-            complete(ctx, code: nil)
+            complete(ctx, result: nil)
         }
         if options.totalTimeout != nil, !waiting.isEmpty {
             let overdue = waiting.filter { now >= $0.deadline }
@@ -459,7 +502,7 @@ public final class Engine: @unchecked Sendable {
         cancelled = true
         for ctx in Array(active.values) {
             ctx.abortReason = .cancelled
-            complete(ctx, code: nil)
+            complete(ctx, result: nil)
         }
         let parked = waiting
         waiting.removeAll()
@@ -471,20 +514,31 @@ public final class Engine: @unchecked Sendable {
     }
 
     /// Ends a transfer: reads libcurl's facts, records the transaction, then follows, retries or finishes the task.
-    private func complete(_ ctx: TransferContext, code: CURLcode?) {
-        let easy = ctx.easy
+    /// `result` is libcurl's (nil when the engine ended the transfer itself).
+    private func complete(_ ctx: TransferContext, result: Result<Void, CurlError>?) {
+        let easy = ctx.handle
         // The last snapshot before the connection may go back to the pool (or be closed by the removal).
         ctx.sampleTCP(at: MonotonicClock.now(), last: true)
         sockets.detach(ctx)
-        curl_multi_remove_handle(multi, easy)
-        active[easy] = nil
+        do {
+            try multi.remove(easy)
+        } catch {
+            ctx.engineFailure = ctx.engineFailure ?? error
+        }
+        active[ObjectIdentifier(easy)] = nil
         if ctx.body != .none { uploadsActive -= 1 }
         let end = MonotonicClock.now()
-        let info = EasyInfo(easy, addresses: ctx.localIP == nil || ctx.remoteIP == nil)
-        let metrics = transaction(ctx, info: info, code: code, end: end)
+        let info: EasyInfo
+        do {
+            info = try EasyInfo(easy, addresses: ctx.localIP == nil || ctx.remoteIP == nil)
+        } catch {
+            info = EasyInfo()
+            ctx.engineFailure = ctx.engineFailure ?? error
+        }
+        let metrics = transaction(ctx, info: info, result: result, end: end)
         let redirectURL = info.redirectURL
         ctx.release()
-        recycle(ctx.handle)
+        recycle(easy)
 
         let task = ctx.task
         task.lastEnd = end
@@ -542,7 +596,8 @@ public final class Engine: @unchecked Sendable {
         finishTask(task)
     }
 
-    private func transaction(_ ctx: TransferContext, info: EasyInfo, code: CURLcode?, end: Int64) -> TransactionMetrics {
+    private func transaction(_ ctx: TransferContext, info: EasyInfo, result: Result<Void, CurlError>?, end: Int64)
+        -> TransactionMetrics {
         let reused = ctx.connectionReady != nil && info.numConnects == 0
         let raw = RawTimings(
             fetchStart: ctx.fetchStart, connectionReady: ctx.connectionReady, requestEnd: ctx.requestEnd,
@@ -560,8 +615,9 @@ public final class Engine: @unchecked Sendable {
         m.remotePort = ctx.remotePort ?? info.primaryPort
         if let id = ctx.connectionId {
             if ctx.tlsVersion != nil || ctx.alpn != nil {
-                connectionTLS[id] = (ctx.tlsVersion, ctx.tlsCipher, ctx.alpn)
-            } else if reused, let known = connectionTLS[id] {
+                sockets.remember(tls: (ctx.tlsVersion, ctx.tlsCipher, ctx.alpn), connection: id,
+                                 socketKnown: ctx.connectionSocketKnown)
+            } else if reused, let known = sockets.tls(connection: id) {
                 ctx.tlsVersion = known.version
                 ctx.tlsCipher = known.cipher
                 ctx.alpn = known.alpn
@@ -588,7 +644,7 @@ public final class Engine: @unchecked Sendable {
             m.retryWait = wait.planned
             m.retryAfter = wait.requested
         }
-        m.error = transferError(ctx, code: code, info: info, end: end)
+        m.error = transferError(ctx, result: result)
         var facts = ctx.tcp.finish()
         facts?.shared = ctx.tcpShared
         facts?.handshakeRTT = ctx.handshakeRTT
@@ -610,7 +666,10 @@ public final class Engine: @unchecked Sendable {
         #endif
     }
 
-    private func transferError(_ ctx: TransferContext, code: CURLcode?, info: EasyInfo, end: Int64) -> TransferError? {
+    private func transferError(_ ctx: TransferContext, result: Result<Void, CurlError>?) -> TransferError? {
+        if let failure = ctx.engineFailure {
+            return TransferError(errorClass: .other, message: failure.description)
+        }
         if let reason = ctx.abortReason {
             let message: String
             switch reason {
@@ -623,16 +682,17 @@ public final class Engine: @unchecked Sendable {
             }
             return TransferError(errorClass: reason, message: message)
         }
-        guard let code, code != CURLE_OK else { return nil }
+        guard case .failure(let error)? = result else { return nil }
+        let code = Int(error.code)
         if let refusal = ctx.refusal {
-            return TransferError(errorClass: .protocol, curlCode: Int(code.rawValue), message: refusal)
+            return TransferError(errorClass: .protocol, curlCode: code, message: refusal)
         }
         if let local = ctx.localFailure {
-            return TransferError(errorClass: .file, curlCode: Int(code.rawValue), message: local)
+            return TransferError(errorClass: .file, curlCode: code, message: local)
         }
-        let text = ctx.errorText ?? String(cString: curl_easy_strerror(code))
-        let errorClass = CurlErrorMap.classify(code: Int(code.rawValue), connected: ctx.connectionReady != nil, message: text)
-        return TransferError(errorClass: errorClass, curlCode: Int(code.rawValue), message: text)
+        let text = error.detail ?? error.message
+        let errorClass = CurlErrorMap.classify(code: code, connected: ctx.connectionReady != nil, message: text)
+        return TransferError(errorClass: errorClass, curlCode: code, message: text)
     }
 
     private func finishTask(_ task: TaskState) {

@@ -23,13 +23,4 @@ public enum ProbeError: Error, Equatable, Sendable, CustomStringConvertible {
             "engine error: \(message)"
         }
     }
-
-    /// The exit code for this error.
-    public var exitStatus: ExitStatus {
-        switch self {
-        case .malformedURL, .unsupportedScheme: .usage
-        case .localFile: .localFile
-        case .engine: .internalError
-        }
-    }
 }

@@ -1,4 +1,6 @@
+import WirelensConcurrency
 import WirelensCore
+import WirelensCurl
 
 /// Runs a checked plan on an engine and assembles the report.
 public enum ProbeSession {

@@ -1,5 +1,5 @@
-import CCurl
 import WirelensCore
+import WirelensCurl
 
 /// A URL checked with libcurl's own parser (the same one the transfer will use).
 public struct TargetURL: Sendable, Equatable {
@@ -67,47 +67,36 @@ public struct TargetURL: Sendable, Equatable {
         var userInfo: UserInfo?
 
         init(_ text: String) throws(ProbeError) {
-            let handle = try Self.handle(text)
-            defer { curl_url_cleanup(handle) }
-            guard let scheme = Self.part(handle, CURLUPART_SCHEME)?.lowercased() else {
+            let url: CurlURL
+            do {
+                url = try CurlURL(text)
+            } catch {
+                throw Self.failure(text, error)
+            }
+            guard let scheme = url.scheme?.lowercased() else {
                 throw ProbeError.malformedURL(text, reason: "no scheme")
             }
-            host = Self.part(handle, CURLUPART_HOST) ?? ""
-            let port = Self.part(handle, CURLUPART_PORT, flags: UInt32(CURLU_DEFAULT_PORT)).flatMap { Int($0) }
-            origin = Origin(scheme: scheme, host: host, port: port)
-            userInfo = Self.part(handle, CURLUPART_USER).map {
-                UserInfo(user: $0, password: Self.part(handle, CURLUPART_PASSWORD))
-            }
+            host = url.host
+            origin = Origin(scheme: scheme, host: host, port: url.port)
+            userInfo = url.user.map { UserInfo(user: $0, password: url.password) }
         }
 
         /// `text` with its user info replaced by `info` (removed when nil).
         static func rewrite(_ text: String, userInfo info: UserInfo?) throws(ProbeError) -> String {
-            let handle = try Self.handle(text)
-            defer { curl_url_cleanup(handle) }
-            guard curl_url_set(handle, CURLUPART_USER, info?.user, 0) == CURLUE_OK,
-                  curl_url_set(handle, CURLUPART_PASSWORD, info?.password, 0) == CURLUE_OK,
-                  let rewritten = part(handle, CURLUPART_URL) else {
+            let rewritten: String?
+            do {
+                rewritten = try CurlURL.rewrite(text, user: info?.user, password: info?.password)
+            } catch {
+                throw failure(text, error)
+            }
+            guard let rewritten else {
                 throw ProbeError.malformedURL(text, reason: "its user info could not be replaced")
             }
             return rewritten
         }
 
-        private static func handle(_ text: String) throws(ProbeError) -> OpaquePointer {
-            guard let handle = curl_url() else { throw ProbeError.engine("curl_url() returned NULL") }
-            let code = curl_url_set(handle, CURLUPART_URL, text, 0)
-            guard code == CURLUE_OK else {
-                curl_url_cleanup(handle)
-                let reason = curl_url_strerror(code).map { String(cString: $0) } ?? "code \(code.rawValue)"
-                throw ProbeError.malformedURL(text, reason: reason)
-            }
-            return handle
-        }
-
-        private static func part(_ handle: OpaquePointer, _ which: CURLUPart, flags: UInt32 = 0) -> String? {
-            var out: UnsafeMutablePointer<CChar>?
-            guard curl_url_get(handle, which, &out, flags) == CURLUE_OK, let out else { return nil }
-            defer { curl_free(out) }
-            return String(cString: out)
+        private static func failure(_ text: String, _ error: CurlURL.Failure) -> ProbeError {
+            error.reason == "curl_url() returned NULL" ? .engine(error.reason) : .malformedURL(text, reason: error.reason)
         }
     }
 }

@@ -1,13 +1,12 @@
-import CCurl
-import CCurlShim
 #if canImport(Glibc)
 import Glibc
 #endif
 import WirelensCore
+import WirelensCurl
 
 /// The state of one transfer (one transaction) that libcurl's callbacks write into; lives until the transfer ends.
-final class TransferContext {
-    let handle: EasyHandle
+final class TransferContext: TransferObserver {
+    let handle: CurlEasy
     let task: TaskState
     let kind: TransactionKind
     let target: TargetURL
@@ -18,8 +17,6 @@ final class TransferContext {
     let followsRedirects: Bool
     /// True when an idle timeout is set, so callbacks must stamp every byte's arrival (otherwise they need not).
     let tracksActivity: Bool
-
-    var easy: UnsafeMutableRawPointer { handle.easy }
 
     // Request body
     var bodyReader: BodyReader
@@ -33,9 +30,9 @@ final class TransferContext {
     var outputFD: Int32 = -1
     /// Run-wide byte counters for progress displays; nil when nobody watches.
     let progress: TransferProgress?
-    /// This transfer's own request headers (the run's plus the task's), freed with the context.
-    var ownHeaders: UnsafeMutablePointer<curl_slist>?
     var localFailure: String?
+    /// Why the engine gave up on the transfer: a libcurl call about it failed (perform, poll, remove, getinfo).
+    var engineFailure: CurlError?
 
     // Redirect rules
     /// True when the transfer sends the secret headers: its origin is the task's first, or hops are trusted.
@@ -73,6 +70,8 @@ final class TransferContext {
     var sockets: ConnectionSockets?
     /// This transfer's connection socket, found when the connection was ready; nil once libcurl closed it.
     var tcpSocket: Int32?
+    /// True once the connection's socket was found (it stays true after the socket closed).
+    var connectionSocketKnown = false
     /// The kernel's snapshots of the connection over this transfer.
     var tcp = TCPFacts.Builder()
     /// When the last snapshot was taken (monotonic ns).
@@ -103,7 +102,7 @@ final class TransferContext {
     var requestBodyBytes: Int64 = 0
     var abortReason: ErrorClass?
 
-    init(handle: EasyHandle, task: TaskState, kind: TransactionKind, target: TargetURL, method: String,
+    init(handle: CurlEasy, task: TaskState, kind: TransactionKind, target: TargetURL, method: String,
          body: BodySource, captureHeaders: Bool, followsRedirects: Bool, tracksActivity: Bool,
          progress: TransferProgress?, now: Int64) {
         self.handle = handle
@@ -126,14 +125,6 @@ final class TransferContext {
         bodyReader.close()
         if outputFD >= 0 { close(outputFD) }
         outputFD = -1
-        if let ownHeaders { curl_slist_free_all(ownHeaders) }
-        ownHeaders = nil
-    }
-
-    /// libcurl's error text for this transfer, if it wrote one.
-    var errorText: String? {
-        let text = String(cString: handle.errorBuffer)
-        return text.isEmpty ? nil : text
     }
 
     // MARK: Callback bodies (run on the engine's loop thread, inside curl_multi_perform)
@@ -169,7 +160,7 @@ final class TransferContext {
     }
 
     /// A chunk of the response body; returns the count consumed (less makes libcurl fail the transfer).
-    func onBody(_ data: UnsafeMutablePointer<CChar>?, count: Int) -> Int {
+    func onBody(_ data: UnsafeRawPointer?, count: Int) -> Int {
         if tracksActivity { lastActivity = MonotonicClock.now() }
         responseBodyBytes += Int64(count)
         progress?.received(count)
@@ -198,11 +189,10 @@ final class TransferContext {
     }
 
     /// Fills libcurl's upload buffer; returns 0 at the end of the body.
-    func onRead(_ buffer: UnsafeMutablePointer<CChar>?, capacity: Int) -> Int {
-        guard let buffer else { return 0 }
+    func onRead(into buffer: UnsafeMutableRawPointer, capacity: Int) -> Int? {
         if tracksActivity { lastActivity = MonotonicClock.now() }
         do {
-            let n = try bodyReader.read(into: UnsafeMutableRawPointer(buffer), count: capacity, at: bodyOffset)
+            let n = try bodyReader.read(into: buffer, count: capacity, at: bodyOffset)
             if n == 0 {
                 if bodyReadEnd == nil { bodyReadEnd = MonotonicClock.now() }
                 return 0
@@ -215,7 +205,7 @@ final class TransferContext {
             return n
         } catch {
             localFailure = error.message
-            return wl_readfunc_abort()
+            return nil
         }
     }
 
@@ -238,6 +228,12 @@ final class TransferContext {
         return false
     }
 
+    /// libcurl made a socket for a new connection of this transfer.
+    func onSocketOpened(_ socket: Int32) {
+        self.socket = socket
+        sockets?.opened(socket)
+    }
+
     /// The connection is ready and the request is about to be sent.
     func onConnectionReady(remoteIP: String?, localIP: String?, remotePort: Int, localPort: Int) {
         let now = MonotonicClock.now()
@@ -247,8 +243,9 @@ final class TransferContext {
         self.localIP = localIP
         self.remotePort = remotePort
         self.localPort = localPort
-        if let sockets, let found = sockets.socket(localPort: localPort, hint: socket) {
+        if let sockets, let found = sockets.socket(localPort: localPort, hint: socket, connection: connectionId) {
             tcpSocket = found
+            connectionSocketKnown = true
             if readsTCP, let idle = sockets.attach(self, to: found, at: now) {
                 // The connection sat idle in the pool since its last transfer ended: that snapshot is this start.
                 tcp.add(idle, at: now / 1000)
@@ -271,23 +268,24 @@ final class TransferContext {
         tcpSampledAt = now
     }
 
-    /// One event of libcurl's verbose output.
-    func onDebug(type: curl_infotype, text: UnsafeBufferPointer<UInt8>) {
-        switch type {
-        case CURLINFO_TEXT:
-            // Most informational lines carry nothing the engine uses: look at the first byte before making a String.
-            switch DebugText.parse(bytes: text) {
-            case .connected(let id)?:
-                connectionId = id
-                // libcurl says so right after the TCP handshake (before TLS): the kernel's RTT estimate is then its
-                // first sample, the SYN to the SYN/ACK.
-                if readsTCP, let socket, let info = TCPInfoReader.read(socket: socket) { handshakeRTT = info.rtt }
-            case .reused(let id)?: connectionId = id
-            case .tls(let version, let cipher)?: tlsVersion = version; tlsCipher = cipher
-            case .alpn(let name)?: alpn = name
-            case nil: break
-            }
-        case CURLINFO_HEADER_OUT:
+    /// A fact about this transfer's connection.
+    func onConnectionFact(_ fact: ConnectionFact) {
+        switch fact {
+        case .connected(let id):
+            connectionId = id
+            // libcurl says so right after the TCP handshake (before TLS): the kernel's RTT estimate is then its
+            // first sample, the SYN to the SYN/ACK.
+            if readsTCP, let socket, let info = TCPInfoReader.read(socket: socket) { handshakeRTT = info.rtt }
+        case .reused(let id): connectionId = id
+        case .tls(let version, let cipher): tlsVersion = version; tlsCipher = cipher
+        case .alpn(let name): alpn = name
+        }
+    }
+
+    /// One event of libcurl's verbose output other than its informational text.
+    func onTraffic(_ kind: TrafficKind, _ text: UnsafeBufferPointer<UInt8>) {
+        switch kind {
+        case .headerOut:
             let now = MonotonicClock.now()
             lastActivity = now
             if responseStart == nil { lastSend = now }
@@ -297,15 +295,13 @@ final class TransferContext {
                     expectSent = DebugText.asksForContinue(Substring(String(decoding: text, as: UTF8.self)))
                 }
             }
-        case CURLINFO_DATA_OUT:
+        case .dataOut:
             let now = MonotonicClock.now()
             lastActivity = now
             if responseStart == nil { lastSend = now }
             if firstBodyOutAt == nil { firstBodyOutAt = now }
-        case CURLINFO_HEADER_IN, CURLINFO_DATA_IN, CURLINFO_SSL_DATA_IN, CURLINFO_SSL_DATA_OUT:
+        case .headerIn, .dataIn, .tlsIn, .tlsOut:
             if tracksActivity { lastActivity = MonotonicClock.now() }
-        default:
-            break
         }
     }
 

@@ -1,4 +1,4 @@
-import WirelensCapture
+import WirelensCaptureModel
 import WirelensCore
 
 /// Writes a capture's connections (with their exchanges) as compact JSON directly into bytes: the same bytes

@@ -1,11 +1,17 @@
-import WirelensCapture
+import WirelensCaptureModel
 import WirelensCore
 
 /// Writes a capture analysis as its `wirelens.capture/1` JSON document (docs/capture-schema.md): compact,
 /// keys in the documented order, `/` not escaped, one trailing newline.
 ///
 /// The connections come right after the file's description and before the totals, so that a document can
-/// be written while the capture is read: each connection as it finishes, the summary at the end.
+/// be written while the capture is read: each connection as it finishes, the summary at the end. The members
+/// of the document go through their Codable conformance (`CaptureReport+Encodable`, the schema's one
+/// definition), in `CaptureReport.Member` order, the stream writing only the document's own braces, member
+/// names and commas. The connections, most of the document's bytes, go through `CaptureConnectionJSONWriter`:
+/// the same bytes as their Codable encoding (held so over generated connections by `CaptureJSONWriterTests`),
+/// at less than a tenth of its cost (the Codable encoding more than doubled the instructions of an analysis
+/// written as JSON, reports/bench/capture/RESULTS.md).
 public enum CaptureJSONRenderer {
     /// The whole document of a report that holds its connections.
     public static func render(_ report: CaptureReport) throws -> [UInt8] {
@@ -22,24 +28,29 @@ public enum CaptureJSONRenderer {
     public struct Stream {
         private var buffer: [UInt8] = []
         private var count = 0
-        private var writer = CaptureConnectionJSONWriter()
+        private let encoder = StreamingJSONEncoder(prettyPrinted: false)
+        /// The connections' bytes, the Codable encoding's written field by field (`CaptureJSONWriterTests`).
+        private var connections = CaptureConnectionJSONWriter()
         /// Bytes gathered before they are handed to `emit`.
         static let chunk = 1 << 18
 
-        /// Starts the document of `report` (only its file, filter, link type and snapshot length are used).
+        /// Starts the document of `report` (only the members before its connections are written).
         public init(head report: CaptureReport) throws {
-            var head = report
-            head.connections = []
-            let bytes = try StreamingJSONEncoder(prettyPrinted: false).encode(head)
             buffer.reserveCapacity(Self.chunk + (1 << 16))
-            buffer.append(contentsOf: bytes[..<(try Self.connectionsArray(in: bytes))])
+            buffer.append(UInt8(ascii: "{"))
+            for member in CaptureReport.Member.head {
+                try append(member, of: report)
+                buffer.append(UInt8(ascii: ","))
+            }
+            appendName(.connections)
+            buffer.append(UInt8(ascii: "["))
         }
 
         /// Appends one connection.
         public mutating func add(_ connection: TCPConnection, emit: ([UInt8]) throws -> Void) throws {
             if count > 0 { buffer.append(UInt8(ascii: ",")) }
             count += 1
-            writer.append(connection, to: &buffer)
+            connections.append(connection, to: &buffer)
             if buffer.count >= Self.chunk {
                 try emit(buffer)
                 buffer.removeAll(keepingCapacity: true)
@@ -48,25 +59,26 @@ public enum CaptureJSONRenderer {
 
         /// Ends the document with `report`'s totals (its `connections` are not written again).
         public mutating func finish(_ report: CaptureReport, emit: ([UInt8]) throws -> Void) throws {
-            var tail = report
-            tail.connections = []
-            let bytes = try StreamingJSONEncoder(prettyPrinted: false).encode(tail)
-            buffer.append(contentsOf: bytes[(try Self.connectionsArray(in: bytes))...])
-            buffer.append(UInt8(ascii: "\n"))
+            buffer.append(UInt8(ascii: "]"))
+            for member in CaptureReport.Member.tail {
+                buffer.append(UInt8(ascii: ","))
+                try append(member, of: report)
+            }
+            buffer.append(contentsOf: Array("}\n".utf8))
             try emit(buffer)
             buffer = []
         }
 
-        /// The position just inside `"connections":[` of a compact document with no connections.
-        private static func connectionsArray(in document: [UInt8]) throws -> Int {
-            let marker = Array("\"connections\":[".utf8)
-            var i = 0
-            while i + marker.count <= document.count {
-                if document[i] == marker[0], Array(document[i..<(i + marker.count)]) == marker { return i + marker.count }
-                i += 1
-            }
-            throw EncodingError.invalidValue(document.count, .init(codingPath: [],
-                                                                   debugDescription: "no connections array"))
+        /// Appends `"member":` and the member's value, encoded by its Codable conformance.
+        private mutating func append(_ member: CaptureReport.Member, of report: CaptureReport) throws {
+            appendName(member)
+            buffer.append(contentsOf: try encoder.encode(report.value(of: member)))
+        }
+
+        /// Appends a member's name and the colon.
+        private mutating func appendName(_ member: CaptureReport.Member) {
+            JSONBytes.appendString(member.stringValue, to: &buffer)
+            buffer.append(UInt8(ascii: ":"))
         }
     }
 }

@@ -1,4 +1,4 @@
-import WirelensCapture
+import WirelensCaptureModel
 import WirelensCore
 
 /// Renders a capture analysis for a person at a terminal: the summary, then connection by connection
@@ -109,7 +109,7 @@ public struct CaptureTextRenderer: Sendable {
             + "by SYN ownership" + (unknown > 0 ? ", \(unknown) not decidable" : ""))
         let timed = v.transactions.filter { $0.connectAgrees != nil }
         lines += ReportText.keyValue("connect", "\(timed.filter { $0.connectAgrees == true }.count) of \(timed.count) "
-            + "connect times agree with the handshake (\(ProbeVerifier.toleranceText))")
+            + "connect times agree with the handshake (\(ProbeVerification.toleranceText))")
         lines += ReportText.keyValue("opened", "\(v.connectionsOpenedByProbe) by the probe, \(v.connectionsOnWire) handshakes on the wire")
         for host in v.hosts {
             lines += ReportText.keyValue("host", "\(host.server): at most \(host.maxConcurrent) at once, limit "

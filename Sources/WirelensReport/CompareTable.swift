@@ -1,3 +1,4 @@
+import WirelensCompare
 import WirelensCore
 
 /// The summary tables of a comparison as rows of cells, shared by the text and the HTML renderers: one row per

@@ -1,3 +1,4 @@
+import WirelensCompare
 import WirelensCore
 
 /// Renders a comparison for a person at a terminal: what was compared, the results table, the phase medians

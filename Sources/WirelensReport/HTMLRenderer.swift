@@ -1,3 +1,4 @@
+import WirelensCompare
 import WirelensCore
 
 /// Renders a probe report or a comparison as one self-contained HTML page: inline CSS and SVG drawn here,

@@ -85,7 +85,7 @@ public final class TargetServer: Sendable {
             if owns { try? FileManager.default.removeItem(atPath: dataDirectory) }
             let failure = ListenFailure(host: config.host, port: config.port, errorNumber: (error as? IOError)?.errnoCode,
                                         detail: "\(error)")
-            throw TargetError(message: failure.description, exitStatus: failure.exitStatus)
+            throw TargetError(message: failure.description, cause: .listen(failure))
         }
         let port = channel.localAddress?.port ?? config.port
         return TargetServer(host: config.host, port: port, dataDirectory: dataDirectory, ownsDataDirectory: owns,
@@ -106,17 +106,17 @@ public final class TargetServer: Sendable {
             do {
                 try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
             } catch {
-                throw TargetError(message: "cannot use --data-dir '\(path)': \(error.localizedDescription)", exitStatus: .localFile)
+                throw TargetError(message: "cannot use --data-dir '\(path)': \(error.localizedDescription)", cause: .dataDirectory)
             }
             guard access(path, W_OK) == 0 else {
-                throw TargetError(message: "cannot write to --data-dir '\(path)': \(String(cString: strerror(errno)))", exitStatus: .localFile)
+                throw TargetError(message: "cannot write to --data-dir '\(path)': \(String(cString: strerror(errno)))", cause: .dataDirectory)
             }
             return (path, false)
         }
         var template = Array((FileManager.default.temporaryDirectory.path + "/wirelens-target-XXXXXX").utf8CString)
         guard let made = template.withUnsafeMutableBufferPointer({ buffer in buffer.baseAddress.flatMap { mkdtemp($0) } }) else {
             throw TargetError(message: "cannot create a temporary data directory: \(String(cString: strerror(errno)))",
-                              exitStatus: .localFile)
+                              cause: .dataDirectory)
         }
         return (String(cString: made), true)
     }

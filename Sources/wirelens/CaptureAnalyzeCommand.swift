@@ -5,7 +5,7 @@ import WirelensCore
 import WirelensReport
 
 /// `wirelens capture analyze FILE`: the TCP connections and HTTP/1.x exchanges of a .pcap or .pcapng file.
-struct CaptureAnalyzeCommand: AsyncCommand {
+struct CaptureAnalyzeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "analyze",
         abstract: "Analyse a .pcap or .pcapng file: TCP connections and their HTTP/1.x exchanges.",
@@ -26,31 +26,20 @@ struct CaptureAnalyzeCommand: AsyncCommand {
         "Check this probe report (wirelens.report/1 JSON) against the capture.", valueName: "report.json"))
     var probePath: String?
 
-    @OptionGroup var output: ReportFlags
+    @OptionGroup var output: ReportFlags<CaptureFormat>
 
-    /// Analyses the file and writes the report; returns the exit code.
-    func execute() async -> Int32 {
-        guard output.format != .har, output.format != .html else {
-            Console.error("--format \(output.format.rawValue) is for probe reports; capture analyze writes text or json")
-            return ExitStatus.usage.rawValue
-        }
-        do {
-            try output.check()
-        } catch {
-            Console.error("\(error)")
-            return ExitStatus.localFile.rawValue
-        }
+    /// Analyses the file and writes the report.
+    func run() async throws {
+        try output.check()
         var probe: Report?
         if let probePath {
             do {
                 probe = try JSONRenderer.decode(Data(contentsOf: URL(fileURLWithPath: probePath)))
             } catch is DecodingError {
-                Console.error("'\(probePath)' is not a \(Report.schemaID) report; give the JSON that "
+                throw CommandFailure(.usage, "'\(probePath)' is not a \(Report.schemaID) report; give the JSON that "
                     + "'wirelens probe --format json' wrote")
-                return ExitStatus.usage.rawValue
             } catch {
-                Console.error("cannot read probe report '\(probePath)': \(error.localizedDescription)")
-                return ExitStatus.localFile.rawValue
+                throw CommandFailure(.localFile, "cannot read probe report '\(probePath)': \(error.localizedDescription)")
             }
         }
         // SIGINT or SIGTERM stops the reading; what was read is analysed and written, marked interrupted. A pipe
@@ -67,9 +56,8 @@ struct CaptureAnalyzeCommand: AsyncCommand {
         do {
             file = try PacketFile(path: path, filter: filter)
         } catch {
-            Console.error(error.description)
-            if case .badFilter = error { return ExitStatus.usage.rawValue }
-            return ExitStatus.localFile.rawValue
+            if case .badFilter = error { throw CommandFailure(.usage, error.description) }
+            throw CommandFailure(.localFile, error.description)
         }
         var outcome: CaptureAnalyzer.Outcome
         let status: Int32
@@ -93,24 +81,22 @@ struct CaptureAnalyzeCommand: AsyncCommand {
                 last = result
                 return result.report
             }
-            guard let last else { return status }
+            guard let last else { return try ErrorExit.end(status) }
             outcome = last
         }
         if let error = outcome.readError {
-            Console.error(error.description)
-            return ExitStatus.localFile.rawValue
+            throw CommandFailure(.localFile, error.description)
         }
         if outcome.report.interrupted {
             Console.error("interrupted: the report covers the \(outcome.report.packets.total) packets read before the "
                 + "signal (\(outcome.report.summary.connections) connections)")
-            return status == ExitStatus.success.rawValue ? ExitStatus.interrupted.rawValue : status
+            try ErrorExit.end(status == ExitStatus.success.rawValue ? ExitStatus.interrupted.rawValue : status)
         }
         if status == ExitStatus.success.rawValue, let disagreements = outcome.report.verification?.disagreements,
            let first = disagreements.first {
             let more = disagreements.count > 1 ? " (and \(disagreements.count - 1) more)" : ""
-            Console.error("the capture disagrees with the probe report: \(first)\(more)")
-            return ExitStatus.wireDisagreement.rawValue
+            throw CommandFailure(.wireDisagreement, "the capture disagrees with the probe report: \(first)\(more)")
         }
-        return status
+        try ErrorExit.end(status)
     }
 }

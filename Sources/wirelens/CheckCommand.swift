@@ -7,7 +7,7 @@ import WirelensStore
 
 /// `wirelens check CONFIG.yaml`: runs the configured checks once (or every `--every`), prints pass or fail per
 /// check, stores each result in the history database.
-struct CheckCommand: AsyncCommand {
+struct CheckCommand: CheckedCommand {
     static let configuration = CommandConfiguration(
         commandName: "check",
         abstract: "Run the health checks of a YAML configuration and report pass or fail per check.",
@@ -37,17 +37,26 @@ struct CheckCommand: AsyncCommand {
     @Flag(name: [.customShort("q"), .customLong("quiet")], help: "No messages but errors.")
     var quiet = false
 
-    /// Runs the checks and returns the exit code.
-    func execute() async -> Int32 {
-        let checks: CheckConfig
-        let schedule: Schedule?
-        do {
-            schedule = try every.map { Schedule(interval: try TransferFlags.duration($0, "--every") ?? 0) }
-            checks = try CheckConfig.load(path: config, environment: ProcessInfo.processInfo.environment)
-            if let reportPath { try ProbePlan.checkWritable(reportPath) }
-        } catch {
-            return InputFailure.exitCode(error)
+    /// The checked flags: the schedule (nil: one round) and the configuration.
+    private func checked() throws(UsageError) -> (schedule: Schedule?, checks: CheckConfig) {
+        let schedule = try every.map { text throws(UsageError) in
+            Schedule(interval: try TransferFlags.duration(text, "--every") ?? 0)
         }
+        do throws(CheckConfigError) {
+            return (schedule, try CheckConfig.load(path: config, environment: ProcessInfo.processInfo.environment))
+        } catch {
+            throw UsageError(error.description)
+        }
+    }
+
+    func checkFlags() throws(UsageError) {
+        _ = try checked()
+    }
+
+    /// Runs the checks; ends with 1 when one failed, 12 when the history could not be used.
+    func run() async throws {
+        let (schedule, checks) = try checked()
+        if let reportPath { try ProbePlan.checkWritable(reportPath) }
         // A history that cannot be used is a warning: the checks run, print and export without it.
         let (store, unavailable) = history.open()
 
@@ -70,8 +79,7 @@ struct CheckCommand: AsyncCommand {
                 do {
                     try ReportFile.write(to: reportPath) { emit in try emit(Array(text.utf8)) }
                 } catch {
-                    Console.error("cannot write '\(reportPath)': \(error)")
-                    return ExitStatus.localFile.rawValue
+                    throw CommandFailure(.localFile, "cannot write '\(reportPath)': \(error)")
                 }
             } else {
                 if schedule != nil, format == .text, !quiet {
@@ -85,7 +93,7 @@ struct CheckCommand: AsyncCommand {
         if schedule != nil, !quiet {
             Console.error("stopped after \(round) rounds")
         }
-        return status.rawValue
+        try ErrorExit.end(status.rawValue)
     }
 
     /// Sleeps in short slices so that a signal ends the wait at once.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import WirelensCompare
 import WirelensCore
 import WirelensProbe
 import WirelensUpload
@@ -7,7 +8,7 @@ import WirelensReport
 
 /// `wirelens compare URL --limits 1,2,4`: one workload across per-host connection limits and protocols,
 /// interleaved over repetitions, with a recommendation.
-struct CompareCommand: AsyncCommand {
+struct CompareCommand: CheckedCommand {
     static let configuration = CommandConfiguration(
         commandName: "compare",
         abstract: "Run one workload at several connection limits and protocols; recommend a limit.",
@@ -44,45 +45,54 @@ struct CompareCommand: AsyncCommand {
     @Option(name: .customLong("repeat"), help: "Repetitions of every configuration.")
     var repeatCount = 3
 
-    @OptionGroup(title: "Connections, protocol, timeouts and TLS")
+    @OptionGroup(title: "Connections, timeouts and TLS")
     var transfer: TransferFlags
 
-    @OptionGroup(title: "Report (--format text, json or html)")
-    var report: ReportFlags
+    /// Set per mode and limit: hidden from the help, and refused with a pointer to --modes and --limits.
+    @OptionGroup(visibility: .hidden)
+    var protocols: ProtocolFlags
 
-    /// Runs the comparison and returns the exit code.
-    func execute() async -> Int32 {
+    @OptionGroup(title: "Report")
+    var report: ReportFlags<CompareFormat>
+
+    /// The checked flags: the workload, limits and modes, and the engine options every run starts from.
+    private func checked() throws(UsageError) -> (work: CompareWorkload, limits: [CompareLimit], modes: [CompareMode],
+                                                  base: ProbeOptions) {
         let work: CompareWorkload
         let limitList: [CompareLimit]
         let modeList: [CompareMode]
-        let base: ProbeOptions
-        var filePath: String?
-        do {
-            do throws(CompareParseError) {
-                work = try CompareWorkload.parse(workload)
-                limitList = try CompareLimit.parseList(limits)
-                modeList = try CompareMode.parseList(modes)
-            } catch {
-                throw UsageError(error.message)
-            }
-            guard repeatCount >= 1 else { throw UsageError("--repeat must be 1 or more, not \(repeatCount)") }
-            guard report.format != .har else { throw UsageError("compare writes text, json or html, not har") }
-            if transfer.maxHostConnections != 0 {
-                throw UsageError("compare sets the connections per host from --limits; drop --max-host-connections")
-            }
-            if transfer.http11 || transfer.http2 || transfer.http2PriorKnowledge || transfer.noReuse {
-                throw UsageError("compare sets the protocol and reuse per mode; give --modes h1,h1-fresh,h2 instead")
-            }
-            base = try transfer.probeOptions(concurrency: 1, retries: 0)
-            try report.check()
-            _ = try TargetURL(url.replacingOccurrences(of: "{size}", with: "1"))
-            if let cacert = base.caFile { _ = try ProbePlan.readableFileSize(cacert) }
-            if case .segmentedFile(let path) = work {
-                _ = try ProbePlan.readableFileSize(path)
-                filePath = path
-            }
+        do throws(CompareParseError) {
+            work = try CompareWorkload.parse(workload)
+            limitList = try CompareLimit.parseList(limits)
+            modeList = try CompareMode.parseList(modes)
         } catch {
-            return InputFailure.exitCode(error)
+            throw UsageError(error.message)
+        }
+        guard repeatCount >= 1 else { throw UsageError("--repeat must be 1 or more, not \(repeatCount)") }
+        if protocols.maxHostConnections != 0 {
+            throw UsageError("compare sets the connections per host from --limits; drop --max-host-connections")
+        }
+        if protocols.choosesProtocol {
+            throw UsageError("compare sets the protocol and reuse per mode; give --modes h1,h1-fresh,h2 instead")
+        }
+        let base = try transfer.probeOptions(concurrency: 1, retries: 0, protocols: nil)
+        return (work, limitList, modeList, base)
+    }
+
+    func checkFlags() throws(UsageError) {
+        _ = try checked()
+        try UsageError.checkURL(url.replacingOccurrences(of: "{size}", with: "1"))
+    }
+
+    /// Runs the comparison and writes its document; ends with the first failed run's exit code.
+    func run() async throws {
+        let (work, limitList, modeList, base) = try checked()
+        try report.check()
+        if let cacert = base.caFile { _ = try ProbePlan.readableFileSize(cacert) }
+        var filePath: String?
+        if case .segmentedFile(let path) = work {
+            _ = try ProbePlan.readableFileSize(path)
+            filePath = path
         }
         var scratch: String?
         if case .segmentedSize(let size) = work {
@@ -92,8 +102,7 @@ struct CompareCommand: AsyncCommand {
                 scratch = path
                 filePath = path
             } catch {
-                Console.error("cannot write the generated upload file: \(error)")
-                return ExitStatus.localFile.rawValue
+                throw CommandFailure(.localFile, "cannot write the generated upload file: \(error)")
             }
         }
         defer { if let scratch { unlink(scratch) } }
@@ -109,17 +118,12 @@ struct CompareCommand: AsyncCommand {
         for (n, step) in schedule.enumerated() where !trap.fired {
             let c = configurations[step.configuration]
             let options = c.mode.options(base: base, limit: c.limit.value, https: url.lowercased().hasPrefix("https:"))
-            let run: (Report, ExitStatus)
-            do {
-                let engine = try Engine(options: options)
-                current.set(engine)
-                run = try await Self.runOnce(work, url: url, file: filePath, limit: c.limit.value,
+            let engine = try Engine(options: options)
+            current.set(engine)
+            let run = try await Self.runOnce(work, url: url, file: filePath, limit: c.limit.value,
                                              maxLimit: limitList.map(\.value).max() ?? 1, engine: engine,
                                              interrupted: { trap.fired })
-                current.set(nil)
-            } catch {
-                return InputFailure.exitCode(error)
-            }
+            current.set(nil)
             runs.append(CompareDocument.Run(mode: c.mode, limit: c.limit.label, repetition: step.repetition, report: run.0))
             if status == .success, run.1 != .success {
                 status = run.1
@@ -139,23 +143,23 @@ struct CompareCommand: AsyncCommand {
         let document = CompareDocument(url: url, workload: work, modes: modeList, limits: limitList,
                                        repetitions: repeatCount, startedAt: started, endedAt: MonotonicClock.wallMicros(),
                                        interrupted: trap.fired, runs: runs)
-        if let failure = deliver(document) { return failure }
-        if trap.fired { return ExitStatus.interrupted.rawValue }
+        if let failure = deliver(document) { throw ExitCode(failure) }
+        if trap.fired { throw ExitCode(ExitStatus.interrupted.rawValue) }
         if let firstFailure { Console.error("some runs failed; the first: \(firstFailure)") }
-        return status.rawValue
+        try ErrorExit.end(status.rawValue)
     }
 
     /// Writes the document in the asked format; returns the exit code of a failure, nil on success.
     private func deliver(_ document: CompareDocument) -> Int32? {
         let color = report.reportPath == nil && Console.colorsStdout(noColor: report.noColor)
         let failure = report.write { emit in
-            switch report.format {
+            switch report.choice {
             case .json:
                 var bytes = try StreamingJSONEncoder(prettyPrinted: true).encode(document)
                 bytes.append(UInt8(ascii: "\n"))
                 try emit(bytes)
             case .html: try emit(Array(HTMLRenderer.render(document).utf8))
-            case .text, .har: try emit(Array(CompareTextRenderer(color: color).render(document).utf8))
+            case .text: try emit(Array(CompareTextRenderer(color: color).render(document).utf8))
             }
         }
         if failure == nil, !report.quiet, let path = report.reportPath { Console.error("report written to \(path)") }
@@ -210,26 +214,5 @@ struct CompareCommand: AsyncCommand {
             try handle.write(contentsOf: PatternBytes.bytes(offset: offset, count: n))
             offset += Int64(n)
         }
-    }
-}
-
-/// The engine running now, so that a signal cancels it.
-final class EngineSlot: @unchecked Sendable {
-    private let lock = NSLock()
-    private var engine: Engine?
-
-    /// Makes `engine` the one a signal cancels.
-    func set(_ engine: Engine?) {
-        lock.lock()
-        self.engine = engine
-        lock.unlock()
-    }
-
-    /// Cancels the engine running now, if any.
-    func cancel() {
-        lock.lock()
-        let engine = self.engine
-        lock.unlock()
-        engine?.cancel()
     }
 }

@@ -2,8 +2,8 @@ import WirelensCapture
 import WirelensReport
 
 /// The JSON stream of a capture report and where its bytes go, used by one thread at a time: the write-behind
-/// thread while connections arrive, then the caller for the totals.
-final class ConnectionJSONWriter: @unchecked Sendable {
+/// thread while connections arrive (`WriteBehind` owns its consumer until `finish`), then the caller for the totals.
+final class ConnectionJSONWriter {
     private var stream: CaptureJSONRenderer.Stream
     /// Where the bytes go: a non-escaping closure made escaping, so it must be let go (`release`) before the
     /// call that lent it returns.

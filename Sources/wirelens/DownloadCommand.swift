@@ -4,7 +4,7 @@ import WirelensCore
 import WirelensProbe
 
 /// `wirelens download URL -o FILE [--resume]`: downloads to a file, resumes a partial one, checks the length.
-struct DownloadCommand: AsyncCommand {
+struct DownloadCommand: CheckedCommand {
     static let configuration = CommandConfiguration(
         commandName: "download",
         abstract: "Download a URL to a file, resuming a partial file with a Range request and checking its length.",
@@ -28,34 +28,39 @@ struct DownloadCommand: AsyncCommand {
     var retries = 0
 
     @OptionGroup(title: "Connections, protocol, timeouts and TLS")
+    var protocols: ProtocolFlags
+
+    @OptionGroup(title: "Connections, protocol, timeouts and TLS")
     var transfer: TransferFlags
 
     @OptionGroup(title: "Report")
-    var report: ReportFlags
+    var report: ReportFlags<ReportFormat>
 
-    func execute() async -> Int32 {
-        var options: ProbeOptions
-        do {
-            options = try transfer.probeOptions(concurrency: 1, retries: 0)
-            guard retries >= 0 else { throw UsageError("--retries must be 0 or more, not \(retries)") }
-            if !resume && retries > 0 {
-                throw UsageError("--retries on a download needs --resume: a retry continues the file from its end")
-            }
-            _ = try ProbePlan(urls: [url], method: "GET", uploadPath: nil, uploadSize: nil, repeatCount: 1,
-                              outputPath: output)
-            try report.check()
-        } catch {
-            return InputFailure.exitCode(error)
+    /// The engine options, checked from the flags.
+    private func checked() throws(UsageError) -> ProbeOptions {
+        let options = try transfer.probeOptions(concurrency: 1, retries: 0, protocols: protocols)
+        guard retries >= 0 else { throw UsageError("--retries must be 0 or more, not \(retries)") }
+        if !resume && retries > 0 {
+            throw UsageError("--retries on a download needs --resume: a retry continues the file from its end")
         }
+        return options
+    }
+
+    func checkFlags() throws(UsageError) {
+        _ = try checked()
+        try UsageError.checkURL(url)
+    }
+
+    /// Downloads, checks the length and writes the report.
+    func run() async throws {
+        var options = try checked()
+        _ = try ProbePlan(urls: [url], method: "GET", uploadPath: nil, uploadSize: nil, repeatCount: 1,
+                          outputPath: output)
+        try report.check()
         // The length check reads Content-Range and Content-Length.
         options.includeResponseHeaders = true
         let bytes = TransferProgress()
-        let engine: Engine
-        do {
-            engine = try Engine(options: options, progress: bytes)
-        } catch {
-            return InputFailure.exitCode(error)
-        }
+        let engine = try Engine(options: options, progress: bytes)
         let trap = SignalTrap { engine.cancel() }
         let download = ResumableDownload(url: url, path: output, resume: resume, retries: retries)
         let started = MonotonicClock.wallMicros()
@@ -89,6 +94,6 @@ struct DownloadCommand: AsyncCommand {
         }
         let status = report.deliver(result, outcome: judged)
         if let message { Console.error(message) }
-        return status
+        try ErrorExit.end(status)
     }
 }

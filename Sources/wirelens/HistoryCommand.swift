@@ -6,7 +6,7 @@ import WirelensStore
 
 /// `wirelens history [CHECK] [--since 24h]`: per-phase p50/p90 of the recent window against the window before,
 /// with regressions flagged.
-struct HistoryCommand: AsyncCommand {
+struct HistoryCommand: CheckedCommand {
     static let configuration = CommandConfiguration(
         commandName: "history",
         abstract: "Compare recent check results with the window before and flag regressions.",
@@ -22,37 +22,37 @@ struct HistoryCommand: AsyncCommand {
             help: "The history database (default $XDG_DATA_HOME/wirelens/history.sqlite or ~/.local/share/wirelens/history.sqlite).")
     var path: String?
 
+    /// The window's length in µs.
+    private func window() throws(UsageError) -> Int64 {
+        try TransferFlags.duration(since, "--since") ?? 0
+    }
+
+    func checkFlags() throws(UsageError) {
+        _ = try window()
+    }
+
     /// Prints the comparison; exit 0, or 1 when a regression was flagged.
-    func execute() async -> Int32 {
-        let window: Int64
-        let store: CheckHistory
-        do {
-            window = try TransferFlags.duration(since, "--since") ?? 0
-            let resolved = path ?? CheckHistory.defaultPath(environment: ProcessInfo.processInfo.environment)
-            guard FileManager.default.fileExists(atPath: resolved) else {
-                throw UsageError("no history database at '\(resolved)'; run 'wirelens check' first or give --history PATH")
-            }
-            store = try CheckHistory(path: resolved)
-        } catch let trouble as HistoryTrouble {
-            Console.error(trouble.description)
-            return ExitStatus.historyUnavailable.rawValue
-        } catch {
-            return InputFailure.exitCode(error)
+    func run() async throws {
+        let window = try window()
+        let resolved = path ?? CheckHistory.defaultPath(environment: ProcessInfo.processInfo.environment)
+        guard FileManager.default.fileExists(atPath: resolved) else {
+            throw UsageError("no history database at '\(resolved)'; run 'wirelens check' first or give --history PATH")
         }
+        let store = try CheckHistory(path: resolved)
         let now = Int64(Date().timeIntervalSince1970 * 1e6)
         let comparison: HistoryComparison
         do {
             let entries = try store.entries(check: check, since: now - 2 * window)
             if let check, entries.isEmpty {
-                Console.error("no results for check '\(check)' in the last \(DurationText.span(micros: 2 * window))")
-                return ExitStatus.usage.rawValue
+                throw UsageError("no results for check '\(check)' in the last \(DurationText.span(micros: 2 * window))")
             }
             comparison = HistoryComparison.compare(entries, check: check, end: now + 1, window: window)
+        } catch let error as UsageError {
+            throw error
         } catch {
-            Console.error("cannot read the history database '\(store.path)': \(error)")
-            return ExitStatus.localFile.rawValue
+            throw CommandFailure(.localFile, "cannot read the history database '\(store.path)': \(error)")
         }
         FileHandle.standardOutput.write(Data(comparison.render().utf8))
-        return comparison.checks.contains(where: \.regressed) ? ExitStatus.checkFailed.rawValue : ExitStatus.success.rawValue
+        if comparison.checks.contains(where: \.regressed) { throw ExitCode(ExitStatus.checkFailed.rawValue) }
     }
 }

@@ -1,11 +1,12 @@
 import ArgumentParser
 import Foundation
+import Synchronization
 import WirelensCore
 import WirelensProbe
 import WirelensReport
 
 /// `wirelens probe URL…`: runs HTTP(S) transfers and reports each transaction's timeline.
-struct ProbeCommand: AsyncCommand {
+struct ProbeCommand: CheckedCommand {
     static let configuration = CommandConfiguration(
         commandName: "probe",
         abstract: "Run HTTP(S) requests through libcurl and report every transaction's phases.",
@@ -40,50 +41,57 @@ struct ProbeCommand: AsyncCommand {
     var retries = 0
 
     @OptionGroup(title: "Connections, protocol, timeouts and TLS")
+    var protocols: ProtocolFlags
+
+    @OptionGroup(title: "Connections, protocol, timeouts and TLS")
     var transfer: TransferFlags
 
     @OptionGroup(title: "Report")
-    var report: ReportFlags
+    var report: ReportFlags<ReportFormat>
 
     @OptionGroup(title: "Wire capture")
     var wire: CaptureFlags
 
-    /// Runs the probe and returns the exit code.
-    func execute() async -> Int32 {
-        let plan: ProbePlan
-        let options: ProbeOptions
-        let engine: Engine
-        let bytes = TransferProgress()
-        do {
-            guard !urls.isEmpty else { throw UsageError("give at least one URL, e.g. wirelens probe http://127.0.0.1:8080/") }
-            options = try transfer.probeOptions(concurrency: concurrency, retries: retries)
-            if let method, let problem = RequestTextCheck.problem(method: method) { throw UsageError("-X: \(problem)") }
-            guard repeatCount >= 1 else { throw UsageError("--repeat must be 1 or more, not \(repeatCount)") }
-            let size = try uploadSize.map { text throws(UsageError) in
-                guard let bytes = ByteSize.parse(text) else {
-                    throw UsageError("--upload-size '\(text)' is not a size; write e.g. 10MiB, 512KB or 4096")
-                }
-                return bytes
+    /// The engine options, the generated body's size and the form's fields, checked from the flags (no file is
+    /// read).
+    private func checked() throws(UsageError) -> (options: ProbeOptions, size: Int64?, fields: [FormField]) {
+        guard !urls.isEmpty else { throw UsageError("give at least one URL, e.g. wirelens probe http://127.0.0.1:8080/") }
+        let options = try transfer.probeOptions(concurrency: concurrency, retries: retries, protocols: protocols)
+        if let method, let problem = RequestTextCheck.problem(method: method) { throw UsageError("-X: \(problem)") }
+        guard repeatCount >= 1 else { throw UsageError("--repeat must be 1 or more, not \(repeatCount)") }
+        let size = try uploadSize.map { text throws(UsageError) in
+            guard let bytes = ByteSize.parse(text) else {
+                throw UsageError("--upload-size '\(text)' is not a size; write e.g. 10MiB, 512KB or 4096")
             }
-            if uploadFile != nil, size != nil { throw UsageError("give --upload or --upload-size, not both") }
-            if !form.isEmpty, uploadFile != nil || size != nil {
-                throw UsageError("give --form or --upload/--upload-size, not both: a form is the request's body")
-            }
-            let fields = try form.map { text throws(UsageError) in
-                do throws(FormField.ParseError) { return try FormField.parse(text) } catch { throw UsageError(error.message) }
-            }
-            if output != nil, urls.count * repeatCount > 1 {
-                throw UsageError("-o/--output takes one URL and --repeat 1; the report keeps every task's figures")
-            }
-            try report.check()
-            if let cacert = options.caFile { _ = try ProbePlan.readableFileSize(cacert) }
-            plan = try ProbePlan(urls: urls, method: method, uploadPath: uploadFile, uploadSize: size,
-                                 repeatCount: repeatCount, outputPath: output, form: fields)
-            engine = try Engine(options: options, progress: bytes)
-        } catch {
-            return InputFailure.exitCode(error)
+            return bytes
         }
+        if uploadFile != nil, size != nil { throw UsageError("give --upload or --upload-size, not both") }
+        if !form.isEmpty, uploadFile != nil || size != nil {
+            throw UsageError("give --form or --upload/--upload-size, not both: a form is the request's body")
+        }
+        let fields = try form.map { text throws(UsageError) in
+            do throws(FormField.ParseError) { return try FormField.parse(text) } catch { throw UsageError(error.message) }
+        }
+        if output != nil, urls.count * repeatCount > 1 {
+            throw UsageError("-o/--output takes one URL and --repeat 1; the report keeps every task's figures")
+        }
+        return (options, size, fields)
+    }
 
+    func checkFlags() throws(UsageError) {
+        _ = try checked()
+        for url in urls { try UsageError.checkURL(url) }
+    }
+
+    /// Runs the probe and writes its report; ends with the run's exit code.
+    func run() async throws {
+        let (options, size, fields) = try checked()
+        try report.check()
+        if let cacert = options.caFile { _ = try ProbePlan.readableFileSize(cacert) }
+        let plan = try ProbePlan(urls: urls, method: method, uploadPath: uploadFile, uploadSize: size,
+                                 repeatCount: repeatCount, outputPath: output, form: fields)
+        let bytes = TransferProgress()
+        let engine = try Engine(options: options, progress: bytes)
         let capture = wire.start(urls: urls)
         let trap = SignalTrap { engine.cancel() }
         // Long transfers show their progress on stderr (nothing in the first second, nothing with --quiet).
@@ -93,19 +101,20 @@ struct ProbeCommand: AsyncCommand {
         // Without a capture to check the tasks against, the text summary and large JSON reports are written as the
         // run goes: memory does not grow with --repeat.
         if capture == nil, self.report.streams(tasks: plan.round.count * plan.repeatCount) {
-            return await self.report.deliver(streaming: plan, engine: engine, interrupted: { trap.fired },
-                                             runEnded: { await ticker?.stop() })
+            try ErrorExit.end(await self.report.deliver(streaming: plan, engine: engine, interrupted: { trap.fired },
+                                                        runEnded: { await ticker?.stop() }))
+            return
         }
         let report = await ProbeSession.run(plan, engine: engine, interrupted: { trap.fired })
         await ticker?.stop()
-        ProbeCommand.keptUntilExit = report
+        Self.keptUntilExit.withLock { $0 = report }
         let status = self.report.deliver(report)
-        guard let capture else { return status }
-        return wire.finish(capture, report: report, status: status,
-                           textToStdout: self.report.format == .text && self.report.reportPath == nil)
+        guard let capture else { return try ErrorExit.end(status) }
+        try ErrorExit.end(wire.finish(capture, report: report, status: status,
+                                      textToStdout: self.report.format == .text && self.report.reportPath == nil))
     }
 
     /// The run's report, kept until the process exits: freeing a large run's records one by one would
     /// only delay the exit.
-    nonisolated(unsafe) private static var keptUntilExit: Report?
+    private static let keptUntilExit = Mutex<Report?>(nil)
 }

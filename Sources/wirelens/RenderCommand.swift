@@ -1,10 +1,11 @@
 import ArgumentParser
 import Foundation
+import WirelensCompare
 import WirelensCore
 import WirelensReport
 
 /// `wirelens render REPORT.json`: shows a saved JSON report as text (or re-encodes it).
-struct RenderCommand: AsyncCommand {
+struct RenderCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "render",
         abstract: "Show a saved wirelens.report/1 report (or a wirelens.compare/1 document) as text or HTML.")
@@ -21,8 +22,8 @@ struct RenderCommand: AsyncCommand {
     /// The `schema` key of a document, to tell a compare document from a report.
     private struct SchemaProbe: Decodable { let schema: String? }
 
-    /// Renders the report and returns the exit code.
-    func execute() async -> Int32 {
+    /// Renders the report.
+    func run() async throws {
         let report: Report
         do {
             let data = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -33,11 +34,11 @@ struct RenderCommand: AsyncCommand {
             }
             report = try JSONRenderer.decode(data)
         } catch let error as DecodingError {
-            Console.error("'\(path)' is not a \(Report.schemaID) report: \(Self.describe(error))")
-            return ExitStatus.usage.rawValue
+            throw CommandFailure(.usage, "'\(path)' is not a \(Report.schemaID) report: \(Self.describe(error))")
+        } catch let error as CommandFailure {
+            throw error
         } catch {
-            Console.error("cannot read report '\(path)': \(error.localizedDescription)")
-            return ExitStatus.localFile.rawValue
+            throw CommandFailure(.localFile, "cannot read report '\(path)': \(error.localizedDescription)")
         }
         switch format {
         case .text:
@@ -52,26 +53,22 @@ struct RenderCommand: AsyncCommand {
                 }
                 FileHandle.standardOutput.write(Data(bytes))
             } catch {
-                Console.error("could not encode the report: \(error)")
-                return ExitStatus.internalError.rawValue
+                throw CommandFailure(.internalError, "could not encode the report: \(error)")
             }
         }
-        return ExitStatus.success.rawValue
     }
 
     /// Writes a compare document as text, HTML or (re-encoded) JSON; HAR is refused.
-    private func renderCompare(_ document: CompareDocument) throws -> Int32 {
+    private func renderCompare(_ document: CompareDocument) throws {
         let bytes: [UInt8]
         switch format {
         case .har:
-            Console.error("--format har is for probe reports; a compare document renders as text, json or html")
-            return ExitStatus.usage.rawValue
+            throw CommandFailure(.usage, "--format har is for probe reports; a compare document renders as text, json or html")
         case .text: bytes = Array(CompareTextRenderer(color: Console.colorsStdout(noColor: noColor)).render(document).utf8)
         case .html: bytes = Array(HTMLRenderer.render(document).utf8)
         case .json: bytes = try StreamingJSONEncoder(prettyPrinted: true).encode(document) + [UInt8(ascii: "\n")]
         }
         FileHandle.standardOutput.write(Data(bytes))
-        return ExitStatus.success.rawValue
     }
 
     private static func describe(_ error: DecodingError) -> String {

@@ -1,5 +1,6 @@
 import Foundation
 import WirelensCapture
+import WirelensConcurrency
 import WirelensCore
 import WirelensReport
 

@@ -4,10 +4,15 @@ import WirelensCore
 import WirelensProbe
 import WirelensReport
 
-/// The report flags every transfer command shares, and the writing of its report.
-struct ReportFlags: ParsableArguments {
-    @Option(help: "Report format: json (indented up to 1000 tasks, compact beyond), text, har (HAR 1.2) or html (one self-contained page).")
-    var format: ReportFormat = .text
+/// The report flags every transfer command shares, and the writing of its report; `Format` is the formats the
+/// command writes (`ReportFormat` for probe runs, fewer for compare and capture analyze), so that its help lists
+/// the ones it accepts and no other.
+struct ReportFlags<Format: ReportFormatChoice>: ParsableArguments {
+    @Option(name: .customLong("format"), help: Format.help)
+    var choice: Format = .text
+
+    /// The report's format.
+    var format: ReportFormat { choice.reportFormat }
 
     @Option(name: .customLong("report"), help: "Write the report to this file instead of stdout.")
     var reportPath: String?
@@ -19,7 +24,7 @@ struct ReportFlags: ParsableArguments {
     var quiet = false
 
     /// JSON reports of more tasks than this are written compact, to keep large reports small and fast.
-    static let prettyJSONLimit = 1000
+    static var prettyJSONLimit: Int { 1000 }
 
     /// Checks, before anything runs, that the report file can be written.
     func check() throws(ProbeError) {

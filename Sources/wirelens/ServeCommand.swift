@@ -5,7 +5,7 @@ import WirelensCore
 import WirelensStore
 
 /// `wirelens serve --config CONFIG --listen 127.0.0.1:9469`: scheduled checks, /metrics and /probe?target=NAME.
-struct ServeCommand: AsyncCommand {
+struct ServeCommand: CheckedCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
         abstract: "Run the configured checks on their schedules and serve the results to Prometheus.",
@@ -35,38 +35,37 @@ struct ServeCommand: AsyncCommand {
     @OptionGroup(title: "History")
     var history: HistoryFlags
 
+    /// The checked flags: the address, the connection limits and the configuration.
+    private func checked() throws(UsageError) -> (address: (host: String, port: Int), limits: ServeLimits,
+                                                  checks: CheckConfig) {
+        var limits = ServeLimits()
+        let address = try Self.parseListen(listen)
+        limits.headerTimeout = try TransferFlags.duration(headerTimeout, "--header-timeout") ?? limits.headerTimeout
+        limits.idleTimeout = try TransferFlags.duration(idleTimeout, "--idle-timeout") ?? limits.idleTimeout
+        do throws(CheckConfigError) {
+            return (address, limits, try CheckConfig.load(path: config, environment: ProcessInfo.processInfo.environment))
+        } catch {
+            throw UsageError(error.description)
+        }
+    }
+
+    func checkFlags() throws(UsageError) {
+        _ = try checked()
+    }
+
     /// Serves until SIGINT/SIGTERM; exit 0 then (12 when the history could not be used), 2 on a configuration
     /// error, 13 when the address cannot be used.
-    func execute() async -> Int32 {
-        let checks: CheckConfig
-        let address: (host: String, port: Int)
-        var limits = ServeLimits()
-        do {
-            address = try Self.parseListen(listen)
-            limits.headerTimeout = try TransferFlags.duration(headerTimeout, "--header-timeout") ?? limits.headerTimeout
-            limits.idleTimeout = try TransferFlags.duration(idleTimeout, "--idle-timeout") ?? limits.idleTimeout
-            checks = try CheckConfig.load(path: config, environment: ProcessInfo.processInfo.environment)
-        } catch {
-            return InputFailure.exitCode(error)
-        }
+    func run() async throws {
+        let (address, limits, checks) = try checked()
         let opened = history.open()
         let board = ResultBoard(order: checks.checks.map(\.name), history: opened.store, historyFailed: opened.unavailable)
-        let service: CheckService
-        do {
-            service = try await CheckService(config: checks, host: address.host, port: address.port, limits: limits,
+        let service = try await CheckService(config: checks, host: address.host, port: address.port, limits: limits,
                                              board: board, problem: { Console.error($0) })
-        } catch {
-            Console.error(error.description)
-            return error.exitStatus.rawValue
-        }
         Console.error("serving \(checks.checks.count) checks on http://\(Self.urlHost(address.host)):\(service.port)/metrics")
-        let stopped = AsyncStream<Void>.makeStream()
-        let trap = SignalTrap { stopped.continuation.yield() }
-        for await _ in stopped.stream { break }
-        _ = trap
+        await SignalTrap.wait()
         await service.stop()
         Console.error("stopped")
-        return await board.historyFailed ? ExitStatus.historyUnavailable.rawValue : ExitStatus.success.rawValue
+        if await board.historyFailed { throw ExitCode(ExitStatus.historyUnavailable.rawValue) }
     }
 
     /// `HOST:PORT` or `[IPv6]:PORT`.

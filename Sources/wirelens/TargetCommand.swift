@@ -4,7 +4,7 @@ import WirelensCore
 import WirelensTarget
 
 /// `wirelens target`: runs the built-in HTTP/1.1 target server until SIGINT or SIGTERM.
-struct TargetCommand: AsyncCommand {
+struct TargetCommand: CheckedCommand {
     static let configuration = CommandConfiguration(
         commandName: "target",
         abstract: "Run the built-in HTTP/1.1 target server (downloads, uploads, segments, shaping, faults).",
@@ -111,40 +111,20 @@ struct TargetCommand: AsyncCommand {
         return config
     }
 
+    func checkFlags() throws(UsageError) {
+        _ = try config()
+    }
+
     /// Starts the server, prints its address, waits for SIGINT/SIGTERM, stops it.
-    func execute() async -> Int32 {
-        let config: TargetConfig
-        do {
-            config = try self.config()
-        } catch {
-            Console.error(error.message)
-            return ExitStatus.usage.rawValue
-        }
-        let server: TargetServer
-        do {
-            server = try await TargetServer.start(config)
-        } catch let error as TargetError {
-            Console.error(error.message)
-            return error.exitStatus.rawValue
-        } catch {
-            Console.error("\(error)")
-            return ExitStatus.internalError.rawValue
-        }
+    func run() async throws {
+        let server = try await TargetServer.start(try config())
         // Unbuffered, so that a script reading the pipe sees the line at once.
         FileHandle.standardOutput.write(Data("listening on \(server.baseURL)\n".utf8))
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let trap = SignalTrap { continuation.resume() }
-            TargetCommand.trap = trap
-        }
+        await SignalTrap.wait()
         do {
             try await server.stop()
         } catch {
-            Console.error("stopping the target: \(error)")
-            return ExitStatus.internalError.rawValue
+            throw CommandFailure(.internalError, "stopping the target: \(error)")
         }
-        return ExitStatus.success.rawValue
     }
-
-    /// The signal trap, kept alive while the server runs.
-    nonisolated(unsafe) private static var trap: SignalTrap?
 }

@@ -1,28 +1,14 @@
 import ArgumentParser
 import WirelensCore
 
-/// The connection, protocol, timeout, header and TLS flags every transfer command shares (named as curl's).
+/// The connection, timeout, header and TLS flags every transfer command shares (named as curl's); the protocol and
+/// reuse flags, which `compare` sets per mode, are `ProtocolFlags`.
 struct TransferFlags: ParsableArguments {
     @Option(name: [.customShort("H"), .customLong("header")], help: "Extra request header \"Name: value\" (repeatable).")
     var headers: [String] = []
 
-    @Option(name: .customLong("max-host-connections"), help: "Connections per host at most (0: unlimited).")
-    var maxHostConnections = 0
-
     @Option(name: .customLong("max-connections"), help: "Connections in total at most (0: unlimited).")
     var maxConnections = 0
-
-    @Flag(name: .customLong("no-reuse"), help: "A fresh connection for every transaction (no keep-alive reuse).")
-    var noReuse = false
-
-    @Flag(name: .customLong("http1.1"), help: "Use HTTP/1.1 only.")
-    var http11 = false
-
-    @Flag(name: .customLong("http2"), help: "Use HTTP/2 over TLS (ALPN), HTTP/1.1 over clear text.")
-    var http2 = false
-
-    @Flag(name: .customLong("http2-prior-knowledge"), help: "Use HTTP/2 over clear text without upgrade (h2c).")
-    var http2PriorKnowledge = false
 
     @Flag(name: .customLong("no-multiplex"), help: "Do not multiplex HTTP/2 streams over one connection.")
     var noMultiplex = false
@@ -68,22 +54,17 @@ struct TransferFlags: ParsableArguments {
     @Flag(name: .customLong("include-headers"), help: "Keep response headers (redacted) in the report.")
     var includeHeaders = false
 
-    /// The engine options from these flags plus the command's own concurrency and retries; bad values are
-    /// usage errors.
-    func probeOptions(concurrency: Int, retries: Int) throws(UsageError) -> ProbeOptions {
+    /// The engine options from these flags, the protocol flags (nil: the defaults, for a command that sets them
+    /// itself) and the command's own concurrency and retries; bad values are usage errors.
+    func probeOptions(concurrency: Int, retries: Int, protocols: ProtocolFlags?) throws(UsageError) -> ProbeOptions {
         var o = ProbeOptions()
         guard concurrency >= 1 else { throw UsageError("--concurrency must be 1 or more, not \(concurrency)") }
-        guard maxHostConnections >= 0 else { throw UsageError("--max-host-connections must be 0 (unlimited) or more") }
         guard maxConnections >= 0 else { throw UsageError("--max-connections must be 0 (unlimited) or more") }
         guard retries >= 0 else { throw UsageError("--retries must be 0 or more, not \(retries)") }
         guard maxRedirects >= 0 else { throw UsageError("--max-redirs must be 0 or more, not \(maxRedirects)") }
-        let versions = [http11, http2, http2PriorKnowledge].filter { $0 }.count
-        guard versions <= 1 else { throw UsageError("give only one of --http1.1, --http2, --http2-prior-knowledge") }
+        try protocols?.apply(to: &o)
         o.concurrency = concurrency
-        o.maxHostConnections = maxHostConnections > 0 ? maxHostConnections : nil
         o.maxConnections = maxConnections > 0 ? maxConnections : nil
-        o.httpVersion = http11 ? .http1_1 : http2 ? .http2 : http2PriorKnowledge ? .http2PriorKnowledge : .auto
-        o.reuseConnections = !noReuse
         o.multiplex = !noMultiplex
         o.connectTimeout = try Self.duration(connectTimeout, "--connect-timeout")
         o.idleTimeout = try Self.duration(idleTimeout, "--idle-timeout")
@@ -140,10 +121,4 @@ struct TransferFlags: ParsableArguments {
         case .failure(let refusal): throw UsageError("\(flag) \(refusal.message)")
         }
     }
-}
-
-/// A usage mistake found after parsing, with its one-line message.
-struct UsageError: Error {
-    let message: String
-    init(_ message: String) { self.message = message }
 }

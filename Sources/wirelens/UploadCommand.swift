@@ -7,7 +7,7 @@ import WirelensStore
 
 /// `wirelens upload FILE URL`: a segmented, parallel, resumable upload with a retry queue, reported
 /// attempt by attempt.
-struct UploadCommand: AsyncCommand {
+struct UploadCommand: CheckedCommand {
     static let configuration = CommandConfiguration(
         commandName: "upload",
         abstract: "Upload a file in segments, several in flight, retrying failed ones, resumable.",
@@ -66,60 +66,66 @@ struct UploadCommand: AsyncCommand {
     var noJournal = false
 
     @OptionGroup(title: "Connections, protocol, timeouts and TLS")
+    var protocols: ProtocolFlags
+
+    @OptionGroup(title: "Connections, protocol, timeouts and TLS")
     var transfer: TransferFlags
 
     @OptionGroup(title: "Report")
-    var report: ReportFlags
+    var report: ReportFlags<ReportFormat>
 
     /// Defaults when neither a flag nor the preset sets a value.
     static let defaultParallel = 4
     static let defaultRetries = 3
     static let defaultSegmentSize: Int64 = 1 << 20
 
-    /// Runs the upload and returns the exit code.
-    func execute() async -> Int32 {
-        let plan: UploadPlan
-        let options: ProbeOptions
-        let identity: FileIdentity
-        let engine: Engine
-        let bytes = TransferProgress()
-        do {
-            let preset = try self.presetValue()
-            let parallel = parallel ?? preset?.parallel ?? Self.defaultParallel
-            guard parallel >= 1 else { throw UsageError("--parallel must be 1 or more, not \(parallel)") }
-            let retries = retries ?? preset?.retries ?? Self.defaultRetries
-            guard retries >= 0 else { throw UsageError("--retries must be 0 or more, not \(retries)") }
-            let sizing = try self.sizing(preset: preset)
-            if resume, noJournal { throw UsageError("--resume needs the journal; drop --no-journal") }
-            var o = try transfer.probeOptions(concurrency: parallel, retries: 0)
-            if o.maxHostConnections == nil { o.maxHostConnections = preset?.maxHostConnections ?? parallel }
-            if o.idleTimeout == nil { o.idleTimeout = preset?.idleTimeout }
-            options = o
-            try report.check()
-            _ = try TargetURL(url)
-            if let partURL {
-                guard partURL.contains("{index}") || partURL.contains("{offset}") else {
-                    throw UsageError("--part-url '\(Redactor.url(partURL))' has neither {index} nor {offset}: every segment would go to the same URL")
-                }
-                _ = try TargetURL(Segment(index: 0, offset: 0, length: 1).url(fromTemplate: partURL))
+    /// The settings from the flags and the preset, checked (no file is read).
+    private func checked() throws(UsageError) -> (options: ProbeOptions, preset: UploadPreset?, parallel: Int,
+                                                  retries: Int, sizing: SegmentSizer.Mode) {
+        let preset = try self.presetValue()
+        let parallel = parallel ?? preset?.parallel ?? Self.defaultParallel
+        guard parallel >= 1 else { throw UsageError("--parallel must be 1 or more, not \(parallel)") }
+        let retries = retries ?? preset?.retries ?? Self.defaultRetries
+        guard retries >= 0 else { throw UsageError("--retries must be 0 or more, not \(retries)") }
+        let sizing = try self.sizing(preset: preset)
+        if resume, noJournal { throw UsageError("--resume needs the journal; drop --no-journal") }
+        var options = try transfer.probeOptions(concurrency: parallel, retries: 0, protocols: protocols)
+        if options.maxHostConnections == nil { options.maxHostConnections = preset?.maxHostConnections ?? parallel }
+        if options.idleTimeout == nil { options.idleTimeout = preset?.idleTimeout }
+        return (options, preset, parallel, retries, sizing)
+    }
+
+    func checkFlags() throws(UsageError) {
+        _ = try checked()
+        try UsageError.checkURL(url)
+        if let partURL {
+            guard partURL.contains("{index}") || partURL.contains("{offset}") else {
+                throw UsageError("--part-url '\(Redactor.url(partURL))' has neither {index} nor {offset}: every segment would go to the same URL")
             }
-            if let completeURL { _ = try TargetURL(completeURL) }
-            identity = try FileIdentity.read(file)
-            guard identity.size > 0 else { throw ProbeError.localFile(path: file, reason: "the file is empty: nothing to upload") }
-            if let partURL {
-                plan = UploadPlan(filePath: file, fileSize: identity.size, url: url, partTemplate: partURL,
-                                  completeURL: completeURL, sizing: sizing, parallel: parallel, maxRetries: retries,
-                                  preset: preset?.name)
-            } else {
-                var p = UploadPlan(filePath: file, fileSize: identity.size, baseURL: url, sizing: sizing,
-                                   parallel: parallel, maxRetries: retries, preset: preset?.name)
-                if let completeURL { p.completeURL = completeURL }
-                plan = p
-            }
-            engine = try Engine(options: options, progress: bytes)
-        } catch {
-            return InputFailure.exitCode(error)
+            try UsageError.checkURL(Segment(index: 0, offset: 0, length: 1).url(fromTemplate: partURL))
         }
+        if let completeURL { try UsageError.checkURL(completeURL) }
+    }
+
+    /// Runs the upload and writes its report.
+    func run() async throws {
+        let (options, preset, parallel, retries, sizing) = try checked()
+        try report.check()
+        let identity = try FileIdentity.read(file)
+        guard identity.size > 0 else { throw ProbeError.localFile(path: file, reason: "the file is empty: nothing to upload") }
+        let plan: UploadPlan
+        if let partURL {
+            plan = UploadPlan(filePath: file, fileSize: identity.size, url: url, partTemplate: partURL,
+                              completeURL: completeURL, sizing: sizing, parallel: parallel, maxRetries: retries,
+                              preset: preset?.name)
+        } else {
+            var p = UploadPlan(filePath: file, fileSize: identity.size, baseURL: url, sizing: sizing,
+                               parallel: parallel, maxRetries: retries, preset: preset?.name)
+            if let completeURL { p.completeURL = completeURL }
+            plan = p
+        }
+        let bytes = TransferProgress()
+        let engine = try Engine(options: options, progress: bytes)
 
         var journalStore: UploadJournal?
         if !noJournal {
@@ -128,8 +134,7 @@ struct UploadCommand: AsyncCommand {
                 journalStore = try UploadJournal(path: path)
             } catch {
                 if resume || journal != nil {
-                    Console.error("\(error.description); give a writable --journal PATH")
-                    return ExitStatus.localFile.rawValue
+                    throw CommandFailure(.localFile, "\(error.description); give a writable --journal PATH")
                 }
                 if !report.quiet { Console.error("\(error.description); uploading without a journal (no --resume later)") }
             }
@@ -151,7 +156,7 @@ struct UploadCommand: AsyncCommand {
         if let failure = outcome.section.failure, outcome.status != .success, !trap.fired {
             Console.error("upload failed: \(failure)")
         }
-        return report.deliver(result, outcome: trap.fired ? .interrupted : outcome.status)
+        try ErrorExit.end(report.deliver(result, outcome: trap.fired ? .interrupted : outcome.status))
     }
 
     /// The preset asked for, or nil; an unknown name is a usage error listing the known ones.

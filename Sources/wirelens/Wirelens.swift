@@ -1,9 +1,12 @@
 import ArgumentParser
+import Foundation
 import WirelensCore
+import WirelensCurl
 import WirelensProbe
 
 /// The root command: `wirelens <subcommand>`.
-struct Wirelens: ParsableCommand {
+@main
+struct Wirelens: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "wirelens",
         abstract: "Measure where the time of HTTP(S) uploads and downloads goes, transaction by transaction.",
@@ -30,6 +33,34 @@ struct Wirelens: ParsableCommand {
         if let ssl = curl.sslBackend { parts.append(ssl) }
         if let nghttp2 = curl.nghttp2 { parts.append("nghttp2/\(nghttp2)") }
         return "wirelens \(WirelensVersion.current) (\(parts.joined(separator: ", ")))"
+    }
+
+    /// `wirelens` alone names no command: the overview of commands, and the usage exit code.
+    func run() throws {
+        print(Self.helpMessage())
+        throw ExitCode(ExitStatus.usage.rawValue)
+    }
+
+    /// Parses the command line, runs the command, and exits with the documented code: every error goes through
+    /// `ErrorExit`, which writes its one line.
+    static func main() async {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        var command: any ParsableCommand
+        do {
+            command = try parseAsRoot(arguments)
+        } catch {
+            Foundation.exit(ErrorExit.code(parsing: error, arguments: arguments))
+        }
+        do {
+            if var asynchronous = command as? any AsyncParsableCommand {
+                try await asynchronous.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            Foundation.exit(ErrorExit.code(running: error))
+        }
+        Foundation.exit(ExitStatus.success.rawValue)
     }
 }
 

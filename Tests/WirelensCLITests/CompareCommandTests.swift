@@ -1,4 +1,5 @@
 import Foundation
+import WirelensCompare
 import WirelensCore
 import WirelensTestSupport
 import XCTest

@@ -126,4 +126,137 @@ final class CaptureJSONWriterTests: XCTestCase {
         expected.append(UInt8(ascii: "\n"))
         XCTAssertEqual(try CaptureJSONRenderer.render(report), expected)
     }
+
+    /// Over connections generated from a fixed seed (every optional present or absent, odd strings, IPv4 and IPv6,
+    /// TLS, HTTP/2, idle gaps, exchanges of every shape, instants across second and year boundaries), the fast
+    /// writer's bytes are the Codable encoding's, connection by connection and as a whole document.
+    func testGeneratedConnectionsAreWrittenAsTheirCodableEncoding() throws {
+        var random = SeededGenerator(seed: 0x5EED_CA97)
+        var report = CaptureReport(file: "gen.pcap", filter: nil, linkType: .linuxCooked2, snapshotLength: 96)
+        var writer = CaptureConnectionJSONWriter()
+        let encoder = StreamingJSONEncoder(prettyPrinted: false)
+        for index in 0..<400 {
+            let connection = Self.connection(index: index, using: &random)
+            var bytes: [UInt8] = []
+            writer.append(connection, to: &bytes)
+            let expected = try encoder.encode(connection)
+            XCTAssertEqual(String(decoding: bytes, as: UTF8.self), String(decoding: expected, as: UTF8.self),
+                           "connection \(index)")
+            report.connections.append(connection)
+        }
+        report.summary = CaptureSummary(of: report.connections)
+        var expected = try encoder.encode(report)
+        expected.append(UInt8(ascii: "\n"))
+        XCTAssertEqual(try CaptureJSONRenderer.render(report), expected)
+    }
+
+    /// A connection whose every field is drawn from `random`.
+    private static func connection(index: Int, using random: inout SeededGenerator) -> TCPConnection {
+        func address() -> IPAddress {
+            random.next() % 3 == 0
+                ? IPAddress(v6High: random.next() % 4 == 0 ? 0 : random.next(), low: random.next() % 5)
+                : IPAddress(v4: UInt8(truncatingIfNeeded: random.next()), 0, UInt8(random.next() % 3), 1)
+        }
+        func instant() -> Int64 { 946_684_799_000_000 + Int64(random.next() % 4_000_000_000_000) }
+        func maybe<T>(_ value: @autoclosure () -> T) -> T? { random.next() % 3 == 0 ? nil : value() }
+        func text() -> String {
+            let pieces = ["a", "/", "\"", "\\", "é", "\u{01}", "\t", "?q=1&x=/", "😀", " ", "\u{7f}", "\n"]
+            return (0..<Int(random.next() % 6)).map { _ in pieces[Int(random.next() % UInt64(pieces.count))] }.joined()
+        }
+        func count() -> Int { Int(random.next() % 3 == 0 ? random.next() % 1_000_000_000 : random.next() % 10) }
+        func stats() -> DirectionStats {
+            var d = DirectionStats()
+            d.packets = count()
+            d.bytes = Int64(count())
+            d.wireBytes = Int64(count())
+            d.retransmissions = count()
+            d.outOfOrder = count()
+            d.keepAlives = count()
+            d.zeroWindow = count()
+            d.windowFull = count()
+            d.resets = count()
+            d.captureGaps = count()
+            d.captureGapBytes = Int64(count())
+            d.truncatedBytes = Int64(count())
+            return d
+        }
+        let first = instant()
+        var c = TCPConnection(client: Endpoint(address: address(), port: UInt16(truncatingIfNeeded: random.next())),
+                              server: Endpoint(address: address(), port: UInt16(random.next() % 3 * 40)),
+                              firstPacketAt: first)
+        c.index = index
+        c.lastPacketAt = first + Int64(random.next() % 3 == 0 ? 0 : random.next() % 90_000_000_000)
+        c.clientISN = maybe(UInt32(truncatingIfNeeded: random.next()))
+        c.serverISN = maybe(UInt32(truncatingIfNeeded: random.next()))
+        c.synAt = maybe(first)
+        c.synAckAt = maybe(first + Int64(random.next() % 2_000_000))
+        c.handshakeAckAt = maybe(first + Int64(random.next() % 3_000_000))
+        c.clientToServer = stats()
+        c.serverToClient = stats()
+        c.end = [.closed, .reset, .halfClosed, .open][Int(random.next() % 4)]
+        c.closedBy = maybe(random.next() % 2 == 0 ? .client : .server)
+        c.closeStartedAt = maybe(c.lastPacketAt - Int64(random.next() % 1000))
+        c.longestSilence = Int64(random.next() % 5_000_000)
+        c.idleGaps = (0..<Int(random.next() % 3)).map { _ in
+            .init(startAt: instant(), duration: Int64(random.next() % 9_000_000))
+        }
+        c.idleGapCount = c.idleGaps.count + Int(random.next() % 2)
+        c.applicationProtocol = maybe(["http/1.1", "tls", "h2c", "other"][Int(random.next() % 4)])
+        if random.next() % 4 == 0 {
+            var tls = TLSInfo()
+            tls.serverName = maybe(text())
+            tls.offeredALPN = (0..<Int(random.next() % 3)).map { _ in text() }
+            tls.version = maybe("TLSv1.3")
+            tls.chosenALPN = maybe(text())
+            c.tls = tls
+        }
+        if random.next() % 4 == 0 {
+            var h2 = HTTP2Summary()
+            h2.clientFrames = count()
+            h2.serverFrames = count()
+            h2.streams = count()
+            h2.maxConcurrentStreams = count()
+            h2.resetStreams = count()
+            c.http2 = h2
+        }
+        c.notes = (0..<Int(random.next() % 3)).map { _ in text() }
+        c.exchanges = (0..<Int(random.next() % 5)).map { i in
+            var e = HTTPExchange(index: i)
+            e.method = maybe(["GET", "HEAD", "POST"][Int(random.next() % 3)])
+            e.target = maybe(text())
+            e.httpVersion = maybe("HTTP/1.1")
+            e.statusCode = maybe(Int(random.next() % 600))
+            e.interimStatuses = (0..<Int(random.next() % 2)).map { _ in 100 + Int(random.next() % 4) }
+            e.interimAt = maybe(instant())
+            e.requestStartAt = maybe(instant())
+            e.requestEndAt = maybe(instant())
+            e.responseStartAt = maybe(instant())
+            e.responseEndAt = maybe(instant())
+            e.requestHeaderBytes = count()
+            e.requestBodyBytes = Int64(count())
+            e.responseHeaderBytes = count()
+            e.responseBodyBytes = Int64(count())
+            e.pipelined = random.next() % 2 == 0
+            e.pipelineDepth = 1 + Int(random.next() % 4)
+            e.stream = maybe(Int(random.next() % 100))
+            e.inferred = random.next() % 5 == 0
+            e.cutShort = random.next() % 5 == 0
+            return e
+        }
+        return c
+    }
+}
+
+/// SplitMix64: a fixed seed gives the same connections on every run.
+private struct SeededGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
 }

@@ -5,7 +5,7 @@ import WirelensTestSupport
 import XCTest
 
 /// Assertions pass and fail against the built-in target server's delays and statuses, nginx's bodies, uploads and
-/// TLS, and slowpeer's flaky statuses, run through the real probe engine.
+/// TLS, and the target's flaky statuses (fail_first), run through the real probe engine.
 final class CheckRunnerTests: XCTestCase {
     private func config(_ yaml: String) throws -> CheckConfig {
         try CheckConfig.parse(yaml, file: "test.yaml", environment: [:])

@@ -1,3 +1,4 @@
+import WirelensCompare
 import WirelensCore
 import XCTest
 

@@ -1,3 +1,4 @@
+import WirelensCompare
 import WirelensCore
 
 /// Hand-built transactions, tasks and reports for the report tests.

@@ -46,6 +46,12 @@ curl_socket_t wl_curl_open_socket(const struct curl_sockaddr *address);
 /// The value of CURL_SOCKET_BAD.
 curl_socket_t wl_socket_bad(void);
 
+/* A descriptor other threads make readable to wake a curl_multi_poll (eventfd, non-blocking, close-on-exec), -1 on
+   failure; signal makes it readable, drain makes it quiet again. */
+int wl_wake_create(void);
+void wl_wake_signal(int fd);
+void wl_wake_drain(int fd);
+
 CURLMcode wl_multi_setopt_long(CURLM *multi, CURLMoption option, long value);
 
 /// The value of the CURL_PREREQFUNC_OK macro (Swift does not import it).

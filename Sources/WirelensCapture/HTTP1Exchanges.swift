@@ -1,0 +1,128 @@
+import WirelensCaptureModel
+import WirelensCore
+
+/// The HTTP/1.x exchanges of a connection as its two parsers' events build them: the sink of those events.
+///
+/// A value apart from the parsers, so that a parser runs while its events update this in place (two separate
+/// stored values of the conversation, no overlap). What an event asks of the other side's parser (the method
+/// a response answers, a stop) is noted here and applied by the conversation once the running parser returns:
+/// the other parser does not run meanwhile.
+struct HTTP1Exchanges: HTTPMessageSink {
+    private(set) var exchanges: [HTTPExchange] = []
+    /// Exchanges whose final response has ended.
+    private(set) var responsesDone = 0
+    /// Start of the response message being read (it may turn out to be an interim 1xx).
+    private var responseMessageStart: Int64?
+    /// What the connection carries, as far as its bytes tell.
+    var detected: HTTPConversation.Detected?
+    /// What stopped the parsing, for the report.
+    var notes: [String] = []
+    /// Which side's parser is handing over events.
+    var fromClient = true
+    /// Masks secrets in request targets; shared by the connections of a capture.
+    let targets: TargetRedactor
+    /// Methods of the requests read, in order, for the response parser (`HTTPMessageParser.expectResponse`).
+    var methodsAwaited: [String] = []
+    /// The response parser, or the request parser, must stop (h2c prior knowledge; a 101).
+    var stopsResponses = false
+    var stopsRequests = false
+
+    init(targets: TargetRedactor) {
+        self.targets = targets
+    }
+
+    /// Marks the exchanges without a final response cut short.
+    mutating func cutUnanswered() {
+        guard responsesDone < exchanges.count else { return }
+        for i in responsesDone..<exchanges.count { exchanges[i].cutShort = true }
+    }
+
+    /// Applies one parser event to the exchanges.
+    mutating func handle(_ event: HTTPMessageParser.Event) {
+        if fromClient { request(event) } else { response(event) }
+    }
+
+    /// A request-side event: a new exchange, its head, its end.
+    private mutating func request(_ event: HTTPMessageParser.Event) {
+        switch event {
+        case .start(let time):
+            var exchange = HTTPExchange(index: exchanges.count)
+            exchange.requestStartAt = time
+            let outstanding = exchanges.count - responsesDone
+            exchange.pipelined = outstanding > 0
+            exchange.pipelineDepth = outstanding + 1
+            exchanges.append(exchange)
+        case .head(let head, let headerBytes, _):
+            if detected == nil { detected = .http1 }
+            guard let last = exchanges.indices.last else { return }
+            exchanges[last].method = head.method
+            exchanges[last].target = head.target.map(targets.redact)
+            exchanges[last].httpVersion = head.version
+            exchanges[last].requestHeaderBytes = headerBytes
+            if let method = head.method { methodsAwaited.append(method) }
+        case .end(let time, let bodyBytes):
+            guard let last = exchanges.indices.last else { return }
+            exchanges[last].requestEndAt = time
+            exchanges[last].requestBodyBytes = bodyBytes
+        case .http2Preface:
+            detected = .h2c
+            // The preface was counted as a request start: it is not an HTTP/1.x exchange.
+            if exchanges.last?.method == nil, exchanges.count > responsesDone { exchanges.removeLast() }
+            stopsResponses = true
+        case .interim:
+            break
+        case .lost(let reason):
+            if detected == nil { detected = .other }
+            notes.append("requests not parsed further: \(reason)")
+        case .cut(_, let bodyBytes):
+            guard let last = exchanges.indices.last else { return }
+            exchanges[last].requestBodyBytes = bodyBytes
+            exchanges[last].cutShort = true
+        case .resynced(let skipped):
+            notes.append("the capture began inside the client's stream: \(skipped) bytes skipped before its first request line")
+        }
+    }
+
+    /// A response-side event, paired with the oldest exchange still waiting for its final response.
+    private mutating func response(_ event: HTTPMessageParser.Event) {
+        switch event {
+        case .start(let time):
+            responseMessageStart = time
+            if responsesDone == exchanges.count {
+                // A response without a request in the capture.
+                exchanges.append(HTTPExchange(index: exchanges.count))
+            }
+        case .interim(let status, let time):
+            exchanges[responsesDone].interimStatuses.append(status)
+            if exchanges[responsesDone].interimAt == nil { exchanges[responsesDone].interimAt = time }
+            responseMessageStart = nil
+        case .head(let head, let headerBytes, _):
+            let i = responsesDone
+            if detected == nil { detected = .http1 }  // only mid-stream can a response come first
+            exchanges[i].responseStartAt = responseMessageStart
+            exchanges[i].statusCode = head.status
+            exchanges[i].responseHeaderBytes = headerBytes
+            if exchanges[i].httpVersion == nil { exchanges[i].httpVersion = head.version }
+            if head.status == 101 {
+                if head.upgrade?.lowercased().hasPrefix("h2c") == true { detected = .h2c }
+                stopsRequests = true
+            }
+        case .end(let time, let bodyBytes):
+            exchanges[responsesDone].responseEndAt = time
+            exchanges[responsesDone].responseBodyBytes = bodyBytes
+            responsesDone += 1
+            responseMessageStart = nil
+        case .http2Preface:
+            break
+        case .lost(let reason):
+            notes.append("responses not parsed further: \(reason)")
+        case .cut(_, let bodyBytes):
+            let i = responsesDone
+            if exchanges[i].responseStartAt == nil { exchanges[i].responseStartAt = responseMessageStart }
+            exchanges[i].responseBodyBytes = bodyBytes
+            exchanges[i].cutShort = true
+        case .resynced(let skipped):
+            notes.append("the capture began inside the server's stream: \(skipped) bytes skipped before its first status line")
+        }
+    }
+}

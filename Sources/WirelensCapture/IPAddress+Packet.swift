@@ -1,0 +1,15 @@
+import WirelensCaptureModel
+
+extension IPAddress {
+    /// Reads an IPv4 address (4 bytes) at `offset`; the caller has checked the bounds.
+    @inline(__always)
+    static func v4(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> IPAddress {
+        IPAddress(v4: bytes[offset], bytes[offset + 1], bytes[offset + 2], bytes[offset + 3])
+    }
+
+    /// Reads an IPv6 address (16 bytes) at `offset`; the caller has checked the bounds.
+    @inline(__always)
+    static func v6(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> IPAddress {
+        IPAddress(v6High: ByteReader.u64(bytes, offset), low: ByteReader.u64(bytes, offset + 8))
+    }
+}

@@ -1,0 +1,256 @@
+import WirelensCore
+
+/// JSON of the capture report, with the probe report's conventions: instants as RFC 3339 text with
+/// microseconds, durations in milliseconds (`…Ms`), bytes as integers, unknown values as null.
+extension CaptureReport: Encodable {
+    /// The document's members, in their order. The connections come right after the file's description and
+    /// before the totals, so that a document can be written while the capture is read (`CaptureJSONRenderer`):
+    /// the members before `connections` are known before the first packet, those after it only at the end.
+    public enum Member: String, CodingKey, CaseIterable, Sendable {
+        case schema, tool, file, filter, linkType, snapshotLength, connections, firstPacketAt, lastPacketAt, packets,
+             readError, interrupted, caveats, summary, verification
+
+        /// The members before `connections`.
+        public static let head: [Member] = Array(allCases.prefix { $0 != .connections })
+        /// The members after `connections`.
+        public static let tail: [Member] = Array(allCases.drop { $0 != .connections }.dropFirst())
+    }
+
+    /// The value of one member of the document (the one definition of what each member holds).
+    public func value(of member: Member) -> any Encodable {
+        switch member {
+        case .schema: schema
+        case .tool: ToolCoding(version: toolVersion)
+        case .file: file
+        case .filter: filter
+        case .linkType: linkType.rawValue
+        case .snapshotLength: snapshotLength
+        case .connections: connections
+        case .firstPacketAt: firstPacketAt.map(WallClock.iso8601(micros:))
+        case .lastPacketAt: lastPacketAt.map(WallClock.iso8601(micros:))
+        case .packets: packets
+        case .readError: readError
+        case .interrupted: interrupted
+        case .caveats: caveats
+        case .summary: summary
+        case .verification: verification
+        }
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: Member.self)
+        for member in Member.allCases { try c.encode(value(of: member), forKey: member) }
+    }
+}
+
+/// The tool that wrote a document: `{"name": "wirelens", "version"}`.
+private struct ToolCoding: Encodable {
+    let version: String
+    private enum Keys: String, CodingKey { case name, version }
+
+    func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: Keys.self)
+        try c.encode("wirelens", forKey: .name)
+        try c.encode(version, forKey: .version)
+    }
+}
+
+extension PacketCounts: Encodable {
+    private enum Keys: String, CodingKey { case total, tcp, other, undecodable, cutBySnapshot, wireBytes }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: Keys.self)
+        try c.encode(total, forKey: .total)
+        try c.encode(tcp, forKey: .tcp)
+        try c.encode(other, forKey: .other)
+        try c.encode(undecodable, forKey: .undecodable)
+        try c.encode(cutBySnapshot, forKey: .cutBySnapshot)
+        try c.encode(wireBytes, forKey: .wireBytes)
+    }
+}
+
+extension CaptureSummary: Encodable {
+    private enum Keys: String, CodingKey {
+        case connections, connectionsWithHandshake, maxConcurrentConnections, servers, exchanges, completeExchanges,
+             pipelinedRequests, maxPipelineDepth, maxExchangesPerConnection, clientBytes, serverBytes,
+             retransmissions, outOfOrder, zeroWindow, windowFull, resets, captureGaps, captureGapBytes
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: Keys.self)
+        try c.encode(connections, forKey: .connections)
+        try c.encode(connectionsWithHandshake, forKey: .connectionsWithHandshake)
+        try c.encode(maxConcurrentConnections, forKey: .maxConcurrentConnections)
+        try c.encode(servers, forKey: .servers)
+        try c.encode(exchanges, forKey: .exchanges)
+        try c.encode(completeExchanges, forKey: .completeExchanges)
+        try c.encode(pipelinedRequests, forKey: .pipelinedRequests)
+        try c.encode(maxPipelineDepth, forKey: .maxPipelineDepth)
+        try c.encode(maxExchangesPerConnection, forKey: .maxExchangesPerConnection)
+        try c.encode(clientBytes, forKey: .clientBytes)
+        try c.encode(serverBytes, forKey: .serverBytes)
+        try c.encode(retransmissions, forKey: .retransmissions)
+        try c.encode(outOfOrder, forKey: .outOfOrder)
+        try c.encode(zeroWindow, forKey: .zeroWindow)
+        try c.encode(windowFull, forKey: .windowFull)
+        try c.encode(resets, forKey: .resets)
+        try c.encode(captureGaps, forKey: .captureGaps)
+        try c.encode(captureGapBytes, forKey: .captureGapBytes)
+    }
+}
+
+extension ServerSummary: Encodable {
+    private enum Keys: String, CodingKey { case address, port, connections, maxConcurrent, exchanges }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: Keys.self)
+        try c.encode(server.address.description, forKey: .address)
+        try c.encode(server.port, forKey: .port)
+        try c.encode(connections, forKey: .connections)
+        try c.encode(maxConcurrent, forKey: .maxConcurrent)
+        try c.encode(exchanges, forKey: .exchanges)
+    }
+}
+
+extension TCPConnection: Encodable {
+    private enum Keys: String, CodingKey {
+        case index, client, server, clientISN, serverISN, firstPacketAt, lastPacketAt, durationMs, handshake,
+             clientToServer, serverToClient, end, closedBy, closeStartedAt, longestSilenceMs, idleGapCount, idleGaps,
+             applicationProtocol, tls, http2, notes, exchanges
+    }
+
+    private enum HTTP2Keys: String, CodingKey { case clientFrames, serverFrames, streams, maxConcurrentStreams, resetStreams }
+
+    private enum TLSKeys: String, CodingKey { case serverName, offeredALPN, version, chosenALPN }
+
+    private enum HandshakeKeys: String, CodingKey { case synAt, synAckAt, ackAt, rttMs }
+    private enum GapKeys: String, CodingKey { case startAt, durationMs }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: Keys.self)
+        try c.encode(index, forKey: .index)
+        try c.encode(EndpointCoding(client), forKey: .client)
+        try c.encode(EndpointCoding(server), forKey: .server)
+        try c.encode(clientISN, forKey: .clientISN)
+        try c.encode(serverISN, forKey: .serverISN)
+        try c.encode(WallClock.iso8601(micros: firstPacketAt), forKey: .firstPacketAt)
+        try c.encode(WallClock.iso8601(micros: lastPacketAt), forKey: .lastPacketAt)
+        try c.encode(Format.millis(fromMicros: duration), forKey: .durationMs)
+        var h = c.nestedContainer(keyedBy: HandshakeKeys.self, forKey: .handshake)
+        try h.encode(synAt.map(WallClock.iso8601(micros:)), forKey: .synAt)
+        try h.encode(synAckAt.map(WallClock.iso8601(micros:)), forKey: .synAckAt)
+        try h.encode(handshakeAckAt.map(WallClock.iso8601(micros:)), forKey: .ackAt)
+        try h.encode(handshakeTime.map(Format.millis(fromMicros:)), forKey: .rttMs)
+        try c.encode(DirectionCoding(stats: clientToServer, duration: duration), forKey: .clientToServer)
+        try c.encode(DirectionCoding(stats: serverToClient, duration: duration), forKey: .serverToClient)
+        try c.encode(end.rawValue, forKey: .end)
+        try c.encode(closedBy?.rawValue, forKey: .closedBy)
+        try c.encode(closeStartedAt.map(WallClock.iso8601(micros:)), forKey: .closeStartedAt)
+        try c.encode(Format.millis(fromMicros: longestSilence), forKey: .longestSilenceMs)
+        try c.encode(idleGapCount, forKey: .idleGapCount)
+        var gaps = c.nestedUnkeyedContainer(forKey: .idleGaps)
+        for gap in idleGaps {
+            var g = gaps.nestedContainer(keyedBy: GapKeys.self)
+            try g.encode(WallClock.iso8601(micros: gap.startAt), forKey: .startAt)
+            try g.encode(Format.millis(fromMicros: gap.duration), forKey: .durationMs)
+        }
+        try c.encode(applicationProtocol, forKey: .applicationProtocol)
+        if let tls {
+            var t = c.nestedContainer(keyedBy: TLSKeys.self, forKey: .tls)
+            try t.encode(tls.serverName, forKey: .serverName)
+            try t.encode(tls.offeredALPN, forKey: .offeredALPN)
+            try t.encode(tls.version, forKey: .version)
+            try t.encode(tls.chosenALPN, forKey: .chosenALPN)
+        } else {
+            try c.encodeNil(forKey: .tls)
+        }
+        if let http2 {
+            var h = c.nestedContainer(keyedBy: HTTP2Keys.self, forKey: .http2)
+            try h.encode(http2.clientFrames, forKey: .clientFrames)
+            try h.encode(http2.serverFrames, forKey: .serverFrames)
+            try h.encode(http2.streams, forKey: .streams)
+            try h.encode(http2.maxConcurrentStreams, forKey: .maxConcurrentStreams)
+            try h.encode(http2.resetStreams, forKey: .resetStreams)
+        } else {
+            try c.encodeNil(forKey: .http2)
+        }
+        try c.encode(notes, forKey: .notes)
+        try c.encode(exchanges, forKey: .exchanges)
+    }
+}
+
+/// An endpoint as `{"address", "port"}`.
+private struct EndpointCoding: Encodable {
+    let endpoint: Endpoint
+    init(_ endpoint: Endpoint) { self.endpoint = endpoint }
+    private enum Keys: String, CodingKey { case address, port }
+
+    func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: Keys.self)
+        try c.encode(endpoint.address.description, forKey: .address)
+        try c.encode(endpoint.port, forKey: .port)
+    }
+}
+
+/// One direction's figures, with its throughput over the connection's duration.
+private struct DirectionCoding: Encodable {
+    let stats: DirectionStats
+    let duration: Int64
+    private enum Keys: String, CodingKey {
+        case packets, bytes, wireBytes, bytesPerSecond, retransmissions, outOfOrder, keepAlives, zeroWindow,
+             windowFull, resets, captureGaps, captureGapBytes, truncatedBytes
+    }
+
+    func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: Keys.self)
+        try c.encode(stats.packets, forKey: .packets)
+        try c.encode(stats.bytes, forKey: .bytes)
+        try c.encode(stats.wireBytes, forKey: .wireBytes)
+        try c.encode(TCPConnection.throughput(stats.bytes, over: duration).map { ($0 * 10).rounded() / 10 },
+                     forKey: .bytesPerSecond)
+        try c.encode(stats.retransmissions, forKey: .retransmissions)
+        try c.encode(stats.outOfOrder, forKey: .outOfOrder)
+        try c.encode(stats.keepAlives, forKey: .keepAlives)
+        try c.encode(stats.zeroWindow, forKey: .zeroWindow)
+        try c.encode(stats.windowFull, forKey: .windowFull)
+        try c.encode(stats.resets, forKey: .resets)
+        try c.encode(stats.captureGaps, forKey: .captureGaps)
+        try c.encode(stats.captureGapBytes, forKey: .captureGapBytes)
+        try c.encode(stats.truncatedBytes, forKey: .truncatedBytes)
+    }
+}
+
+extension HTTPExchange: Encodable {
+    private enum Keys: String, CodingKey {
+        case index, method, target, httpVersion, statusCode, interimStatuses, interimAt, requestStartAt,
+             requestEndAt, responseStartAt, responseEndAt, waitMs, requestHeaderBytes, requestBodyBytes,
+             responseHeaderBytes, responseBodyBytes, pipelined, pipelineDepth, stream, inferred, cutShort,
+             complete
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: Keys.self)
+        try c.encode(index, forKey: .index)
+        try c.encode(method, forKey: .method)
+        try c.encode(target, forKey: .target)
+        try c.encode(httpVersion, forKey: .httpVersion)
+        try c.encode(statusCode, forKey: .statusCode)
+        try c.encode(interimStatuses, forKey: .interimStatuses)
+        try c.encode(interimAt.map(WallClock.iso8601(micros:)), forKey: .interimAt)
+        try c.encode(requestStartAt.map(WallClock.iso8601(micros:)), forKey: .requestStartAt)
+        try c.encode(requestEndAt.map(WallClock.iso8601(micros:)), forKey: .requestEndAt)
+        try c.encode(responseStartAt.map(WallClock.iso8601(micros:)), forKey: .responseStartAt)
+        try c.encode(responseEndAt.map(WallClock.iso8601(micros:)), forKey: .responseEndAt)
+        try c.encode(wait.map(Format.millis(fromMicros:)), forKey: .waitMs)
+        try c.encode(requestHeaderBytes, forKey: .requestHeaderBytes)
+        try c.encode(requestBodyBytes, forKey: .requestBodyBytes)
+        try c.encode(responseHeaderBytes, forKey: .responseHeaderBytes)
+        try c.encode(responseBodyBytes, forKey: .responseBodyBytes)
+        try c.encode(pipelined, forKey: .pipelined)
+        try c.encode(pipelineDepth, forKey: .pipelineDepth)
+        try c.encode(stream, forKey: .stream)
+        try c.encode(inferred, forKey: .inferred)
+        try c.encode(cutShort, forKey: .cutShort)
+        try c.encode(complete, forKey: .complete)
+    }
+}

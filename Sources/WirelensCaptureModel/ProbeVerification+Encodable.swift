@@ -1,0 +1,80 @@
+import WirelensCore
+
+/// JSON of the verification, with the report's conventions (durations in ms, unknowns as null).
+extension ProbeVerification: Encodable {
+    private enum Keys: String, CodingKey {
+        case connectTolerance, disagreements, connectionsOpenedByProbe, connectionsOnWire, hosts,
+             requestsPerConnection, strayExchanges, transactions
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: Keys.self)
+        try c.encode(ProbeVerification.toleranceText, forKey: .connectTolerance)
+        try c.encode(disagreements, forKey: .disagreements)
+        try c.encode(connectionsOpenedByProbe, forKey: .connectionsOpenedByProbe)
+        try c.encode(connectionsOnWire, forKey: .connectionsOnWire)
+        try c.encode(hosts, forKey: .hosts)
+        try c.encode(requestsPerConnection, forKey: .requestsPerConnection)
+        try c.encode(strayExchanges, forKey: .strayExchanges)
+        try c.encode(transactions, forKey: .transactions)
+    }
+}
+
+extension ProbeVerification.HostCheck: Encodable {
+    private enum Keys: String, CodingKey { case address, port, connections, maxConcurrent, configuredLimit }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: Keys.self)
+        try c.encode(server.address.description, forKey: .address)
+        try c.encode(server.port, forKey: .port)
+        try c.encode(connections, forKey: .connections)
+        try c.encode(maxConcurrent, forKey: .maxConcurrent)
+        try c.encode(configuredLimit, forKey: .configuredLimit)
+    }
+}
+
+extension ProbeVerification.ConnectionUse: Encodable {
+    private enum Keys: String, CodingKey { case connection, wireExchanges, probeTransactions }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: Keys.self)
+        try c.encode(connection, forKey: .connection)
+        try c.encode(wireExchanges, forKey: .wireExchanges)
+        try c.encode(probeTransactions, forKey: .probeTransactions)
+    }
+}
+
+extension ProbeVerification.StrayExchange: Encodable {
+    private enum Keys: String, CodingKey { case connection, exchange, method, target }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: Keys.self)
+        try c.encode(connection, forKey: .connection)
+        try c.encode(exchange, forKey: .exchange)
+        try c.encode(method, forKey: .method)
+        try c.encode(target, forKey: .target)
+    }
+}
+
+extension ProbeVerification.TransactionCheck: Encodable {
+    private enum Keys: String, CodingKey {
+        case task, transaction, url, claimedReuse, connection, exchange, ownsSYN, reuseConfirmed, probeConnectMs,
+             wireHandshakeMs, connectAgrees, disagreements
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: Keys.self)
+        try c.encode(task, forKey: .task)
+        try c.encode(transaction, forKey: .transaction)
+        try c.encode(url, forKey: .url)
+        try c.encode(claimedReuse, forKey: .claimedReuse)
+        try c.encode(connection, forKey: .connection)
+        try c.encode(exchange, forKey: .exchange)
+        try c.encode(ownsSYN, forKey: .ownsSYN)
+        try c.encode(reuseConfirmed, forKey: .reuseConfirmed)
+        try c.encode(probeConnect.map(Format.millis(fromMicros:)), forKey: .probeConnectMs)
+        try c.encode(wireHandshake.map(Format.millis(fromMicros:)), forKey: .wireHandshakeMs)
+        try c.encode(connectAgrees, forKey: .connectAgrees)
+        try c.encode(disagreements, forKey: .disagreements)
+    }
+}

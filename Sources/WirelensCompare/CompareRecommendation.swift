@@ -1,0 +1,120 @@
+import WirelensCore
+
+/// The limit `wirelens compare` recommends for one mode: the smallest limit within 5% of the best throughput,
+/// with the regime the numbers show and a sentence saying why.
+public struct CompareRecommendation: Sendable, Equatable, Codable {
+    public var mode: CompareMode
+    /// The recommended limit.
+    public var limit: CompareLimit
+    public var throughput: Double
+    /// The limit with the best throughput, and that throughput.
+    public var bestLimit: CompareLimit
+    public var bestThroughput: Double
+    /// "bandwidth-bound" (each connection is capped: parallelism helps about linearly), "saturating"
+    /// (parallelism helps, less than linearly), or when more connections do not help, by the smallest limit's
+    /// leading verdict: "network-bound" (the path was busy), "client-bound" or "server-bound".
+    public var regime: String
+    public var reason: String
+
+    /// A limit within this fraction of the best throughput counts as as good as the best.
+    public static let tolerance = 0.05
+    /// Gains above this fraction of linear (against the smallest limit) count as near-linear.
+    public static let linearShare = 0.7
+
+    /// The recommendation over one mode's results, nil when there are none.
+    public static func make(_ results: [CompareResult]) -> CompareRecommendation? {
+        let sorted = results.sorted { $0.limit.value < $1.limit.value }
+        guard let best = sorted.max(by: { $0.throughput < $1.throughput }), let base = sorted.first,
+              let largest = sorted.last,
+              let pick = sorted.first(where: { $0.throughput >= best.throughput * (1 - tolerance) }) else { return nil }
+        let unit = pick.throughputUnit
+        let gain = base.throughput > 0 ? pick.throughput / base.throughput : 0
+        let ratio = Double(pick.limit.value) / Double(base.limit.value)
+        let regime: String
+        var reason: String
+        if pick.limit == base.limit {
+            regime = flatRegime(base.leadingVerdict)
+            let top = base.throughput > 0 ? best.throughput / base.throughput : 0
+            reason = "\(regime == "server-bound" ? "server- or CPU-bound" : regime): \(things(base.limit.value, base.mode)) already "
+                + "\(base.limit.value == 1 ? "moves" : "move") \(rate(base.throughput, unit)) and \(largest.limit.value) move "
+                + "\(rate(largest.throughput, unit))"
+                + " (best \(Format.fixed(top, digits: 2))x), so more connections only add queueing"
+            if let low = base.latencyMs?.p90, let high = largest.latencyMs?.p90, largest.limit != base.limit {
+                reason += " (p90 latency \(ms(low)) at \(base.limit.value), \(ms(high)) at \(largest.limit.value))"
+            }
+        } else if ratio > 1, (gain - 1) / (ratio - 1) >= linearShare {
+            regime = "bandwidth-bound"
+            reason = "per-connection bandwidth bound: parallelism helps, \(things(pick.limit.value, pick.mode)) move "
+                + "\(Format.fixed(gain, digits: 2))x what \(base.limit.value) do"
+            reason += pick.limit == largest.limit
+                ? ", and the largest limit tried still gains: try higher limits"
+                : ", and more than \(pick.limit.value) gain less than 5%"
+        } else {
+            regime = "saturating"
+            reason = "parallelism helps up to \(things(pick.limit.value, pick.mode)) (\(Format.fixed(gain, digits: 2))x "
+                + "\(base.limit.value), less than linear), then the link or the server saturates"
+        }
+        reason += verdictClause(base: base, pick: pick)
+        if pick.limit != base.limit, largest.limit != pick.limit, let low = pick.latencyMs?.p90,
+           let high = largest.latencyMs?.p90, high > 1.5 * low {
+            reason += "; beyond \(pick.limit.value), more only add queueing (p90 latency \(ms(low)) at \(pick.limit.value), "
+                + "\(ms(high)) at \(largest.limit.value))"
+        }
+        if largest.limit != pick.limit, largest.throughput < best.throughput * (1 - tolerance) {
+            reason += "; \(things(largest.limit.value, largest.mode)) lose throughput (\(rate(largest.throughput, unit)))"
+        }
+        return CompareRecommendation(mode: pick.mode, limit: pick.limit, throughput: pick.throughput,
+                                     bestLimit: best.limit, bestThroughput: best.throughput, regime: regime,
+                                     reason: reason)
+    }
+
+    /// The regime of a mode in which more connections do not help, by the smallest limit's leading verdict:
+    /// "network-bound" (the path was busy), "client-bound" (the client had nothing to send), else "server-bound".
+    static func flatRegime(_ lead: VerdictShare?) -> String {
+        switch lead?.verdict {
+        case .network: "network-bound"
+        case .client: "client-bound"
+        default: "server-bound"
+        }
+    }
+
+    /// What the kernel's verdicts said at the smallest and the recommended limit ("; at 1 each connection was held
+    /// back by the server's receive window (server-window, 92% of the transaction time); at 4 the path was busy
+    /// (network, 81% of the transaction time): 4 is enough"; one clause when both have the same verdict), empty
+    /// without verdicts.
+    static func verdictClause(base: CompareResult, pick: CompareResult) -> String {
+        if pick.limit != base.limit, let low = base.leadingVerdict, let high = pick.leadingVerdict,
+           low.verdict == high.verdict {
+            return "; at \(base.limit.value) and \(pick.limit.value) \(low.what) (\(low.verdict.rawValue), \(low.percent) "
+                + "and \(high.percent) of the transaction time)" + (low.verdict == .network ? ": \(pick.limit.value) is enough" : "")
+        }
+        var parts: [String] = []
+        if let lead = base.leadingVerdict { parts.append("at \(base.limit.value) \(lead.phrase)") }
+        if pick.limit != base.limit, let lead = pick.leadingVerdict {
+            var part = "at \(pick.limit.value) \(lead.phrase)"
+            if lead.verdict == .network { part += ": \(pick.limit.value) is enough" }
+            parts.append(part)
+        }
+        return parts.map { "; " + $0 }.joined()
+    }
+
+    /// One recommendation per mode, in the order the modes first appear in `results`.
+    public static func all(_ results: [CompareResult]) -> [CompareRecommendation] {
+        var modes: [CompareMode] = []
+        for r in results where !modes.contains(r.mode) { modes.append(r.mode) }
+        return modes.compactMap { mode in make(results.filter { $0.mode == mode }) }
+    }
+
+    /// A throughput with its unit, e.g. "2.88 MB/s" or "412.0 req/s".
+    public static func rate(_ value: Double, _ unit: String) -> String {
+        unit == "B/s" ? ByteSize.formatRate(value) : "\(Format.fixed(value, digits: 1)) \(unit)"
+    }
+
+    /// "4 connections", "1 connection", or for HTTP/2 (one multiplexed connection) "4 streams".
+    static func things(_ n: Int, _ mode: CompareMode) -> String {
+        let noun = mode == .h2 ? "stream" : "connection"
+        return "\(n) \(noun)\(n == 1 ? "" : "s")"
+    }
+
+    private static func ms(_ value: Double) -> String { "\(Format.fixed(value, digits: 1)) ms" }
+}

@@ -1,0 +1,154 @@
+import WirelensCore
+
+/// One configuration's figures aggregated over its repetitions: throughput, wall time, latency percentiles,
+/// the median of each phase, connections, reuse, errors and the speed-up against the smallest limit.
+public struct CompareResult: Sendable, Equatable, Codable {
+    public var mode: CompareMode
+    public var limit: CompareLimit
+    public var repetitions: Int
+    /// "B/s" for workloads that move bytes, "req/s" for `requests:N`.
+    public var throughputUnit: String
+    /// The median over repetitions of each run's throughput.
+    public var throughput: Double
+    /// Each repetition's throughput, in run order.
+    public var throughputRuns: [Double]
+    /// The median over repetitions of each run's wall time (ms).
+    public var wallMs: Double
+    /// Task durations (ms) over every repetition: p50, p90, p99 and the rest; nil without tasks.
+    public var latencyMs: PhaseStats?
+    /// The median of each phase (ms) over every transaction of every repetition in which it happened.
+    public var phaseMediansMs: [String: Double]
+    /// The median over repetitions of the connections each run opened.
+    public var connectionsOpened: Double
+    /// The connections each repetition opened, in run order.
+    public var connectionsOpenedRuns: [Int]
+    /// The most connections open at once in any repetition.
+    public var maxOpenAtOnce: Int
+    /// Transactions that reused a pooled connection, over all transactions.
+    public var reuseRatio: Double
+    public var tasks: Int
+    /// Failed tasks over every repetition (retried segment attempts included).
+    public var errors: Int
+    /// The throughput against the smallest limit of the same mode; nil until `withSpeedup` sets it.
+    public var speedup: Speedup?
+    /// The verdict holding the most diagnosed transaction time over every repetition, nil without kernel facts.
+    public var leadingVerdict: VerdictShare?
+
+    private enum CodingKeys: String, CodingKey {
+        case mode, limit, repetitions, throughputUnit, throughput, throughputRuns, wallMs, latencyMs, phaseMediansMs,
+             connectionsOpened, connectionsOpenedRuns, maxOpenAtOnce, reuseRatio, tasks, errors, speedup, leadingVerdict
+    }
+
+    /// Encodes the phase medians in timeline order, so that the same result always gives the same document.
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(mode, forKey: .mode)
+        try c.encode(limit, forKey: .limit)
+        try c.encode(repetitions, forKey: .repetitions)
+        try c.encode(throughputUnit, forKey: .throughputUnit)
+        try c.encode(throughput, forKey: .throughput)
+        try c.encode(throughputRuns, forKey: .throughputRuns)
+        try c.encode(wallMs, forKey: .wallMs)
+        try c.encode(latencyMs, forKey: .latencyMs)
+        try c.encode(OrderedMap(phaseMediansMs, order: Phases.names), forKey: .phaseMediansMs)
+        try c.encode(connectionsOpened, forKey: .connectionsOpened)
+        try c.encode(connectionsOpenedRuns, forKey: .connectionsOpenedRuns)
+        try c.encode(maxOpenAtOnce, forKey: .maxOpenAtOnce)
+        try c.encode(reuseRatio, forKey: .reuseRatio)
+        try c.encode(tasks, forKey: .tasks)
+        try c.encode(errors, forKey: .errors)
+        try c.encode(speedup, forKey: .speedup)
+        try c.encode(leadingVerdict, forKey: .leadingVerdict)
+    }
+
+    /// A throughput ratio against a baseline configuration, with its spread over repetitions.
+    public struct Speedup: Sendable, Equatable, Codable {
+        /// The baseline's limit label (the smallest limit of the mode, normally 1).
+        public var baseline: String
+        /// Median throughput over the baseline's median throughput.
+        public var median: Double
+        /// The smallest and largest ratio of a repetition to the baseline's same repetition.
+        public var min: Double
+        public var max: Double
+    }
+
+    /// The aggregate of `runs`, the reports of one configuration's repetitions in run order.
+    public static func measure(mode: CompareMode, limit: CompareLimit, movesBytes: Bool, runs: [Report]) -> CompareResult {
+        var durations: [Double] = []
+        var phases = Array(repeating: [Double](), count: Phases.names.count)
+        var transactions = 0
+        var reused = 0
+        var tasks = 0
+        var errors = 0
+        for report in runs {
+            tasks += report.tasks.count
+            errors += report.summary.failed
+            for task in report.tasks {
+                durations.append(Double(task.duration) / 1000)
+                for tx in task.transactions {
+                    transactions += 1
+                    if tx.reusedConnection { reused += 1 }
+                    for p in phases.indices {
+                        if let v = tx.phases.value(at: p) { phases[p].append(Double(v) / 1000) }
+                    }
+                }
+            }
+        }
+        var medians: [String: Double] = [:]
+        for (i, name) in Phases.names.enumerated() where !phases[i].isEmpty {
+            medians[name] = median(phases[i])
+        }
+        let throughputs = runs.map { throughput(of: $0, movesBytes: movesBytes) }
+        let opened = runs.map(\.summary.connections.opened)
+        return CompareResult(
+            mode: mode, limit: limit, repetitions: runs.count, throughputUnit: movesBytes ? "B/s" : "req/s",
+            throughput: median(throughputs), throughputRuns: throughputs, wallMs: median(runs.map(wallMs(of:))),
+            latencyMs: PhaseStats(durations), phaseMediansMs: medians,
+            connectionsOpened: median(opened.map(Double.init)), connectionsOpenedRuns: opened,
+            maxOpenAtOnce: runs.map(\.summary.connections.maxOpenAtOnce).max() ?? 0,
+            reuseRatio: transactions > 0 ? Double(reused) / Double(transactions) : 0,
+            tasks: tasks, errors: errors, speedup: nil,
+            leadingVerdict: VerdictShare.leading(runs.map(\.summary.verdicts)))
+    }
+
+    /// A run's wall time in ms: the segmented upload's own for an upload, else first task start to last task end.
+    public static func wallMs(of report: Report) -> Double {
+        report.upload?.wallMs ?? report.summary.wallTimeMs
+    }
+
+    /// A run's throughput: a segmented upload's effective rate, body bytes (both ways) per second of wall time, or
+    /// tasks per second when the workload moves no bytes to speak of.
+    public static func throughput(of report: Report, movesBytes: Bool) -> Double {
+        if let upload = report.upload {
+            return upload.effectiveBytesPerSecond
+                ?? Double(upload.fileBytes - upload.resumedBytesSkipped) / Swift.max(upload.wallMs / 1000, 1e-6)
+        }
+        let s = report.summary
+        guard movesBytes else { return s.tasksPerSecond }
+        return Double(s.requestBodyBytes + s.responseBodyBytes) / Swift.max(s.wallTimeMs / 1000, 1e-6)
+    }
+
+    /// The same result with its speed-up against `baseline` (repetitions paired by index).
+    public func withSpeedup(against baseline: CompareResult) -> CompareResult {
+        var copy = self
+        let ratios = zip(throughputRuns, baseline.throughputRuns).compactMap { $1 > 0 ? $0 / $1 : nil }
+        copy.speedup = Speedup(baseline: baseline.limit.label,
+                               median: baseline.throughput > 0 ? throughput / baseline.throughput : 0,
+                               min: ratios.min() ?? 0, max: ratios.max() ?? 0)
+        return copy
+    }
+
+    /// Every configuration's result with its speed-up against the smallest limit of its mode.
+    public static func withSpeedups(_ results: [CompareResult]) -> [CompareResult] {
+        results.map { result in
+            let sameMode = results.filter { $0.mode == result.mode }
+            guard let baseline = sameMode.min(by: { $0.limit.value < $1.limit.value }) else { return result }
+            return result.withSpeedup(against: baseline)
+        }
+    }
+
+    /// The median of `values` (0 when there are none).
+    static func median(_ values: [Double]) -> Double {
+        PhaseStats.percentile(values.sorted(), 0.5)
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+
+/// Reads the facts libcurl 7.88 only tells in its verbose text: connection numbers, TLS version, cipher and ALPN
+/// (the scraper behind `VerboseTextFacts`).
+public enum DebugText {
+    /// One fact found in a line of libcurl's informational text: "Connected to host (ip) port p (#N)",
+    /// "Re-using existing connection #N with host …", "SSL connection using TLSv1.3 / TLS_AES_256_GCM_SHA384",
+    /// "ALPN: server accepted h2" (or the older "ALPN, server accepted to use h2").
+    public typealias Fact = ConnectionFact
+
+    /// The fact in one line of CURLINFO_TEXT, or nil when the line carries none that Wirelens uses.
+    public static func parse(_ line: Substring) -> Fact? {
+        var text = String(line)
+        return text.withUTF8 { parse(bytes: $0) }
+    }
+
+    /// The facts only TLS connections print, read from the text of a line already known to start like one.
+    private static func parseTLS(_ line: Substring) -> Fact? {
+        if line.hasPrefix(sslPrefix) {
+            let rest = line.dropFirst(sslPrefix.count).trimmingCharacters(in: .whitespacesAndNewlines)
+            let parts = rest.components(separatedBy: " / ")
+            guard let version = parts.first, !version.isEmpty else { return nil }
+            return .tls(version: version, cipher: parts.count > 1 ? parts[1] : nil)
+        }
+        if line.hasPrefix("ALPN"), let range = line.range(of: "server accepted ") {
+            var rest = line[range.upperBound...].trimmingCharacters(in: .whitespacesAndNewlines)
+            if rest.hasPrefix("to use ") { rest.removeFirst("to use ".count) }
+            return rest.isEmpty ? nil : .alpn(rest)
+        }
+        return nil
+    }
+
+    private static let sslPrefix = "SSL connection using "
+    private static let prefixes: [[UInt8]] = ["Connected to ", "Re-using existing connection", sslPrefix, "ALPN"]
+        .map { Array($0.utf8) }
+    /// The first byte of each prefix.
+    private static let firstBytes = prefixes.map { $0[0] }
+
+    /// True when a raw line of libcurl's text starts like one of the lines `parse` reads; checked on the bytes,
+    /// so that the many other lines cost no String.
+    public static func mayCarryFact(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        // Most lines are ruled out by their first byte before any prefix is compared.
+        guard let first = bytes.first, firstBytes.contains(first) else { return false }
+        return prefixes.contains { prefix in
+            bytes.count >= prefix.count && prefix.indices.allSatisfy { bytes[$0] == prefix[$0] }
+        }
+    }
+
+    /// The fact in a raw line of libcurl's text: connection numbers are read from the bytes, and only the rare
+    /// TLS and ALPN lines become Strings.
+    public static func parse(bytes: UnsafeBufferPointer<UInt8>) -> Fact? {
+        guard mayCarryFact(bytes) else { return nil }
+        if bytes[0] == UInt8(ascii: "C") || bytes[0] == UInt8(ascii: "R") {
+            guard let hash = bytes.firstIndex(of: UInt8(ascii: "#")) else { return nil }
+            var id = 0
+            var digits = 0
+            var i = hash + 1
+            while i < bytes.count, bytes[i] >= 48, bytes[i] <= 57, digits < 18 {
+                id = id * 10 + Int(bytes[i] - 48)
+                digits += 1
+                i += 1
+            }
+            guard digits > 0 else { return nil }
+            return bytes[0] == UInt8(ascii: "C") ? .connected(id: id) : .reused(id: id)
+        }
+        return parseTLS(Substring(String(decoding: bytes, as: UTF8.self)))
+    }
+
+    /// True when request header text sent by libcurl asks for `100-continue`.
+    public static func asksForContinue(_ headerText: Substring) -> Bool {
+        headerText.range(of: "expect: 100-continue", options: .caseInsensitive) != nil
+    }
+}

@@ -1,0 +1,191 @@
+internal import CCurl
+internal import CCurlShim
+import WirelensCore
+
+/// What one transfer asks of its easy handle, beyond the run's options.
+public struct TransferSettings {
+    public var url: String
+    /// "http" or "https".
+    public var scheme: String
+    public var method: String
+    public var body: BodySource
+    /// True when the transfer sends the secret headers (its origin is the task's first, or hops are trusted).
+    public var keepsCredentials: Bool
+    /// True when the transfer may not connect to a link-local address: libcurl then asks `mayConnect` before each socket.
+    public var refusesLinkLocal: Bool
+    /// The task's own headers, each replacing the run's header of the same name.
+    public var headers: [HeaderField]
+    /// The time left to the task's total timeout (µs), nil when it has none.
+    public var remainingMicros: Int64?
+    /// SO_SNDBUF for sockets the transfer makes (nil: the kernel's default).
+    public var sendBuffer: Int?
+    /// True when the observer wants every incoming traffic event (`TrafficKind.headerIn`, `.dataIn`, `.tlsIn`,
+    /// `.tlsOut`), for example to track activity; false spares it those calls.
+    public var reportsIncomingTraffic: Bool
+
+    public init(url: String, scheme: String, method: String, body: BodySource, keepsCredentials: Bool,
+                refusesLinkLocal: Bool, headers: [HeaderField], remainingMicros: Int64?, sendBuffer: Int?,
+                reportsIncomingTraffic: Bool) {
+        self.url = url
+        self.scheme = scheme
+        self.method = method
+        self.body = body
+        self.keepsCredentials = keepsCredentials
+        self.refusesLinkLocal = refusesLinkLocal
+        self.headers = headers
+        self.remainingMicros = remainingMicros
+        self.sendBuffer = sendBuffer
+        self.reportsIncomingTraffic = reportsIncomingTraffic
+    }
+}
+
+/// Sets the options of one easy handle from the run's options and the transfer's settings; every option libcurl
+/// refuses throws a `CurlError` that names it.
+public struct EasyConfigurator {
+    let options: ProbeOptions
+    let headers: RequestHeaderLists
+
+    public init(options: ProbeOptions, headers: RequestHeaderLists) {
+        self.options = options
+        self.headers = headers
+    }
+
+    /// Upload buffer for request bodies: large enough that a fast loopback upload is not callback-bound.
+    static let uploadBufferSize = 512 * 1024
+
+    /// Configures `easy` (fresh or reset) for one transfer reported to `observer`.
+    public func configure(_ easy: CurlEasy, for transfer: TransferSettings, observer: any TransferObserver)
+        throws(CurlError) {
+        easy.observer = observer
+        easy.reportsIncomingTraffic = transfer.reportsIncomingTraffic
+        easy.sendBuffer = transfer.sendBuffer
+        let me = easy.opaque
+        func check(_ code: CURLcode, _ what: String) throws(CurlError) {
+            try easy.check(code, "curl_easy_setopt(\(what))")
+        }
+        func long(_ option: CURLoption, _ value: Int, _ what: String) throws(CurlError) {
+            try easy.set(option, value, what)
+        }
+        func string(_ option: CURLoption, _ value: String, _ what: String) throws(CurlError) {
+            try easy.set(option, value, what)
+        }
+        func pointer(_ option: CURLoption, _ what: String) throws(CurlError) {
+            try easy.set(option, pointer: me, what)
+        }
+        let handle = easy.pointer
+
+        try string(CURLOPT_URL, transfer.url, "CURLOPT_URL")
+        try long(CURLOPT_NOSIGNAL, 1, "CURLOPT_NOSIGNAL")
+        try easy.set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(easy.errorBuffer), "CURLOPT_ERRORBUFFER")
+        try check(wl_easy_setopt_data_cb(handle, CURLOPT_HEADERFUNCTION, wlHeaderCallback), "CURLOPT_HEADERFUNCTION")
+        try pointer(CURLOPT_HEADERDATA, "CURLOPT_HEADERDATA")
+        try check(wl_easy_setopt_data_cb(handle, CURLOPT_WRITEFUNCTION, wlWriteCallback), "CURLOPT_WRITEFUNCTION")
+        try pointer(CURLOPT_WRITEDATA, "CURLOPT_WRITEDATA")
+        try check(wl_easy_setopt_sockopt_cb(handle, wlSockoptCallback), "CURLOPT_SOCKOPTFUNCTION")
+        try pointer(CURLOPT_SOCKOPTDATA, "CURLOPT_SOCKOPTDATA")
+        try check(wl_easy_setopt_prereq_cb(handle, wlPrereqCallback), "CURLOPT_PREREQFUNCTION")
+        try pointer(CURLOPT_PREREQDATA, "CURLOPT_PREREQDATA")
+        try check(wl_easy_setopt_debug_cb(handle, wlDebugCallback), "CURLOPT_DEBUGFUNCTION")
+        try pointer(CURLOPT_DEBUGDATA, "CURLOPT_DEBUGDATA")
+        try long(CURLOPT_VERBOSE, 1, "CURLOPT_VERBOSE")
+
+        try configureMethod(easy, transfer, long: long, string: string, pointer: pointer, check: check)
+
+        switch options.httpVersion {
+        case .auto: break
+        case .http1_1: try long(CURLOPT_HTTP_VERSION, wl_http_version_1_1(), "CURLOPT_HTTP_VERSION")
+        case .http2: try long(CURLOPT_HTTP_VERSION, wl_http_version_2tls(), "CURLOPT_HTTP_VERSION")
+        case .http2PriorKnowledge: try long(CURLOPT_HTTP_VERSION, wl_http_version_2_prior_knowledge(), "CURLOPT_HTTP_VERSION")
+        }
+        if options.multiplex, Self.mayUseHTTP2(options.httpVersion, scheme: transfer.scheme) {
+            // Wait for a connection that may multiplex instead of opening another one. Only where HTTP/2 is
+            // possible: for HTTP/1.1, libcurl would hold transfers back until the first connection is free.
+            try long(CURLOPT_PIPEWAIT, 1, "CURLOPT_PIPEWAIT")
+        }
+        if !options.reuseConnections || (options.httpVersion == .http2PriorKnowledge && Libcurl.h2cReuseBroken) {
+            // libcurl before 8.0 fails ("Error in the HTTP2 framing layer") on any transfer that joins an
+            // existing h2c prior-knowledge connection (fixed by curl PR #10643): a fresh connection each.
+            try long(CURLOPT_FRESH_CONNECT, 1, "CURLOPT_FRESH_CONNECT")
+            try long(CURLOPT_FORBID_REUSE, 1, "CURLOPT_FORBID_REUSE")
+        }
+        if let connect = options.connectTimeout {
+            try long(CURLOPT_CONNECTTIMEOUT_MS, Int(max(1, connect / 1000)), "CURLOPT_CONNECTTIMEOUT_MS")
+        }
+        if let remaining = transfer.remainingMicros {
+            // A backstop only: the engine enforces the total timeout itself, a little earlier.
+            try long(CURLOPT_TIMEOUT_MS, Int(remaining / 1000) + 1000, "CURLOPT_TIMEOUT_MS")
+        }
+        if let proxy = options.proxy { try string(CURLOPT_PROXY, proxy, "CURLOPT_PROXY") }
+        if let ca = options.caFile { try string(CURLOPT_CAINFO, ca, "CURLOPT_CAINFO") }
+        if options.insecure {
+            try long(CURLOPT_SSL_VERIFYPEER, 0, "CURLOPT_SSL_VERIFYPEER")
+            try long(CURLOPT_SSL_VERIFYHOST, 0, "CURLOPT_SSL_VERIFYHOST")
+        }
+
+        if transfer.refusesLinkLocal {
+            // A hop elsewhere: libcurl asks before it opens each socket, and gets none to a link-local address.
+            try check(wl_easy_setopt_opensocket_cb(handle, wlOpenSocketCallback), "CURLOPT_OPENSOCKETFUNCTION")
+            try pointer(CURLOPT_OPENSOCKETDATA, "CURLOPT_OPENSOCKETDATA")
+        }
+        let hasBody = transfer.body != .none
+        if !transfer.headers.isEmpty {
+            easy.ownHeaders = try headers.list(hasBody: hasBody, keepsCredentials: transfer.keepsCredentials,
+                                               adding: transfer.headers)
+            try easy.set(CURLOPT_HTTPHEADER, list: easy.ownHeaders, "CURLOPT_HTTPHEADER")
+        } else if let list = headers.list(hasBody: hasBody, keepsCredentials: transfer.keepsCredentials) {
+            try easy.set(CURLOPT_HTTPHEADER, list: list, "CURLOPT_HTTPHEADER")
+        }
+        if options.proxy != nil, let list = headers.proxy {
+            // The User-Agent in a proxy's CONNECT too, as CURLOPT_USERAGENT would send it.
+            try easy.set(CURLOPT_PROXYHEADER, list: list, "CURLOPT_PROXYHEADER")
+        }
+    }
+
+    /// True when a transfer to this scheme may end up on an HTTP/2 connection.
+    static func mayUseHTTP2(_ version: HTTPVersion, scheme: String) -> Bool {
+        switch version {
+        case .http1_1: false
+        case .http2PriorKnowledge: true
+        case .auto, .http2: scheme == "https"
+        }
+    }
+
+    private func configureMethod(
+        _ easy: CurlEasy, _ transfer: TransferSettings,
+        long: (CURLoption, Int, String) throws(CurlError) -> Void,
+        string: (CURLoption, String, String) throws(CurlError) -> Void,
+        pointer: (CURLoption, String) throws(CurlError) -> Void,
+        check: (CURLcode, String) throws(CurlError) -> Void
+    ) throws(CurlError) {
+        let handle = easy.pointer
+        let size = transfer.body.size
+        let hasBody = transfer.body != .none
+        if hasBody {
+            try check(wl_easy_setopt_data_cb(handle, CURLOPT_READFUNCTION, wlReadCallback), "CURLOPT_READFUNCTION")
+            try pointer(CURLOPT_READDATA, "CURLOPT_READDATA")
+            try check(wl_easy_setopt_seek_cb(handle, wlSeekCallback), "CURLOPT_SEEKFUNCTION")
+            try pointer(CURLOPT_SEEKDATA, "CURLOPT_SEEKDATA")
+            try long(CURLOPT_UPLOAD_BUFFERSIZE, Self.uploadBufferSize, "CURLOPT_UPLOAD_BUFFERSIZE")
+        }
+        switch transfer.method {
+        case "GET" where !hasBody:
+            break
+        case "HEAD":
+            try long(CURLOPT_NOBODY, 1, "CURLOPT_NOBODY")
+        case "POST":
+            try long(CURLOPT_POST, 1, "CURLOPT_POST")
+            try easy.set(CURLOPT_POSTFIELDSIZE_LARGE, offset: size, "CURLOPT_POSTFIELDSIZE_LARGE")
+            if !hasBody { try string(CURLOPT_COPYPOSTFIELDS, "", "CURLOPT_COPYPOSTFIELDS") }
+        default:
+            if hasBody || transfer.method == "PUT" {
+                try long(CURLOPT_UPLOAD, 1, "CURLOPT_UPLOAD")
+                try easy.set(CURLOPT_INFILESIZE_LARGE, offset: size, "CURLOPT_INFILESIZE_LARGE")
+                if !hasBody {
+                    try check(wl_easy_setopt_data_cb(handle, CURLOPT_READFUNCTION, wlReadCallback), "CURLOPT_READFUNCTION")
+                    try pointer(CURLOPT_READDATA, "CURLOPT_READDATA")
+                }
+            }
+            if transfer.method != "PUT" { try string(CURLOPT_CUSTOMREQUEST, transfer.method, "CURLOPT_CUSTOMREQUEST") }
+        }
+    }
+}

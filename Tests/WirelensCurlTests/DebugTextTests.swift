@@ -1,0 +1,25 @@
+import XCTest
+@testable import WirelensCurl
+
+/// libcurl's informational text, parsed without sockets.
+final class DebugTextTests: XCTestCase {
+    private func fact(_ line: String) -> DebugText.Fact? {
+        let bytes = Array(line.utf8)
+        let fromBytes = bytes.withUnsafeBufferPointer { DebugText.parse(bytes: $0) }
+        XCTAssertEqual(fromBytes, DebugText.parse(Substring(line)), "byte and text parsing disagree on '\(line)'")
+        return fromBytes
+    }
+
+    func testLinesOfLibcurl788() {
+        XCTAssertEqual(fact("Connected to 127.0.0.1 (127.0.0.1) port 8080 (#3)\n"), .connected(id: 3))
+        XCTAssertEqual(fact("Re-using existing connection #12 with host localhost\n"), .reused(id: 12))
+        XCTAssertEqual(fact("SSL connection using TLSv1.3 / TLS_AES_256_GCM_SHA384\n"),
+                       .tls(version: "TLSv1.3", cipher: "TLS_AES_256_GCM_SHA384"))
+        XCTAssertEqual(fact("ALPN: server accepted h2\n"), .alpn("h2"))
+        XCTAssertEqual(fact("ALPN, server accepted to use http/1.1\n"), .alpn("http/1.1"))
+        XCTAssertNil(fact("Connection #0 to host 127.0.0.1 left intact\n"))
+        XCTAssertNil(fact("  Trying 127.0.0.1:8080...\n"))
+        XCTAssertTrue(DebugText.asksForContinue("PUT /x HTTP/1.1\r\nExpect: 100-continue\r\n"))
+        XCTAssertFalse(DebugText.asksForContinue("GET /x HTTP/1.1\r\nAccept: */*\r\n"))
+    }
+}
