@@ -12,6 +12,8 @@ let package = Package(
         .library(name: "WirelensTarget", targets: ["WirelensTarget"]),
         .library(name: "WirelensCapture", targets: ["WirelensCapture"]),
         .library(name: "WirelensCheck", targets: ["WirelensCheck"]),
+        .library(name: "WirelensUpload", targets: ["WirelensUpload"]),
+        .library(name: "WirelensWire", targets: ["WirelensWire"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -44,6 +46,8 @@ let package = Package(
             providers: [.apt(["libssl-dev"])]
         ),
         .target(name: "WirelensCore"),
+        // The JSON the target server answers and the uploader reads: Codable wire types, one definition of each.
+        .target(name: "WirelensWire"),
         // `wirelens compare`'s pure parts: workloads, limits, modes, the interleaved schedule, results, the recommendation.
         .target(name: "WirelensCompare", dependencies: ["WirelensCore"]),
         // The thread primitives of the pipelines (read-ahead, write-behind): checked Sendable, values handed over.
@@ -64,7 +68,7 @@ let package = Package(
         .target(
             name: "WirelensTarget",
             dependencies: [
-                "WirelensCore", "WirelensDigest",
+                "WirelensCore", "WirelensDigest", "WirelensWire",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -75,11 +79,10 @@ let package = Package(
         .target(name: "WirelensCurl", dependencies: ["WirelensCore", "CCurl", "CCurlShim"]),
         .target(name: "WirelensProbe", dependencies: ["WirelensCore", "WirelensConcurrency", "WirelensDigest", "WirelensCurl"]),
         .target(
-            name: "WirelensReport", dependencies: ["WirelensCore", "WirelensCompare", "WirelensCaptureModel"],
-            // The streaming JSON writer appends to a class-held buffer per value; run-time exclusivity checks on
-            // each append cost more than the writing (see reports/bench). Compile-time checks still apply.
-            swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])]
+            name: "WirelensReport", dependencies: ["WirelensCore", "WirelensCompare", "WirelensCaptureModel"]
         ),
+        // Segmented uploads on the engine: the segment queue and sizing, verdicts, the journal's use, the report section.
+        .target(name: "WirelensUpload", dependencies: ["WirelensCore", "WirelensProbe", "WirelensDigest", "WirelensWire"]),
         // Health checks: YAML config, assertions over a task's record, schedules, history, Prometheus exposition
         // and the /metrics server.
         .target(
@@ -97,6 +100,7 @@ let package = Package(
             dependencies: [
                 "WirelensCore", "WirelensCompare", "WirelensProbe", "WirelensCurl", "WirelensReport", "WirelensTarget",
                 "WirelensStore", "WirelensCapture", "WirelensConcurrency", "WirelensDigest", "WirelensCheck",
+                "WirelensUpload",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -112,12 +116,16 @@ let package = Package(
         .testTarget(name: "WirelensCLITests", dependencies: ["WirelensCore", "WirelensCompare", "WirelensTestSupport", "wirelens"]),
         .testTarget(
             name: "WirelensTargetTests",
-            dependencies: ["WirelensCore", "WirelensTarget", "WirelensDigest", "WirelensProbe", "WirelensTestSupport"]
+            dependencies: ["WirelensCore", "WirelensTarget", "WirelensWire", "WirelensDigest", "WirelensProbe", "WirelensTestSupport"]
+        ),
+        .testTarget(
+            name: "WirelensUploadTests",
+            dependencies: ["WirelensCore", "WirelensUpload", "WirelensProbe", "WirelensWire", "WirelensStore", "WirelensTestSupport"]
         ),
         .testTarget(name: "WirelensStoreTests", dependencies: ["WirelensCore", "WirelensStore", "WirelensTestSupport"]),
         .testTarget(
             name: "WirelensCheckTests",
-            dependencies: ["WirelensCore", "WirelensCheck", "WirelensStore", "WirelensTarget", "WirelensTestSupport"]
+            dependencies: ["WirelensCore", "WirelensCheck", "WirelensStore", "WirelensTestSupport"]
         ),
         .testTarget(name: "WirelensCaptureTests", dependencies: ["WirelensCore", "WirelensCapture", "WirelensReport", "WirelensTestSupport"]),
     ],

@@ -11,7 +11,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 WORK=${1:-$(mktemp -d)}
 [ $# -ge 1 ] || trap 'rm -rf "$WORK"' EXIT
-VERSION=$(sed -n 's/.*static let current = "\(.*\)".*/\1/p' "$ROOT/Sources/WirelensCore/WirelensVersion.swift" 2>/dev/null || true)
+VERSION=$(sed -n 's/.*static let current = "\(.*\)".*/\1/p' "$ROOT/Sources/WirelensCore/Report/WirelensVersion.swift" 2>/dev/null || true)
 VERSION=${VERSION:-0.1.0}
 rm -rf "$WORK/wirelens" "$WORK/consumer"
 git clone -q "$ROOT" "$WORK/wirelens"

@@ -11,7 +11,7 @@ and so on. Every listener serves the same endpoints; each request that reaches
 
 Endpoints (any request body is read fully first):
   ANY /redirect[/...]?to=URL[&status=302]  that status (default 302), Location: URL
-  ANY /record/...                     recorded as above; 200 "recorded\\n"
+  ANY /record/...[?status=N]          recorded as above; 200 "recorded\\n", or status N
   ANY /retry-after/VALUE              503 with Retry-After: VALUE (as given)
 Anything else: 404.
 
@@ -100,7 +100,8 @@ class Handler(BaseHTTPRequestHandler):
                 "headers": [[name, value] for name, value in self.headers.items()],
             }
             _log(entry)
-            self._answer(200, b"recorded\n")
+            status = int(parse_qs(parts.query).get("status", ["200"])[0])
+            self._answer(status, b"recorded\n")
         elif path.startswith("/retry-after/"):
             value = unquote(path[len("/retry-after/"):])
             self._answer(503, b"busy\n", headers=[("Retry-After", value)])

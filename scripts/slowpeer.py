@@ -1,5 +1,11 @@
 #!/usr/bin/env python3
-"""slowpeer: a small HTTP/1.1 test server for behaviours nginx cannot give.
+"""slowpeer: a small HTTP/1.1 test server for what neither nginx nor the built-in target gives.
+
+Delays, statuses, flaky answers (fail_first=N), byte streams (paused mid-body with
+pause_after=N), late answers (stall=S) and upload faults are the
+target's (`wirelens target`, README "Target server"); what stays here: an h2c Upgrade,
+malformed HTTP, Python's own parsers as witnesses (/form, /echo-headers),
+Expect ignored, presigned-style redirects.
 
 Standard library only. Binds 127.0.0.1 (port 0 unless --port) and prints
 "PORT=<n>" as its first stdout line. Keep-alive HTTP/1.1, one thread per
@@ -8,20 +14,13 @@ or socket (so a parent that holds the write end and dies takes it down), when
 its parent process goes away, and after --max-seconds (default 600).
 
 Endpoints (any request body is read fully first, so keep-alive survives):
-  GET  /delay/{ms}              sleep ms, then 200 "delayed {ms} ms\\n"
-  POST|PUT /answer-after/{ms}   read the whole body (Content-Length or chunked),
-                                sleep ms, 200 {"bytes": n}. "Expect: 100-continue"
-                                is answered with 100 at once (by http.server).
-  POST|PUT /ignore-expect/{ms}  same, but never sends "100 Continue": a client
-                                that sent Expect waits for its own timeout
-                                (curl: 1 s) before it sends the body.
-  GET  /stall/{ms}              200, Content-Length 1000; first 100 bytes, flush,
-                                sleep ms, then the other 900.
-  GET  /flaky/{key}/{n}         the first n requests for key: 503 + Retry-After: 0;
-                                then 200 "ok after {n} failures\\n". Counters live
-                                as long as the process.
-  GET  /status/{code}           that status (100-599 except 1xx; 204/304 bodiless)
-  GET  /bytes/{n}               200 with n bytes (n <= 1 GiB), Content-Length
+  POST|PUT /ignore-expect/{ms}  read the whole body (Content-Length or chunked),
+                                sleep ms, 200 {"bytes": n}, but never send
+                                "100 Continue": a client that sent Expect waits for
+                                its own timeout (curl: 1 s) before it sends the body.
+                                (A body answered late: the target's ?stall=S.)
+  GET  /status/{code}           that status (100-599 except 1xx; 204/304 bodiless):
+                                where /presigned-redirect lands
   POST /form                    parse a multipart/form-data body (Content-Length,
                                 up to 64 MiB) with the standard library's email
                                 parser, the independent reference for the
@@ -71,7 +70,6 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 MAX_SLEEP_MS = 600_000          # no single sleep beyond 10 minutes
-MAX_BYTES = 1 << 30             # /bytes/{n} cap
 IDLE_TIMEOUT_S = 120            # idle keep-alive connections are dropped after this
 
 # /presigned-redirect: {port} is this server's. Every secret contains "SeKrit".
@@ -85,8 +83,6 @@ PRESIGNED_LINK = ('<https://SeKrit-link-user:SeKrit-link-pass@cdn.example.invali
 PRESIGNED_REFRESH = "0; url=http://127.0.0.1:{port}/c?access_token=SeKrit-refresh-token&pwd=SeKrit-pwd&keep=visible-refresh"
 PRESIGNED_FTP = "ftp://SeKrit-ftp-user:SeKrit-ftp-pass@127.0.0.1:{port}/x?token=SeKrit-ftp-token&keep=visible-ftp"
 
-_flaky_lock = threading.Lock()
-_flaky_counts = {}
 
 
 def _ms(text):
@@ -216,34 +212,14 @@ class Handler(BaseHTTPRequestHandler):
             r = re.fullmatch(r"/broken/(chunk|headers|status|http09)", path)
             if r and m == "GET":
                 return self._broken(r.group(1))
-            r = re.fullmatch(r"/delay/(\d+)", path)
-            if r and m in ("GET", "HEAD"):
-                time.sleep(_ms(r.group(1)))
-                return self._send(200, f"delayed {r.group(1)} ms\n")
-            r = re.fullmatch(r"/(answer-after|ignore-expect)/(\d+)", path)
+            r = re.fullmatch(r"/ignore-expect/(\d+)", path)
             if r and m in ("POST", "PUT"):
-                time.sleep(_ms(r.group(2)))
+                time.sleep(_ms(r.group(1)))
                 return self._json(200, {"bytes": received})
-            r = re.fullmatch(r"/stall/(\d+)", path)
-            if r and m == "GET":
-                return self._stall(_ms(r.group(1)))
-            r = re.fullmatch(r"/flaky/([^/]+)/(\d+)", path)
-            if r and m in ("GET", "HEAD", "POST", "PUT"):
-                key, n = r.group(1), int(r.group(2))
-                with _flaky_lock:
-                    seen = _flaky_counts.get(key, 0)
-                    _flaky_counts[key] = seen + 1
-                if seen < n:
-                    return self._send(503, f"flaky {key}: failure {seen + 1} of {n}\n",
-                                      extra={"Retry-After": "0"})
-                return self._send(200, f"ok after {n} failures\n")
             r = re.fullmatch(r"/status/(\d{3})", path)
             if r and 200 <= int(r.group(1)) <= 599:
                 code = int(r.group(1))
                 return self._send(code, f"status {code}\n")
-            r = re.fullmatch(r"/bytes/(\d+)", path)
-            if r and m in ("GET", "HEAD"):
-                return self._bytes(min(int(r.group(1)), MAX_BYTES))
             r = re.fullmatch(r"/h2c-upgrade/(\d+)", path)
             if r and m == "GET":
                 return self._h2c_upgrade(min(int(r.group(1)), 1 << 20))
@@ -278,30 +254,6 @@ class Handler(BaseHTTPRequestHandler):
             out.write(b"no status line here\r\n\r\n")
         out.flush()
 
-    def _stall(self, seconds):
-        self.send_response(200)
-        self.send_header("Content-Type", "application/octet-stream")
-        self.send_header("Content-Length", "1000")
-        self.end_headers()
-        self.wfile.write(b"a" * 100)
-        self.wfile.flush()
-        time.sleep(seconds)
-        self.wfile.write(b"b" * 900)
-        self.wfile.flush()
-
-    def _bytes(self, n):
-        self.send_response(200)
-        self.send_header("Content-Type", "application/octet-stream")
-        self.send_header("Content-Length", str(n))
-        self.end_headers()
-        if self.command != "HEAD":
-            block = b"w" * (1 << 16)
-            left = n
-            while left > 0:
-                k = min(left, len(block))
-                self.wfile.write(block[:k])
-                left -= k
-        self.wfile.flush()
 
     def _h2c_upgrade(self, n):
         if "h2c" not in self.headers.get("Upgrade", "").lower():

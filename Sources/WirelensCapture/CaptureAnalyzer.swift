@@ -1,4 +1,5 @@
 import WirelensCaptureModel
+import WirelensConcurrency
 import WirelensCore
 
 /// Reads a capture file and builds its report: decoding, connection tracking and HTTP exchanges in one pass.

@@ -1,4 +1,4 @@
-import CPcap
+internal import CPcap
 
 extension CapturedPacket {
     /// The packet libpcap handed over with `header` and `data` (opened with nanosecond precision, so

@@ -1,4 +1,4 @@
-import CNghttp2
+internal import CNghttp2
 
 /// Decodes HTTP/2 header blocks (HPACK) for one direction of a connection, keeping its dynamic table, through
 /// nghttp2's inflater.

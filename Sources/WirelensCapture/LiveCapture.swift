@@ -1,4 +1,4 @@
-import CPcap
+internal import CPcap
 import Foundation
 import Synchronization
 import WirelensCaptureModel

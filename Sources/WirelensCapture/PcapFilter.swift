@@ -1,4 +1,4 @@
-import CPcap
+internal import CPcap
 
 /// Compiles a BPF expression and installs it on a libpcap handle.
 enum PcapFilter {

@@ -1,4 +1,4 @@
-import CPcap
+internal import CPcap
 import WirelensCaptureModel
 import WirelensConcurrency
 import WirelensCore

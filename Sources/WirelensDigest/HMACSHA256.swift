@@ -1,4 +1,4 @@
-import COpenSSL
+internal import COpenSSL
 
 /// HMAC-SHA256 through OpenSSL's libcrypto: a keyed hash that identifies a value without storing it.
 public enum HMACSHA256 {

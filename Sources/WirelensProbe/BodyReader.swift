@@ -27,7 +27,7 @@ struct BodyReader {
         case .none:
             return 0
         case .generated:
-            BodyPattern.fill(buffer.assumingMemoryBound(to: CChar.self), count: want, offset: offset)
+            PatternBytes.fill(UnsafeMutableRawBufferPointer(start: buffer, count: want), offset: offset)
             return want
         case .file(let path, _):
             return try readFile(path, into: buffer, count: want, at: offset)

@@ -33,88 +33,63 @@ public enum JSONRenderer {
             bytes.append(UInt8(ascii: "\n"))
             return try emit(bytes)
         }
-        // Compact: everything but the tasks through Codable, ending in `"tasks":[]}`; the tasks, the bulk of a
-        // large report, through TaskJSONWriter in between.
-        var shell = report
-        shell.tasks = []
-        var bytes = try StreamingJSONEncoder(prettyPrinted: false).encode(shell)
-        guard bytes.suffix(2).elementsEqual("]}".utf8) else { throw RenderError.unexpectedShape }
-        bytes.removeLast(2)
-        var array = TaskArray(opening: bytes, chunkSize: chunkSize)
-        for i in report.tasks.indices { try array.add(report.tasks[i], emit: emit) }
-        try array.close(with: Array("]}\n".utf8), emit: emit)
+        var stream = try Stream(head: report, layout: .stored, chunkSize: chunkSize)
+        for i in report.tasks.indices { try stream.add(report.tasks[i], emit: emit) }
+        try stream.finish(report, emit: emit)
     }
 
-    /// A report written while its run goes on: its head, each task as it ends, then the rest. Compact, with the
-    /// tasks right after `configuration` (`Report.StreamedPart`); the bytes go to `emit` in pieces of about
+    /// A report's compact document written in parts: the members before the tasks, each task as it comes, then the
+    /// members after them, in the order of a `Report.Layout`. The bytes go to `emit` in pieces of about
     /// `chunkSize`, so what is held does not grow with the tasks.
+    ///
+    /// The only writer of a compact report: a run's report written while the run goes on (`.streamed`, the
+    /// default: the tasks right after `configuration`), and a stored report of many tasks (`.stored`).
     public struct Stream {
-        private var array: TaskArray
+        private var json = JSONWriter(pretty: false, capacity: 0)
+        private let after: [Report.Section]
+        /// The depth of the tasks array in `json`.
+        private let tasksDepth: Int
+        private let chunkSize: Int
 
-        /// Starts the document of `report`: `schema` to `startedAt`, and `configuration`.
-        public init(head report: Report, chunkSize: Int = 1 << 20) throws {
-            var bytes = try StreamingJSONEncoder(prettyPrinted: false).encode(Report.StreamedPart(report, .head))
-            guard bytes.last == UInt8(ascii: "}") else { throw RenderError.unexpectedShape }
-            bytes.removeLast()
-            bytes.append(contentsOf: ",\"tasks\":[".utf8)
-            array = TaskArray(opening: bytes, chunkSize: chunkSize)
+        /// Starts the document of `report`: the members before the tasks (for `.streamed`, `schema` to
+        /// `startedAt`, and `configuration`), and the tasks array.
+        public init(head report: Report, layout: Report.Layout = .streamed, chunkSize: Int = 1 << 20) throws {
+            let sections = layout.sections
+            let before = sections.prefix { $0 != .tasks }
+            after = Array(sections.dropFirst(before.count + 1))
+            self.chunkSize = chunkSize
+            json.bytes.reserveCapacity(chunkSize + (1 << 16))
+            let object = json.open(object: true)
+            try json.encodeMembers(of: Report.Members(report, Array(before)))
+            json.beginMember(depth: object, key: Report.tasksKey)
+            tasksDepth = json.open(object: false)
         }
 
         /// Appends one task.
         public mutating func add(_ task: TaskRecord, emit: ([UInt8]) throws -> Void) throws {
-            try array.add(task, emit: emit)
+            json.beginMember(depth: tasksDepth, key: nil)
+            TaskJSONWriter.append(task, to: &json.bytes)
+            if json.bytes.count >= chunkSize { try flush(emit: emit) }
         }
 
         /// Hands over what has gathered so far.
         public mutating func flush(emit: ([UInt8]) throws -> Void) throws {
-            try array.flush(emit: emit)
+            guard !json.bytes.isEmpty else { return }
+            try emit(json.bytes)
+            json.bytes.removeAll(keepingCapacity: true)
         }
 
-        /// Ends the document with `report`'s `endedAt`, `interrupted`, `caveats`, `summary` and `upload`.
+        /// Ends the document with the members after the tasks, from `report` (for `.streamed`: `endedAt`,
+        /// `interrupted`, `caveats`, `summary` and `upload`), and hands over the rest.
         public mutating func finish(_ report: Report, emit: ([UInt8]) throws -> Void) throws {
-            var tail = try StreamingJSONEncoder(prettyPrinted: false).encode(Report.StreamedPart(report, .tail))
-            guard tail.first == UInt8(ascii: "{") else { throw RenderError.unexpectedShape }
-            tail[0] = UInt8(ascii: ",")
-            try array.close(with: Array("]".utf8) + tail + Array("\n".utf8), emit: emit)
+            json.closeFrames(above: tasksDepth - 1)
+            try json.encodeMembers(of: Report.Members(report, after))
+            json.closeFrames(above: -1)
+            json.bytes.append(UInt8(ascii: "\n"))
+            try emit(json.bytes)
+            json.bytes = []
         }
     }
-
-    /// A JSON array of tasks after some opening bytes, written compact by `TaskJSONWriter` and handed to `emit`
-    /// whenever about `chunkSize` bytes have gathered.
-    private struct TaskArray {
-        private var bytes: [UInt8]
-        private var count = 0
-        private let chunkSize: Int
-
-        init(opening: [UInt8], chunkSize: Int) {
-            bytes = opening
-            self.chunkSize = chunkSize
-            bytes.reserveCapacity(chunkSize + (1 << 16))
-        }
-
-        mutating func add(_ task: TaskRecord, emit: ([UInt8]) throws -> Void) throws {
-            if count > 0 { bytes.append(UInt8(ascii: ",")) }
-            count += 1
-            TaskJSONWriter.append(task, to: &bytes)
-            if bytes.count >= chunkSize { try flush(emit: emit) }
-        }
-
-        mutating func flush(emit: ([UInt8]) throws -> Void) throws {
-            guard !bytes.isEmpty else { return }
-            try emit(bytes)
-            bytes.removeAll(keepingCapacity: true)
-        }
-
-        /// Appends `closing` and hands over what is left.
-        mutating func close(with closing: [UInt8], emit: ([UInt8]) throws -> Void) throws {
-            bytes.append(contentsOf: closing)
-            try emit(bytes)
-            bytes = []
-        }
-    }
-
-    /// The report's Codable form did not end with its tasks array, which the compact path splices into.
-    enum RenderError: Error { case unexpectedShape }
 
     /// Reads a `wirelens.report/1` document; throws a `DecodingError` for any other document.
     public static func decode(_ data: Data) throws -> Report {

@@ -18,121 +18,10 @@ public struct StreamingJSONEncoder {
 
     /// Encodes `value` as UTF-8 JSON text.
     public func encode<T: Encodable>(_ value: T) throws -> [UInt8] {
-        let sink = JSONSink(pretty: prettyPrinted)
-        sink.baseIndent = baseIndent
-        try sink.encodeValue(value, codingPath: [])
-        sink.closeFrames(above: -1)
-        return sink.bytes
-    }
-}
-
-/// The output buffer and the stack of open objects and arrays.
-final class JSONSink {
-    var bytes: [UInt8] = []
-    let pretty: Bool
-    /// Levels of indentation below which this document's lines start.
-    var baseIndent = 0
-    /// Open containers, outermost first: whether each is an object, and how many members it has.
-    private var frames: [(isObject: Bool, count: Int)] = []
-
-    init(pretty: Bool) {
-        self.pretty = pretty
-        bytes.reserveCapacity(1 << 16)
-    }
-
-    /// Opens an object or array at the current position; returns its depth.
-    func open(object: Bool) -> Int {
-        bytes.append(object ? UInt8(ascii: "{") : UInt8(ascii: "["))
-        frames.append((object, 0))
-        return frames.count - 1
-    }
-
-    /// Closes every container deeper than `depth` (containers whose encoding has finished).
-    func closeFrames(above depth: Int) {
-        while frames.count - 1 > depth {
-            let frame = frames.removeLast()
-            if frame.count > 0 { newline(indent: frames.count) }
-            bytes.append(frame.isObject ? UInt8(ascii: "}") : UInt8(ascii: "]"))
-        }
-    }
-
-    /// Starts the next member of the container at `depth`: its separator, indentation and (for objects) key.
-    func beginMember(depth: Int, key: String?) {
-        closeFrames(above: depth)
-        if frames[depth].count > 0 { bytes.append(UInt8(ascii: ",")) }
-        frames[depth].count += 1
-        newline(indent: depth + 1)
-        if let key {
-            writeString(key)
-            bytes.append(UInt8(ascii: ":"))
-            if pretty { bytes.append(UInt8(ascii: " ")) }
-        }
-    }
-
-    /// "\n" followed by 2 spaces per level, sliced per call (one append, not one per byte).
-    private static let indentation: [UInt8] = [UInt8(ascii: "\n")] + Array(repeating: UInt8(ascii: " "), count: 64)
-
-    private func newline(indent: Int) {
-        guard pretty else { return }
-        bytes.append(contentsOf: Self.indentation[0..<(1 + min(2 * (indent + baseIndent), 64))])
-    }
-
-    func writeRaw(_ text: String) {
-        bytes.append(contentsOf: text.utf8)
-    }
-
-    func writeString(_ text: String) {
-        JSONBytes.appendString(text, to: &bytes)
-    }
-
-    func writeInt(_ value: Int64) {
-        JSONBytes.appendInt(value, to: &bytes)
-    }
-
-    func writeUnsigned(_ value: UInt64) {
-        JSONBytes.appendUnsigned(value, to: &bytes)
-    }
-
-    func writeDouble(_ value: Double, codingPath: [CodingKey]) throws {
-        guard JSONBytes.appendDouble(value, to: &bytes) else {
-            throw EncodingError.invalidValue(value, .init(codingPath: codingPath,
-                                                          debugDescription: "JSON has no \(value)"))
-        }
-    }
-
-    /// Writes any Encodable at the current position.
-    func encodeValue<T: Encodable>(_ value: T, codingPath: [CodingKey]) throws {
-        // The common leaf types, and their optionals, by type identity: no dynamic cast and no nested encoder.
-        let type = ObjectIdentifier(T.self)
-        switch type {
-        case ObjectIdentifier(String.self): writeString(unsafeBitCast(value, to: String.self)); return
-        case ObjectIdentifier(Int.self): writeInt(Int64(unsafeBitCast(value, to: Int.self))); return
-        case ObjectIdentifier(Int64.self): writeInt(unsafeBitCast(value, to: Int64.self)); return
-        case ObjectIdentifier(Bool.self): writeRaw(unsafeBitCast(value, to: Bool.self) ? "true" : "false"); return
-        case ObjectIdentifier(Double.self): try writeDouble(unsafeBitCast(value, to: Double.self), codingPath: codingPath); return
-        case ObjectIdentifier(String?.self):
-            if let v = unsafeBitCast(value, to: String?.self) { writeString(v) } else { writeRaw("null") }
-            return
-        case ObjectIdentifier(Int?.self):
-            if let v = unsafeBitCast(value, to: Int?.self) { writeInt(Int64(v)) } else { writeRaw("null") }
-            return
-        case ObjectIdentifier(Int64?.self):
-            if let v = unsafeBitCast(value, to: Int64?.self) { writeInt(v) } else { writeRaw("null") }
-            return
-        case ObjectIdentifier(Double?.self):
-            if let v = unsafeBitCast(value, to: Double?.self) { try writeDouble(v, codingPath: codingPath) } else { writeRaw("null") }
-            return
-        default:
-            break
-        }
-        switch value {
-        case let v as Int32: writeInt(Int64(v))
-        default:
-            let before = bytes.count
-            let depth = frames.count
-            try value.encode(to: StreamingEncoder(sink: self, codingPath: codingPath))
-            if bytes.count == before, frames.count == depth { writeRaw("{}") }
-        }
+        var writer = JSONWriter(pretty: prettyPrinted)
+        writer.baseIndent = baseIndent
+        try writer.encode(value)
+        return writer.bytes
     }
 }
 
@@ -141,18 +30,30 @@ struct StreamingEncoder: Encoder {
     let sink: JSONSink
     var codingPath: [CodingKey]
     var userInfo: [CodingUserInfoKey: Any] { [:] }
+    /// The depth of the open object whose members the value writes (`JSONWriter.encodeMembers`); -1 when the
+    /// value opens a container of its own. A plain Int, not an optional: three words keep the encoder inside an
+    /// existential's inline buffer, so handing it to `encode(to:)` allocates nothing.
+    let membersOf: Int
+
+    init(sink: JSONSink, codingPath: [CodingKey], membersOf: Int = -1) {
+        self.sink = sink
+        self.codingPath = codingPath
+        self.membersOf = membersOf
+    }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        KeyedEncodingContainer(StreamingKeyedContainer<Key>(sink: sink, depth: sink.open(object: true),
-                                                            codingPath: codingPath))
+        let depth = membersOf >= 0 ? membersOf : sink.writer.open(object: true)
+        return KeyedEncodingContainer(StreamingKeyedContainer<Key>(sink: sink, depth: depth, codingPath: codingPath))
     }
 
     func unkeyedContainer() -> UnkeyedEncodingContainer {
-        StreamingUnkeyedContainer(sink: sink, depth: sink.open(object: false), codingPath: codingPath)
+        if membersOf >= 0 { sink.strayValue = true }
+        return StreamingUnkeyedContainer(sink: sink, depth: sink.writer.open(object: false), codingPath: codingPath)
     }
 
     func singleValueContainer() -> SingleValueEncodingContainer {
-        StreamingSingleValueContainer(sink: sink, codingPath: codingPath)
+        if membersOf >= 0 { sink.strayValue = true }
+        return StreamingSingleValueContainer(sink: sink, codingPath: codingPath)
     }
 }
 
@@ -162,34 +63,53 @@ struct StreamingKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     var codingPath: [CodingKey]
 
     mutating func encodeNil(forKey key: Key) throws {
-        sink.beginMember(depth: depth, key: key.stringValue)
-        sink.writeRaw("null")
+        try sink.writer.writeMember(depth: depth, key: key.stringValue, .null, codingPath: codingPath)
     }
 
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-        sink.beginMember(depth: depth, key: key.stringValue)
-        try sink.encodeValue(value, codingPath: codingPath)
+        try sink.encodeMember(depth: depth, key: key.stringValue, value, codingPath: codingPath)
+    }
+
+    // The leaf types the project's `encode(to:)` write most, without the generic path.
+    mutating func encode(_ value: String, forKey key: Key) throws {
+        try sink.writer.writeMember(depth: depth, key: key.stringValue, .string(value), codingPath: codingPath)
+    }
+
+    mutating func encode(_ value: Bool, forKey key: Key) throws {
+        try sink.writer.writeMember(depth: depth, key: key.stringValue, .bool(value), codingPath: codingPath)
+    }
+
+    mutating func encode(_ value: Int, forKey key: Key) throws {
+        try sink.writer.writeMember(depth: depth, key: key.stringValue, .int(Int64(value)), codingPath: codingPath)
+    }
+
+    mutating func encode(_ value: Int64, forKey key: Key) throws {
+        try sink.writer.writeMember(depth: depth, key: key.stringValue, .int(value), codingPath: codingPath)
+    }
+
+    mutating func encode(_ value: Double, forKey key: Key) throws {
+        try sink.writer.writeMember(depth: depth, key: key.stringValue, .double(value), codingPath: codingPath)
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type,
                                                         forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
-        sink.beginMember(depth: depth, key: key.stringValue)
+        sink.writer.beginMember(depth: depth, key: key.stringValue)
         return KeyedEncodingContainer(StreamingKeyedContainer<NestedKey>(
-            sink: sink, depth: sink.open(object: true), codingPath: codingPath))
+            sink: sink, depth: sink.writer.open(object: true), codingPath: codingPath))
     }
 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> UnkeyedEncodingContainer {
-        sink.beginMember(depth: depth, key: key.stringValue)
-        return StreamingUnkeyedContainer(sink: sink, depth: sink.open(object: false), codingPath: codingPath)
+        sink.writer.beginMember(depth: depth, key: key.stringValue)
+        return StreamingUnkeyedContainer(sink: sink, depth: sink.writer.open(object: false), codingPath: codingPath)
     }
 
     mutating func superEncoder() -> Encoder {
-        sink.beginMember(depth: depth, key: "super")
+        sink.writer.beginMember(depth: depth, key: "super")
         return StreamingEncoder(sink: sink, codingPath: codingPath)
     }
 
     mutating func superEncoder(forKey key: Key) -> Encoder {
-        sink.beginMember(depth: depth, key: key.stringValue)
+        sink.writer.beginMember(depth: depth, key: key.stringValue)
         return StreamingEncoder(sink: sink, codingPath: codingPath)
     }
 }
@@ -207,32 +127,30 @@ struct StreamingUnkeyedContainer: UnkeyedEncodingContainer {
     }
 
     mutating func encodeNil() throws {
-        sink.beginMember(depth: depth, key: nil)
-        sink.writeRaw("null")
+        try sink.writer.writeMember(depth: depth, key: nil, .null, codingPath: codingPath)
         count += 1
     }
 
     mutating func encode<T: Encodable>(_ value: T) throws {
-        sink.beginMember(depth: depth, key: nil)
-        try sink.encodeValue(value, codingPath: codingPath)
+        try sink.encodeMember(depth: depth, key: nil, value, codingPath: codingPath)
         count += 1
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
-        sink.beginMember(depth: depth, key: nil)
+        sink.writer.beginMember(depth: depth, key: nil)
         count += 1
         return KeyedEncodingContainer(StreamingKeyedContainer<NestedKey>(
-            sink: sink, depth: sink.open(object: true), codingPath: codingPath))
+            sink: sink, depth: sink.writer.open(object: true), codingPath: codingPath))
     }
 
     mutating func nestedUnkeyedContainer() -> UnkeyedEncodingContainer {
-        sink.beginMember(depth: depth, key: nil)
+        sink.writer.beginMember(depth: depth, key: nil)
         count += 1
-        return StreamingUnkeyedContainer(sink: sink, depth: sink.open(object: false), codingPath: codingPath)
+        return StreamingUnkeyedContainer(sink: sink, depth: sink.writer.open(object: false), codingPath: codingPath)
     }
 
     mutating func superEncoder() -> Encoder {
-        sink.beginMember(depth: depth, key: nil)
+        sink.writer.beginMember(depth: depth, key: nil)
         count += 1
         return StreamingEncoder(sink: sink, codingPath: codingPath)
     }
@@ -242,20 +160,20 @@ struct StreamingSingleValueContainer: SingleValueEncodingContainer {
     let sink: JSONSink
     var codingPath: [CodingKey]
 
-    mutating func encodeNil() throws { sink.writeRaw("null") }
-    mutating func encode(_ value: Bool) throws { sink.writeRaw(value ? "true" : "false") }
-    mutating func encode(_ value: String) throws { sink.writeString(value) }
-    mutating func encode(_ value: Double) throws { try sink.writeDouble(value, codingPath: codingPath) }
-    mutating func encode(_ value: Float) throws { try sink.writeDouble(Double(value), codingPath: codingPath) }
-    mutating func encode(_ value: Int) throws { sink.writeInt(Int64(value)) }
-    mutating func encode(_ value: Int8) throws { sink.writeInt(Int64(value)) }
-    mutating func encode(_ value: Int16) throws { sink.writeInt(Int64(value)) }
-    mutating func encode(_ value: Int32) throws { sink.writeInt(Int64(value)) }
-    mutating func encode(_ value: Int64) throws { sink.writeInt(Int64(value)) }
-    mutating func encode(_ value: UInt) throws { sink.writeUnsigned(UInt64(value)) }
-    mutating func encode(_ value: UInt8) throws { sink.writeUnsigned(UInt64(value)) }
-    mutating func encode(_ value: UInt16) throws { sink.writeUnsigned(UInt64(value)) }
-    mutating func encode(_ value: UInt32) throws { sink.writeUnsigned(UInt64(value)) }
-    mutating func encode(_ value: UInt64) throws { sink.writeUnsigned(UInt64(value)) }
+    mutating func encodeNil() throws { sink.writer.writeNull() }
+    mutating func encode(_ value: Bool) throws { sink.writer.writeBool(value) }
+    mutating func encode(_ value: String) throws { sink.writer.writeString(value) }
+    mutating func encode(_ value: Double) throws { try sink.writer.writeDouble(value, codingPath: codingPath) }
+    mutating func encode(_ value: Float) throws { try sink.writer.writeDouble(Double(value), codingPath: codingPath) }
+    mutating func encode(_ value: Int) throws { sink.writer.writeInt(Int64(value)) }
+    mutating func encode(_ value: Int8) throws { sink.writer.writeInt(Int64(value)) }
+    mutating func encode(_ value: Int16) throws { sink.writer.writeInt(Int64(value)) }
+    mutating func encode(_ value: Int32) throws { sink.writer.writeInt(Int64(value)) }
+    mutating func encode(_ value: Int64) throws { sink.writer.writeInt(value) }
+    mutating func encode(_ value: UInt) throws { sink.writer.writeUnsigned(UInt64(value)) }
+    mutating func encode(_ value: UInt8) throws { sink.writer.writeUnsigned(UInt64(value)) }
+    mutating func encode(_ value: UInt16) throws { sink.writer.writeUnsigned(UInt64(value)) }
+    mutating func encode(_ value: UInt32) throws { sink.writer.writeUnsigned(UInt64(value)) }
+    mutating func encode(_ value: UInt64) throws { sink.writer.writeUnsigned(value) }
     mutating func encode<T: Encodable>(_ value: T) throws { try sink.encodeValue(value, codingPath: codingPath) }
 }

@@ -1,5 +1,6 @@
 import NIOCore
 import NIOHTTP1
+import WirelensCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -18,6 +19,9 @@ final class ConnectionHandler: ChannelInboundHandler {
         var sent: Int64 = 0
         /// Reset the connection after this many body bytes instead of ending the response.
         var resetAt: Int64?
+        /// Pause for `pauseMicros` once this many body bytes were sent (cleared when the pause begins).
+        var pauseAt: Int64?
+        var pauseMicros: Int64 = 0
     }
 
     private let endpoints: TargetEndpoints
@@ -185,6 +189,10 @@ final class ConnectionHandler: ChannelInboundHandler {
         let sendsBody = head.method != .HEAD && !bodiless
         var outgoing = Outgoing(body: sendsBody ? reply.body : .empty)
         if sendsBody, resetOnBody == nil, let n = faults.resetAfter { outgoing.resetAt = reply.body.resetPoint(after: n) }
+        if sendsBody, let n = faults.pauseAfter, n < reply.body.count {
+            outgoing.pauseAt = n
+            outgoing.pauseMicros = faults.pauseMicros
+        }
         self.outgoing = outgoing
         pump(context: context)
     }
@@ -194,6 +202,16 @@ final class ConnectionHandler: ChannelInboundHandler {
         guard !closed, var out = outgoing else { return }
         let target = out.resetAt ?? out.body.count
         while out.sent < target {
+            if let pauseAt = out.pauseAt, out.sent >= pauseAt {
+                out.pauseAt = nil
+                outgoing = out
+                pumpScheduled = true
+                context.eventLoop.assumeIsolated().scheduleTask(in: .microseconds(out.pauseMicros)) { [self] in
+                    pumpScheduled = false
+                    pump(context: context)
+                }
+                return
+            }
             guard context.channel.isWritable else {
                 outgoing = out
                 return
@@ -207,7 +225,7 @@ final class ConnectionHandler: ChannelInboundHandler {
                 }
                 return
             }
-            let n = Int(min(Int64(chunkSize), target - out.sent))
+            let n = Int(min(Int64(chunkSize), (out.pauseAt ?? target) - out.sent, target - out.sent))
             let chunk = Self.chunk(of: out.body, from: out.sent, count: n, allocator: context.channel.allocator)
             outBucket?.take(n, now: Self.now())
             lastWrite = context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(chunk))))

@@ -26,9 +26,4 @@ public struct CoveredRanges: Sendable, Equatable {
         if next < total { gaps.append(next...total - 1) }
         return gaps
     }
-
-    /// The runs as a JSON array of `[first, last]` pairs.
-    public static func json(_ ranges: [ClosedRange<Int64>]) -> JSONValue {
-        .array(ranges.map { .array([.int($0.lowerBound), .int($0.upperBound)]) })
-    }
 }

@@ -2,6 +2,7 @@ import Foundation
 import MultipartKit
 import NIOCore
 import WirelensDigest
+import WirelensWire
 
 /// Streams a multipart/form-data body through MultipartKit's parser and keeps, per part, its name, filename,
 /// content type, size and SHA-256; no part is buffered.

@@ -1,3 +1,4 @@
+import WirelensCore
 /// Decides which part uploads fail with 503 (`--fail-parts F --fail-seed S`): a pure function of the seed, the
 /// upload id, the part index and the attempt number, so a failed part can succeed on retry and a run repeats.
 public struct PartFailurePolicy: Sendable, Equatable {

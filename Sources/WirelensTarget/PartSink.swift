@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import WirelensDigest
+import WirelensWire
 
 /// `PUT /upload/{id}/part/{index}`: writes the body to a temporary file while hashing it, and records the part
 /// (renamed into place) only when exactly the announced number of bytes arrived.
@@ -61,10 +62,8 @@ final class PartSink: BodySink {
         if case .failure(let failure) = store.record(id: id, index: index, range: range, temporaryPath: path) {
             return eventLoop.makeSucceededFuture(.failure(failure))
         }
-        return eventLoop.makeSucceededFuture(.json(.ok, .object([
-            .init("id", .string(id)), .init("index", .int(Int64(index))), .init("offset", .int(range.first)),
-            .init("length", .int(range.length)), .init("sha256", .string(digest.finalize())),
-        ])))
+        let answer = PartAnswer(id: id, index: index, offset: range.first, length: range.length, sha256: digest.finalize())
+        return eventLoop.makeSucceededFuture(.json(.ok, answer.json))
     }
 
     func abandon() {

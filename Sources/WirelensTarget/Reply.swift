@@ -1,5 +1,6 @@
 import NIOCore
 import NIOHTTP1
+import WirelensWire
 
 /// A response the connection handler sends: status, headers, body, and how long to hold it back.
 struct Reply: Sendable {

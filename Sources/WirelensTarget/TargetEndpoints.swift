@@ -2,6 +2,8 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import Synchronization
+import WirelensWire
 
 /// What the server shares between its connections: its configuration, the upload store and a thread pool for
 /// work too long for an event loop (digesting an assembled upload). Makes each request's body sink and reply.
@@ -9,6 +11,9 @@ final class TargetEndpoints: Sendable {
     let config: TargetConfig
     let store: UploadStore
     let threadPool: NIOThreadPool
+    /// Requests seen per request target, for `fail_first` (at most `maxCountedTargets` targets are counted).
+    private let seen = Mutex<[String: Int]>([:])
+    static let maxCountedTargets = 10_000
 
     init(config: TargetConfig, store: UploadStore, threadPool: NIOThreadPool) {
         self.config = config
@@ -22,6 +27,19 @@ final class TargetEndpoints: Sendable {
         switch resolution {
         case .success(let resolved): route = resolved
         case .failure(let failure): return FixedReplySink(Self.reply(for: failure))
+        }
+        if faults.failFirst > 0 {
+            let count = seen.withLock { seen -> Int in
+                guard seen[head.uri] != nil || seen.count < Self.maxCountedTargets else { return .max }
+                seen[head.uri, default: 0] += 1
+                return seen[head.uri] ?? .max
+            }
+            if count <= faults.failFirst {
+                var headers = HTTPHeaders()
+                if let retryAfter = faults.retryAfter { headers.add(name: "Retry-After", value: String(retryAfter)) }
+                return FixedReplySink(.failure(TargetFailure(
+                    status: .serviceUnavailable, message: "injected failure \(count) of \(faults.failFirst)"), headers: headers))
+            }
         }
         if let status = faults.status {
             var headers = HTTPHeaders()
@@ -49,7 +67,12 @@ final class TargetEndpoints: Sendable {
         case .part(let id, let index):
             return partSink(head: head, id: id, index: index)
         case .complete(let id):
-            return CompleteSink(endpoints: self, id: id)
+            let call = store.completeCall(id: id)
+            if call <= faults.failComplete {
+                return FixedReplySink(.failure(TargetFailure(
+                    status: .serviceUnavailable, message: "injected failure of complete call \(call)")))
+            }
+            return CompleteSink(endpoints: self, id: id, wrongDigest: faults.wrongDigest)
         }
     }
 
@@ -97,7 +120,8 @@ final class TargetEndpoints: Sendable {
             "GET /bytes/{n}", "GET /delay/{ms}", "GET /status/{code}", "GET /redirect/{n}", "PUT|POST /upload/{id}",
             "PUT /upload/{id}/part/{index}", "POST /upload/{id}/complete", "GET /upload/{id}",
         ].map(JSONValue.string))),
-        .init("faults", .array(["reset_after=N", "stall=S", "status=CODE", "retry_after=S"].map(JSONValue.string))),
+        .init("faults", .array(["reset_after=N", "stall=S", "status=CODE", "retry_after=S", "pause_after=N", "pause=S", "fail_first=N", "fail_complete=N",
+                                 "wrong_digest=1"].map(JSONValue.string))),
     ])
 
     /// `GET /bytes/{n}` with an optional Range header: 200, 206 or 416.

@@ -1,5 +1,6 @@
 import Foundation
 import NIOHTTP1
+import WirelensWire
 
 /// An endpoint of the target server, parsed from a request's method and path.
 public enum TargetRoute: Equatable, Sendable {

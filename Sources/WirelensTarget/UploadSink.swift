@@ -1,5 +1,6 @@
 import NIOCore
 import WirelensDigest
+import WirelensWire
 
 /// `PUT|POST /upload/{id}`: hashes the body as it streams and, for multipart/form-data, each part.
 final class UploadSink: BodySink {

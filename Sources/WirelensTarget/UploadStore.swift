@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import WirelensDigest
+import WirelensWire
 
 /// The segment uploads a server holds: part files on disk under a data directory, their ranges in memory.
 ///
@@ -20,7 +21,7 @@ final class UploadStore: Sendable {
     enum Completion: Sendable {
         case unknown
         case missing([ClosedRange<Int64>])
-        case done(JSONValue)
+        case done(CompleteAnswer)
         /// Digest these parts (sorted by offset) and remember the result under `version`.
         case compute(version: Int, total: Int64, parts: [Part])
     }
@@ -30,7 +31,8 @@ final class UploadStore: Sendable {
         var parts: [Int: Part] = [:]
         var attempts: [Int: Int] = [:]
         var version = 0
-        var completed: (version: Int, answer: JSONValue)?
+        var completed: (version: Int, answer: CompleteAnswer)?
+        var completeCalls = 0
     }
 
     /// The directory holding one subdirectory per upload id.
@@ -121,20 +123,24 @@ final class UploadStore: Sendable {
         }
     }
 
-    /// `{"id","total","ranges","parts"}` for `GET /upload/{id}`, or nil for an unknown id.
+    /// The `UploadStatus` answer of `GET /upload/{id}`, or nil for an unknown id.
     func listing(id: String) -> JSONValue? {
         uploads.withLock { uploads in
             guard let upload = uploads[id] else { return nil }
             let parts = upload.parts.values.sorted { $0.index < $1.index }
             let covered = CoveredRanges(parts.map { $0.offset...($0.offset + $0.length - 1) })
-            return .object([
-                .init("id", .string(id)), .init("total", .int(upload.total)),
-                .init("ranges", CoveredRanges.json(covered.runs)),
-                .init("parts", .array(parts.map {
-                    .object([.init("index", .int(Int64($0.index))), .init("offset", .int($0.offset)),
-                             .init("length", .int($0.length))])
-                })),
-            ])
+            return UploadStatus(id: id, total: upload.total, ranges: covered.runs,
+                                parts: parts.map { UploadStatus.Part(index: $0.index, offset: $0.offset, length: $0.length) }).json
+        }
+    }
+
+    /// Counts a complete call of `id` and returns its number, 1 for the first; `Int.max` for an unknown id (not
+    /// counted: it answers 404 whatever the faults).
+    func completeCall(id: String) -> Int {
+        uploads.withLock { uploads in
+            guard uploads[id] != nil else { return .max }
+            uploads[id]?.completeCalls += 1
+            return uploads[id]?.completeCalls ?? 1
         }
     }
 
@@ -151,7 +157,7 @@ final class UploadStore: Sendable {
     }
 
     /// Remembers the answer of a completion computed over `version` of the parts.
-    func remember(id: String, version: Int, answer: JSONValue) {
+    func remember(id: String, version: Int, answer: CompleteAnswer) {
         uploads.withLock { uploads in
             if uploads[id]?.version == version { uploads[id]?.completed = (version, answer) }
         }

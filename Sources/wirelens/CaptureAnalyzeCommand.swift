@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import WirelensCapture
+import WirelensConcurrency
 import WirelensCore
 import WirelensReport
 

@@ -3,6 +3,7 @@ import Foundation
 import WirelensCompare
 import WirelensCore
 import WirelensProbe
+import WirelensUpload
 import WirelensReport
 
 /// `wirelens compare URL --limits 1,2,4`: one workload across per-host connection limits and protocols,
@@ -200,30 +201,18 @@ struct CompareCommand: CheckedCommand {
         return (report, ExitStatus.forTasks(report.tasks, interrupted: report.interrupted))
     }
 
-    /// Writes `size` bytes of a fixed pseudo-random pattern to `path` (the same bytes every run): one 64 KiB block
-    /// of an LCG, each copy starting with its own index so that no two blocks are equal.
+    /// Writes `size` bytes of the deterministic pattern (`PatternBytes`) to `path`, 64 KiB at a time.
     static func writeGenerated(size: Int64, to path: String) throws {
         guard FileManager.default.createFile(atPath: path, contents: nil),
               let handle = FileHandle(forWritingAtPath: path) else {
             throw CocoaError(.fileWriteUnknown)
         }
         defer { try? handle.close() }
-        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
-        var block = [UInt8](repeating: 0, count: 1 << 16)
-        for i in block.indices {
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            block[i] = UInt8(truncatingIfNeeded: state >> 56)
-        }
-        var left = size
-        var index: UInt64 = 0
-        while left > 0 {
-            withUnsafeBytes(of: index.littleEndian) { bytes in
-                for (i, byte) in bytes.enumerated() { block[i] = byte }
-            }
-            let n = Int(min(left, Int64(block.count)))
-            try handle.write(contentsOf: block[0..<n])
-            left -= Int64(n)
-            index += 1
+        var offset: Int64 = 0
+        while offset < size {
+            let n = Int(min(size - offset, 1 << 16))
+            try handle.write(contentsOf: PatternBytes.bytes(offset: offset, count: n))
+            offset += Int64(n)
         }
     }
 }

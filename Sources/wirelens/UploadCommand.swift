@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import WirelensCore
 import WirelensProbe
+import WirelensUpload
 import WirelensStore
 
 /// `wirelens upload FILE URL`: a segmented, parallel, resumable upload with a retry queue, reported

@@ -43,7 +43,7 @@ final class ProbeCommandTests: XCTestCase {
         try assertFails(["probe", "--cacert", "/nonexistent/ca.pem", servers.https("/small.txt")],
                         code: .localFile, mention: "/nonexistent/ca.pem")
         try assertFails(["probe", servers.http("/status/404")], code: .httpError, mention: "404")
-        try assertFails(["probe", "--idle-timeout", "300ms", servers.peer("/stall/5000")], code: .timeout,
+        try assertFails(["probe", "--idle-timeout", "300ms", servers.target("/bytes/1000?pause_after=100&pause=5")], code: .timeout,
                         mention: "idle timeout")
         try assertFails(["probe", "--timeout", "300ms", servers.http("/slow/1m.bin")], code: .timeout,
                         mention: "total timeout")
@@ -145,7 +145,7 @@ final class ProbeCommandTests: XCTestCase {
         for (signal, code) in [(SIGINT, ExitStatus.interrupted), (SIGTERM, ExitStatus.terminated)] {
             let report = temporaryPath("interrupted.json")
             defer { unlink(report) }
-            let outcome = try wirelens(["probe", servers.peer("/delay/400"), "--repeat", "50", "--format", "json",
+            let outcome = try wirelens(["probe", servers.target("/delay/400"), "--repeat", "50", "--format", "json",
                                         "--report", report, "-q"], timeout: 30) { pid in
                 usleep(1_500_000)
                 kill(pid, signal)
@@ -234,7 +234,7 @@ final class ProbeCommandTests: XCTestCase {
         let report = temporaryPath("interrupted-stream.json")
         defer { unlink(report) }
         // 5000 tasks planned: more than 1000, so the JSON is written as the run goes.
-        let outcome = try wirelens(["probe", servers.peer("/delay/400"), "--repeat", "5000", "--concurrency", "4",
+        let outcome = try wirelens(["probe", servers.target("/delay/400"), "--repeat", "5000", "--concurrency", "4",
                                     "--format", "json", "--report", report, "-q"], timeout: 30) { pid in
             usleep(1_500_000)
             kill(pid, SIGINT)

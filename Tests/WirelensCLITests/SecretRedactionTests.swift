@@ -109,7 +109,7 @@ final class SecretRedactionTests: XCTestCase {
         }
         // libcurl's own error text names the proxy URL it refused, credentials included.
         let proxied = try outputs(["probe", "--format", "json", "--proxy", "foo://SeKrit-proxy-user:SeKrit-proxy-pass@127.0.0.1:1",
-                                   servers.peer("/status/200")], report: CLIHarness.temporaryPath("proxy.json"), expect: .connect)
+                                   servers.target("/status/200")], report: CLIHarness.temporaryPath("proxy.json"), expect: .connect)
         assertNoSecret(proxied, "libcurl's proxy error")
         XCTAssertTrue(proxied.contains("Unsupported proxy scheme for 'foo://\(Redactor.mask)@127.0.0.1:1'"), proxied)
         let bad = "http://SeKrit-user:SeKrit-pass@127.0.0.1:99999/x?token=SeKrit-token&keep=visible-bad"

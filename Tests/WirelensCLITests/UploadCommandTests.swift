@@ -6,7 +6,7 @@ import XCTest
 import Glibc
 #endif
 
-/// `wirelens upload` end to end against the segment peer (scripts/segment-peer.py, the target's stand-in):
+/// `wirelens upload` end to end against the segment peer (the built `wirelens target`, `SegmentPeer`):
 /// bad input, retries in the JSON report, SIGKILL and --resume, progress lines on a non-terminal stderr.
 final class UploadCommandTests: XCTestCase {
     private var paths: [String] = []

@@ -150,7 +150,7 @@ final class ProbeVerificationTests: XCTestCase {
         let pcap = directory + "/live.pcap", wire = directory + "/wire.json"
         let run = try ProcessRunner.run(binary, ["probe", "--repeat", "50", "--capture", "--capture-file", pcap,
                                                  "--capture-report", wire, "--format", "json", "-q",
-                                                 servers.peer("/delay/400")], timeout: 60) { pid in
+                                                 servers.target("/delay/400")], timeout: 60) { pid in
             // Packets in the capture file (beyond its 24-byte header): the run and its capture are under way.
             for _ in 0..<400 {
                 var status = stat()

@@ -153,7 +153,7 @@ final class CheckCommandTests: XCTestCase {
     /// SIGTERM in the middle of a round lets the round finish: its results are printed and stored.
     func testSIGTERMMidRoundFinishesTheRound() throws {
         let s = try TestServers.get()
-        let config = try Self.writeConfig("checks:\n  - name: slow\n    url: \(s.peer("/delay/800"))\n")
+        let config = try Self.writeConfig("checks:\n  - name: slow\n    url: \(s.target("/delay/800"))\n")
         let database = Self.temporaryPath("history.sqlite")
         defer { unlink(config); Self.removeDatabase(database) }
         var signalledAt = Date()
@@ -210,7 +210,7 @@ final class CheckCommandTests: XCTestCase {
     /// fails with a total-timeout reason instead of waiting and passing.
     func testCheckWithoutTimeoutFailsAfterTheDefault() throws {
         let s = try TestServers.get()
-        let config = try Self.writeConfig("checks:\n  - name: stalled\n    url: \(s.peer("/delay/15000"))\n")
+        let config = try Self.writeConfig("checks:\n  - name: stalled\n    url: \(s.target("/delay/15000"))\n")
         defer { unlink(config) }
         let outcome = try run(["check", config, "--no-history"], timeout: 60)
         XCTAssertEqual(outcome.status, ExitStatus.checkFailed.rawValue, outcome.stdout + outcome.stderr)
@@ -225,9 +225,9 @@ final class CheckCommandTests: XCTestCase {
             defaults: { timeout: 1s }
             checks:
               - name: stalled
-                url: \(s.peer("/delay/5000"))
+                url: \(s.target("/delay/5000"))
               - name: patient
-                url: \(s.peer("/delay/1500"))
+                url: \(s.target("/delay/1500"))
                 timeout: 4s
             """)
         defer { unlink(config) }

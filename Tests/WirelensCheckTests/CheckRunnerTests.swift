@@ -1,12 +1,11 @@
 import Foundation
 import WirelensCheck
 import WirelensCore
-import WirelensTarget
 import WirelensTestSupport
 import XCTest
 
 /// Assertions pass and fail against the built-in target server's delays and statuses, nginx's bodies, uploads and
-/// TLS, and slowpeer's flaky statuses, run through the real probe engine.
+/// TLS, and the target's flaky statuses (fail_first), run through the real probe engine.
 final class CheckRunnerTests: XCTestCase {
     private func config(_ yaml: String) throws -> CheckConfig {
         try CheckConfig.parse(yaml, file: "test.yaml", environment: [:])
@@ -19,8 +18,7 @@ final class CheckRunnerTests: XCTestCase {
 
     func testAssertionsPassAndFail() async throws {
         let s = try TestServers.get()
-        let target = try await TargetServer.start(TargetConfig())
-        let t = target.baseURL
+        let t = s.target("")
         let checks = try config("""
             checks:
               - name: ok
@@ -53,7 +51,7 @@ final class CheckRunnerTests: XCTestCase {
                 upload: { size: 256KiB }
                 expect: { upload_throughput: { min: 1000GB/s } }
               - name: flaky
-                url: \(s.peer("/flaky/check-\(UUID().uuidString)/1"))
+                url: \(s.target("/status/200?fail_first=1&retry_after=0&key=\(UUID().uuidString)"))
                 retries: 2
                 expect: { status: 200, retries: { max: 0 } }
               - name: refused
@@ -61,7 +59,6 @@ final class CheckRunnerTests: XCTestCase {
                 expect: { connect: { max: 1s }, ttfb: { max: 1s } }
             """)
         let results = await CheckRunner().runRound(checks.checks)
-        try await target.stop()
         XCTAssertEqual(results.map(\.name), checks.checks.map(\.name))
         let byName = Dictionary(uniqueKeysWithValues: results.map { ($0.name, $0) })
 

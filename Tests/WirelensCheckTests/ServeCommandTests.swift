@@ -43,7 +43,7 @@ final class ServeCommandTests: XCTestCase {
         let (serve, port, config) = try startServe("""
             checks:
               - name: hang
-                url: \(s.peer("/delay/120000"))
+                url: \(s.target("/delay/120000"))
                 timeout: 300s
                 every: 1s
             """, ["--history", database])
@@ -53,7 +53,7 @@ final class ServeCommandTests: XCTestCase {
         // Both runs in flight: two connections from serve to the stalling server (bounded: 10 s).
         var inFlight = 0
         for _ in 0..<100 where inFlight < 2 {
-            inFlight = try connections(of: serve.pid, to: s.peerPort)
+            inFlight = try connections(of: serve.pid, to: s.targetPort)
             if inFlight < 2 { usleep(100_000) }
         }
         XCTAssertEqual(inFlight, 2, "the scheduled run and the /probe run are in flight")

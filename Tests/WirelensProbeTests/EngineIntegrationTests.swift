@@ -5,7 +5,7 @@ import XCTest
 @testable import WirelensProbe
 import WirelensCurl
 
-/// The engine against real loopback servers: nginx (HTTP/1.1, HTTPS with h2, h2c) and slowpeer.py.
+/// The engine against real loopback servers: nginx (HTTP/1.1, HTTPS with h2, h2c), the built target and slowpeer.py.
 final class EngineIntegrationTests: XCTestCase {
     private func run(_ specs: [TaskSpec], _ configure: (inout ProbeOptions) -> Void = { _ in }) async throws -> [TaskRecord] {
         var options = ProbeOptions()
@@ -97,7 +97,7 @@ final class EngineIntegrationTests: XCTestCase {
 
     func testHostLimitCapsSimultaneousConnectionsAndShowsQueueWait() async throws {
         let servers = try TestServers.get()
-        let tasks = try await run(gets(servers.peer("/delay/200"), 8)) {
+        let tasks = try await run(gets(servers.target("/delay/200"), 8)) {
             $0.concurrency = 8
             $0.maxHostConnections = 2
         }
@@ -175,7 +175,7 @@ final class EngineIntegrationTests: XCTestCase {
     func testStalledResponseTripsIdleTimeout() async throws {
         let servers = try TestServers.get()
         let began = Date()
-        let tasks = try await run([TaskSpec(url: servers.peer("/stall/5000"))]) { $0.idleTimeout = 300_000 }
+        let tasks = try await run([TaskSpec(url: servers.target("/bytes/1000?pause_after=100&pause=5"))]) { $0.idleTimeout = 300_000 }
         let task = try XCTUnwrap(tasks.first)
         XCTAssertEqual(task.error?.errorClass, .idleTimeout)
         XCTAssertEqual(task.transactions.first?.responseBodyBytes, 100, "the first 100 bytes arrived before the stall")
@@ -194,7 +194,7 @@ final class EngineIntegrationTests: XCTestCase {
     /// libcurl 7.88 stamps STARTTRANSFER at the first upload byte; Wirelens' own responseStart must not.
     func testSlowAnsweringUploadPutsServerTimeInWaitNotSend() async throws {
         let servers = try TestServers.get()
-        let tasks = try await run([TaskSpec(url: servers.peer("/answer-after/500"), method: "POST",
+        let tasks = try await run([TaskSpec(url: servers.target("/upload/answer-late?stall=0.5"), method: "POST",
                                             body: .generated(size: 256 * 1024))]) { $0.expectContinue = false }
         let tx = try XCTUnwrap(tasks.first?.transactions.first)
         XCTAssertEqual(tx.statusCode, 200)
@@ -212,7 +212,7 @@ final class EngineIntegrationTests: XCTestCase {
 
     func testExpectContinueWaitIsMeasured() async throws {
         let servers = try TestServers.get()
-        let tasks = try await run([TaskSpec(url: servers.peer("/answer-after/0"), method: "PUT",
+        let tasks = try await run([TaskSpec(url: servers.target("/upload/expect"), method: "PUT",
                                             body: .generated(size: 2 * 1024 * 1024))])
         let tx = try XCTUnwrap(tasks.first?.transactions.first)
         XCTAssertEqual(tx.statusCode, 200)
@@ -258,7 +258,7 @@ final class EngineIntegrationTests: XCTestCase {
     func testRetriesFlakyServerUntilSuccess() async throws {
         let servers = try TestServers.get()
         let key = "k\(UUID().uuidString.prefix(8))"
-        let tasks = try await run([TaskSpec(url: servers.peer("/flaky/\(key)/2"))]) {
+        let tasks = try await run([TaskSpec(url: servers.target("/status/200?fail_first=2&retry_after=0&key=\(key)"))]) {
             $0.retry = RetryPolicy(maxRetries: 3, baseDelay: 10_000, maxDelay: 100_000)
         }
         let task = try XCTUnwrap(tasks.first)
@@ -306,7 +306,7 @@ final class EngineIntegrationTests: XCTestCase {
     func testCancelEndsInFlightTasksAndKeepsFinishedOnes() async throws {
         let servers = try TestServers.get()
         let engine = try Engine(options: ProbeOptions())
-        let specs = [TaskSpec(url: servers.peer("/delay/10"))] + Array(repeating: TaskSpec(url: servers.peer("/delay/3000")), count: 5)
+        let specs = [TaskSpec(url: servers.target("/delay/10"))] + Array(repeating: TaskSpec(url: servers.target("/delay/3000")), count: 5)
         async let records = engine.run(specs)
         try await Task.sleep(nanoseconds: 500_000_000)
         engine.cancel()

@@ -1,5 +1,6 @@
 import Foundation
 import WirelensCore
+import WirelensTestSupport
 import XCTest
 @testable import WirelensReport
 
@@ -39,6 +40,27 @@ final class TaskJSONWriterTests: XCTestCase {
             let codable = try encoder.encode(task)
             XCTAssertEqual(String(decoding: ours, as: UTF8.self), String(decoding: codable, as: UTF8.self))
         }
+    }
+
+    /// Seeded random tasks (every optional present and absent, strings that need escaping, durations beyond the exact
+    /// millisecond range, kernel facts and diagnoses): the writer's bytes are the Codable bytes, and Foundation's
+    /// decoder reads back what was written.
+    func testSameBytesAsTheCodablePathOverSeededTasks() throws {
+        var g = SplitMix64(seed: 14)
+        let encoder = StreamingJSONEncoder(prettyPrinted: false)
+        var tasks: [TaskRecord] = []
+        for index in 0..<400 {
+            let task = RandomReports.task(index: index, &g)
+            var ours: [UInt8] = []
+            TaskJSONWriter.append(task, to: &ours)
+            XCTAssertEqual(String(decoding: ours, as: UTF8.self), String(decoding: try encoder.encode(task), as: UTF8.self),
+                           "task \(index)")
+            tasks.append(task)
+        }
+        let report = Fixtures.report(tasks: tasks)
+        var expected = try StreamingJSONEncoder(prettyPrinted: false).encode(report)
+        expected.append(UInt8(ascii: "\n"))
+        XCTAssertEqual(try JSONRenderer.renderBytes(report, compactAbove: 0), expected)
     }
 
     func testCompactReportIsTheCodableDocumentAndDecodes() throws {

@@ -1,4 +1,5 @@
 import NIOHTTP1
+import WirelensWire
 import XCTest
 @testable import WirelensTarget
 

@@ -1,3 +1,4 @@
+import WirelensWire
 import XCTest
 @testable import WirelensTarget
 
@@ -44,18 +45,7 @@ final class ShapingMathTests: XCTestCase {
         XCTAssertEqual(covered.missing(total: 5), [])
         XCTAssertEqual(CoveredRanges([]).missing(total: 3), [0...2])
         XCTAssertEqual(CoveredRanges([0...9]).missing(total: 10), [])
-        XCTAssertEqual(CoveredRanges.json([1...2]).text, "[[1,2]]")
-    }
-
-    func testPatternBytesDependOnTheOffsetOnly() {
-        let whole = PatternBytes.bytes(offset: 0, count: 1000)
-        for (offset, count) in [(0, 1), (1, 7), (3, 64), (8, 8), (13, 500), (999, 1)] {
-            XCTAssertEqual(PatternBytes.bytes(offset: Int64(offset), count: count), Array(whole[offset..<offset + count]))
-        }
-        // Not constant: the bytes vary.
-        XCTAssertGreaterThan(Set(whole).count, 200)
-        // The documented formula: byte k is byte k%8 (little-endian) of word(k/8).
-        XCTAssertEqual(whole[17], UInt8(truncatingIfNeeded: PatternBytes.word(2) >> 8))
+        XCTAssertEqual(MissingRangesAnswer(missing: [1...2]).json.text, #"{"error":"missing ranges","missing":[[1,2]]}"#)
     }
 
     func testResetPointCountsInResourceOffsets() {

@@ -35,20 +35,7 @@ final class TargetCurlTests: XCTestCase {
         XCTAssertEqual(status, 200)
         let wholeSHA = try TargetHarness.sha256sum(whole)
         XCTAssertEqual(wholeSHA, try SHA256Digest.hex(ofFile: whole))
-        // Python recomputes the documented pattern on its own: byte k = byte k%8 of splitmix64(k/8).
-        let script = """
-            import hashlib, struct, sys
-            M = (1 << 64) - 1
-            def word(i):
-                z = (i + 0x9E3779B97F4A7C15) & M
-                z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M
-                z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M
-                return z ^ (z >> 31)
-            n = int(sys.argv[1])
-            data = b"".join(struct.pack("<Q", word(i)) for i in range((n + 7) // 8))[:n]
-            print(hashlib.sha256(data).hexdigest())
-            """
-        XCTAssertEqual(try TargetHarness.python(script, [String(n)]), wholeSHA)
+        XCTAssertEqual(try PatternOracle.sha256(count: n), wholeSHA)
 
         // Ranges equal the slices of the whole, by Python's hashlib.
         for (range, first, last) in [("100-199", 100, 199), ("99000-", 99000, n - 1), ("-500", n - 500, n - 1),
@@ -292,6 +279,36 @@ final class TargetCurlTests: XCTestCase {
         XCTAssertEqual(try target.fetch([target.url("/bytes/10?stall=0.4")]).status, 200)
         XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(started), 0.4)
         XCTAssertEqual(try target.fetch([target.url("/bytes/10?stall=soon")]).status, 400)
+    }
+
+    func testFailFirstAnswers503UntilTheTargetRecovers() throws {
+        let flaky = try (1...4).map { _ in try target.fetch([target.url("/bytes/10?fail_first=2&retry_after=0")]).status }
+        XCTAssertEqual(flaky, [503, 503, 200, 200])
+        // curl --retry (the oracle of retryable statuses) sees such a target recover.
+        let out = target.path("flaky")
+        let retried = try target.curl(["-o", out, "-w", "%{http_code}", "--retry", "3", "--retry-delay", "0",
+                                       target.url("/bytes/10?fail_first=2&retry_after=0&key=curl")])
+        XCTAssertEqual(retried.stdout, "200", retried.stderr)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: out)).count, 10)
+        let (status, headers) = try headers([target.url("/bytes/10?fail_first=1&retry_after=3")])
+        XCTAssertEqual(status, 503)
+        XCTAssertEqual(headers["retry-after"], "3")
+        XCTAssertEqual(try target.fetch([target.url("/bytes/10?fail_first=1&retry_after=3")]).status, 200, "counted per target")
+        XCTAssertEqual(try target.fetch([target.url("/bytes/10?fail_first=x")]).status, 400)
+    }
+
+    func testPauseAfterStallsTheBodyMidWay() throws {
+        // curl gives up during the pause, holding exactly the bytes before it.
+        let cut = try target.curl(["-o", "/dev/null", "-m", "1", "-w", "%{http_code} %{size_download}",
+                                   target.url("/bytes/1000?pause_after=100&pause=5")])
+        XCTAssertEqual(cut.status, 28, "curl timed out: \(cut.stderr)")
+        XCTAssertEqual(cut.stdout, "200 100")
+        // A short pause: the whole body, the same bytes as without it (sha256sum of both).
+        let paused = target.path("paused"), plain = target.path("plain")
+        XCTAssertEqual(try target.fetch([target.url("/bytes/1000?pause_after=100&pause=0.1")], output: paused).status, 200)
+        XCTAssertEqual(try target.fetch([target.url("/bytes/1000")], output: plain).status, 200)
+        XCTAssertEqual(try TargetHarness.sha256sum(paused), try TargetHarness.sha256sum(plain))
+        XCTAssertEqual(try target.fetch([target.url("/bytes/10?pause=soon")]).status, 400)
     }
 
     func testPipelinedRequestsAreAnsweredInOrder() throws {

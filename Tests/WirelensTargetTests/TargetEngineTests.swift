@@ -2,6 +2,7 @@ import Foundation
 import WirelensCore
 import WirelensDigest
 import WirelensProbe
+import WirelensTestSupport
 import XCTest
 @testable import WirelensTarget
 
@@ -112,6 +113,19 @@ final class TargetEngineTests: XCTestCase {
                 let fresh = tasks.flatMap(\.transactions).filter { !$0.reusedConnection }.count
                 XCTAssertEqual(fresh, expected, "new connections")
             }
+        }
+    }
+
+    func testGeneratedBodiesAreThePatternPythonComputes() async throws {
+        try await TargetHarness.with { target in
+            let n = 100_003
+            let answer = target.path("generated.json")
+            let tasks = try await run([TaskSpec(url: target.url("/upload/generated"), method: "PUT",
+                                                body: .generated(size: Int64(n)), outputPath: answer)])
+            XCTAssertEqual(tasks[0].statusCode, 200)
+            XCTAssertEqual(try json(answer)["bytes"] as? Int, n)
+            XCTAssertEqual(try json(answer)["sha256"] as? String, try PatternOracle.sha256(count: n),
+                           "a generated body is the documented pattern")
         }
     }
 

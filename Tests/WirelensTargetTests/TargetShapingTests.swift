@@ -1,5 +1,6 @@
 import Foundation
 import WirelensDigest
+import WirelensCore
 import XCTest
 @testable import WirelensTarget
 

@@ -1,5 +1,7 @@
 import Foundation
 import WirelensDigest
+import WirelensWire
+import WirelensCore
 import XCTest
 @testable import WirelensTarget
 
@@ -33,8 +35,9 @@ final class UploadStoreTests: XCTestCase {
         try put(store, "o", 2, first: 100, Array(content[100..<200]), total: 1000)
         guard case .compute(let version, let total, let parts) = store.completion(id: "o") else { return XCTFail("not complete") }
         XCTAssertEqual(try UploadStore.assembledDigest(total: total, parts: parts), SHA256Digest.hex(of: content))
-        store.remember(id: "o", version: version, answer: .string("done"))
-        guard case .done(.string("done")) = store.completion(id: "o") else { return XCTFail("answer not remembered") }
+        let answer = CompleteAnswer(id: "o", size: 1000, sha256: "done", parts: 3)
+        store.remember(id: "o", version: version, answer: answer)
+        guard case .done(answer) = store.completion(id: "o") else { return XCTFail("answer not remembered") }
         // A replaced part forgets the remembered answer.
         try put(store, "o", 2, first: 100, Array(content[100..<200]), total: 1000)
         guard case .compute = store.completion(id: "o") else { return XCTFail("stale answer kept") }

@@ -109,12 +109,10 @@ public final class NetworkPath {
         try ProcessRunner.run(Self.ip, ["netns", "exec", namespace, executable] + arguments, timeout: timeout)
     }
 
-    /// Starts `executable` inside `namespace` with its output to the given files; returns its pid (`ip netns exec`
-    /// becomes the program itself, so the pid is the program's).
-    public func spawn(in namespace: String, _ executable: String, _ arguments: [String], stdoutPath: String,
-                      stderrPath: String) throws -> pid_t {
-        try ProcessRunner.spawn(Self.ip, ["netns", "exec", namespace, executable] + arguments,
-                                stdoutPath: stdoutPath, stderrPath: stderrPath)
+    /// Starts `executable` inside `namespace` as a `ServerProcess` (`ip netns exec` becomes the program itself, so
+    /// the child's pid is the program's).
+    public func process(in namespace: String, _ executable: String, _ arguments: [String]) throws -> ServerProcess {
+        try ServerProcess(Self.ip, ["netns", "exec", namespace, executable] + arguments)
     }
 
     private static let script = TestServers.repositoryRoot.appendingPathComponent("scripts/netpath.sh").path

@@ -14,54 +14,18 @@ public enum ProcessRunner {
         public var signaled: Bool
     }
 
-    /// Runs `executable` with `arguments`; kills it after `timeout` seconds.
+    /// Runs `executable` with `arguments` to its end (a `ServerProcess`); kills it after `timeout` seconds.
     ///
     /// - Parameter afterStart: called with the child's pid once it runs (to send it a signal, for example).
     public static func run(_ executable: String, _ arguments: [String], timeout: TimeInterval = 60,
                            afterStart: ((pid_t) -> Void)? = nil) throws -> Outcome {
-        let tmp = FileManager.default.temporaryDirectory
-        let outPath = tmp.appendingPathComponent("wl-out-\(UUID().uuidString)").path
-        let errPath = tmp.appendingPathComponent("wl-err-\(UUID().uuidString)").path
-        defer {
-            unlink(outPath)
-            unlink(errPath)
-        }
-        let pid = try spawn(executable, arguments, stdoutPath: outPath, stderrPath: errPath)
-        afterStart?(pid)
-        let deadline = Date().addingTimeInterval(timeout)
-        var status: Int32 = 0
-        while true {
-            let r = waitpid(pid, &status, WNOHANG)
-            if r == pid { break }
-            if r < 0 && errno != EINTR { throw TestServerError(message: "waitpid failed: \(errno)") }
-            if Date() > deadline {
-                kill(pid, SIGKILL)
-                _ = waitpid(pid, &status, 0)
-                break
-            }
-            usleep(5_000)
-        }
-        let exited = (status & 0x7f) == 0
-        let code = exited ? (status >> 8) & 0xff : status & 0x7f
-        return Outcome(status: code,
-                       stdout: (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "",
-                       stderr: (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "",
-                       signaled: !exited)
-    }
-
-    /// The port a spawned server prints on its first stdout line (`PORT=<n>`, or `listening on http://HOST:<n>`),
-    /// read from the file its stdout goes to, polled every 25 ms at most `seconds` long; nil when none came.
-    public static func announcedPort(in path: String, seconds: Double) -> Int? {
-        for _ in 0..<max(1, Int(seconds * 40)) {
-            if let text = try? String(contentsOfFile: path, encoding: .utf8), let line = text.split(separator: "\n").first {
-                if line.hasPrefix("PORT=") { return Int(line.dropFirst(5)) }
-                if line.hasPrefix("listening on "), let colon = line.lastIndex(of: ":") {
-                    return Int(line[line.index(after: colon)...])
-                }
-            }
-            usleep(25_000)
-        }
-        return nil
+        let child = try ServerProcess(executable, arguments)
+        afterStart?(child.pid)
+        let code = child.waitForExit(seconds: timeout) ?? {
+            child.kill()
+            return child.waitForExit(seconds: 0) ?? -SIGKILL
+        }()
+        return Outcome(status: code < 0 ? -code : code, stdout: child.stdout, stderr: child.stderr, signaled: code < 0)
     }
 
     /// Starts a program with stdin from /dev/null and stdout/stderr to the given files; returns its pid.

@@ -8,9 +8,8 @@ import Glibc
 public final class RedirectPeer {
     /// The ports of the listeners, in the order they were asked for.
     public let ports: [Int]
-    private let pid: pid_t
+    private let process: ServerProcess
     private let logPath: String
-    private let outPath: String
 
     /// One request that reached `/record`, or (`connection` true) one connection accepted.
     public struct Record: Decodable {
@@ -34,33 +33,20 @@ public final class RedirectPeer {
     /// Starts the listeners (`HOST` or `HOST@PORT`, IPv6 without brackets); throws when they do not come up in 5 s.
     public init(listen: [String]) throws {
         logPath = WirelensCLI.temporaryPath("redirect-peer.log")
-        outPath = WirelensCLI.temporaryPath("redirect-peer.out")
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         let script = TestServers.repositoryRoot.appendingPathComponent("scripts/redirect-peer.py").path
-        pid = try ProcessRunner.spawn("/usr/bin/env", ["python3", script, "--log", logPath, "--max-seconds", "300"]
-                                      + listen.flatMap { ["--listen", $0] }, stdoutPath: outPath, stderrPath: "/dev/null")
-        var found: [Int] = []
-        for _ in 0..<200 {
-            let text = (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? ""
-            found = text.split(separator: "\n").compactMap { line in
-                line.split(separator: "=", maxSplits: 1).last.flatMap { Int($0) }
-            }
-            if found.count == listen.count { break }
-            usleep(25_000)
-        }
-        guard found.count == listen.count else {
-            kill(pid, SIGTERM)
-            _ = waitpid(pid, nil, 0)
+        process = try ServerProcess("/usr/bin/env", ["python3", script, "--log", logPath, "--max-seconds", "300"]
+                                    + listen.flatMap { ["--listen", $0] })
+        guard let found = process.announcedPorts(count: listen.count, seconds: 5) else {
+            process.kill()
             throw TestServerError(message: "redirect-peer.py did not print its \(listen.count) ports within 5 s")
         }
         ports = found
     }
 
     deinit {
-        kill(pid, SIGTERM)
-        _ = waitpid(pid, nil, 0)
+        process.kill()
         unlink(logPath)
-        unlink(outPath)
     }
 
     /// The requests and connections recorded so far, oldest first.

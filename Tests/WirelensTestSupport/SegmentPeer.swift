@@ -3,26 +3,28 @@ import Foundation
 import Glibc
 #endif
 
-/// A server speaking the segment protocol for upload tests: the built `wirelens target` (WirelensTarget) in a
-/// process of its own, or scripts/segment-peer.py for the two faults the target does not play (a complete call
-/// failing in passing, a wrong assembled digest).
+/// The built `wirelens target` (WirelensTarget) as a process of its own, on loopback or in a `NetworkPath`'s
+/// server namespace: the segment protocol for upload tests, and (one shared instance, `TestServers.target`)
+/// delays, statuses and flaky answers for the others. The in-process server has its own harness for the
+/// target's own tests (WirelensTargetTests' TargetHarness).
 ///
-/// One process per test (each test picks its own failure rate and delay); stopped by `stop()` or at deinit.
-public final class SegmentPeer: @unchecked Sendable {
+/// One process per upload test (each picks its own failure rate and delay); stopped by `stop()` or when released.
+public final class SegmentPeer {
     public let port: Int
     /// The address it listens on: 127.0.0.1, or the server's address of a `NetworkPath`.
     public let host: String
-    private let pid: pid_t
+    private let process: ServerProcess
     /// Where the peer keeps its parts.
     private let directory: String
-    private var stopped = false
+    /// The target's query faults every upload URL carries (`fail_complete`, `wrong_digest`), or "".
+    private let query: String
 
-    /// Starts a peer failing `failParts` of part attempts with 503 (seeded), waiting `partDelayMs` before
-    /// each answer and capping bodies at `rate` bytes/s per connection (0: no cap): the target server.
-    /// The first `failComplete` complete calls of each upload are answered with 503, and with `wrongDigest`
-    /// complete answers a SHA-256 that is not the assembled file's: the Python stand-in, for these two alone.
-    /// `receiveBuffer` sets the target's kernel receive buffer (`--rcvbuf`, bytes; 0: its default). With a `path`,
-    /// the target runs in the path's server namespace and listens on its address.
+    /// Starts a target failing `failParts` of part attempts with 503 (seeded), waiting `partDelayMs` before
+    /// each answer and capping bodies at `rate` bytes/s per connection (0: no cap). The first `failComplete`
+    /// complete calls of each upload are answered with 503, and with `wrongDigest` the complete call answers a
+    /// SHA-256 that is not the assembled file's (the target's `fail_complete` and `wrong_digest` faults, carried
+    /// by `uploadURL`'s query). `receiveBuffer` sets the target's kernel receive buffer (`--rcvbuf`, bytes; 0: its
+    /// default). With a `path`, the target runs in the path's server namespace and listens on its address.
     public static func start(failParts: Double = 0, seed: Int = 1, partDelayMs: Int = 0, rate: Int = 0,
                              receiveBuffer: Int = 0, failComplete: Int = 0, wrongDigest: Bool = false,
                              in path: NetworkPath? = nil) throws -> SegmentPeer {
@@ -33,56 +35,38 @@ public final class SegmentPeer: @unchecked Sendable {
     private init(failParts: Double, seed: Int, partDelayMs: Int, rate: Int, receiveBuffer: Int, failComplete: Int,
                  wrongDigest: Bool, path: NetworkPath?) throws {
         host = path?.serverIP ?? "127.0.0.1"
-        let root = TestServers.repositoryRoot
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("wl-segpeer-\(UUID().uuidString)").path
-        let out = FileManager.default.temporaryDirectory.appendingPathComponent("wl-segpeer-\(UUID().uuidString).out").path
-        let standIn = failComplete > 0 || wrongDigest
-        if standIn, path != nil { throw TestServerError(message: "segment-peer.py runs on loopback only") }
-        if standIn {
-            pid = try ProcessRunner.spawn("/usr/bin/env", [
-                "python3", root.appendingPathComponent("scripts/segment-peer.py").path, "--max-seconds", "300",
-                "--fail-parts", String(failParts), "--fail-seed", String(seed), "--part-delay", String(partDelayMs),
-                "--rate", String(rate), "--dir", directory, "--fail-complete", String(failComplete),
-            ] + (wrongDigest ? ["--wrong-digest"] : []), stdoutPath: out, stderrPath: "/dev/null")
-        } else {
-            var flags = ["target", "--listen", "\(host):0", "--data-dir", directory]
-            if failParts > 0 { flags += ["--fail-parts", String(failParts), "--fail-seed", String(seed)] }
-            if partDelayMs > 0 { flags += ["--latency", "\(partDelayMs)ms"] }
-            if rate > 0 { flags += ["--rate", "\(rate)/s"] }
-            if receiveBuffer > 0 { flags += ["--rcvbuf", String(receiveBuffer)] }
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            if let path {
-                pid = try path.spawn(in: path.serverNamespace, WirelensCLI.path, flags, stdoutPath: out, stderrPath: "/dev/null")
-            } else {
-                pid = try ProcessRunner.spawn(WirelensCLI.path, flags, stdoutPath: out, stderrPath: "/dev/null")
-            }
-        }
-        // The stand-in's first line is PORT=<n>, the target's "listening on http://127.0.0.1:<n>".
-        let found = ProcessRunner.announcedPort(in: out, seconds: 10)
-        unlink(out)
-        guard let found else {
-            kill(pid, SIGKILL)
-            throw TestServerError(message: "\(standIn ? "segment-peer.py" : "wirelens target") did not print its port within 10 s")
+        var faults: [String] = []
+        if failComplete > 0 { faults.append("fail_complete=\(failComplete)") }
+        if wrongDigest { faults.append("wrong_digest=1") }
+        query = faults.isEmpty ? "" : "?" + faults.joined(separator: "&")
+        var flags = ["target", "--listen", "\(host):0", "--data-dir", directory]
+        if failParts > 0 { flags += ["--fail-parts", String(failParts), "--fail-seed", String(seed)] }
+        if partDelayMs > 0 { flags += ["--latency", "\(partDelayMs)ms"] }
+        if rate > 0 { flags += ["--rate", "\(rate)/s"] }
+        if receiveBuffer > 0 { flags += ["--rcvbuf", String(receiveBuffer)] }
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        process = try path.map { try $0.process(in: $0.serverNamespace, WirelensCLI.path, flags) }
+            ?? ServerProcess(WirelensCLI.path, flags)
+        guard let found = process.announcedPort(host: host, seconds: 10) else {
+            process.kill()
+            try? FileManager.default.removeItem(atPath: directory)
+            throw TestServerError(message: "wirelens target did not print its port within 10 s: \(process.stderr)")
         }
         port = found
     }
 
     deinit { stop() }
 
-    /// The base URL of upload `id`: parts go to `/part/{index}`, the end to `/complete`.
-    public func uploadURL(_ id: String) -> String { "http://\(host):\(port)/upload/\(id)" }
+    /// The base URL of upload `id`: parts go to `/part/{index}`, the end to `/complete` (with the peer's faults).
+    public func uploadURL(_ id: String) -> String { "http://\(host):\(port)/upload/\(id)\(query)" }
 
     /// A URL on the peer that is not an upload (404 for any method).
     public func url(_ path: String) -> String { "http://\(host):\(port)\(path)" }
 
-    /// Stops the peer and deletes its parts. SIGKILL: a peer spawned from a test's worker thread inherits its
-    /// blocked signal mask and would never see a SIGTERM.
+    /// Stops the peer and deletes its parts.
     public func stop() {
-        guard !stopped else { return }
-        stopped = true
-        kill(pid, SIGKILL)
-        var status: Int32 = 0
-        _ = waitpid(pid, &status, 0)
+        process.kill()
         try? FileManager.default.removeItem(atPath: directory)
     }
 }

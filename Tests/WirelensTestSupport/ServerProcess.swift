@@ -3,15 +3,19 @@ import Foundation
 import Glibc
 #endif
 
-/// A long-running child a test starts (`wirelens serve`, `wirelens target`): its output files, a bounded wait for a
-/// line it prints, and a bounded wait for its exit. Killed and reaped when released, if still running.
+/// The one way tests start and stop a child process (a server such as `wirelens serve`, `wirelens target`, the
+/// Python peers, or a command run to its end through `ProcessRunner.run`): stdout and stderr to fresh temporary
+/// files, bounded waits for a line it prints and for its exit, and SIGKILL plus reaping when released if it still
+/// runs.
 public final class ServerProcess {
     public let pid: pid_t
     public let stdoutPath: String
     public let stderrPath: String
     private var reaped = false
+    /// How the child ended, once reaped: its `waitpid` status.
+    private var waitStatus: Int32 = 0
 
-    /// Starts `executable` with `arguments`, stdout and stderr to fresh temporary files.
+    /// Starts `executable` with `arguments`, stdin from /dev/null, stdout and stderr to fresh temporary files.
     public init(_ executable: String, _ arguments: [String]) throws {
         let tmp = FileManager.default.temporaryDirectory
         stdoutPath = tmp.appendingPathComponent("wl-server-\(UUID().uuidString).out").path
@@ -20,10 +24,7 @@ public final class ServerProcess {
     }
 
     deinit {
-        if !reaped {
-            kill(pid, SIGKILL)
-            _ = waitpid(pid, nil, 0)
-        }
+        kill()
         unlink(stdoutPath)
         unlink(stderrPath)
     }
@@ -33,16 +34,16 @@ public final class ServerProcess {
     /// What the child wrote to stderr so far.
     public var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
 
-    /// Waits (polling every 50 ms, at most `seconds`) until stdout or stderr holds `prefix`; returns the rest of its
+    /// Waits (polling every 25 ms, at most `seconds`) until stdout or stderr holds `prefix`; returns the rest of its
     /// line, or nil when it did not come.
     public func waitForText(after prefix: String, seconds: Double) -> String? {
-        for _ in 0..<max(1, Int(seconds * 20)) {
+        for _ in 0..<max(1, Int(seconds * 40)) {
             for text in [stderr, stdout] {
                 if let range = text.range(of: prefix) {
                     return String(text[range.upperBound...].prefix { $0 != "\n" })
                 }
             }
-            usleep(50_000)
+            usleep(25_000)
         }
         return nil
     }
@@ -52,28 +53,55 @@ public final class ServerProcess {
         waitForText(after: "http://\(host):", seconds: seconds).flatMap { Int($0.prefix { $0.isNumber }) }
     }
 
-    /// Waits (polling every 20 ms, at most `seconds`) for the child to exit; its exit code, or -signal when a
-    /// signal ended it, or nil when it still runs after `seconds` (it is left running).
-    public func waitForExit(seconds: Double) -> Int32? {
-        guard !reaped else { return nil }
-        var status: Int32 = 0
-        for _ in 0..<max(1, Int(seconds * 50)) {
-            if waitpid(pid, &status, WNOHANG) == pid {
-                reaped = true
-                return (status & 0x7f) == 0 ? (status >> 8) & 0xff : -(status & 0x7f)
+    /// The ports of the first `count` stdout lines of the form `NAME=<port>` (the Python peers print `PORT=<n>`,
+    /// then `PORT2=<n>`, ...), waiting at most `seconds`; nil when fewer came.
+    public func announcedPorts(count: Int, seconds: Double = 10) -> [Int]? {
+        for _ in 0..<max(1, Int(seconds * 40)) {
+            let ports = stdout.split(separator: "\n").compactMap { line in
+                line.split(separator: "=", maxSplits: 1).last.flatMap { Int($0) }
             }
-            usleep(20_000)
+            if ports.count >= count { return Array(ports.prefix(count)) }
+            usleep(25_000)
         }
         return nil
     }
 
+    /// Waits (polling every 5 ms, at most `seconds`) for the child to exit; its exit code, or -signal when a
+    /// signal ended it, or nil when it still runs after `seconds` (it is left running).
+    public func waitForExit(seconds: Double) -> Int32? {
+        if !reaped {
+            var status: Int32 = 0
+            for _ in 0..<max(1, Int(seconds * 200)) {
+                let r = waitpid(pid, &status, WNOHANG)
+                if r == pid || (r < 0 && errno != EINTR) {
+                    reaped = true
+                    waitStatus = status
+                    break
+                }
+                usleep(5_000)
+            }
+        }
+        guard reaped else { return nil }
+        return (waitStatus & 0x7f) == 0 ? (waitStatus >> 8) & 0xff : -(waitStatus & 0x7f)
+    }
+
     /// Sends `signal` and waits (at most `seconds`) for the exit; nil when it had to be killed after that.
     public func stop(signal: Int32 = SIGTERM, seconds: Double = 20) -> Int32? {
-        kill(pid, signal)
+        guard !reaped else { return waitForExit(seconds: 0) }
+        Glibc.kill(pid, signal)
         if let code = waitForExit(seconds: seconds) { return code }
-        kill(pid, SIGKILL)
-        _ = waitpid(pid, nil, 0)
-        reaped = true
+        kill()
         return nil
+    }
+
+    /// SIGKILL and reap, if it still runs. A child spawned from a test's worker thread inherits its blocked signal
+    /// mask and may never see a SIGTERM; SIGKILL cannot be blocked.
+    public func kill() {
+        guard !reaped else { return }
+        Glibc.kill(pid, SIGKILL)
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        reaped = true
+        waitStatus = status
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
 
-/// The loopback servers the integration tests share: nginx from Debian (started by scripts/nginx-up.sh) and
-/// scripts/slowpeer.py for behaviours nginx cannot give (stalls, late answers, flaky statuses).
+/// The loopback servers the integration tests share: nginx from Debian (started by scripts/nginx-up.sh), the built
+/// `wirelens target` (delays, statuses, flaky answers: its routes and query faults) and scripts/slowpeer.py for
+/// what neither gives (an h2c Upgrade, malformed HTTP, Python's own parsers as witnesses, an ignored Expect).
 ///
 /// Started once per test process, stopped when it exits.
 public final class TestServers: @unchecked Sendable {
@@ -9,9 +10,11 @@ public final class TestServers: @unchecked Sendable {
     public let httpsPort: Int
     public let h2cPort: Int
     public let peerPort: Int
+    public var targetPort: Int { target.port }
     public let certPath: String
     public let nginxDir: String
-    private let peerPID: pid_t
+    private let peer: ServerProcess
+    private let target: SegmentPeer
 
     /// The servers, started on first use; nil with a message when they could not start.
     public static let shared: Result<TestServers, TestServerError> = {
@@ -58,21 +61,27 @@ public final class TestServers: @unchecked Sendable {
         h2cPort = h2c
         certPath = cert
 
-        let peerOut = FileManager.default.temporaryDirectory.appendingPathComponent("wl-peer-\(getpid()).out").path
-        peerPID = try ProcessRunner.spawn("/usr/bin/env", [
+        peer = try ServerProcess("/usr/bin/env", [
             "python3", root.appendingPathComponent("scripts/slowpeer.py").path, "--max-seconds", "900", "--no-stdin-watch",
-        ], stdoutPath: peerOut, stderrPath: "/dev/null")
+        ])
         // The first line is PORT=<n>; wait for it, bounded.
-        let port = ProcessRunner.announcedPort(in: peerOut, seconds: 5)
-        guard let port else {
-            kill(peerPID, SIGTERM)
+        guard let port = peer.announcedPorts(count: 1, seconds: 5)?.first else {
+            peer.kill()
             throw TestServerError(message: "slowpeer.py did not print its port within 5 s")
         }
         peerPort = port
+
+        do {
+            target = try SegmentPeer.start()
+        } catch {
+            peer.kill()
+            throw error
+        }
     }
 
     private func stop() {
-        kill(peerPID, SIGTERM)
+        _ = peer.stop(signal: SIGTERM, seconds: 5)
+        target.stop()
         _ = try? Self.runScript(Self.repositoryRoot.appendingPathComponent("scripts/nginx-down.sh").path, [nginxDir])
     }
 
@@ -90,6 +99,7 @@ public final class TestServers: @unchecked Sendable {
     public func https(_ path: String) -> String { "https://localhost:\(httpsPort)\(path)" }
     public func h2c(_ path: String) -> String { "http://127.0.0.1:\(h2cPort)\(path)" }
     public func peer(_ path: String) -> String { "http://127.0.0.1:\(peerPort)\(path)" }
+    public func target(_ path: String) -> String { target.url(path) }
 
     /// The directory nginx's upload location writes PUT bodies into.
     public var uploadRoot: String { nginxDir }

@@ -1,4 +1,5 @@
 import WirelensCore
+import WirelensProbe
 
 /// Runs a segmented upload and assembles its report: every attempt a task, plus the `upload` section.
 public enum UploadSession {

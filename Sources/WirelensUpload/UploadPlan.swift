@@ -1,3 +1,5 @@
+import WirelensCore
+
 /// A checked segmented upload: the file, where its segments go, how they are sized, and how many run at once.
 public struct UploadPlan: Sendable, Equatable {
     /// The local file and its size.

@@ -1,3 +1,5 @@
+import WirelensCore
+
 /// Chooses each segment's size: a fixed size, or (auto) a size worked out from the throughput measured so far.
 ///
 /// In auto mode a first segment of `initial` bytes is sent alone to measure throughput; every later segment

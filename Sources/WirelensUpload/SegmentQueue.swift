@@ -1,3 +1,5 @@
+import WirelensCore
+
 /// The bookkeeping of a segmented upload: which bytes are still to carve into segments, which segments wait
 /// for a retry, which are in flight and which succeeded.
 ///

@@ -4,7 +4,8 @@ import WirelensCore
 import WirelensDigest
 import WirelensTestSupport
 import XCTest
-@testable import WirelensProbe
+import WirelensProbe
+@testable import WirelensUpload
 
 /// The segmented uploader against a server with the segment protocol (the target server, or its Python stand-in for
 /// two faults): retries of failed parts, the final SHA-256, resume from a journal, servers without the API, and the
@@ -174,10 +175,8 @@ final class SegmentUploaderTests: XCTestCase {
         XCTAssertTrue(outcome.section.verified)
         XCTAssertEqual(outcome.tasks.filter { $0.method == "POST" }.map(\.statusCode), [503, 503, 200])
         // With one retry only, the second 503 ends the upload.
-        plan.url = peer.uploadURL("complete2")
-        plan.partTemplate = plan.url + "/part/{index}"
-        plan.completeURL = plan.url + "/complete"
-        plan.maxRetries = 1
+        plan = UploadPlan(filePath: path, fileSize: 300_000, baseURL: peer.uploadURL("complete2"), sizing: .fixed(100_000),
+                          parallel: 2, maxRetries: 1)
         let failed = try await uploader(plan).run()
         XCTAssertEqual(failed.status, .httpError)
         XCTAssertTrue(failed.section.failure?.contains("503 to the complete call") ?? false, failed.section.failure ?? "nil")

@@ -1,4 +1,5 @@
 import WirelensCore
+import WirelensUpload
 import WirelensTestSupport
 import XCTest
 

@@ -1,4 +1,5 @@
 import WirelensCore
+import WirelensUpload
 import XCTest
 
 /// Judging a segment attempt: accepted, retried, or final (no retry storm against a server without the API).

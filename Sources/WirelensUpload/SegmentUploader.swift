@@ -1,6 +1,8 @@
 import Foundation
 import WirelensCore
+import WirelensProbe
 import WirelensDigest
+import WirelensWire
 
 /// Runs a segmented upload on an engine: segments read at their offsets, `parallel` in flight, failed ones
 /// queued at the tail and retried, each accepted one journalled, then the complete call and the SHA-256 check.
@@ -182,7 +184,7 @@ public struct SegmentUploader: Sendable {
         if failure == nil, !interrupted {
             if let completeURL = plan.completeURL {
                 var (record, answer) = await complete(completeURL, scratch: scratch)
-                // A complete call that failed in passing (transport error, 408, 429, 5xx but 501) is tried again.
+                // A complete call that failed in passing (transport error or a retryable status) is tried again.
                 var attempt = 1
                 while attempt <= plan.maxRetries, case .failure(_, _, true) = answer {
                     if let record { records.append(record) }
@@ -271,7 +273,7 @@ public struct SegmentUploader: Sendable {
     static func backoffMicros(attempt: Int, unit: Double) -> Int64 {
         guard attempt > 1 else { return 0 }
         let policy = RetryPolicy(maxRetries: .max, baseDelay: 250_000, maxDelay: 4_000_000)
-        return policy.delay(retry: attempt - 1, error: nil, status: 503, retryAfter: nil, unit: unit) ?? 0
+        return policy.backoff(retry: attempt - 1, unit: unit)
     }
 
     /// Sends one attempt of a segment (after its backoff, for a retry) and returns what came back.
@@ -294,13 +296,13 @@ public struct SegmentUploader: Sendable {
     }
 
     /// What the complete call gave: the assembled size and SHA-256, a failure (transient or not), or nil when cancelled.
-    enum CompleteAnswer {
+    enum CompleteOutcome {
         case success(size: Int64, sha256: String)
         case failure(String, ExitStatus, transient: Bool)
     }
 
     /// POSTs the complete call and reads its answer.
-    private func complete(_ url: String, scratch: String) async -> (TaskRecord?, CompleteAnswer?) {
+    private func complete(_ url: String, scratch: String) async -> (TaskRecord?, CompleteOutcome?) {
         let answerPath = "\(scratch)/complete.json"
         let record = await engine.run([TaskSpec(url: url, method: "POST", outputPath: answerPath)]).first
         let body = FileManager.default.contents(atPath: answerPath)
@@ -311,26 +313,25 @@ public struct SegmentUploader: Sendable {
             return (record, .failure("\(record.url): \(error.errorClass.rawValue): \(error.message)",
                                      ExitStatus.forError(error.errorClass), transient: true))
         }
-        let object = body.flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
         let status = record.statusCode ?? 0
         if status == 409 {
-            let missing = (object?["missing"] as? [[NSNumber]])?.map { "\($0.first ?? 0)-\($0.last ?? 0)" }
-                .joined(separator: ", ") ?? "unknown"
+            let missing = body.flatMap { MissingRangesAnswer.decode([UInt8]($0)) }?.missing
+                .map { "\($0.first ?? 0)-\($0.last ?? 0)" }.joined(separator: ", ") ?? "unknown"
             return (record, .failure("\(record.url) answered 409: the server is missing byte ranges \(missing) "
                                      + "(parts lost on the server?); upload again without --resume", .httpError, transient: false))
         }
         guard (200..<300).contains(status) else {
             let hint = [404, 405, 501].contains(status) ? ": the server has no complete call there; give --complete-url, "
                 + "or --part-url without it to skip the check" : ""
-            let transient = status == 408 || status == 429 || (status >= 500 && status != 501)
+            let transient = RetryPolicy.isRetryable(status: status)
             return (record, .failure("\(record.url) answered HTTP \(status) to the complete call\(hint)", .httpError,
                                      transient: transient))
         }
-        guard let size = (object?["size"] as? NSNumber)?.int64Value, let digest = object?["sha256"] as? String else {
+        guard let answer = body.flatMap({ CompleteAnswer.decode([UInt8]($0)) }) else {
             return (record, .failure("\(record.url) answered HTTP \(status) without the size and sha256 of the "
                                      + "assembled file", .transfer, transient: false))
         }
-        return (record, .success(size: size, sha256: digest.lowercased()))
+        return (record, .success(size: answer.size, sha256: answer.sha256.lowercased()))
     }
 
     /// The exit status for an attempt that failed for good.

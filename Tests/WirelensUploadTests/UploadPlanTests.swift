@@ -1,4 +1,5 @@
 import WirelensCore
+import WirelensUpload
 import XCTest
 
 /// Where a plan for the segment protocol sends parts and the complete call.

@@ -20,11 +20,19 @@ public struct RetryPolicy: Sendable, Codable, Equatable {
         self.maxDelay = maxDelay
     }
 
-    /// True when the outcome is worth another try: a transient transport failure, a 5xx or a 429.
+    /// The HTTP statuses worth another attempt, for probe retries and segment retries alike: curl's `--retry`
+    /// set (408 Request Timeout, 429 Too Many Requests, 500, 502, 503, 504). 501 Not Implemented and the other 5xx
+    /// say what the server is, not a passing state. README "Retryable statuses" lists the same.
+    public static let retryableStatuses: Set<Int> = [408, 429, 500, 502, 503, 504]
+
+    /// True when an HTTP answer with `status` is worth another attempt (`retryableStatuses`).
+    public static func isRetryable(status: Int) -> Bool { retryableStatuses.contains(status) }
+
+    /// True when the outcome is worth another try: a transient transport failure or a retryable status.
     public static func isRetryable(error: ErrorClass?, status: Int?) -> Bool {
         if let error, error != .http { return error.isTransient }
         guard let status else { return false }
-        return status == 429 || (500...599).contains(status)
+        return isRetryable(status: status)
     }
 
     /// The delay in microseconds before retry number `retry` (1-based), or nil when no retry is due.
@@ -36,7 +44,13 @@ public struct RetryPolicy: Sendable, Codable, Equatable {
     public func delay(retry: Int, error: ErrorClass?, status: Int?, retryAfter: Int64?, unit: Double) -> Int64? {
         guard retry <= maxRetries, Self.isRetryable(error: error, status: status) else { return nil }
         if let retryAfter { return min(max(0, retryAfter), maxDelay) }
-        let exponent = min(retry - 1, 30)
+        return backoff(retry: retry, unit: unit)
+    }
+
+    /// The backoff in microseconds before retry number `retry` (1-based), whatever failed: `d/2 + unit * d/2`
+    /// with `d = base * 2^(retry-1)`, at most `maxDelay`; `unit` is a number in [0, 1) for the jitter.
+    public func backoff(retry: Int, unit: Double) -> Int64 {
+        let exponent = min(max(retry - 1, 0), 30)
         let full = min(maxDelay, baseDelay.multipliedReportingOverflow(by: Int64(1) << exponent).overflow
                        ? maxDelay : baseDelay << exponent)
         let half = full / 2

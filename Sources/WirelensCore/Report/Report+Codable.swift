@@ -5,60 +5,78 @@ extension Report: Codable {
     }
 
     public func encode(to encoder: Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try encodeStart(&c)
-        try encodeEnd(&c)
-        try c.encode(configuration, forKey: .configuration)
-        try encodeOutcome(&c)
-        try c.encode(tasks, forKey: .tasks)
+        try Members(self, Layout.stored.sections).encode(to: encoder)
     }
 
-    /// `schema` to `startedAt`.
-    private func encodeStart(_ c: inout KeyedEncodingContainer<CodingKeys>) throws {
-        try c.encode(schema, forKey: .schema)
-        try c.encode(tool, forKey: .tool)
-        try c.encode(libcurl, forKey: .libcurl)
-        try c.encode(command, forKey: .command)
-        try c.encode(WallClock.iso8601(micros: startedAt), forKey: .startedAt)
+    /// The groups of members a report's document is made of, each written whole.
+    public enum Section: Sendable, Equatable {
+        /// `schema` to `startedAt`.
+        case start
+        /// `endedAt` and `interrupted`.
+        case end
+        case configuration
+        /// `caveats`, `summary` and `upload`.
+        case outcome
+        case tasks
     }
 
-    /// `endedAt` and `interrupted`.
-    private func encodeEnd(_ c: inout KeyedEncodingContainer<CodingKeys>) throws {
-        try c.encode(WallClock.iso8601(micros: endedAt), forKey: .endedAt)
-        try c.encode(interrupted, forKey: .interrupted)
+    /// The order of a document's members: the single definition of both documents' shapes.
+    public enum Layout: Sendable {
+        /// A stored report (and its Codable form): the tasks last.
+        case stored
+        /// A report written while its run goes on (`JSONRenderer.Stream`): the tasks right after `configuration`,
+        /// so what comes before them is known before the first task ends and the rest once the run is over.
+        case streamed
+
+        public var sections: [Section] {
+            switch self {
+            case .stored: [.start, .end, .configuration, .outcome, .tasks]
+            case .streamed: [.start, .configuration, .tasks, .end, .outcome]
+            }
+        }
     }
 
-    /// `caveats`, `summary` and `upload`.
-    private func encodeOutcome(_ c: inout KeyedEncodingContainer<CodingKeys>) throws {
-        try c.encode(caveats, forKey: .caveats)
-        try c.encode(summary, forKey: .summary)
-        // Before the tasks: the compact JSON path splices the tasks in at the document's end.
-        try c.encodeIfPresent(upload, forKey: .upload)
-    }
+    /// The key of the tasks array (`Section.tasks`), for a writer that writes the array's elements one by one.
+    public static let tasksKey = CodingKeys.tasks.stringValue
 
-    /// The members of a document written while its run goes on (`JSONRenderer.Stream`), which has its tasks
-    /// right after `configuration`: `.head` is `schema` to `startedAt` and `configuration`, known before the
-    /// first task ends; `.tail` is `endedAt`, `interrupted`, `caveats`, `summary` and `upload`, known at the end.
-    public struct StreamedPart: Encodable {
-        public enum Part: Sendable { case head, tail }
+    /// Some sections of a report, encoded as the members of one keyed container in the order given: a whole
+    /// document, or the part of one that a writer writing in parts has at hand.
+    public struct Members: Encodable {
         let report: Report
-        let part: Part
+        let sections: [Section]
 
-        public init(_ report: Report, _ part: Part) {
+        public init(_ report: Report, _ sections: [Section]) {
             self.report = report
-            self.part = part
+            self.sections = sections
         }
 
         public func encode(to encoder: Encoder) throws {
             var c = encoder.container(keyedBy: CodingKeys.self)
-            switch part {
-            case .head:
-                try report.encodeStart(&c)
-                try c.encode(report.configuration, forKey: .configuration)
-            case .tail:
-                try report.encodeEnd(&c)
-                try report.encodeOutcome(&c)
+            for section in sections {
+                try report.encode(section, into: &c)
             }
+        }
+    }
+
+    private func encode(_ section: Section, into c: inout KeyedEncodingContainer<CodingKeys>) throws {
+        switch section {
+        case .start:
+            try c.encode(schema, forKey: .schema)
+            try c.encode(tool, forKey: .tool)
+            try c.encode(libcurl, forKey: .libcurl)
+            try c.encode(command, forKey: .command)
+            try c.encode(WallClock.iso8601(micros: startedAt), forKey: .startedAt)
+        case .end:
+            try c.encode(WallClock.iso8601(micros: endedAt), forKey: .endedAt)
+            try c.encode(interrupted, forKey: .interrupted)
+        case .configuration:
+            try c.encode(configuration, forKey: .configuration)
+        case .outcome:
+            try c.encode(caveats, forKey: .caveats)
+            try c.encode(summary, forKey: .summary)
+            try c.encodeIfPresent(upload, forKey: .upload)
+        case .tasks:
+            try c.encode(tasks, forKey: .tasks)
         }
     }
 

@@ -1,5 +1,6 @@
-/// The deterministic bytes `/bytes/{n}` serves: byte `k` depends on `k` alone, so any range of any length
-/// concatenates to the same content.
+/// The one deterministic byte pattern: what the target's `/bytes/{n}` serves, generated request bodies
+/// (`--upload-size`, a check's `body: {size}`) and compare's generated upload file. Byte `k` depends on `k` alone,
+/// so any range of any length concatenates to the same content.
 ///
 /// Byte `k` is byte `k % 8` (little-endian) of `splitmix64(k / 8)`, where splitmix64 is the finaliser of
 /// Steele, Lea and Flood's SplitMix64 applied to `x + 0x9E3779B97F4A7C15`; other tools can recompute it.

@@ -1,4 +1,5 @@
 import WirelensCore
+import WirelensUpload
 import XCTest
 
 /// Segment sizing on synthetic throughput: fixed, auto from the first measurement, clamping, re-estimation.

@@ -17,6 +17,14 @@ public indirect enum JSONValue: Sendable, Equatable {
         }
     }
 
+    /// The value of an `Encodable`, object members in the order its `encode(to:)` writes them; throws for a `Bool`
+    /// or a floating-point member (no case holds them).
+    public init<T: Encodable>(encoding value: T) throws {
+        let node = JSONNode()
+        try JSONValueEncoder.put(value, into: node, codingPath: [])
+        self = node.value
+    }
+
     /// A string, or null when nil.
     public static func optional(_ text: String?) -> JSONValue { text.map(JSONValue.string) ?? .null }
 
@@ -52,7 +60,7 @@ public indirect enum JSONValue: Sendable, Equatable {
     }
 
     /// Appends `text` as a JSON string literal (RFC 8259 escapes; control characters as \u00XX).
-    static func quote(_ text: String, into out: inout String) {
+    public static func quote(_ text: String, into out: inout String) {
         out += "\""
         for scalar in text.unicodeScalars {
             switch scalar {
