@@ -44,9 +44,10 @@ public struct CheckDefinition: Sendable, Equatable {
         return options
     }
 
-    /// The probe task the check runs; `outputPath` keeps the body when an assertion reads it.
-    public func taskSpec(outputPath: String?) -> TaskSpec {
-        TaskSpec(url: url, method: method, body: body, outputPath: outputPath)
+    /// The probe task the check runs: the response body is kept in memory, its first `bodyLimit` bytes, when an
+    /// assertion reads it, and discarded otherwise.
+    public func taskSpec(bodyLimit: Int) -> TaskSpec {
+        TaskSpec(url: url, method: method, body: body, response: readsBody ? .memory(limit: bodyLimit) : .discard)
     }
 
     /// True when an assertion needs the response body.

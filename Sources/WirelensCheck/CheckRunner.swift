@@ -49,15 +49,11 @@ public actor CheckRunner {
             return CheckResult(name: check.name, url: check.url, startedAt: started, record: nil,
                                failure: error.description, assertions: [], certificateExpiry: nil)
         }
-        let bodyPath = check.readsBody
-            ? FileManager.default.temporaryDirectory.appendingPathComponent("wirelens-check-\(UUID().uuidString)").path
-            : nil
-        defer { if let bodyPath { unlink(bodyPath) } }
         async let certificate: Result<Int64, ProbeError>? = check.certificateDays == nil ? nil
             : CertificateExpiry.earliest(url: check.url, options: check.options)
         let id = UUID()
         running[id] = engine
-        let records = await engine.run([check.taskSpec(outputPath: bodyPath)])
+        let records = await engine.run([check.taskSpec(bodyLimit: Self.bodyLimit)])
         running[id] = nil
         guard !stopped else { return nil }
         let expiry = await certificate
@@ -66,11 +62,7 @@ public actor CheckRunner {
                                failure: "the engine returned no record", assertions: [], certificateExpiry: nil)
         }
         var extras = CheckEvaluator.Extras(now: Int64(Date().timeIntervalSince1970 * 1e6))
-        if let bodyPath, let handle = FileHandle(forReadingAtPath: bodyPath) {
-            let data = (try? handle.read(upToCount: Self.bodyLimit)) ?? nil
-            try? handle.close()
-            extras.body = String(decoding: data ?? Data(), as: UTF8.self)
-        }
+        extras.body = record.responseBody?.text
         switch expiry {
         case .success(let date): extras.certificateExpiry = date
         case .failure(let error): extras.certificateProblem = error.description

@@ -1,41 +1,21 @@
 import WirelensCore
 
-/// The engine's bookkeeping for one task while it runs: where it is in its redirects and retries.
+/// The engine's bookkeeping for one task while it runs: its spec, its batch slot and its lifecycle (where it is in
+/// its redirects and retries, decided by `TaskLifecycle`).
 final class TaskState {
-    let index: Int
     let spec: TaskSpec
     let batch: Batch
     let batchSlot: Int
-    /// Monotonic ns when the task started its first transaction.
-    var started: Int64 = 0
-    /// Monotonic ns after which the task fails with a total timeout.
-    var deadline: Int64 = .max
-    /// Monotonic ns when the task's latest transaction ended.
-    var lastEnd: Int64?
-    var url: String
-    var method: String
-    var sendsBody: Bool
-    var redirects = 0
-    var retries = 0
-    var transactions: [TransactionMetrics] = []
-    /// When a retry is due (monotonic ns), while the task waits out its backoff.
-    var retryDue: Int64?
-    /// The origin of the task's own URL, set when its first transaction starts: hops elsewhere get no credentials.
-    var origin: Origin?
-    /// The user info of the task's own URL, which hops that keep credentials carry when their URL has none.
-    var userInfo: TargetURL.UserInfo?
-    /// The wait before the retry that is due (µs, backoff or Retry-After after the cap), and the server's
-    /// Retry-After as asked, for the retry's record.
-    var retryWait: (planned: Int64, requested: Int64?)?
+    var lifecycle: TaskLifecycle
+    /// The body kept in memory by the latest transaction that had one (`ResponseSink.memory`).
+    var responseBody: ResponseBody?
 
-    init(index: Int, spec: TaskSpec, batch: Batch, batchSlot: Int) {
-        self.index = index
+    init(index: Int, spec: TaskSpec, batch: Batch, batchSlot: Int, rules: LifecycleRules) {
         self.spec = spec
         self.batch = batch
         self.batchSlot = batchSlot
-        url = spec.url
-        method = spec.method
-        sendsBody = spec.body != .none
+        lifecycle = TaskLifecycle(index: index, url: spec.url, method: spec.method, sendsBody: spec.body != .none,
+                                  rules: rules)
     }
 }
 

@@ -24,10 +24,8 @@ final class TransferContext: TransferObserver {
     var bodyReadEnd: Int64?
 
     // Response body output
-    var outputPath: String?
-    /// Append a 206 answer to the output file (a resumed download) instead of replacing the file.
-    var resumeOutput = false
-    var outputFD: Int32 = -1
+    /// Where the response body goes (the task's sink).
+    var response = ResponseWriter(.discard)
     /// Run-wide byte counters for progress displays; nil when nobody watches.
     let progress: TransferProgress?
     var localFailure: String?
@@ -42,7 +40,7 @@ final class TransferContext: TransferObserver {
     /// Why a connection was refused before it was made (a hop whose name led into a link-local address).
     var refusal: String?
     /// The wait before this attempt (µs) and the server's Retry-After as asked, when this is a retry.
-    var retryWait: (planned: Int64, requested: Int64?)?
+    var retryWait: TaskLifecycle.RetryWait?
 
     // Stamps (monotonic ns)
     let fetchStart: Int64
@@ -53,11 +51,9 @@ final class TransferContext: TransferObserver {
     var responseStart: Int64?
     var lastActivity: Int64
     var expectSent = false
-    /// When the peer had acknowledged the whole request body (the socket's send queue seen empty after the last
-    /// body byte was handed to it), if the engine saw it before the response began.
-    var bodyAcknowledged: Int64?
-    /// The last moment the engine saw the whole body written but part of it still unacknowledged.
-    var bodyStillQueuedAt: Int64?
+    /// When the peer had acknowledged the whole request body, as the engine's looks at the socket's send queue
+    /// decide it.
+    var acknowledgement = AcknowledgementWatch()
 
     // Connection facts
     /// The socket of the connection, when this transfer opened it (libcurl's sockopt callback).
@@ -123,8 +119,7 @@ final class TransferContext: TransferObserver {
     /// Closes the files the context opened (the handle goes back to the engine).
     func release() {
         bodyReader.close()
-        if outputFD >= 0 { close(outputFD) }
-        outputFD = -1
+        response.close()
     }
 
     // MARK: Callback bodies (run on the engine's loop thread, inside curl_multi_perform)
@@ -164,26 +159,13 @@ final class TransferContext: TransferObserver {
         if tracksActivity { lastActivity = MonotonicClock.now() }
         responseBodyBytes += Int64(count)
         progress?.received(count)
-        guard let path = outputPath, let data else { return count }
+        guard !response.discards, let data else { return count }
         if followsRedirects, let status, (300..<400).contains(status), location != nil { return count }
-        // A resumed download keeps its file unless the answer carries the resource (a 416's text would replace it).
-        if resumeOutput, let status, !(200..<300).contains(status) { return count }
-        if outputFD < 0 {
-            let appends = resumeOutput && status == 206
-            outputFD = open(path, O_WRONLY | O_CREAT | (appends ? O_APPEND : O_TRUNC), 0o644)
-            if outputFD < 0 {
-                localFailure = "cannot write output file '\(path)': \(String(cString: strerror(errno)))"
-                return 0
-            }
-        }
-        var written = 0
-        while written < count {
-            let n = write(outputFD, data + written, count - written)
-            if n <= 0 {
-                localFailure = "cannot write output file '\(path)': \(String(cString: strerror(errno)))"
-                return 0
-            }
-            written += n
+        do {
+            try response.write(data, count: count, status: status)
+        } catch {
+            localFailure = error.message
+            return 0
         }
         return count
     }
@@ -305,6 +287,11 @@ final class TransferContext: TransferObserver {
         }
     }
 
+    /// What the timeouts see of this transfer.
+    var activity: TaskLifecycle.Activity {
+        TaskLifecycle.Activity(connectionReady: connectionReady != nil, lastActivity: lastActivity)
+    }
+
     /// The end of the request as observed: the last write to the socket or the end of the body, whichever is later;
     /// for a body, the moment the peer had acknowledged its last byte when the engine saw that (bytes written but
     /// still in the kernel's send queue are not sent yet: on a slow link they would otherwise count as server wait).
@@ -316,13 +303,7 @@ final class TransferContext: TransferObserver {
         case let (nil, b?): written = b
         default: written = nil
         }
-        guard let acknowledged = bodyAcknowledged else { return written }
+        guard let acknowledged = acknowledgement.acknowledged else { return written }
         return max(written ?? acknowledged, acknowledged)
-    }
-
-    /// True while the request body has been read to its end but the peer's acknowledgement of it is not yet seen
-    /// and the response has not begun: the engine watches the socket's send queue for these.
-    var awaitsBodyAcknowledgement: Bool {
-        bodyReadEnd != nil && bodyAcknowledged == nil && responseStart == nil && body != .none
     }
 }

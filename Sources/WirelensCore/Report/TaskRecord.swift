@@ -20,6 +20,9 @@ public struct TaskRecord: Sendable, Equatable {
     /// The task's failure: a transport error, or class `http` for a final status of 400 or more.
     public var error: TransferError?
     public var transactions: [TransactionMetrics]
+    /// The response body kept in memory, for a task whose sink is `ResponseSink.memory` (and that got a body); never
+    /// part of a report.
+    public var responseBody: ResponseBody?
 
     /// A record; its URL is redacted here, so that no caller can forget it.
     public init(index: Int, url: String, method: String, startedAt: Int64, endedAt: Int64, redirectCount: Int,

@@ -1,0 +1,117 @@
+import WirelensCore
+
+/// What one transfer saw, gathered when it ends: the engine's own stamps (monotonic ns), the callbacks' facts and
+/// libcurl's figures. `metrics` turns it into the transaction's record; no libcurl type and no clock is involved.
+struct TransferObservation {
+    var kind: TransactionKind
+    var url: String
+    var method: String
+    var hostIsIPLiteral: Bool
+    var usesTLS: Bool
+
+    // Stamps (monotonic ns)
+    var fetchStart: Int64
+    var connectionReady: Int64?
+    var requestEnd: Int64?
+    var responseStart: Int64?
+    /// When the request head went out, and the first body byte after it.
+    var headerOutAt: Int64?
+    var firstBodyOutAt: Int64?
+    /// True when the request asked for a 100 Continue.
+    var expectSent: Bool
+    var end: Int64
+
+    // libcurl's figures
+    var curlTimers: CurlTimers
+    /// Connections libcurl opened for the transfer (0: it reused one).
+    var numConnects: Int
+    var protocolName: String?
+    var requestHeaderBytes: Int64
+    var responseHeaderBytes: Int64
+
+    // The connection
+    var connectionId: Int?
+    var localAddress: String?
+    var localPort: Int?
+    var remoteAddress: String?
+    var remotePort: Int?
+    var tlsVersion: String?
+    var tlsCipher: String?
+    var alpn: String?
+
+    // The exchange
+    var status: Int?
+    var statusText: String?
+    var contentType: String?
+    /// The final response's header lines, when the run keeps them.
+    var responseHeaders: [HeaderField]?
+    var requestBodyBytes: Int64
+    var responseBodyBytes: Int64
+    var retryWait: TaskLifecycle.RetryWait?
+    var error: TransferError?
+    /// The kernel's facts over the transfer; `readsTCP` false when the run reads none.
+    var tcp: TCPFacts?
+    var readsTCP: Bool
+
+    /// True when the transfer ran on a connection from the pool: it had a connection and libcurl opened none.
+    var reusedConnection: Bool { connectionReady != nil && numConnects == 0 }
+
+    /// The transaction as recorded: phases from the stamps and libcurl's timers (`PhaseMath`), the facts kept only
+    /// where they mean something (a status only once a response began, its text and type only with a status), the
+    /// 100-continue wait, and the diagnosis.
+    consuming func metrics(anchor: ClockAnchor, throughProxy: Bool) -> TransactionMetrics {
+        let reused = reusedConnection
+        let raw = RawTimings(
+            fetchStart: fetchStart, connectionReady: connectionReady, requestEnd: requestEnd,
+            responseStart: responseStart, end: end, curl: curlTimers, reusedConnection: reused,
+            hostIsIPLiteral: hostIsIPLiteral, usesTLS: usesTLS)
+        let computed = PhaseMath.compute(raw, anchor: anchor)
+        var m = TransactionMetrics(kind: kind, url: url, method: method, timeline: computed.timeline,
+                                   phases: computed.phases, reusedConnection: reused, proxyConnection: throughProxy,
+                                   curlTimers: curlTimers)
+        m.networkProtocolName = protocolName
+        m.connectionId = connectionId
+        m.localAddress = localAddress
+        m.localPort = localPort
+        m.remoteAddress = remoteAddress
+        m.remotePort = remotePort
+        m.tlsVersion = tlsVersion
+        m.tlsCipher = tlsCipher
+        m.alpn = alpn
+        m.statusCode = responseStart != nil ? status : nil
+        m.requestHeaderBytes = requestHeaderBytes
+        m.requestBodyBytes = requestBodyBytes
+        m.responseHeaderBytes = responseHeaderBytes
+        m.responseBodyBytes = responseBodyBytes
+        if expectSent, let sent = headerOutAt {
+            let bodyStart = firstBodyOutAt ?? responseStart ?? end
+            m.expectContinueWait = max(0, bodyStart - sent) / 1000
+        }
+        if m.statusCode != nil {
+            m.statusText = statusText
+            m.contentType = contentType
+        }
+        if let responseHeaders { m.responseHeaders = responseHeaders }
+        if let retryWait {
+            m.retryWait = retryWait.planned
+            m.retryAfter = retryWait.requested
+        }
+        m.error = error
+        m.diagnosis = Diagnosis.of(.init(
+            phases: m.phases, requestBodyBytes: requestBodyBytes, responseBodyBytes: responseBodyBytes, tcp: tcp,
+            missingReason: missingFactsReason, throughProxy: throughProxy))
+        m.tcp = tcp
+        return m
+    }
+
+    /// Why the transfer has no kernel facts (said in its `unknown` diagnosis).
+    var missingFactsReason: String {
+        #if os(Linux)
+        if !readsTCP { return "kernel facts were not read (--tcp-sample off)" }
+        if connectionReady == nil { return "no connection was ready for the request" }
+        return "the connection's socket could not be read (TCP_INFO)"
+        #else
+        return "kernel facts are read on Linux only"
+        #endif
+    }
+}
