@@ -127,15 +127,18 @@ class Bench:
         port = dict(line.split("=", 1) for line in up.split())["HTTP_PORT"]
         base = f"http://127.0.0.1:{port}"
         results = {}
+        wanted = set(self.args.only.split(",")) if self.args.only else {"get-text", "get-json", "upload", "capture"}
         try:
             n = self.requests
-            for fmt in ("text", "json"):
+            for fmt in [f for f in ("text", "json") if f"get-{f}" in wanted]:
                 results[f"get-{fmt}"] = self.paired(
                     f"get-{fmt}",
                     lambda binary, tag, fmt=fmt: [binary, "probe", f"{base}/small.txt", "--repeat", str(n),
                                                   "--concurrency", "16", "--max-host-connections", "16",
                                                   "--format", fmt, "--report", os.path.join(self.raw, tag), "-q"],
                     lambda r: n / r["wall_s"])
+            if "upload" not in wanted:
+                return self.run_capture(results, wanted)
             src = os.path.join(self.work, "upload.bin")
             with open(src, "wb") as f:
                 for _ in range(self.upload_bytes // (4 * MIB)):
@@ -154,7 +157,11 @@ class Bench:
             os.remove(src)
         finally:
             subprocess.run(["bash", os.path.join(ROOT, "scripts", "nginx-down.sh"), nginx_dir], capture_output=True)
+        return self.run_capture(results, wanted)
 
+    def run_capture(self, results, wanted):
+        if "capture" not in wanted:
+            return results
         capture = self.args.capture
         if not capture or not os.path.exists(capture):
             if os.geteuid() != 0:
@@ -219,6 +226,7 @@ def main():
     parser.add_argument("--quick", action="store_true", help="2000 GETs, 128 MiB upload, 64 MB capture")
     parser.add_argument("--capture", help="the capture to analyse: reused when it exists, else made there")
     parser.add_argument("--out", help="where bench.json and RESULTS.md go")
+    parser.add_argument("--only", help="comma-separated workloads to run: get-text, get-json, upload, capture")
     args = parser.parse_args()
     for binary in (args.base, args.new):
         if not os.access(binary, os.X_OK):
