@@ -8,12 +8,12 @@ public enum UploadEnding: Sendable, Equatable {
     case interrupted
     /// An attempt or the complete call failed in transport, with the class of its error (never `.http`).
     case transportFailed(ErrorClass)
-    /// The server turned the upload down: an HTTP error status no retry changed (the segment API missing, the
-    /// complete call refused, byte ranges missing), or attempts that failed until the retries ran out without a
-    /// transport error.
+    /// The server turned the upload down: a segment answered with an HTTP error status no retry changes (the
+    /// segment API missing) or kept failing without a transport error until its retries (or the failures in a row)
+    /// ran out, or the complete call answered other than 2xx (409: byte ranges missing).
     case refused
-    /// The server answered in success but not as the protocol says (no part JSON, no size and SHA-256 from the
-    /// complete call), or with a status that is neither a success nor an error.
+    /// A segment's answer was no HTTP error and no transport failure but not the protocol's (a 2xx without the part
+    /// JSON, a 1xx or 3xx), or the complete call's 2xx lacked the assembled file's size and SHA-256.
     case unreadableAnswer
     /// The complete call answered, but the server's assembled file differs from the local one (size or SHA-256).
     case verificationFailed
