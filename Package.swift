@@ -113,7 +113,9 @@ let package = Package(
         .testTarget(name: "WirelensConcurrencyTests", dependencies: ["WirelensConcurrency"]),
         .testTarget(name: "WirelensCurlTests", dependencies: ["WirelensCore", "WirelensCurl", "CCurl", "WirelensTestSupport"]),
         .testTarget(name: "WirelensProbeTests", dependencies: ["WirelensCore", "WirelensProbe", "WirelensCurl", "WirelensDigest", "WirelensTestSupport"]),
-        .testTarget(name: "WirelensCLITests", dependencies: ["WirelensCore", "WirelensCompare", "WirelensTestSupport", "wirelens"]),
+        .testTarget(
+            name: "WirelensCLITests", dependencies: ["WirelensCore", "WirelensCompare", "WirelensUpload", "WirelensTestSupport", "wirelens"]
+        ),
         .testTarget(
             name: "WirelensTargetTests",
             dependencies: ["WirelensCore", "WirelensTarget", "WirelensWire", "WirelensDigest", "WirelensProbe", "WirelensTestSupport"]
@@ -125,9 +127,12 @@ let package = Package(
         .testTarget(name: "WirelensStoreTests", dependencies: ["WirelensCore", "WirelensStore", "WirelensTestSupport"]),
         .testTarget(
             name: "WirelensCheckTests",
-            dependencies: ["WirelensCore", "WirelensCheck", "WirelensStore", "WirelensTestSupport"]
+            dependencies: ["WirelensCore", "WirelensCheck", "WirelensStore", "WirelensTestSupport", "wirelens"]
         ),
-        .testTarget(name: "WirelensCaptureTests", dependencies: ["WirelensCore", "WirelensCapture", "WirelensReport", "WirelensTestSupport"]),
+        .testTarget(
+            name: "WirelensCaptureTests",
+            dependencies: ["WirelensCore", "WirelensCapture", "WirelensReport", "WirelensTestSupport", "wirelens"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

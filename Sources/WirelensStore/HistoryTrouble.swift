@@ -4,7 +4,7 @@ import GRDB
 /// Why the check history database cannot be used: one warning line naming the file and what to do.
 ///
 /// The checks run without it (their results are printed and exported, not stored); `wirelens check` and `serve` then
-/// exit with ExitStatus.historyUnavailable unless a check failed.
+/// exit with the CLI's "history unavailable" code unless a check failed.
 public struct HistoryTrouble: Error, Sendable, Equatable, CustomStringConvertible {
     /// The database file.
     public let path: String

@@ -34,8 +34,8 @@ public struct SegmentUploader: Sendable {
         /// Every attempt's task and the complete call's, in task order.
         public var tasks: [TaskRecord]
         public var section: UploadSection
-        /// The exit status: success, or why the upload did not complete.
-        public var status: ExitStatus
+        /// Completed, interrupted, or why the upload did not complete.
+        public var ending: UploadEnding
         /// Things the user should know that are not failures (no journal entry to resume, journal not writable).
         public var notes: [String]
     }
@@ -75,7 +75,7 @@ public struct SegmentUploader: Sendable {
         progress.resumed(segments: skipped.count, bytes: section.resumedBytesSkipped)
 
         var records: [TaskRecord] = []
-        var failure: (message: String, status: ExitStatus)?
+        var failure: (message: String, ending: UploadEnding)?
         var interrupted = false
         var lastSize: Int64?
         var sentBytes: Int64 = 0
@@ -150,12 +150,12 @@ public struct SegmentUploader: Sendable {
                     if case .exhausted(let count) = queue.fail(segment.index, maxRetries: plan.maxRetries), failure == nil {
                         failure = ("segment \(segment.index) (\(segment.contentRange(total: plan.fileSize))) failed "
                                    + "\(count) times, the last: \(reason); giving up (--retries \(plan.maxRetries))",
-                                   Self.status(of: record))
+                                   .failed(record, otherwise: .refused))
                         engine.cancel()
                     } else if failuresInARow >= failureLimit, failure == nil {
                         // Not a flaky part but a server that fails everything: stop before every segment burns its retries.
                         failure = ("\(failuresInARow) attempts in a row failed, the last (segment \(segment.index)): "
-                                   + "\(reason); giving up", Self.status(of: record))
+                                   + "\(reason); giving up", .failed(record, otherwise: .refused))
                         engine.cancel()
                     }
                 case .fatal(let reason):
@@ -164,7 +164,7 @@ public struct SegmentUploader: Sendable {
                     queue.fail(segment.index, maxRetries: 0)
                     failuresInARow += 1
                     if failure == nil {
-                        failure = (reason, record.error.map { ExitStatus.forError($0.errorClass) } ?? .transfer)
+                        failure = (reason, .failed(record, otherwise: .unreadableAnswer))
                         engine.cancel()
                     }
                 }
@@ -202,10 +202,10 @@ public struct SegmentUploader: Sendable {
                         section.verified = true
                     } else {
                         failure = ("the server's assembled file does not match: \(size) bytes, SHA-256 \(digest); "
-                                   + "the file: \(plan.fileSize) bytes, SHA-256 \(localDigest ?? "unreadable")", .verification)
+                                   + "the file: \(plan.fileSize) bytes, SHA-256 \(localDigest ?? "unreadable")", .verificationFailed)
                     }
-                case .failure(let message, let status, _):
-                    failure = (message, status)
+                case .failure(let message, let ending, _):
+                    failure = (message, ending)
                 case .none:
                     interrupted = true
                 }
@@ -220,9 +220,9 @@ public struct SegmentUploader: Sendable {
         section.failure = failure?.message
         records.sort { $0.index < $1.index }
         // A failure cancels the attempts in flight: the failure, not the cancellation, is the outcome.
-        let status: ExitStatus = failure?.status ?? (interrupted ? .interrupted : .success)
+        let ending: UploadEnding = failure?.ending ?? (interrupted ? .interrupted : .completed)
         if interrupted, section.failure == nil { section.failure = "interrupted before every segment was sent" }
-        return Outcome(tasks: records, section: section, status: status, notes: notes)
+        return Outcome(tasks: records, section: section, ending: ending, notes: notes)
     }
 
     /// Where a run starts from: the journal's entry (resumed) or a fresh one.
@@ -298,7 +298,7 @@ public struct SegmentUploader: Sendable {
     /// What the complete call gave: the assembled size and SHA-256, a failure (transient or not), or nil when cancelled.
     enum CompleteOutcome {
         case success(size: Int64, sha256: String)
-        case failure(String, ExitStatus, transient: Bool)
+        case failure(String, UploadEnding, transient: Bool)
     }
 
     /// POSTs the complete call and reads its answer.
@@ -311,31 +311,26 @@ public struct SegmentUploader: Sendable {
         if let error = record.error, error.errorClass != .http {
             if error.errorClass == .cancelled { return (record, nil) }
             return (record, .failure("\(record.url): \(error.errorClass.rawValue): \(error.message)",
-                                     ExitStatus.forError(error.errorClass), transient: true))
+                                     .transportFailed(error.errorClass), transient: true))
         }
         let status = record.statusCode ?? 0
         if status == 409 {
             let missing = body.flatMap { MissingRangesAnswer.decode([UInt8]($0)) }?.missing
                 .map { "\($0.first ?? 0)-\($0.last ?? 0)" }.joined(separator: ", ") ?? "unknown"
             return (record, .failure("\(record.url) answered 409: the server is missing byte ranges \(missing) "
-                                     + "(parts lost on the server?); upload again without --resume", .httpError, transient: false))
+                                     + "(parts lost on the server?); upload again without --resume", .refused, transient: false))
         }
         guard (200..<300).contains(status) else {
             let hint = [404, 405, 501].contains(status) ? ": the server has no complete call there; give --complete-url, "
                 + "or --part-url without it to skip the check" : ""
             let transient = RetryPolicy.isRetryable(status: status)
-            return (record, .failure("\(record.url) answered HTTP \(status) to the complete call\(hint)", .httpError,
+            return (record, .failure("\(record.url) answered HTTP \(status) to the complete call\(hint)", .refused,
                                      transient: transient))
         }
         guard let answer = body.flatMap({ CompleteAnswer.decode([UInt8]($0)) }) else {
             return (record, .failure("\(record.url) answered HTTP \(status) without the size and sha256 of the "
-                                     + "assembled file", .transfer, transient: false))
+                                     + "assembled file", .unreadableAnswer, transient: false))
         }
         return (record, .success(size: answer.size, sha256: answer.sha256.lowercased()))
-    }
-
-    /// The exit status for an attempt that failed for good.
-    static func status(of record: TaskRecord) -> ExitStatus {
-        record.error.map { ExitStatus.forError($0.errorClass) } ?? .httpError
     }
 }

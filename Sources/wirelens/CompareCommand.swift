@@ -180,7 +180,7 @@ struct CompareCommand: CheckedCommand {
                                            progress: UploadProgress())
             var (report, outcome) = await UploadSession.run(uploader, interrupted: interrupted)
             report.command = "compare"
-            return (report, outcome.status)
+            return (report, ErrorExit.status(of: outcome.ending))
         case .requests(let count):
             return try await probe(urls: Array(repeating: url, count: count), size: nil, engine: engine, interrupted: interrupted)
         case .download(let size, let count):

@@ -6,9 +6,11 @@ import WirelensCore
 import WirelensProbe
 import WirelensStore
 import WirelensTarget
+import WirelensUpload
 
 /// The one place where an error becomes the process's exit code: its one line on stderr (help and the version on
-/// stdout) and its documented code (see ExitStatus and the README's "Exit codes").
+/// stdout) and its documented code (see ExitStatus and the README's "Exit codes"); and where the libraries' typed
+/// outcomes (a run's `TaskFailures`, an upload's `UploadEnding`) become theirs.
 ///
 /// A command's `checkFlags()` (its `validate()`, see `CheckedCommand`) throws only `UsageError`: ArgumentParser
 /// runs it while parsing and keeps no more of an error than its text. `run()` throws the libraries' typed errors
@@ -85,6 +87,26 @@ enum ErrorExit {
         case is HistoryTrouble: .historyUnavailable
         case let error as CommandFailure: error.status
         default: nil
+        }
+    }
+
+    /// The exit code of a run from what its failed tasks tell: the first transport failure in task order wins over
+    /// HTTP error statuses; an interrupted run exits `.interrupted` whatever failed.
+    static func status(of failures: TaskFailures, interrupted: Bool) -> ExitStatus {
+        if interrupted { return .interrupted }
+        if let errorClass = failures.firstTransportError { return ExitStatus.forError(errorClass) }
+        return failures.sawHTTPError ? .httpError : .success
+    }
+
+    /// The exit code of a segmented upload's ending.
+    static func status(of ending: UploadEnding) -> ExitStatus {
+        switch ending {
+        case .completed: .success
+        case .interrupted: .interrupted
+        case .transportFailed(let errorClass): ExitStatus.forError(errorClass)
+        case .refused: .httpError
+        case .unreadableAnswer: .transfer
+        case .verificationFailed: .verification
         }
     }
 

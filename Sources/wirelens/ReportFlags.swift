@@ -76,7 +76,7 @@ struct ReportFlags<Format: ReportFormatChoice>: ParsableArguments {
     /// The closing messages of a written report (interruption, first failure, where the report went); returns
     /// the exit code: `outcome` when the command decided it, else what the failed tasks decide.
     func close(_ report: Report, outcome: ExitStatus? = nil, failures: TaskFailures) -> Int32 {
-        let status = outcome ?? failures.exitStatus(interrupted: report.interrupted)
+        let status = outcome ?? ErrorExit.status(of: failures, interrupted: report.interrupted)
         if report.interrupted {
             Console.error("interrupted: the report holds the \(report.summary.tasks) tasks gathered so far")
         }

@@ -153,10 +153,10 @@ struct UploadCommand: CheckedCommand {
         let (result, outcome) = await UploadSession.run(uploader, interrupted: { trap.fired })
         await ticker?.stop()
         if !report.quiet { outcome.notes.forEach { Console.error($0) } }
-        if let failure = outcome.section.failure, outcome.status != .success, !trap.fired {
+        if let failure = outcome.section.failure, outcome.ending != .completed, !trap.fired {
             Console.error("upload failed: \(failure)")
         }
-        try ErrorExit.end(report.deliver(result, outcome: trap.fired ? .interrupted : outcome.status))
+        try ErrorExit.end(report.deliver(result, outcome: trap.fired ? .interrupted : ErrorExit.status(of: outcome.ending)))
     }
 
     /// The preset asked for, or nil; an unknown name is a usage error listing the known ones.

@@ -2,6 +2,7 @@ import Foundation
 import WirelensCore
 import WirelensTestSupport
 import XCTest
+@testable import wirelens
 
 /// Runs the built `wirelens` executable for the CLI tests and checks its one-line errors.
 enum CLIHarness {

@@ -3,6 +3,7 @@ import WirelensCompare
 import WirelensCore
 import WirelensTestSupport
 import XCTest
+@testable import wirelens
 
 /// `wirelens compare` end to end: against the target capped per connection, parallelism multiplies
 /// throughput; against nginx's HTTP/2, one connection carries every limit; the HTML report renders in

@@ -2,6 +2,7 @@ import Foundation
 import WirelensCore
 import WirelensTestSupport
 import XCTest
+@testable import wirelens
 
 /// Verdicts on conditions made on purpose with the target server on loopback, each checked against the condition
 /// and against the bytes the target itself counted.

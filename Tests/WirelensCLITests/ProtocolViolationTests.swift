@@ -2,6 +2,7 @@ import Foundation
 import WirelensCore
 import WirelensTestSupport
 import XCTest
+@testable import wirelens
 
 /// A server that breaks HTTP/1.1 (slowpeer's `/broken/{kind}`: an invalid chunk size, 100 000 header lines, a
 /// malformed status line, no status line) ends the probe with the protocol class and its exit code 9, not with

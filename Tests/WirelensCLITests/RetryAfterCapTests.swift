@@ -2,6 +2,7 @@ import Foundation
 import WirelensCore
 import WirelensTestSupport
 import XCTest
+@testable import wirelens
 
 /// A server's Retry-After is capped (`--retry-max-wait`, 30 s by default), the whole task stays within `--timeout`,
 /// and the report shows each wait before a retry. scripts/redirect-peer.py answers 503 with the Retry-After asked.

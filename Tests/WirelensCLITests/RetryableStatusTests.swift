@@ -2,6 +2,7 @@ import Foundation
 import WirelensCore
 import WirelensTestSupport
 import XCTest
+@testable import wirelens
 
 /// Which HTTP statuses are worth another attempt, held to curl's `--retry`: a loopback server
 /// (scripts/redirect-peer.py) answers each status and records every request; curl, `wirelens probe --retries 1` and

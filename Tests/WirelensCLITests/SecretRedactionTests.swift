@@ -2,6 +2,7 @@ import Foundation
 import WirelensCore
 import WirelensTestSupport
 import XCTest
+@testable import wirelens
 
 /// No secret a URL carries reaches an output byte: slowpeer's `/presigned-redirect` answers a 302 whose Location,
 /// Content-Location, Link and Refresh carry presigned URLs with user info; the probe follows it and writes every

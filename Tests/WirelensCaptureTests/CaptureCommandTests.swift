@@ -3,6 +3,7 @@ import Synchronization
 import WirelensCore
 import WirelensTestSupport
 import XCTest
+@testable import wirelens
 @testable import WirelensCapture
 #if canImport(Glibc)
 import Glibc

@@ -2,6 +2,7 @@ import Foundation
 import WirelensCore
 import WirelensTestSupport
 import XCTest
+@testable import wirelens
 
 /// `capture analyze --probe`: a probe run captured on loopback agrees with its own report, and a report whose
 /// claims were altered is caught.

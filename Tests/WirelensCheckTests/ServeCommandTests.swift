@@ -3,6 +3,7 @@ import WirelensCore
 import WirelensStore
 import WirelensTestSupport
 import XCTest
+@testable import wirelens
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -300,7 +300,7 @@ final class EngineIntegrationTests: XCTestCase {
         XCTAssertNotNil(refused.timeline.connectStart)
         XCTAssertNil(refused.timeline.connectEnd, "a refused connect never ended")
         XCTAssertNil(refused.timeline.requestStart)
-        XCTAssertEqual(ExitStatus.forTasks(tasks, interrupted: false), .connect)
+        XCTAssertEqual(TaskFailures(tasks).firstTransportError, .connect, "the first transport failure in task order")
     }
 
     func testCancelEndsInFlightTasksAndKeepsFinishedOnes() async throws {

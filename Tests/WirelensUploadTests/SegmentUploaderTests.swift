@@ -43,7 +43,7 @@ final class SegmentUploaderTests: XCTestCase {
                               parallel: 4, maxRetries: 3)
         let outcome = try await uploader(plan).run()
         let u = outcome.section
-        XCTAssertEqual(outcome.status, .success, u.failure ?? "")
+        XCTAssertEqual(outcome.ending, .completed, u.failure ?? "")
         XCTAssertTrue(u.verified)
         XCTAssertEqual(u.serverSHA256, try SHA256Digest.hex(ofFile: path))
         XCTAssertEqual(u.serverBytes, 3 << 20)
@@ -80,7 +80,7 @@ final class SegmentUploaderTests: XCTestCase {
             let plan = UploadPlan(filePath: path, fileSize: Int64(size), baseURL: peer.uploadURL("shaped-\(parallel)"),
                                   sizing: .fixed(128 << 10), parallel: parallel, maxRetries: 0)
             let outcome = try await uploader(plan).run()
-            XCTAssertEqual(outcome.status, .success, outcome.section.failure ?? "")
+            XCTAssertEqual(outcome.ending, .completed, outcome.section.failure ?? "")
             XCTAssertTrue(outcome.section.verified)
             throughput[parallel] = try XCTUnwrap(outcome.section.effectiveBytesPerSecond)
         }
@@ -100,7 +100,7 @@ final class SegmentUploaderTests: XCTestCase {
                               parallel: 3, maxRetries: 1)
         let outcome = try await uploader(plan).run()
         let u = outcome.section
-        XCTAssertEqual(outcome.status, .success, u.failure ?? "")
+        XCTAssertEqual(outcome.ending, .completed, u.failure ?? "")
         XCTAssertTrue(u.verified)
         XCTAssertEqual(u.segmentMode, "auto")
         XCTAssertEqual(u.segmentSizes.first?.bytes, 1 << 20)
@@ -121,7 +121,7 @@ final class SegmentUploaderTests: XCTestCase {
         let key = UploadJournalKey(file: FileIdentity(device: 1, inode: 2, size: 1 << 20, modifiedNanos: 3), url: plan.url)
         // A first run: completes and removes its journal entry.
         let full = try await uploader(plan, journal: journal, key: key).run()
-        XCTAssertEqual(full.status, .success, full.section.failure ?? "")
+        XCTAssertEqual(full.ending, .completed, full.section.failure ?? "")
         XCTAssertNil(try journal.entry(for: key))
         // A run interrupted after segments 0, 1 and 5: the journal holds them, the server has them.
         try journal.begin(key, segmentSize: 128 << 10)
@@ -130,7 +130,7 @@ final class SegmentUploaderTests: XCTestCase {
         }
         let resumed = try await uploader(plan, journal: journal, key: key, resume: true).run()
         let u = resumed.section
-        XCTAssertEqual(resumed.status, .success, u.failure ?? "")
+        XCTAssertEqual(resumed.ending, .completed, u.failure ?? "")
         XCTAssertTrue(u.resumed)
         XCTAssertEqual(u.resumedSegmentsSkipped, 3)
         XCTAssertEqual(u.resumedBytesSkipped, 3 * (128 << 10))
@@ -146,7 +146,7 @@ final class SegmentUploaderTests: XCTestCase {
         let plan = UploadPlan(filePath: path, fileSize: 2 << 20, baseURL: servers.http("/no-segments/x"),
                               sizing: .fixed(256 << 10), parallel: 2, maxRetries: 3)
         let outcome = try await uploader(plan).run()
-        XCTAssertEqual(outcome.status, .httpError)
+        XCTAssertEqual(outcome.ending, .refused)
         XCTAssertTrue(outcome.section.failure?.contains("no segment API") ?? false, outcome.section.failure ?? "nil")
         XCTAssertLessThanOrEqual(outcome.tasks.count, 2, "no retry storm: at most the attempts already in flight")
         XCTAssertFalse(outcome.section.verified)
@@ -158,7 +158,7 @@ final class SegmentUploaderTests: XCTestCase {
         let plan = UploadPlan(filePath: path, fileSize: 4 << 20, baseURL: peer.uploadURL("down"), sizing: .fixed(64 << 10),
                               parallel: 2, maxRetries: 3)
         let outcome = try await uploader(plan).run()
-        XCTAssertEqual(outcome.status, .httpError)
+        XCTAssertEqual(outcome.ending, .refused)
         XCTAssertTrue(outcome.section.failure?.contains("in a row failed") ?? false, outcome.section.failure ?? "nil")
         XCTAssertLessThan(outcome.tasks.count, 64 * 4)
         XCTAssertLessThanOrEqual(outcome.tasks.count, SegmentUploader.failuresInARowLimit(parallel: 2) + 2)
@@ -171,14 +171,14 @@ final class SegmentUploaderTests: XCTestCase {
         var plan = UploadPlan(filePath: path, fileSize: 300_000, baseURL: peer.uploadURL("complete"), sizing: .fixed(100_000),
                               parallel: 2, maxRetries: 2)
         let outcome = try await uploader(plan).run()
-        XCTAssertEqual(outcome.status, .success, outcome.section.failure ?? "")
+        XCTAssertEqual(outcome.ending, .completed, outcome.section.failure ?? "")
         XCTAssertTrue(outcome.section.verified)
         XCTAssertEqual(outcome.tasks.filter { $0.method == "POST" }.map(\.statusCode), [503, 503, 200])
         // With one retry only, the second 503 ends the upload.
         plan = UploadPlan(filePath: path, fileSize: 300_000, baseURL: peer.uploadURL("complete2"), sizing: .fixed(100_000),
                           parallel: 2, maxRetries: 1)
         let failed = try await uploader(plan).run()
-        XCTAssertEqual(failed.status, .httpError)
+        XCTAssertEqual(failed.ending, .refused)
         XCTAssertTrue(failed.section.failure?.contains("503 to the complete call") ?? false, failed.section.failure ?? "nil")
         peer.stop()
     }

@@ -19,7 +19,7 @@ extension Summary {
         private var errors: [String: Int] = [:]
         private var connections: ConnectionTally
         private var verdicts = VerdictTally()
-        /// What the failed tasks decide (exit status, the failure to name).
+        /// What the failed tasks tell (the first transport error, an HTTP error status, the failure to name).
         public private(set) var failures = TaskFailures()
 
         public init(exactLimit: Int = PhaseAccumulator.defaultExactLimit,

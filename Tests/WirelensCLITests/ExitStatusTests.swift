@@ -1,10 +1,15 @@
 import XCTest
 import WirelensCore
+import WirelensUpload
+@testable import wirelens
 
+/// The exit codes the CLI gives for the libraries' typed outcomes: a run's failed tasks, an upload's ending.
 final class ExitStatusTests: XCTestCase {
     private func task(_ index: Int, _ error: ErrorClass?, status: Int? = nil) -> TaskRecord {
-        Fixture.task(index: index, startedAt: Fixture.epoch, endedAt: Fixture.epoch + 1_000, status: status,
-                     error: error.map { Fixture.error($0) })
+        TaskRecord(index: index, url: "https://example.com/", method: "GET", startedAt: 1_700_000_000_000_000,
+                   endedAt: 1_700_000_000_001_000, redirectCount: 0, retries: 0, statusCode: status,
+                   error: error.map { TransferError(errorClass: $0, curlCode: nil, message: "\($0.rawValue) failure") },
+                   transactions: [])
     }
 
     func testAllOkIsSuccess() {
@@ -46,6 +51,28 @@ final class ExitStatusTests: XCTestCase {
         XCTAssertEqual(Set(expected.keys), Set(ErrorClass.allCases), "every error class is mapped")
         for (errorClass, status) in expected {
             XCTAssertEqual(ExitStatus.forError(errorClass), status, errorClass.rawValue)
+        }
+    }
+
+    func testTasksHandedOverInAnyOrderGiveTheCodeOfTasksInOrder() {
+        var failures = TaskFailures()
+        for t in [task(2, .connect), task(0, .http, status: 500), task(1, .tls)] { failures.add(t) }
+        XCTAssertEqual(ErrorExit.status(of: failures, interrupted: false), .tls)
+    }
+
+    func testUploadEndingMapping() {
+        let expected: [(UploadEnding, ExitStatus)] = [
+            (.completed, .success), (.interrupted, .interrupted), (.refused, .httpError),
+            (.unreadableAnswer, .transfer), (.verificationFailed, .verification),
+            (.transportFailed(.dns), .dns), (.transportFailed(.connect), .connect), (.transportFailed(.proxy), .connect),
+            (.transportFailed(.network), .connect), (.transportFailed(.tls), .tls),
+            (.transportFailed(.connectTimeout), .timeout), (.transportFailed(.idleTimeout), .timeout),
+            (.transportFailed(.totalTimeout), .timeout), (.transportFailed(.file), .localFile),
+            (.transportFailed(.cancelled), .interrupted), (.transportFailed(.protocol), .transfer),
+            (.transportFailed(.other), .transfer),
+        ]
+        for (ending, status) in expected {
+            XCTAssertEqual(ErrorExit.status(of: ending), status, "\(ending)")
         }
     }
 }

@@ -1,11 +1,13 @@
-/// What a run's failed tasks decide, gathered task by task in any order: the exit status and the failure to name.
+/// What a run's failed tasks tell, gathered task by task in any order: the first transport failure, whether an HTTP
+/// error status happened, and the failure to name (the CLI turns the first two into its exit code).
 ///
 /// "First" means the lowest task index, so tasks handed over in the order they ended give the same answers as
 /// tasks in task order.
 public struct TaskFailures: Sendable {
     /// The first task that failed otherwise than by its HTTP status: its index and class.
     private var firstTransport: (index: Int, errorClass: ErrorClass)?
-    private var sawHTTPError = false
+    /// Whether a task ended with an HTTP status of 400 or more (error class `.http`).
+    public private(set) var sawHTTPError = false
     /// The first failed task that was not cancelled: its index, URL and error.
     public private(set) var first: (index: Int, url: String, error: TransferError)?
     /// Failed tasks, cancelled ones left out.
@@ -32,10 +34,7 @@ public struct TaskFailures: Sendable {
         if first.map({ task.index < $0.index }) ?? true { first = (task.index, task.url, error) }
     }
 
-    /// The exit code of the run: the first transport failure wins over HTTP error statuses.
-    public func exitStatus(interrupted: Bool) -> ExitStatus {
-        if interrupted { return .interrupted }
-        if let firstTransport { return ExitStatus.forError(firstTransport.errorClass) }
-        return sawHTTPError ? .httpError : .success
-    }
+    /// The class of the first task (in task order) that failed otherwise than by its HTTP status, cancelled ones
+    /// included; nil when none did.
+    public var firstTransportError: ErrorClass? { firstTransport?.errorClass }
 }

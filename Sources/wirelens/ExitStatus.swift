@@ -1,6 +1,8 @@
-/// The documented exit codes of the `wirelens` command (their one-line meanings, for the help and the README,
-/// are the CLI's: `ExitStatus.meaning` in Sources/wirelens).
-public enum ExitStatus: Int32, Sendable, CaseIterable {
+import WirelensCore
+
+/// The documented exit codes of the `wirelens` command (their one-line meanings, for the help and the README:
+/// `ExitStatus.meaning`). The libraries name none: `ErrorExit` maps their errors and typed outcomes to these.
+enum ExitStatus: Int32, Sendable, CaseIterable {
     /// Every task finished with a non-error status.
     case success = 0
     /// `wirelens check`: the checks ran and at least one assertion failed; `wirelens history`: it flagged a regression.
@@ -43,7 +45,7 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
     case terminated = 143
 
     /// The exit code for a transport failure of the given class.
-    public static func forError(_ errorClass: ErrorClass) -> ExitStatus {
+    static func forError(_ errorClass: ErrorClass) -> ExitStatus {
         switch errorClass {
         case .dns: .dns
         case .connect, .proxy, .network: .connect
@@ -57,7 +59,7 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
     }
 
     /// The exit code for a finished run: the first transport failure in task order wins over HTTP error statuses.
-    public static func forTasks(_ tasks: [TaskRecord], interrupted: Bool) -> ExitStatus {
-        TaskFailures(tasks).exitStatus(interrupted: interrupted)
+    static func forTasks(_ tasks: [TaskRecord], interrupted: Bool) -> ExitStatus {
+        ErrorExit.status(of: TaskFailures(tasks), interrupted: interrupted)
     }
 }
