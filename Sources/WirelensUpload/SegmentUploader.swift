@@ -81,10 +81,6 @@ public struct SegmentUploader: Sendable {
         var sentBytes: Int64 = 0
         var failuresInARow = 0
         let failureLimit = Self.failuresInARowLimit(parallel: plan.parallel)
-        let scratch = FileManager.default.temporaryDirectory
-            .appendingPathComponent("wirelens-upload-\(getpid())-\(UUID().uuidString)").path
-        try? FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: scratch) }
 
         await withTaskGroup(of: AttemptResult.self) { group in
             var inFlight = 0
@@ -104,7 +100,7 @@ public struct SegmentUploader: Sendable {
                     progress.started()
                     inFlight += 1
                     section.peakInFlight = max(section.peakInFlight ?? 0, inFlight)
-                    group.addTask { await self.send(segment, attempt: attempt, scratch: scratch) }
+                    group.addTask { await self.send(segment, attempt: attempt) }
                 }
                 guard let result = await group.next() else { break }
                 inFlight -= 1
@@ -183,7 +179,7 @@ public struct SegmentUploader: Sendable {
         section.fileSHA256 = localDigest
         if failure == nil, !interrupted {
             if let completeURL = plan.completeURL {
-                var (record, answer) = await complete(completeURL, scratch: scratch)
+                var (record, answer) = await complete(completeURL)
                 // A complete call that failed in passing (transport error or a retryable status) is tried again.
                 var attempt = 1
                 while attempt <= plan.maxRetries, case .failure(_, _, true) = answer {
@@ -191,7 +187,7 @@ public struct SegmentUploader: Sendable {
                     attempt += 1
                     let wait = Self.backoffMicros(attempt: attempt, unit: Double.random(in: 0..<1))
                     try? await Task.sleep(nanoseconds: UInt64(wait) * 1000)
-                    (record, answer) = await complete(completeURL, scratch: scratch)
+                    (record, answer) = await complete(completeURL)
                 }
                 if let record { records.append(record) }
                 switch answer {
@@ -268,6 +264,10 @@ public struct SegmentUploader: Sendable {
     /// Failed attempts in a row, with no segment accepted in between, after which the upload stops.
     static func failuresInARowLimit(parallel: Int) -> Int { max(8, 2 * parallel) }
 
+    /// The most of an answer's body kept: the protocol's answers are a few hundred bytes of JSON, and one cut here
+    /// does not decode, which the verdicts treat as an answer without the protocol's JSON.
+    static let answerLimit = 64 * 1024
+
     /// The wait before attempt `attempt` (2 for the first retry) of a segment: exponential backoff with
     /// jitter (RetryPolicy's), from 250 ms up to 4 s, so a server shedding load is not hammered.
     static func backoffMicros(attempt: Int, unit: Double) -> Int64 {
@@ -277,21 +277,17 @@ public struct SegmentUploader: Sendable {
     }
 
     /// Sends one attempt of a segment (after its backoff, for a retry) and returns what came back.
-    private func send(_ segment: Segment, attempt: Int, scratch: String) async -> AttemptResult {
+    private func send(_ segment: Segment, attempt: Int) async -> AttemptResult {
         let wait = Self.backoffMicros(attempt: attempt, unit: Double.random(in: 0..<1))
         if wait > 0 { try? await Task.sleep(nanoseconds: UInt64(wait) * 1000) }
-        let answerPath = plan.segmentProtocol ? "\(scratch)/part-\(segment.index)-\(attempt).json" : nil
+        // The segment protocol's answer is read from memory; other servers' answers are not kept.
         let spec = TaskSpec(url: segment.url(fromTemplate: plan.partTemplate), method: "PUT",
                             body: .fileRange(path: plan.filePath, offset: segment.offset, length: segment.length),
-                            outputPath: answerPath,
+                            response: plan.segmentProtocol ? .memory(limit: Self.answerLimit) : .discard,
                             headers: plan.sendsContentRange
                                 ? [HeaderField(name: "Content-Range", value: segment.contentRange(total: plan.fileSize))] : [])
         let record = await engine.run([spec]).first
-        var body: [UInt8]?
-        if let answerPath {
-            body = FileManager.default.contents(atPath: answerPath).map { [UInt8]($0) }
-            unlink(answerPath)
-        }
+        let body = record?.responseBody?.bytes
         return AttemptResult(segment: segment, attempt: attempt, record: record, body: body)
     }
 
@@ -302,11 +298,9 @@ public struct SegmentUploader: Sendable {
     }
 
     /// POSTs the complete call and reads its answer.
-    private func complete(_ url: String, scratch: String) async -> (TaskRecord?, CompleteOutcome?) {
-        let answerPath = "\(scratch)/complete.json"
-        let record = await engine.run([TaskSpec(url: url, method: "POST", outputPath: answerPath)]).first
-        let body = FileManager.default.contents(atPath: answerPath)
-        unlink(answerPath)
+    private func complete(_ url: String) async -> (TaskRecord?, CompleteOutcome?) {
+        let record = await engine.run([TaskSpec(url: url, method: "POST", response: .memory(limit: Self.answerLimit))]).first
+        let body = record?.responseBody?.bytes
         guard let record else { return (nil, nil) }
         if let error = record.error, error.errorClass != .http {
             if error.errorClass == .cancelled { return (record, nil) }
@@ -315,7 +309,7 @@ public struct SegmentUploader: Sendable {
         }
         let status = record.statusCode ?? 0
         if status == 409 {
-            let missing = body.flatMap { MissingRangesAnswer.decode([UInt8]($0)) }?.missing
+            let missing = body.flatMap(MissingRangesAnswer.decode)?.missing
                 .map { "\($0.first ?? 0)-\($0.last ?? 0)" }.joined(separator: ", ") ?? "unknown"
             return (record, .failure("\(record.url) answered 409: the server is missing byte ranges \(missing) "
                                      + "(parts lost on the server?); upload again without --resume", .refused, transient: false))
@@ -327,7 +321,7 @@ public struct SegmentUploader: Sendable {
             return (record, .failure("\(record.url) answered HTTP \(status) to the complete call\(hint)", .refused,
                                      transient: transient))
         }
-        guard let answer = body.flatMap({ CompleteAnswer.decode([UInt8]($0)) }) else {
+        guard let answer = body.flatMap(CompleteAnswer.decode) else {
             return (record, .failure("\(record.url) answered HTTP \(status) without the size and sha256 of the "
                                      + "assembled file", .unreadableAnswer, transient: false))
         }
