@@ -106,9 +106,12 @@ let package = Package(
         ),
         .target(name: "WirelensTestSupport", dependencies: ["WirelensCore"], path: "Tests/WirelensTestSupport"),
         // Core's value types and pure logic, and compare's (their tests share Core's fixtures).
-        .testTarget(name: "WirelensCoreTests", dependencies: ["WirelensCore", "WirelensCompare", "WirelensTestSupport"]),
         .testTarget(
-            name: "WirelensReportTests", dependencies: ["WirelensCore", "WirelensCompare", "WirelensReport", "WirelensTestSupport"]
+            name: "WirelensCoreTests", dependencies: ["WirelensCore", "WirelensCompare", "WirelensCurl", "WirelensTestSupport"]
+        ),
+        .testTarget(
+            name: "WirelensReportTests",
+            dependencies: ["WirelensCore", "WirelensCompare", "WirelensCurl", "WirelensReport", "WirelensTestSupport"]
         ),
         .testTarget(name: "WirelensConcurrencyTests", dependencies: ["WirelensConcurrency"]),
         .testTarget(name: "WirelensCurlTests", dependencies: ["WirelensCore", "WirelensCurl", "CCurl", "WirelensTestSupport"]),

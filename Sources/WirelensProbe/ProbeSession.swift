@@ -85,8 +85,8 @@ public enum ProbeSession {
                             interrupted: interrupted, configuration: configuration, caveats: [], tasks: tasks,
                             summary: summary)
         // The summary already counted the protocols used; the HTTP/2 caveat depends on them.
-        report.caveats = Caveat.applicable(libcurl: libcurl, options: engine.options, hasUploads: body != .none,
-                                           protocolsUsed: Set(report.summary.protocols.keys))
+        report.caveats = libcurl.caveats(options: engine.options, hasUploads: body != .none,
+                                         protocolsUsed: Set(report.summary.protocols.keys))
         return report
     }
 }

@@ -1,5 +1,6 @@
 import XCTest
 import WirelensCore
+import WirelensCurl
 
 final class ReportCodingTests: XCTestCase {
     private let t = Fixture.epoch
@@ -65,7 +66,7 @@ final class ReportCodingTests: XCTestCase {
         let libcurl = Fixture.libcurl("7.88.1")
         return Report(libcurl: libcurl, command: "wirelens probe https://example.com/old", startedAt: t - 1_000,
                       endedAt: t + 20_004_000, interrupted: false, configuration: configuration,
-                      caveats: Caveat.applicable(libcurl: libcurl, options: options, hasUploads: true), tasks: tasks)
+                      caveats: libcurl.caveats(options: options, hasUploads: true), tasks: tasks)
     }
 
     private func encode(_ report: Report) throws -> Data {

@@ -1,5 +1,6 @@
 import WirelensCompare
 import WirelensCore
+import WirelensCurl
 
 /// Hand-built transactions, tasks and reports for the report tests.
 enum Fixtures {
@@ -177,7 +178,7 @@ enum Fixtures {
                       startedAt: tasks.map(\.startedAt).min() ?? epoch,
                       endedAt: (tasks.map(\.endedAt).max() ?? epoch) + 500, interrupted: interrupted,
                       configuration: configuration(urls: Array(Set(tasks.map(\.url))).sorted()),
-                      caveats: Caveat.applicable(libcurl: libcurl, options: options, hasUploads: true), tasks: tasks)
+                      caveats: libcurl.caveats(options: options, hasUploads: true), tasks: tasks)
     }
 
     /// A segmented upload's section with every optional key set: 3 segments of 1 MiB, segment 1 retried once.

@@ -20,13 +20,6 @@ public struct LibcurlDescription: Sendable, Codable, Equatable {
         self.nghttp2 = nghttp2
     }
 
-    /// True for libcurl before 8.0.0, which fails any transfer that joins an existing h2c prior-knowledge
-    /// connection with "Error in the HTTP2 framing layer" (curl PR #10643).
-    public var h2cReuseBroken: Bool {
-        guard let v = versionTriple else { return false }
-        return v.0 < 8
-    }
-
     /// The version as (major, minor, patch), or nil when it does not parse.
     public var versionTriple: (Int, Int, Int)? {
         let parts = version.split(separator: ".").compactMap { Int($0.prefix { $0.isNumber }) }

@@ -1,11 +1,18 @@
 import XCTest
 import WirelensCore
+import WirelensCurl
 
 final class CaveatTests: XCTestCase {
+    /// A libcurl of this version with HTTP/2, as the caveats see it.
+    private static func libcurl(_ version: String) -> LibcurlDescription {
+        LibcurlDescription(version: version, sslBackend: "OpenSSL/3.0.13", http2: true, http3: false, asyncDNS: true,
+                           ipv6: true, nghttp2: "1.59.0")
+    }
+
     private func ids(_ version: String, hasUploads: Bool, configure: (inout ProbeOptions) -> Void = { _ in }) -> [String] {
         var options = ProbeOptions()
         configure(&options)
-        return Caveat.applicable(libcurl: Fixture.libcurl(version), options: options, hasUploads: hasUploads).map(\.id)
+        return Self.libcurl(version).caveats(options: options, hasUploads: hasUploads).map(\.id)
     }
 
     private let versionCaveats = ["queue-time", "starttransfer-upload", "request-end", "connection-id"]
@@ -64,16 +71,16 @@ final class CaveatTests: XCTestCase {
     }
 
     func testCaveatTextNamesTheLibcurlVersion() throws {
-        let caveats = Caveat.applicable(libcurl: Fixture.libcurl("7.88.1"), options: ProbeOptions(), hasUploads: true)
+        let caveats = Self.libcurl("7.88.1").caveats(options: ProbeOptions(), hasUploads: true)
         let queue = try XCTUnwrap(caveats.first { $0.id == "queue-time" })
         XCTAssertTrue(queue.text.contains("7.88.1"))
         XCTAssertEqual(Set(caveats.map(\.id)).count, caveats.count, "no caveat twice")
     }
 
     func testVersionTriple() {
-        XCTAssertTrue(Fixture.libcurl("7.88.1").versionTriple! == (7, 88, 1))
-        XCTAssertTrue(Fixture.libcurl("8.11.0-DEV").versionTriple! == (8, 11, 0))
-        XCTAssertTrue(Fixture.libcurl("8.4").versionTriple! == (8, 4, 0))
-        XCTAssertNil(Fixture.libcurl("unknown").versionTriple)
+        XCTAssertTrue(Self.libcurl("7.88.1").versionTriple! == (7, 88, 1))
+        XCTAssertTrue(Self.libcurl("8.11.0-DEV").versionTriple! == (8, 11, 0))
+        XCTAssertTrue(Self.libcurl("8.4").versionTriple! == (8, 4, 0))
+        XCTAssertNil(Self.libcurl("unknown").versionTriple)
     }
 }

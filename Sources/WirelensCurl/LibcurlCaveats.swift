@@ -1,0 +1,61 @@
+import WirelensCore
+
+/// What Wirelens knows of libcurl's versions: the faults it works around and the facts a version cannot give, said in
+/// each report as caveats. Kept here, with the rest of libcurl, so that Core holds only the values.
+extension LibcurlDescription {
+    /// True for libcurl before 8.0.0, which fails any transfer that joins an existing h2c prior-knowledge
+    /// connection with "Error in the HTTP2 framing layer" (curl PR #10643).
+    public var h2cReuseBroken: Bool {
+        guard let v = versionTriple else { return false }
+        return v.0 < 8
+    }
+
+    /// The caveats that follow from the libcurl in use and the run's options.
+    ///
+    /// - Parameter protocolsUsed: the protocol names the run's transactions used, once known; the HTTP/2 caveat is
+    ///   then given only when "h2" is among them.
+    public func caveats(options: ProbeOptions, hasUploads: Bool, protocolsUsed: Set<String>? = nil) -> [Caveat] {
+        let libcurl = self
+        var list: [Caveat] = []
+        let v = libcurl.versionTriple ?? (0, 0, 0)
+        func older(_ major: Int, _ minor: Int) -> Bool { (v.0, v.1) < (major, minor) }
+        if older(8, 6) {
+            list.append(Caveat(id: "queue-time", text: "libcurl \(libcurl.version) has no CURLINFO_QUEUE_TIME_T: "
+                + "queue wait is measured by Wirelens from the moment a transfer is added to the moment libcurl "
+                + "starts it (derived from CURLOPT_PREREQFUNCTION and PRETRANSFER)."))
+        }
+        if older(8, 3), hasUploads {
+            list.append(Caveat(id: "starttransfer-upload", text: "libcurl \(libcurl.version) stamps STARTTRANSFER "
+                + "at the first upload byte; responseStart comes from Wirelens' own clock (first response header)."))
+        }
+        if older(8, 10) {
+            list.append(Caveat(id: "request-end", text: "libcurl \(libcurl.version) has no POSTTRANSFER time: "
+                + "requestEnd is the moment the last request byte was written (libcurl's debug callback)."))
+        }
+        if older(8, 2) {
+            list.append(Caveat(id: "connection-id", text: "libcurl \(libcurl.version) has no CURLINFO_CONN_ID: "
+                + "connectionId is the number in libcurl's debug text, unique within this run only."))
+        }
+        if older(8, 7), options.proxy != nil {
+            list.append(Caveat(id: "used-proxy", text: "libcurl \(libcurl.version) has no CURLINFO_USED_PROXY: "
+                + "proxyConnection follows the configuration, not what libcurl did."))
+        }
+        if options.httpVersion == .http2PriorKnowledge, libcurl.h2cReuseBroken {
+            list.append(Caveat(id: "h2c-no-reuse", text: "libcurl \(libcurl.version) fails every transfer that joins "
+                + "an existing h2c prior-knowledge connection (\"Error in the HTTP2 framing layer\", fixed in curl 8.0.0): "
+                + "Wirelens opens a fresh connection per transaction for h2c, so h2c reuse and multiplexing are not measured."))
+        }
+        if hasUploads {
+            list.append(Caveat(id: "send-buffer", text: "For a request body, the send phase ends when the server's "
+                + "TCP had acknowledged the last byte (the socket's send queue seen empty, looked at every 2 ms), not "
+                + "when libcurl wrote it to the socket: bytes waiting in the send buffer on a slow link count as send. "
+                + "Bytes acknowledged into the server's receive buffer but not yet read by the server still count as "
+                + "server wait."))
+        }
+        if options.httpVersion != .http1_1 && options.multiplex && (protocolsUsed?.contains("h2") ?? true) {
+            list.append(Caveat(id: "h2-phases", text: "On a multiplexed HTTP/2 connection the streams share one "
+                + "TCP connection; per-stream send and receive phases overlap and do not add up to wall time."))
+        }
+        return list
+    }
+}
