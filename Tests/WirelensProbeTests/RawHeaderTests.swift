@@ -1,3 +1,4 @@
+import Foundation
 import XCTest
 import WirelensCore
 @testable import WirelensProbe
@@ -12,5 +13,18 @@ final class RawHeaderTests: XCTestCase {
             XCTAssertEqual(value, HeaderField.parse(line)?.value, line)
         }
         XCTAssertNil(Array("no colon\r\n".utf8).withUnsafeBufferPointer { RawHeader.value($0) })
+    }
+
+    /// The reason phrase read on the bytes is Foundation's trimming of the text after the status code, for the
+    /// status lines HTTP allows (SP, HTAB, visible ASCII and obs-text inside; CR LF at the end).
+    func testReasonPhraseIsFoundationsTrimming() {
+        for line in ["HTTP/1.1 200 OK\r\n", "HTTP/1.1 404 Not Found\r\n", "HTTP/1.1 204 \r\n", "HTTP/2 200\r\n",
+                     "HTTP/1.0 500  \t Internal\tServer  Error \t\r\n", "HTTP/1.1 200 Très bien\r\n", "HTTP/1.1 201 Created"] {
+            let bytes = Array(line.utf8)
+            let phrase = bytes.withUnsafeBufferPointer { RawHeader.reasonPhrase($0) }
+            let parts = line.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
+            let expected = parts.count > 2 ? String(parts[2]).trimmingCharacters(in: .whitespacesAndNewlines) : ""
+            XCTAssertEqual(phrase, expected, line)
+        }
     }
 }
