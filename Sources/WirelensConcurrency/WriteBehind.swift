@@ -13,16 +13,21 @@ import Synchronization
 /// `deinit`): what it captures belongs to that thread meanwhile, and to the caller again once `finish` returned.
 public final class WriteBehind<Element: Sendable>: Sendable {
     /// The batch being gathered.
-    private struct Pending {
-        var values: [Element] = []
-        var weight = 0
+    @usableFromInline
+    struct Pending {
+        @usableFromInline var values: [Element] = []
+        @usableFromInline var weight = 0
+
+        @usableFromInline init() {}
     }
 
-    private let queue: HandOffQueue<[Element]>
+    // `add` is inlinable, so that the producer's module specialises it for its element type (called once per
+    // value, it would otherwise go through the generic value witnesses and metadata on every call).
+    @usableFromInline let queue: HandOffQueue<[Element]>
     private let thread: BackgroundThread<(any Error)?>
-    private let pending = Mutex(Pending())
-    private let weight: @Sendable (Element) -> Int
-    private let batchWeight: Int
+    @usableFromInline let pending = Mutex(Pending())
+    @usableFromInline let weight: @Sendable (Element) -> Int
+    @usableFromInline let batchWeight: Int
 
     /// Starts the consuming thread. At most `capacity` batches wait for it (the producer then waits), so what
     /// is held stays near `(capacity + 2) × batchWeight`.
@@ -51,6 +56,7 @@ public final class WriteBehind<Element: Sendable>: Sendable {
 
     /// Adds `value` to the batch being gathered, handing the batch over once it weighs `batchWeight` (waiting
     /// while `capacity` batches already wait).
+    @inlinable
     public func add(_ value: Element) {
         let weight = weight(value)
         let full = pending.withLock { pending -> [Element]? in
