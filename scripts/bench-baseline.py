@@ -13,7 +13,9 @@ medians of each side's figures beside it.
   get      wirelens probe URL --repeat N --concurrency 16 --max-host-connections 16 to a local nginx's
            /small.txt, once with the text summary and once with the JSON report (requests/s; N 20000,
            --quick 2000)
-  upload   wirelens probe URL -X PUT --upload FILE to nginx's WebDAV sink (MB/s; 1 GiB, --quick 128 MiB)
+  upload   wirelens probe URL -X PUT --upload FILE to the base binary's `wirelens target` (it hashes the body
+           and writes nothing: nginx's WebDAV sink writes the file, and the file system's write-back made
+           single runs differ 10-fold) (MB/s; 1 GiB, --quick 128 MiB)
   capture  wirelens capture analyze FILE --format json on a capture made by scripts/bench-capture.py's
            generator (MB/s of capture; 256 MB, --quick 64 MB; needs root for its network namespace), or
            the --capture FILE given
@@ -110,6 +112,13 @@ class Bench:
         return runs
 
     @staticmethod
+    def free_port():
+        import socket
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            return s.getsockname()[1]
+
+    @staticmethod
     def summarise(runs):
         ratios = [n["figure"] / b["figure"] for b, n in zip(runs["base"], runs["new"])
                   if b["figure"] and n["figure"]]
@@ -143,17 +152,23 @@ class Bench:
             with open(src, "wb") as f:
                 for _ in range(self.upload_bytes // (4 * MIB)):
                     f.write(os.urandom(4 * MIB))
-            dest = os.path.join(nginx_dir, "www", "upload", "bench.bin")
-
-            def fresh():
-                if os.path.exists(dest):
-                    os.remove(dest)
-                os.sync()
-            results["upload"] = self.paired(
-                "upload",
-                lambda binary, tag: [binary, "probe", f"{base}/upload/bench.bin", "-X", "PUT", "--upload", src,
-                                     "--format", "json", "--report", os.path.join(self.raw, tag), "-q"],
-                lambda r: self.upload_bytes / r["wall_s"] / 1e6, before=fresh)
+            # The sink is the base binary's target server (it hashes a plain PUT and writes nothing): nginx's
+            # WebDAV writes the file to disk, and the file system's write-back made single runs differ 10-fold here.
+            port = self.free_port()
+            target = subprocess.Popen([self.binaries["base"], "target", "--listen", f"127.0.0.1:{port}"],
+                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+            try:
+                if b"listening on" not in target.stdout.readline():
+                    raise RuntimeError("the target did not start")
+                results["upload"] = self.paired(
+                    "upload",
+                    lambda binary, tag: [binary, "probe", f"http://127.0.0.1:{port}/upload/bench", "-X", "PUT",
+                                         "--upload", src, "--format", "json", "--report", os.path.join(self.raw, tag),
+                                         "-q"],
+                    lambda r: self.upload_bytes / r["wall_s"] / 1e6)
+            finally:
+                target.terminate()
+                target.wait(timeout=10)
             os.remove(src)
         finally:
             subprocess.run(["bash", os.path.join(ROOT, "scripts", "nginx-down.sh"), nginx_dir], capture_output=True)
