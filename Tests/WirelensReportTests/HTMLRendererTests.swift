@@ -119,7 +119,7 @@ final class HTMLRendererTests: XCTestCase {
 
     func testCompareTextNamesTheRecommendation() {
         let doc = Fixtures.compareDocument()
-        XCTAssertEqual(doc.recommendations.map(\.limit.label), ["ios", "ios"])
+        XCTAssertEqual(doc.recommendations.map(\.limit?.label), ["ios", "ios"])
         let text = CompareTextRenderer(color: false).render(doc)
         XCTAssertTrue(text.contains("h1: limit ios (4)"), text)
         XCTAssertTrue(text.contains("4.00x"), text)
