@@ -80,18 +80,24 @@ public struct CompareResult: Sendable, Equatable, Codable {
             "\(failedTasks)/\(tasks) tasks failed: \(error.errorClass.rawValue): \(error.message)"
         }
 
-        /// The failures of `runs` (one configuration's repetitions in run order), nil when no task failed.
+        /// The failures of `runs` (one configuration's repetitions in run order), nil when no task failed. A
+        /// segmented upload that completed is no failure (its failed attempts were retried into success: `errors`
+        /// counts them); one that did not counts its failed attempts, or names its own failure when none failed.
         public static func of(_ runs: [Report]) -> Failure? {
             var failed = 0
             var tasks = 0
             var first: TransferError?
             for report in runs {
+                tasks += report.tasks.count
+                if let upload = report.upload, upload.failure == nil { continue }
                 let failures = TaskFailures(report.tasks)
                 failed += failures.count
-                tasks += report.tasks.count
-                if first == nil { first = failures.first?.error }
+                if first == nil {
+                    first = failures.first?.error
+                        ?? report.upload?.failure.map { TransferError(errorClass: .other, message: $0) }
+                }
             }
-            guard failed > 0, let first else { return nil }
+            guard let first else { return nil }
             return Failure(failedTasks: failed, tasks: tasks, error: first)
         }
     }

@@ -271,6 +271,26 @@ final class CompareTests: XCTestCase {
                        + "1 stream: 16/16 tasks failed: connect: connect failure")
     }
 
+    /// A segmented upload whose failed attempt was retried into a complete upload is no failed configuration;
+    /// one that did not complete is, with its own failure when no attempt failed.
+    func testSegmentedUploadFailsOnlyWhenItDidNotComplete() throws {
+        let limit = CompareLimit(label: "2", value: 2)
+        var retried = run(count: 4, bytes: 1000, limit: 2, perTaskMs: 10, failed: 1, failure: .network)
+        retried.upload = UploadSection(file: "f", fileBytes: 3000, url: "http://127.0.0.1/u", segmentMode: "fixed",
+                                       parallel: 2, maxRetries: 1)
+        let complete = CompareResult.measure(mode: .h1, limit: limit, movesBytes: true, runs: [retried])
+        XCTAssertNil(complete.failure)
+        XCTAssertEqual(complete.errors, 1)
+        var broken = retried
+        broken.upload?.failure = "segment 1 failed 2 times"
+        XCTAssertEqual(CompareResult.measure(mode: .h1, limit: limit, movesBytes: true, runs: [broken]).failure?.description,
+                       "1/4 tasks failed: network: network failure")
+        var unfinished = run(count: 4, bytes: 1000, limit: 2, perTaskMs: 10)
+        unfinished.upload = broken.upload
+        XCTAssertEqual(CompareResult.measure(mode: .h1, limit: limit, movesBytes: true, runs: [unfinished]).failure?
+            .description, "0/4 tasks failed: other: segment 1 failed 2 times")
+    }
+
     func testLeadingVerdictSumsTimeOverRuns() throws {
         // Two runs: server-window holds 900 + 300 ms, network 100 + 700 ms: server-window leads with 1200 of 2000 ms.
         let a = ["server-window": VerdictStats(transactions: 3, timeMs: 900, example: ""),
