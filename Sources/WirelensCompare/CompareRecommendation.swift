@@ -1,18 +1,21 @@
 import WirelensCore
 
 /// The limit `wirelens compare` recommends for one mode: the smallest limit within 5% of the best throughput,
-/// with the regime the numbers show and a sentence saying why.
+/// with the regime the numbers show and a sentence saying why. Configurations with failed tasks are never
+/// recommended; when every configuration of the mode had failures, there is no limit and the sentence says what
+/// failed.
 public struct CompareRecommendation: Sendable, Equatable, Codable {
     public var mode: CompareMode
-    /// The recommended limit.
-    public var limit: CompareLimit
+    /// The recommended limit; nil when every configuration of the mode had failed tasks.
+    public var limit: CompareLimit?
     public var throughput: Double
-    /// The limit with the best throughput, and that throughput.
-    public var bestLimit: CompareLimit
+    /// The limit with the best throughput, and that throughput (among configurations without failed tasks).
+    public var bestLimit: CompareLimit?
     public var bestThroughput: Double
     /// "bandwidth-bound" (each connection is capped: parallelism helps about linearly), "saturating"
     /// (parallelism helps, less than linearly), or when more connections do not help, by the smallest limit's
-    /// leading verdict: "network-bound" (the path was busy), "client-bound" or "server-bound".
+    /// leading verdict: "network-bound" (the path was busy), "client-bound" or "server-bound"; "failed" when every
+    /// configuration had failed tasks.
     public var regime: String
     public var reason: String
 
@@ -21,8 +24,25 @@ public struct CompareRecommendation: Sendable, Equatable, Codable {
     /// Gains above this fraction of linear (against the smallest limit) count as near-linear.
     public static let linearShare = 0.7
 
-    /// The recommendation over one mode's results, nil when there are none.
+    /// The recommendation over one mode's results, nil when there are none. Configurations with failed tasks are
+    /// left out (the sentence names them); when that leaves none, the recommendation has no limit and says what
+    /// failed first.
     public static func make(_ results: [CompareResult]) -> CompareRecommendation? {
+        let failed = results.filter { $0.failure != nil }.sorted { $0.limit.value < $1.limit.value }
+        let clauses = failed.compactMap { r in r.failure.map { "\(r.limit.value) (\($0.description))" } }
+        guard var rec = measured(results.filter { $0.failure == nil }) else {
+            guard let first = failed.first, let failure = first.failure else { return nil }
+            return CompareRecommendation(
+                mode: first.mode, limit: nil, throughput: 0, bestLimit: nil, bestThroughput: 0, regime: "failed",
+                reason: "no limit recommended: every configuration failed, the first at "
+                    + "\(things(first.limit.value, first.mode)): \(failure.description)")
+        }
+        if !clauses.isEmpty { rec.reason += "; left out for failed tasks: " + clauses.joined(separator: ", ") }
+        return rec
+    }
+
+    /// The recommendation over one mode's results whose tasks all succeeded, nil when there are none.
+    static func measured(_ results: [CompareResult]) -> CompareRecommendation? {
         let sorted = results.sorted { $0.limit.value < $1.limit.value }
         guard let best = sorted.max(by: { $0.throughput < $1.throughput }), let base = sorted.first,
               let largest = sorted.last,

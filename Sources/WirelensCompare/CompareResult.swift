@@ -33,10 +33,14 @@ public struct CompareResult: Sendable, Equatable, Codable {
     public var speedup: Speedup?
     /// The verdict holding the most diagnosed transaction time over every repetition, nil without kernel facts.
     public var leadingVerdict: VerdictShare?
+    /// The failed tasks of every repetition (cancelled ones left out), nil when none failed: such a configuration
+    /// is marked in every format and never recommended.
+    public var failure: Failure?
 
     private enum CodingKeys: String, CodingKey {
         case mode, limit, repetitions, throughputUnit, throughput, throughputRuns, wallMs, latencyMs, phaseMediansMs,
-             connectionsOpened, connectionsOpenedRuns, maxOpenAtOnce, reuseRatio, tasks, errors, speedup, leadingVerdict
+             connectionsOpened, connectionsOpenedRuns, maxOpenAtOnce, reuseRatio, tasks, errors, speedup, leadingVerdict,
+             failure
     }
 
     /// Encodes the phase medians in timeline order, so that the same result always gives the same document.
@@ -59,6 +63,43 @@ public struct CompareResult: Sendable, Equatable, Codable {
         try c.encode(errors, forKey: .errors)
         try c.encode(speedup, forKey: .speedup)
         try c.encode(leadingVerdict, forKey: .leadingVerdict)
+        try c.encodeIfPresent(failure, forKey: .failure)
+    }
+
+    /// A configuration's failed tasks over every repetition: how many of how many, and the first failure.
+    public struct Failure: Sendable, Equatable, Codable {
+        /// Failed tasks over every repetition, cancelled ones left out (as `TaskFailures` counts them).
+        public var failedTasks: Int
+        /// Tasks over every repetition.
+        public var tasks: Int
+        /// The first failure: of the first repetition with one, the failed task with the lowest index (redacted).
+        public var error: TransferError
+
+        /// "8/8 tasks failed: connect: Failed to connect to 127.0.0.1 port 9: Connection refused".
+        public var description: String {
+            "\(failedTasks)/\(tasks) tasks failed: \(error.errorClass.rawValue): \(error.message)"
+        }
+
+        /// The failures of `runs` (one configuration's repetitions in run order), nil when no task failed. A
+        /// segmented upload that completed is no failure (its failed attempts were retried into success: `errors`
+        /// counts them); one that did not counts its failed attempts, or names its own failure when none failed.
+        public static func of(_ runs: [Report]) -> Failure? {
+            var failed = 0
+            var tasks = 0
+            var first: TransferError?
+            for report in runs {
+                tasks += report.tasks.count
+                if let upload = report.upload, upload.failure == nil { continue }
+                let failures = TaskFailures(report.tasks)
+                failed += failures.count
+                if first == nil {
+                    first = failures.first?.error
+                        ?? report.upload?.failure.map { TransferError(errorClass: .other, message: $0) }
+                }
+            }
+            guard let first else { return nil }
+            return Failure(failedTasks: failed, tasks: tasks, error: first)
+        }
     }
 
     /// A throughput ratio against a baseline configuration, with its spread over repetitions.
@@ -108,7 +149,7 @@ public struct CompareResult: Sendable, Equatable, Codable {
             maxOpenAtOnce: runs.map(\.summary.connections.maxOpenAtOnce).max() ?? 0,
             reuseRatio: transactions > 0 ? Double(reused) / Double(transactions) : 0,
             tasks: tasks, errors: errors, speedup: nil,
-            leadingVerdict: VerdictShare.leading(runs.map(\.summary.verdicts)))
+            leadingVerdict: VerdictShare.leading(runs.map(\.summary.verdicts)), failure: Failure.of(runs))
     }
 
     /// A run's wall time in ms: the segmented upload's own for an upload, else first task start to last task end.
@@ -116,16 +157,25 @@ public struct CompareResult: Sendable, Equatable, Codable {
         report.upload?.wallMs ?? report.summary.wallTimeMs
     }
 
-    /// A run's throughput: a segmented upload's effective rate, body bytes (both ways) per second of wall time, or
-    /// tasks per second when the workload moves no bytes to speak of.
+    /// A run's throughput over its successful tasks (`TaskRecord.succeeded`) only: a segmented upload's effective
+    /// rate, the successful tasks' body bytes (both ways) per second of wall time, or successful tasks per second
+    /// when the workload moves no bytes to speak of.
     public static func throughput(of report: Report, movesBytes: Bool) -> Double {
         if let upload = report.upload {
             return upload.effectiveBytesPerSecond
                 ?? Double(upload.fileBytes - upload.resumedBytesSkipped) / Swift.max(upload.wallMs / 1000, 1e-6)
         }
         let s = report.summary
-        guard movesBytes else { return s.tasksPerSecond }
-        return Double(s.requestBodyBytes + s.responseBodyBytes) / Swift.max(s.wallTimeMs / 1000, 1e-6)
+        let seconds = Swift.max(s.wallTimeMs / 1000, 1e-6)
+        guard s.failed > 0 else {
+            return movesBytes ? Double(s.requestBodyBytes + s.responseBodyBytes) / seconds : s.tasksPerSecond
+        }
+        guard movesBytes else { return Double(s.succeeded) / seconds }
+        var bytes: Int64 = 0
+        for task in report.tasks where task.succeeded {
+            for tx in task.transactions { bytes += tx.requestBodyBytes + tx.responseBodyBytes }
+        }
+        return Double(bytes) / seconds
     }
 
     /// The same result with its speed-up against `baseline` (repetitions paired by index).
@@ -138,11 +188,15 @@ public struct CompareResult: Sendable, Equatable, Codable {
         return copy
     }
 
-    /// Every configuration's result with its speed-up against the smallest limit of its mode.
+    /// Every configuration's result with its speed-up against the smallest limit of its mode whose tasks all
+    /// succeeded (the smallest limit when every one had failures).
     public static func withSpeedups(_ results: [CompareResult]) -> [CompareResult] {
         results.map { result in
             let sameMode = results.filter { $0.mode == result.mode }
-            guard let baseline = sameMode.min(by: { $0.limit.value < $1.limit.value }) else { return result }
+            let clean = sameMode.filter { $0.failure == nil }
+            guard let baseline = (clean.isEmpty ? sameMode : clean).min(by: { $0.limit.value < $1.limit.value }) else {
+                return result
+            }
             return result.withSpeedup(against: baseline)
         }
     }

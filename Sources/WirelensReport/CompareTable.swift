@@ -20,12 +20,25 @@ public struct CompareTable: Sendable, Equatable {
             let speedup = r.speedup.map { "\(Format.fixed($0.median, digits: 2))x" } ?? "—"
             let spread = r.speedup.map { "\(Format.fixed($0.min, digits: 2))–\(Format.fixed($0.max, digits: 2))" } ?? "—"
             let latency = [r.latencyMs?.p50, r.latencyMs?.p90, r.latencyMs?.p99].map { $0.map { Format.fixed($0, digits: 1) } ?? "—" }
-            return [r.mode.rawValue, r.limit.display, CompareRecommendation.rate(r.throughput, r.throughputUnit),
+            let mark = r.failure == nil ? "" : "\(failedMark) "
+            let errors = r.failure.map { "\(failedMark) \($0.failedTasks)/\($0.tasks) failed" } ?? "\(r.errors)"
+            return [r.mode.rawValue, r.limit.display, mark + CompareRecommendation.rate(r.throughput, r.throughputUnit),
                     speedup, spread, ReportText.duration(ms: r.wallMs)] + latency
                 + [Format.fixed(r.connectionsOpened, digits: r.connectionsOpened.rounded() == r.connectionsOpened ? 0 : 1),
-                   "\(Format.fixed(r.reuseRatio * 100, digits: 0))%", "\(r.errors)", verdict(r.leadingVerdict)]
+                   "\(Format.fixed(r.reuseRatio * 100, digits: 0))%", errors, verdict(r.leadingVerdict)]
         }
         return CompareTable(headers: headers, rows: rows, numeric: [false, false] + Array(repeating: true, count: 10) + [false])
+    }
+
+    /// The mark of a configuration with failed tasks, on its row and its failure line.
+    public static let failedMark = "✗"
+
+    /// One line per configuration with failed tasks ("✗ h1 @ 4: 8/8 tasks failed: connect: …"), so that its
+    /// figures are not read as a measurement; empty when every task succeeded.
+    public static func failureLines(_ document: CompareDocument) -> [String] {
+        document.results.compactMap { r in
+            r.failure.map { "\(failedMark) \(r.mode.rawValue) @ \(r.limit.display): \($0.description)" }
+        }
     }
 
     /// "server-window 92%", or "—" without a verdict.

@@ -25,6 +25,7 @@ public struct CompareTextRenderer: Sendable {
         lines += ReportText.keyValue("Modes", document.modes.map { "\($0.rawValue) (\($0.about))" }.joined(separator: "; "))
         lines.append("")
         lines += CompareTable.results(document).textLines(style: style)
+        lines += CompareTable.failureLines(document).map { "  " + style.paint(TextLayout.sanitize($0), .red) }
         lines.append("")
         lines.append(style.paint("Median of each phase (ms)", .bold))
         lines += CompareTable.phases(document).textLines(style: style)
@@ -32,9 +33,11 @@ public struct CompareTextRenderer: Sendable {
             lines.append("")
             lines.append(style.paint("Recommendation", .bold))
             for rec in document.recommendations {
-                let head = "\(rec.mode.rawValue): limit \(rec.limit.display) "
-                    + "(\(CompareRecommendation.rate(rec.throughput, document.results.first?.throughputUnit ?? "B/s")))"
-                lines += TextLayout.wrap(head + ": " + rec.reason + ".", firstPrefix: "  • ", restPrefix: "    ")
+                let head = rec.limit.map { "\(rec.mode.rawValue): limit \($0.display) "
+                    + "(\(CompareRecommendation.rate(rec.throughput, document.results.first?.throughputUnit ?? "B/s")))" }
+                    ?? rec.mode.rawValue
+                lines += TextLayout.wrap(TextLayout.sanitize(head + ": " + rec.reason + "."), firstPrefix: "  • ",
+                                         restPrefix: "    ")
             }
         }
         return lines.joined(separator: "\n") + "\n"

@@ -41,19 +41,24 @@ public enum HTMLRenderer {
         if document.interrupted { body += "<p class=\"warn\">Interrupted: the comparison covers the runs that finished.</p>" }
         let unit = document.results.first?.throughputUnit ?? "B/s"
         for rec in document.recommendations {
-            body += "<div class=\"rec\"><b>\(HTMLText.escape(rec.mode.rawValue)): limit \(HTMLText.escape(rec.limit.display))</b> · "
-                + "\(HTMLText.escape(CompareRecommendation.rate(rec.throughput, unit))) · "
+            let head = rec.limit.map {
+                "\(HTMLText.escape(rec.mode.rawValue)): limit \(HTMLText.escape($0.display))</b> · "
+                    + HTMLText.escape(CompareRecommendation.rate(rec.throughput, unit))
+            } ?? "\(HTMLText.escape(rec.mode.rawValue)): no limit</b>"
+            body += "<div class=\"rec\"><b>\(head) · "
                 + "<span class=\"regime\">\(HTMLText.escape(rec.regime))</span><br/>\(HTMLText.escape(rec.reason)).</div>"
         }
         body += "<div class=\"charts\">" + throughputChart(document).svg + latencyChart(document).svg + "</div>"
         body += "<h2>Results (median over repetitions)</h2>" + table(CompareTable.results(document))
+        body += CompareTable.failureLines(document).map { "<p class=\"warn\">\(HTMLText.escape($0))</p>" }.joined()
         body += "<h2>Waterfalls by connection (last repetition of each configuration)</h2>" + HTMLWaterfall.legend
-        let recommended = Set(document.recommendations.map { "\($0.mode.rawValue) \($0.limit.label)" })
+        let recommended = Set(document.recommendations.compactMap { rec in rec.limit.map { "\(rec.mode.rawValue) \($0.label)" } })
         for result in document.results {
             guard let last = document.reports(mode: result.mode, limit: result.limit.label).last else { continue }
             let open = recommended.contains("\(result.mode.rawValue) \(result.limit.label)")
             body += "<details\(open ? " open=\"open\"" : "")><summary>\(HTMLText.escape(result.mode.rawValue)) @ "
-                + "\(HTMLText.escape(result.limit.display)): \(HTMLText.escape(CompareRecommendation.rate(result.throughput, unit))), "
+                + "\(HTMLText.escape(result.limit.display)): \(result.failure == nil ? "" : CompareTable.failedMark + " ")"
+                + "\(HTMLText.escape(CompareRecommendation.rate(result.throughput, unit))), "
                 + "\(ReportText.count(last.summary.connections.opened, "connection")) opened</summary>" + HTMLWaterfall.svg(last.tasks) + "</details>"
         }
         body += "<h2>Median of each phase (ms)</h2>" + table(CompareTable.phases(document))

@@ -32,7 +32,7 @@ final class CompareCommandTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(four.speedup?.median ?? 0, 3)
         XCTAssertEqual(one.connectionsOpened, 1)
         XCTAssertEqual(four.connectionsOpened, 4)
-        XCTAssertEqual(doc.recommendations.first?.limit.value, 4)
+        XCTAssertEqual(doc.recommendations.first?.limit?.value, 4)
         XCTAssertEqual(doc.recommendations.first?.regime, "bandwidth-bound")
         // Each run's report holds its 8 uploads of 256 KiB.
         XCTAssertEqual(doc.runs.map { $0.report.summary.requestBodyBytes }, [8 << 18, 8 << 18])
@@ -160,6 +160,55 @@ final class CompareCommandTests: XCTestCase {
         let text = try CLIHarness.run(["render", path, "--no-color"])
         XCTAssertEqual(text.status, 0, text.stderr)
         XCTAssertTrue(text.stdout.contains("server-window"), text.stdout)
+    }
+
+    /// A loopback port nothing listens on: the kernel hands out a free port to a bound socket (python's), which
+    /// is then closed, so connections to it are refused.
+    private func closedPort() throws -> Int {
+        let out = try ProcessRunner.run("/usr/bin/python3", ["-c", "import socket; s = socket.socket(); "
+                                        + "s.bind(('127.0.0.1', 0)); print(s.getsockname()[1]); s.close()"], timeout: 20)
+        return try XCTUnwrap(Int(out.stdout.trimmingCharacters(in: .whitespacesAndNewlines)), out.stderr)
+    }
+
+    /// Issue 15 item 6: against a port that refuses connections every task fails. No configuration has
+    /// throughput, each carries its failure (JSON) and a mark (text, HTML), and the recommendation names no
+    /// limit but says what failed.
+    func testRefusedConnectionsAreNoThroughputAndNoRecommendation() throws {
+        let port = try closedPort()
+        let url = "http://127.0.0.1:\(port)/x"
+        let path = CLIHarness.temporaryPath("refused.json")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let outcome = try CLIHarness.run(["compare", url, "--limits", "1,2", "--repeat", "1", "--workload", "requests:4",
+                                          "--format", "json", "--report", path, "-q"])
+        XCTAssertEqual(outcome.status, ExitStatus.connect.rawValue, outcome.stderr)
+        try CLIHarness.assertValid(path, schema: "compare.schema.json")
+        let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path)))
+            as? [String: Any])
+        let results = try XCTUnwrap(object["results"] as? [[String: Any]])
+        XCTAssertEqual(results.count, 2)
+        for result in results {
+            XCTAssertEqual(result["throughput"] as? Double, 0, "\(result)")
+            let failure = try XCTUnwrap(result["failure"] as? [String: Any], "\(result)")
+            XCTAssertEqual(failure["failedTasks"] as? Int, 4)
+            XCTAssertEqual(failure["tasks"] as? Int, 4)
+            XCTAssertEqual((failure["error"] as? [String: Any])?["class"] as? String, "connect")
+        }
+        let recs = try XCTUnwrap(object["recommendations"] as? [[String: Any]])
+        XCTAssertEqual(recs.count, 1)
+        XCTAssertNil(recs.first?["limit"], "a failed configuration was recommended: \(recs)")
+        let reason = try XCTUnwrap(recs.first?["reason"] as? String)
+        XCTAssertTrue(reason.contains("every configuration failed") && reason.contains("4/4 tasks failed: connect: "),
+                      reason)
+
+        let text = try CLIHarness.run(["render", path, "--no-color"])
+        XCTAssertEqual(text.status, 0, text.stderr)
+        XCTAssertTrue(text.stdout.contains("✗ 4/4 failed"), text.stdout)
+        XCTAssertTrue(text.stdout.contains("✗ h1 @ 1: 4/4 tasks failed: connect: "), text.stdout)
+        XCTAssertTrue(text.stdout.contains("h1: no limit recommended: every configuration failed"), text.stdout)
+        let html = try CLIHarness.run(["render", path, "--format", "html"])
+        XCTAssertEqual(html.status, 0, html.stderr)
+        XCTAssertTrue(html.stdout.contains("✗ h1 @ 2: 4/4 tasks failed: connect: "), html.stdout)
+        XCTAssertTrue(html.stdout.contains("h1: no limit</b>"), html.stdout)
     }
 
     func testBadInputIsAOneLineUsageError() throws {

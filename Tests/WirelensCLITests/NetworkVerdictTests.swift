@@ -87,7 +87,7 @@ final class NetworkVerdictTests: XCTestCase {
             XCTAssertEqual(result.leadingVerdict?.verdict, .network, "limit \(result.limit.label)")
         }
         let rec = try XCTUnwrap(doc.recommendations.first)
-        XCTAssertEqual(rec.limit.value, 1)
+        XCTAssertEqual(rec.limit?.value, 1)
         XCTAssertEqual(rec.regime, "network-bound", rec.reason)
         XCTAssertTrue(rec.reason.contains("the path was busy (network, "), rec.reason)
         XCTAssertGreaterThanOrEqual(try path.counters().upSentBytes, 6 << 20, "both uploads crossed the router")

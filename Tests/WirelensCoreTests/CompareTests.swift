@@ -78,7 +78,7 @@ final class CompareTests: XCTestCase {
     /// A run of `count` uploads of `bytes` each, `limit` at a time, each taking `perTaskMs`: `limit` connections
     /// opened (fewer if `connections` says so), the others reused.
     private func run(count: Int, bytes: Int64, limit: Int, perTaskMs: Int64, connections: Int? = nil,
-                     failed: Int = 0, start: Int64 = Fixture.epoch) -> Report {
+                     failed: Int = 0, failure: ErrorClass = .http, start: Int64 = Fixture.epoch) -> Report {
         let opened = connections ?? limit
         var tasks: [TaskRecord] = []
         for i in 0..<count {
@@ -90,7 +90,7 @@ final class CompareTests: XCTestCase {
                                          requestEnd: end - 2_000, responseEnd: end, reused: i >= opened,
                                          connectionId: slot % opened, localPort: 40_000 + slot % opened,
                                          requestBodyBytes: bytes)
-            tasks.append(Fixture.task(index: i, method: "PUT", error: i < failed ? Fixture.error(.http) : nil,
+            tasks.append(Fixture.task(index: i, method: "PUT", error: i < failed ? Fixture.error(failure) : nil,
                                       transactions: [tx]))
         }
         return Report(libcurl: Fixture.libcurl("8.5.0"), command: "compare", startedAt: start,
@@ -108,7 +108,8 @@ final class CompareTests: XCTestCase {
         let slow = run(count: 8, bytes: 100_000, limit: 2, perTaskMs: 200, failed: 1)
         let r = CompareResult.measure(mode: .h1, limit: limit, movesBytes: true, runs: [fast, slow, fast])
         XCTAssertEqual(r.repetitions, 3)
-        XCTAssertEqual(r.throughputRuns.map { $0.rounded() }, [2_000_000, 1_000_000, 2_000_000])
+        // The slow run's failed task is no throughput: 7 × 100 000 bytes in 800 ms.
+        XCTAssertEqual(r.throughputRuns.map { $0.rounded() }, [2_000_000, 875_000, 2_000_000])
         XCTAssertEqual(r.throughput, 2_000_000, accuracy: 1)
         XCTAssertEqual(r.wallMs, 400, accuracy: 0.001)
         XCTAssertEqual(r.throughputUnit, "B/s")
@@ -165,19 +166,19 @@ final class CompareTests: XCTestCase {
 
     func testRecommendsSmallestLimitNearTheBestWhenBandwidthBound() throws {
         let rec = try XCTUnwrap(CompareRecommendation.make(results([(1, 700), (2, 1390), (4, 2750), (6, 2800), (8, 2790)])))
-        XCTAssertEqual(rec.limit.value, 4)
-        XCTAssertEqual(rec.bestLimit.value, 6)
+        XCTAssertEqual(rec.limit?.value, 4)
+        XCTAssertEqual(rec.bestLimit?.value, 6)
         XCTAssertEqual(rec.regime, "bandwidth-bound")
         XCTAssertTrue(rec.reason.contains("parallelism helps"), rec.reason)
         XCTAssertTrue(rec.reason.contains("3.93x"), rec.reason)
         let still = try XCTUnwrap(CompareRecommendation.make(results([(1, 700), (2, 1400), (4, 2800)])))
-        XCTAssertEqual(still.limit.value, 4)
+        XCTAssertEqual(still.limit?.value, 4)
         XCTAssertTrue(still.reason.contains("try higher limits"), still.reason)
     }
 
     func testServerBoundKeepsOneConnection() throws {
         let rec = try XCTUnwrap(CompareRecommendation.make(results([(1, 1000), (2, 1020), (4, 990), (8, 800)])))
-        XCTAssertEqual(rec.limit.value, 1)
+        XCTAssertEqual(rec.limit?.value, 1)
         XCTAssertEqual(rec.regime, "server-bound")
         XCTAssertTrue(rec.reason.contains("more connections only add queueing"), rec.reason)
         XCTAssertTrue(rec.reason.contains("p90 latency"), rec.reason)
@@ -186,7 +187,7 @@ final class CompareTests: XCTestCase {
 
     func testSaturatingGainIsLessThanLinear() throws {
         let rec = try XCTUnwrap(CompareRecommendation.make(results([(1, 1000), (2, 1500), (4, 1600), (8, 1610)])))
-        XCTAssertEqual(rec.limit.value, 4)
+        XCTAssertEqual(rec.limit?.value, 4)
         XCTAssertEqual(rec.regime, "saturating")
         XCTAssertTrue(rec.reason.contains("beyond 4, more only add queueing"), rec.reason)
         XCTAssertNil(CompareRecommendation.make([]))
@@ -207,8 +208,87 @@ final class CompareTests: XCTestCase {
         XCTAssertFalse(doc.url.contains("secret"))
         XCTAssertEqual(doc.results.map(\.limit.label), ["1", "2"])
         XCTAssertEqual(doc.results[1].speedup?.median ?? 0, 2, accuracy: 1e-6)
-        XCTAssertEqual(doc.recommendations.first?.limit.value, 2)
+        XCTAssertEqual(doc.recommendations.first?.limit?.value, 2)
         XCTAssertEqual(doc.reports(mode: .h1, limit: "2").count, 2)
+    }
+
+    /// The document as the JSON `--format json` writes, as dictionaries (what a reader of the file sees).
+    private func json(_ doc: CompareDocument) throws -> [String: Any] {
+        try XCTUnwrap(JSONSerialization.jsonObject(with: JSONEncoder().encode(doc)) as? [String: Any])
+    }
+
+    /// Issue 15 item 6: failed tasks are no throughput. h1 at 1 fails every task, at 4 half of them (each failed
+    /// task still sent its 100 000 bytes), at 2 none; h2 fails everywhere. Throughput counts the successful
+    /// tasks' bytes only, the failed configurations carry their failure, and the recommendation picks only the
+    /// clean one (h2 gets no limit and says what failed).
+    func testFailedTasksAreNoThroughputAndNeverRecommended() throws {
+        let limits = [1, 2, 4].map { CompareLimit(label: String($0), value: $0) }
+        var runs: [CompareDocument.Run] = []
+        for r in 0..<2 {
+            for (limit, failed) in [(1, 8), (2, 0), (4, 4)] {
+                runs.append(.init(mode: .h1, limit: String(limit), repetition: r,
+                                  report: run(count: 8, bytes: 100_000, limit: limit, perTaskMs: 100, failed: failed,
+                                              failure: .connect)))
+            }
+            for limit in [1, 2, 4] {
+                runs.append(.init(mode: .h2, limit: String(limit), repetition: r,
+                                  report: run(count: 8, bytes: 100_000, limit: limit, perTaskMs: 100, failed: 8,
+                                              failure: .connect)))
+            }
+        }
+        let doc = CompareDocument(url: "http://127.0.0.1/x", workload: .upload(size: 100_000, count: 8),
+                                  modes: [.h1, .h2], limits: limits, repetitions: 2, startedAt: Fixture.epoch,
+                                  endedAt: Fixture.epoch + 1, interrupted: false, runs: runs)
+        // Wall times: 800 ms at 1, 400 ms at 2, 200 ms at 4; successful bytes: 0, 800 000, 400 000.
+        XCTAssertEqual(doc.results[0].throughputRuns, [0, 0])
+        XCTAssertEqual(doc.results[1].throughputRuns.map { $0.rounded() }, [2_000_000, 2_000_000])
+        XCTAssertEqual(doc.results[2].throughputRuns.map { $0.rounded() }, [2_000_000, 2_000_000])
+        XCTAssertEqual(doc.results[3...].map(\.throughput), [0, 0, 0])
+        // The speed-up of h1 at 4 is against the smallest clean limit, 2.
+        XCTAssertEqual(doc.results[2].speedup?.baseline, "2")
+        XCTAssertEqual(doc.results[2].speedup?.median ?? 0, 1, accuracy: 1e-9)
+
+        let object = try json(doc)
+        let results = try XCTUnwrap(object["results"] as? [[String: Any]])
+        let failures = results.map { $0["failure"] as? [String: Any] }
+        XCTAssertEqual(failures.map { $0?["failedTasks"] as? Int }, [16, nil, 8, 16, 16, 16])
+        XCTAssertEqual(failures.map { $0?["tasks"] as? Int }, [16, nil, 16, 16, 16, 16])
+        XCTAssertEqual((failures[0]?["error"] as? [String: Any])?["class"] as? String, "connect")
+        XCTAssertEqual((failures[0]?["error"] as? [String: Any])?["message"] as? String, "connect failure")
+        XCTAssertFalse(results[1].keys.contains("failure"), "a clean configuration has no failure field")
+
+        let recs = try XCTUnwrap(object["recommendations"] as? [[String: Any]])
+        XCTAssertEqual(recs.count, 2)
+        XCTAssertEqual((recs[0]["limit"] as? [String: Any])?["value"] as? Int, 2)
+        XCTAssertEqual((recs[0]["bestLimit"] as? [String: Any])?["value"] as? Int, 2)
+        let h1Reason = try XCTUnwrap(recs[0]["reason"] as? String)
+        XCTAssertTrue(h1Reason.contains("left out for failed tasks: 1 (16/16 tasks failed: connect: connect failure), "
+                                        + "4 (8/16 tasks failed: connect: connect failure)"), h1Reason)
+        XCTAssertNil(recs[1]["limit"], "every h2 configuration failed: no limit")
+        XCTAssertNil(recs[1]["bestLimit"])
+        XCTAssertEqual(recs[1]["regime"] as? String, "failed")
+        XCTAssertEqual(recs[1]["reason"] as? String, "no limit recommended: every configuration failed, the first at "
+                       + "1 stream: 16/16 tasks failed: connect: connect failure")
+    }
+
+    /// A segmented upload whose failed attempt was retried into a complete upload is no failed configuration;
+    /// one that did not complete is, with its own failure when no attempt failed.
+    func testSegmentedUploadFailsOnlyWhenItDidNotComplete() throws {
+        let limit = CompareLimit(label: "2", value: 2)
+        var retried = run(count: 4, bytes: 1000, limit: 2, perTaskMs: 10, failed: 1, failure: .network)
+        retried.upload = UploadSection(file: "f", fileBytes: 3000, url: "http://127.0.0.1/u", segmentMode: "fixed",
+                                       parallel: 2, maxRetries: 1)
+        let complete = CompareResult.measure(mode: .h1, limit: limit, movesBytes: true, runs: [retried])
+        XCTAssertNil(complete.failure)
+        XCTAssertEqual(complete.errors, 1)
+        var broken = retried
+        broken.upload?.failure = "segment 1 failed 2 times"
+        XCTAssertEqual(CompareResult.measure(mode: .h1, limit: limit, movesBytes: true, runs: [broken]).failure?.description,
+                       "1/4 tasks failed: network: network failure")
+        var unfinished = run(count: 4, bytes: 1000, limit: 2, perTaskMs: 10)
+        unfinished.upload = broken.upload
+        XCTAssertEqual(CompareResult.measure(mode: .h1, limit: limit, movesBytes: true, runs: [unfinished]).failure?
+            .description, "0/4 tasks failed: other: segment 1 failed 2 times")
     }
 
     func testLeadingVerdictSumsTimeOverRuns() throws {
@@ -229,7 +309,7 @@ final class CompareTests: XCTestCase {
         rs[0].leadingVerdict = VerdictShare(verdict: .serverWindow, share: 0.92, transactions: 8)
         rs[2].leadingVerdict = VerdictShare(verdict: .network, share: 0.81, transactions: 8)
         let rec = try XCTUnwrap(CompareRecommendation.make(rs))
-        XCTAssertEqual(rec.limit.value, 4)
+        XCTAssertEqual(rec.limit?.value, 4)
         XCTAssertEqual(rec.regime, "bandwidth-bound")
         XCTAssertTrue(rec.reason.contains("at 1 each connection was held back by the server's receive window "
                                           + "(server-window, 92% of the transaction time)"), rec.reason)
@@ -246,7 +326,7 @@ final class CompareTests: XCTestCase {
         var rs = results([(1, 1000), (2, 1020), (4, 990)])
         rs[0].leadingVerdict = VerdictShare(verdict: .network, share: 0.9, transactions: 4)
         let rec = try XCTUnwrap(CompareRecommendation.make(rs))
-        XCTAssertEqual(rec.limit.value, 1)
+        XCTAssertEqual(rec.limit?.value, 1)
         XCTAssertEqual(rec.regime, "network-bound")
         XCTAssertTrue(rec.reason.hasPrefix("network-bound: 1 connection already moves"), rec.reason)
         XCTAssertTrue(rec.reason.contains("at 1 the path was busy (network, 90%"), rec.reason)

@@ -214,14 +214,17 @@ enum Fixtures {
         return report
     }
 
-    /// A comparison over two limits and two modes, the second limit (ios, 4) four times as fast.
-    static func compareDocument() -> CompareDocument {
+    /// A comparison over two limits and two modes, the second limit (ios, 4) four times as fast; with `failing`,
+    /// h1 at ios keeps `manyTasks`' two failures (an HTTP 503 and an idle timeout).
+    static func compareDocument(failing: Bool = false) -> CompareDocument {
         var runs: [CompareDocument.Run] = []
         for r in 0..<2 {
             for mode in [CompareMode.h1, .h2] {
                 for (label, speed) in [("1", 1), ("ios", 4)] {
                     var tasks = Fixtures.manyTasks()
                     for i in tasks.indices {
+                        // Every task succeeds: a configuration with failed tasks is marked and never recommended.
+                        if !(failing && mode == .h1 && label == "ios") { tasks[i].error = nil }
                         tasks[i].transactions[0].requestBodyBytes = Int64(1000 * speed)
                         tasks[i].transactions[0].responseBodyBytes = 0
                     }

@@ -119,12 +119,29 @@ final class HTMLRendererTests: XCTestCase {
 
     func testCompareTextNamesTheRecommendation() {
         let doc = Fixtures.compareDocument()
-        XCTAssertEqual(doc.recommendations.map(\.limit.label), ["ios", "ios"])
+        XCTAssertEqual(doc.recommendations.map(\.limit?.label), ["ios", "ios"])
         let text = CompareTextRenderer(color: false).render(doc)
         XCTAssertTrue(text.contains("h1: limit ios (4)"), text)
         XCTAssertTrue(text.contains("4.00x"), text)
         XCTAssertTrue(text.contains("per-connection bandwidth bound"), text)
         XCTAssertFalse(text.contains("\u{1B}"))
         XCTAssertTrue(CompareTextRenderer(color: true).render(doc).contains("\u{1B}["))
+    }
+
+    /// Issue 15 item 6: h1 at ios had two failed tasks of ten per run (fixture): its row is marked in text and
+    /// HTML with its first failure, and h1's recommendation is the clean limit 1, naming what it left out.
+    func testCompareMarksAConfigurationWithFailedTasks() throws {
+        let doc = Fixtures.compareDocument(failing: true)
+        XCTAssertEqual(doc.recommendations.map(\.limit?.label), ["1", "ios"])
+        let line = "✗ h1 @ ios (4): 4/20 tasks failed: http: HTTP 503"
+        let text = CompareTextRenderer(color: false).render(doc)
+        XCTAssertTrue(text.contains(line), text)
+        XCTAssertTrue(text.contains("✗ 4/20 failed"), text)
+        XCTAssertTrue(text.contains("left out for failed tasks: 4 (4/20 tasks failed: http: HTTP 503)"), text)
+        let html = HTMLRenderer.render(doc)
+        XCTAssertTrue(html.contains("<p class=\"warn\">\(line)</p>"), html)
+        XCTAssertTrue(html.contains("✗ 4/20 failed"), html)
+        // A clean document has no mark.
+        XCTAssertFalse(CompareTextRenderer(color: false).render(Fixtures.compareDocument()).contains("✗"))
     }
 }
