@@ -51,6 +51,7 @@ public final class CurlLoop<Command: Sendable>: Sendable {
         let wake = wl_wake_create()
         guard wake >= 0 else { throw CurlError("eventfd", message: "cannot make the loop's wake-up descriptor") }
         let loop = CurlLoop(wake: wake)
+        CurlLoops.register(loop)
         let started = StartSignal()
         let thread = Thread {
             loop.runThread(settings: settings, makeDriver: makeDriver, started: started)
@@ -132,6 +133,7 @@ public final class CurlLoop<Command: Sendable>: Sendable {
 
     /// Marks the loop ended, closes the wake-up descriptor and resumes whoever waits in `shutdown()`.
     private func end() {
+        CurlLoops.unregister(self)
         let waiters = inbox.withLock { inbox in
             if inbox.wake >= 0 { close(inbox.wake) }
             inbox.wake = -1
@@ -143,6 +145,41 @@ public final class CurlLoop<Command: Sendable>: Sendable {
         }
         waiters.forEach { $0.resume() }
     }
+}
+
+extension CurlLoop: EndableLoop {}
+
+/// A loop the process can end and wait for.
+protocol EndableLoop: AnyObject, Sendable {
+    func shutdown() async
+}
+
+/// The loops still running in the process, so that it ends them before it exits.
+///
+/// A loop released without `shutdown()` (an engine's `deinit` only asks it to end) goes on freeing its handles on its
+/// own thread; a process that exits meanwhile runs libcurl's and OpenSSL's exit handlers under that thread's feet
+/// (seen as "double free" and SIGSEGV at the end of HTTPS runs). `shutdownAll()` before `exit` ends every loop and
+/// waits until each has freed its handles.
+public enum CurlLoops {
+    private static let live = Mutex<[ObjectIdentifier: any EndableLoop]>([:])
+
+    static func register(_ loop: any EndableLoop) {
+        live.withLock { $0[ObjectIdentifier(loop)] = loop }
+    }
+
+    static func unregister(_ loop: any EndableLoop) {
+        _ = live.withLock { $0.removeValue(forKey: ObjectIdentifier(loop)) }
+    }
+
+    /// Ends every loop still running (transfers in flight are cancelled) and waits until their threads have freed
+    /// their handles.
+    public static func shutdownAll() async {
+        let loops = live.withLock { Array($0.values) }
+        for loop in loops { await loop.shutdown() }
+    }
+
+    /// The loops still running.
+    public static var count: Int { live.withLock { $0.count } }
 }
 
 /// Runs `body` with a loop started as `CurlLoop.start` does, and shuts the loop down (waiting for its thread) when the

@@ -51,6 +51,7 @@ struct Wirelens: AsyncParsableCommand {
         } catch {
             Foundation.exit(ErrorExit.code(parsing: error, arguments: arguments))
         }
+        var code = ExitStatus.success.rawValue
         do {
             if var asynchronous = command as? any AsyncParsableCommand {
                 try await asynchronous.run()
@@ -58,9 +59,12 @@ struct Wirelens: AsyncParsableCommand {
                 try command.run()
             }
         } catch {
-            Foundation.exit(ErrorExit.code(running: error))
+            code = ErrorExit.code(running: error)
         }
-        Foundation.exit(ExitStatus.success.rawValue)
+        // Engines the command let go of may still be freeing their handles on their loop threads: exiting under
+        // them runs libcurl's and OpenSSL's exit handlers while they work.
+        await CurlLoops.shutdownAll()
+        Foundation.exit(code)
     }
 }
 
