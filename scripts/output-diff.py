@@ -99,10 +99,17 @@ def mask_text(data):
     for line in text.splitlines():
         words = line.split()
         first = words[0] if words else ""
-        if first in ("Verdicts", "Why", "Verdict", "•") or any(name in line for name in VERDICT_NAMES):
+        if first == "•":
+            # A compare's recommendation: its regime and sentence follow the loopback timing; dropped to the
+            # paragraph's end.
+            dropping = "paragraph"
+            continue
+        if dropping == "paragraph" and line.strip():
+            continue
+        if first in ("Verdicts", "Why", "Verdict") or any(name in line for name in VERDICT_NAMES):
             dropping = True
             continue
-        if dropping and line[:1].isspace() and first[:1].islower():
+        if dropping is True and line[:1].isspace() and first[:1].islower():
             continue
         dropping = False
         kept.append(line)
