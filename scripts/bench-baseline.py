@@ -34,7 +34,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MIB = 1024 * 1024
@@ -46,37 +45,19 @@ def log(msg):
     print(f"bench-baseline: {msg}", file=sys.stderr, flush=True)
 
 
-def measure(argv, stdout_path, timeout):
-    """Runs argv; returns wall seconds, peak RSS in MiB and the exit status."""
-    with open(stdout_path, "wb") as out:
-        start = time.monotonic()
-        proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT)
-        try:
-            _, status, usage = os.wait4(proc.pid, 0) if timeout is None else wait_with_timeout(proc, timeout)
-        except TimeoutError:
-            proc.kill()
-            proc.wait()
-            return {"wall_s": time.monotonic() - start, "peak_rss_mib": None, "exit": None, "timed_out": True}
-        elapsed = time.monotonic() - start
-    return {"wall_s": elapsed, "peak_rss_mib": usage.ru_maxrss / 1024.0,
-            "exit": os.waitstatus_to_exitcode(status), "timed_out": False}
-
-
-def wait_with_timeout(proc, timeout):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-        if pid:
-            return pid, status, usage
-        time.sleep(0.01)
-    raise TimeoutError
-
-
-def load_capture_generator():
-    spec = importlib.util.spec_from_file_location("bench_capture", os.path.join(ROOT, "scripts", "bench-capture.py"))
+def load_script(name):
+    """Another script of scripts/ as a module (its main() does not run): bench.py's measuring, bench-capture.py's
+    capture generator."""
+    spec = importlib.util.spec_from_file_location(name.replace("-", "_").removesuffix(".py"),
+                                                  os.path.join(ROOT, "scripts", name))
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+# bench.py's measure: the tool forked by its C launcher (a child of this interpreter would report the
+# interpreter's peak RSS), killed with its process group at the timeout.
+BENCH = load_script("bench.py")
 
 
 class Bench:
@@ -92,6 +73,7 @@ class Bench:
         self.raw = os.path.join(self.work, "raw")
         os.makedirs(self.raw)
         self.timeout = 900
+        self.launcher = BENCH.build_launcher(self.work)
 
     def paired(self, name, make_argv, figure, before=None):
         """Runs both binaries self.rounds times, alternating which goes first; returns every run."""
@@ -102,7 +84,8 @@ class Bench:
                 if before:
                     before()
                 argv = make_argv(self.binaries[side], f"{name}-{side}-r{rnd}")
-                r = measure(argv, os.path.join(self.raw, f"{name}-{side}-r{rnd}.out"), self.timeout)
+                out = os.path.join(self.raw, f"{name}-{side}-r{rnd}")
+                r = BENCH.measure(argv, out + ".out", out + ".err", self.timeout, self.launcher)
                 r["ok"] = r["exit"] == 0 and not r["timed_out"]
                 r["figure"] = figure(r) if r["ok"] else None
                 r["round"] = rnd
@@ -183,7 +166,7 @@ class Bench:
                 log("the capture workload needs root (network namespace) or --capture FILE: skipped")
                 capture = None
             else:
-                generator = load_capture_generator()
+                generator = load_script("bench-capture.py")
                 capture = capture or os.path.join(self.work, "bench.pcap")
                 log(f"capturing at least {self.capture_mb} MB in network namespace {generator.NAMESPACE}")
                 generator.make_namespace()
