@@ -184,9 +184,9 @@ final class EngineLoop: CurlLoopDriver {
         }
     }
 
-    /// Uploads whose body is all written: the moment the socket's send queue empties (the peer acknowledged every
-    /// byte) ends their request, as each transfer's `AcknowledgementWatch` decides from the looks. Looked at after
-    /// each perform, and every `acknowledgementPollMillis` while any waits.
+    /// Uploads whose body is all written: the moment their last byte reached the server ends their request, as each
+    /// transfer's `AcknowledgementWatch` estimates it from the socket's TCP facts (`BodyArrival`). Looked at after each
+    /// perform, and every `acknowledgementPollMillis` while any waits; bodyless transfers are never looked at.
     private func watchBodyAcknowledgements() {
         guard uploadsActive > 0 else {
             awaitingAcknowledgement = 0
@@ -203,22 +203,22 @@ final class EngineLoop: CurlLoopDriver {
             // found it by its local port when the connection was ready.
             var step = ctx.acknowledgement.uploaded(complete: complete, socketKnown: ctx.tcpSocket != nil,
                                                     bodyReadEnd: readEnd)
-            if step == .readSendQueue, let socket = ctx.tcpSocket {
-                let queued = SocketQuery.unacknowledgedBytes(socket)
-                var stamp: Int64 = 0
-                if queued != nil {
-                    stamp = now ?? MonotonicClock.now()
+            if step == .readSocket, let socket = ctx.tcpSocket {
+                var sample: BodyArrival.Sample?
+                if let info = TCPInfoReader.read(socket: socket) {
+                    let stamp = now ?? MonotonicClock.now()
                     now = stamp
+                    sample = BodyArrival.Sample(info, at: stamp)
                 }
-                step = ctx.acknowledgement.sendQueue(queued, at: stamp, bodyReadEnd: readEnd)
+                step = ctx.acknowledgement.socket(sample, bodyReadEnd: readEnd)
             }
             if step == .waiting { waiting += 1 }
         }
         awaitingAcknowledgement = waiting
     }
 
-    /// How often the send queues of uploads waiting for their acknowledgement are looked at: the resolution of
-    /// their request end.
+    /// How often the TCP facts of uploads whose body's end is on its way are looked at: the resolution of their
+    /// request end (`BodyArrival`).
     static let acknowledgementPollMillis: Int32 = 2
 
     /// Takes a kernel snapshot of each transfer's connection whose last one is `tcpSampleInterval` old.
