@@ -55,7 +55,7 @@ func wlOpenSocketCallback(_ user: UnsafeMutableRawPointer?, _ purpose: curlsockt
     return wl_curl_open_socket(address)
 }
 
-/// A socket libcurl made for a new connection: kept so the engine can read its kernel facts and watch its send queue;
+/// A socket libcurl made for a new connection: kept so the engine can read its kernel facts and follow an upload body's end;
 /// SO_SNDBUF set when the transfer asked for one.
 func wlSockoptCallback(_ user: UnsafeMutableRawPointer?, _ socket: curl_socket_t, _ purpose: curlsocktype) -> Int32 {
     guard let user else { return wl_sockopt_ok() }
