@@ -28,6 +28,8 @@ final class SendWaitBoundaryTests: XCTestCase {
         var sendMs: Double
         var waitMs: Double
         var bodyBytes: Int
+        /// The server's gap (ms) from its capture, once matched.
+        var serverGapMs = 0.0
     }
 
     /// An 8 Mbit/s uplink with a 50 ms queue, a target that answers 30 ms after a body's end: four 1 MiB PUTs on one
@@ -53,8 +55,9 @@ final class SendWaitBoundaryTests: XCTestCase {
     }
 
     /// The shaped target of the seed demo (720 KB/s per connection, a receive buffer of 20 ms of it, 50 ms latency)
-    /// over an unshaped path: it acknowledges what it read, not what arrived, so "acknowledged" came 10-25 ms after
-    /// "arrived" and varied from segment to segment. Identical segments must show the same wait within 5 ms.
+    /// over an unshaped path: it acknowledges what it read, not what arrived, so "acknowledged" came 10-21 ms after
+    /// "arrived" and varied from segment to segment. Identical segments must show the same wait within 5 ms, less
+    /// what the server's own gap varied.
     func testIdenticalSegmentsToTheShapedTargetWaitAlike() throws {
         let path = try NetworkPath.up()
         defer { path.down() }
@@ -71,11 +74,13 @@ final class SendWaitBoundaryTests: XCTestCase {
         defer { unlink(capture) }
         let checked = try assertBoundaries(reports: reports, capture: capture, serverPort: peer.port)
         XCTAssertEqual(checked.count, 4)
-        // The first segment is not like the others on the server (a new upload, a new connection: its capture shows a
-        // gap about 14 ms longer); the three after it are.
-        let waits = checked.dropFirst().map(\.waitMs)
-        let spread = (waits.max() ?? 0) - (waits.min() ?? 0)
-        XCTAssertLessThanOrEqual(spread, 5, "identical segments, waits \(waits) ms")
+        // The server's own gap is not the same for each segment (the first, on a new upload and connection, took about
+        // 12 ms longer in its capture; a loaded machine adds more): each wait is measured against its own gap, and
+        // those differences must agree within 5 ms.
+        let offsets = checked.map { $0.waitMs - $0.serverGapMs }
+        let spread = (offsets.max() ?? 0) - (offsets.min() ?? 0)
+        XCTAssertLessThanOrEqual(spread, 5, "identical segments: waits \(checked.map(\.waitMs)) ms against the server's "
+                                 + "gaps \(checked.map(\.serverGapMs)) ms")
     }
 
     // MARK: Helpers
@@ -103,10 +108,12 @@ final class SendWaitBoundaryTests: XCTestCase {
             let seen = try XCTUnwrap(exchanges[port], "no exchange on client port \(port) in the capture", file: file, line: line)
             let ordered = list.sorted { $0.requestStart < $1.requestStart }
             XCTAssertEqual(ordered.count, seen.count, "exchanges on port \(port)", file: file, line: line)
-            for (tx, wire) in zip(ordered, seen) where tx.bodyBytes >= 64 << 10 {
+            for (found, wire) in zip(ordered, seen) where found.bodyBytes >= 64 << 10 {
+                var tx = found
                 let bound = max(2, 0.02 * tx.sendMs)
                 let endError = (tx.requestEnd - wire.lastRequestByteIn) * 1000
                 let gap = (wire.firstResponseByteOut - wire.lastRequestByteIn) * 1000
+                tx.serverGapMs = gap
                 worst = max(worst, abs(endError))
                 print("SendWaitBoundaryTests: port \(port) send \(tx.sendMs) ms, requestEnd \(endError) ms from the "
                       + "arrival, wait \(tx.waitMs) ms against the server's gap \(gap) ms")

@@ -90,15 +90,17 @@ struct BodyArrival: Equatable {
         self.written = written
     }
 
-    /// True once the whole body is acknowledged: later looks tell nothing more.
-    var isComplete: Bool { acknowledged != nil }
+    /// True once later looks tell nothing more: the whole body is acknowledged, or the last byte left a window-bound
+    /// sender (its arrival follows from that moment alone).
+    var isComplete: Bool { acknowledged != nil || (sent != nil && windowBound) }
 
     /// When the previous look was taken (or the body written, before the first).
     var lastLook: Int64 { previous?.at ?? written }
 
-    /// Takes a look taken after libcurl handed the whole body to the socket; true once the whole body is acknowledged.
+    /// Takes a look taken after libcurl handed the whole body to the socket; true once later looks tell nothing more
+    /// (`isComplete`).
     mutating func add(_ sample: Sample) -> Bool {
-        guard acknowledged == nil else { return true }
+        guard !isComplete else { return true }
         let end = self.end ?? (sample.acked + sample.inFlight + sample.notSent)
         self.end = end
         if let rtt = sample.minRTT, rtt > 0 { minRTT = min(minRTT ?? rtt, rtt) }
@@ -115,7 +117,7 @@ struct BodyArrival: Equatable {
             recent.append(sample)
         }
         previous = sample
-        return acknowledged != nil
+        return isComplete
     }
 
     /// When the body's last byte reached the server (monotonic ns), given the response's first byte if it began;
