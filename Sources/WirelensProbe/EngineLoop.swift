@@ -22,8 +22,10 @@ final class EngineLoop: CurlLoopDriver {
     private var tasksInFlight = 0
     private var cancelled = false
     private var nextTaskIndex = 0
-    /// Uploads seen waiting for the peer to acknowledge their body at the last look (see watchBodyAcknowledgements).
+    /// Uploads whose body's end was still on its way at the last look (see watchBodyAcknowledgements), and when the
+    /// earliest of them is due for its next look (monotonic ns).
     private var awaitingAcknowledgement = 0
+    private var nextAcknowledgementLook = Int64.max
     /// The per-connection tables: open sockets and the transfers on each (libcurl's socket callbacks fill it), and
     /// the TLS facts of each connection for the transactions that reuse it; pruned as libcurl closes connections.
     private let sockets = ConnectionSockets()
@@ -194,6 +196,7 @@ final class EngineLoop: CurlLoopDriver {
         }
         var waiting = 0
         var now: Int64?
+        var nextLook = Int64.max
         for ctx in active.values where ctx.body != .none && !ctx.acknowledgement.isSettled {
             guard ctx.acknowledgement.look(responseStart: ctx.responseStart, bodyReadEnd: ctx.bodyReadEnd) == .readUploaded,
                   let readEnd = ctx.bodyReadEnd else { continue }
@@ -212,13 +215,20 @@ final class EngineLoop: CurlLoopDriver {
                 }
                 step = ctx.acknowledgement.socket(sample, bodyReadEnd: readEnd)
             }
-            if step == .waiting { waiting += 1 }
+            if step == .waiting {
+                waiting += 1
+                let due = ctx.acknowledgement.nextLook
+                    ?? (now ?? MonotonicClock.now()) + Int64(Self.acknowledgementPollMillis) * 1_000_000
+                nextLook = min(nextLook, due)
+            }
         }
         awaitingAcknowledgement = waiting
+        nextAcknowledgementLook = nextLook
     }
 
-    /// How often the TCP facts of uploads whose body's end is on its way are looked at: the resolution of their
-    /// request end (`BodyArrival`).
+    /// How often the TCP facts of uploads whose body's end is on its way are looked at when the watch cannot say
+    /// when its next look is due (`BodyArrival.nextLook` spaces them 2 to 10 ms apart, closer as the end nears):
+    /// the resolution of their request end.
     static let acknowledgementPollMillis: Int32 = 2
 
     /// Takes a kernel snapshot of each transfer's connection whose last one is `tcpSampleInterval` old.
@@ -232,7 +242,9 @@ final class EngineLoop: CurlLoopDriver {
     }
 
     private func pollTimeoutMillis() -> Int32 {
-        if awaitingAcknowledgement > 0 { return Self.acknowledgementPollMillis }
+        let now = MonotonicClock.now()
+        // An upload's next look is due at its instant, not a millisecond after it (the +1 below lets timers pass).
+        let look = awaitingAcknowledgement > 0 ? max(0, (nextAcknowledgementLook - now) / 1_000_000) : 1000
         var next = Int64.max
         if options.readsKernelFacts, options.tcpSampleInterval > 0 {
             for ctx in active.values where ctx.tcpSocket != nil {
@@ -243,9 +255,9 @@ final class EngineLoop: CurlLoopDriver {
         if rules.hasTimeouts {
             for ctx in active.values { next = min(next, ctx.task.lifecycle.nextTimeout(activity: ctx.activity)) }
         }
-        guard next != .max else { return 1000 }
-        let millis = (next - MonotonicClock.now()) / 1_000_000 + 1
-        return Int32(max(0, min(1000, millis)))
+        guard next != .max else { return Int32(min(1000, look)) }
+        let millis = (next - now) / 1_000_000 + 1
+        return Int32(max(0, min(1000, look, millis)))
     }
 
     // MARK: Transactions

@@ -105,6 +105,6 @@ final class AcknowledgementWatchTests: XCTestCase {
         XCTAssertEqual(watch.socket(nil, bodyReadEnd: 10 * ms), .invalid)
         _ = watch.look(responseStart: nil, bodyReadEnd: 10 * ms)
         XCTAssertEqual(watch.look(responseStart: nil, bodyReadEnd: 10 * ms), .invalid, "a look before the count came back")
-        XCTAssertEqual(watch.state, .countingUpload(nil))
+        XCTAssertEqual(watch.state, .countingUpload)
     }
 }

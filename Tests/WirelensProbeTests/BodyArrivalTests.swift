@@ -102,6 +102,26 @@ final class BodyArrivalTests: XCTestCase {
         XCTAssertNil(unsent.arrival(responseStart: 30 * ms))
     }
 
+    /// Looks come a quarter of the way to the next moment that matters at twice the fastest rate seen, 2 to 10 ms
+    /// apart: the last byte leaving (the unsent bytes), then the rest arriving (the unacknowledged ones).
+    func testTheNextLookNearsWithTheEnd() {
+        var body = BodyArrival(written: 0)
+        XCTAssertEqual(body.nextLook, 2 * ms, "no look yet")
+        _ = body.add(look(1 * ms, acked: 0, inFlight: 50_000, notSent: 1_000_000, rate: 1_000_000))
+        XCTAssertEqual(body.nextLook, 11 * ms, "1 MB unsent at 2 MB/s: half a second away; the farthest look is 10 ms")
+        _ = body.add(look(11 * ms, acked: 900_000, inFlight: 50_000, notSent: 40_000, rate: 500_000))
+        XCTAssertEqual(body.nextLook, 21 * ms, "40 kB at twice the fastest rate (1 MB/s) is 20 ms: a look in 10 ms")
+        _ = body.add(look(21 * ms, acked: 920_000, inFlight: 50_000, notSent: 16_000, rate: 500_000))
+        XCTAssertEqual(body.nextLook, 25 * ms, "16 ms at twice the fastest rate... 8 ms: a look in 4 ms")
+        _ = body.add(look(25 * ms, acked: 1_000_000, inFlight: 50_000, notSent: 0, rate: 1_000_000))
+        XCTAssertEqual(body.nextLook, 35 * ms, "the rest (50 kB) arrives in 25 ms or more: a look in 10 ms")
+        _ = body.add(look(35 * ms, acked: 1_044_000, inFlight: 6000, notSent: 0, rate: 1_000_000))
+        XCTAssertEqual(body.nextLook, 37 * ms, "3 ms to go at the fastest: the closest look, 2 ms")
+        var noRate = BodyArrival(written: 0)
+        _ = noRate.add(look(1 * ms, acked: 0, inFlight: 50_000, notSent: 1_000_000, rate: nil))
+        XCTAssertEqual(noRate.nextLook, 3 * ms)
+    }
+
     /// A kernel snapshot becomes a look with the bytes in flight from its counters, or none before 4.19.
     func testALookFromTheKernelsStruct() throws {
         var bytes = [UInt8](repeating: 0, count: 232)

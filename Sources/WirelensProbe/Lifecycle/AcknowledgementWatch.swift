@@ -12,13 +12,12 @@ struct AcknowledgementWatch: Equatable {
     enum State: Equatable {
         /// The body is being sent, or the engine has not looked yet.
         case sending
-        /// A look asked how many body bytes libcurl handed over (`uploaded`), with what earlier looks at the socket
-        /// saw of the body's end.
-        case countingUpload(BodyArrival?)
+        /// A look asked how many body bytes libcurl handed over (`uploaded`).
+        case countingUpload
         /// A look asked for the socket's TCP facts (`socket`).
-        case readingSocket(BodyArrival?)
-        /// The whole body was written and the looks so far follow its end on its way.
-        case following(BodyArrival)
+        case readingSocket
+        /// The whole body was written and the looks so far (`body`) follow its end on its way.
+        case following
         /// The body's last byte reached the server at this instant (monotonic ns).
         case arrived(Int64)
         /// The response began before a look saw the body's end leave and no look bounds it: the written end stands.
@@ -42,6 +41,9 @@ struct AcknowledgementWatch: Equatable {
     }
 
     private(set) var state: State = .sending
+    /// What the looks saw of the body's end since the whole body was written (kept beside the state, so that a look
+    /// changes it in place).
+    private(set) var body: BodyArrival?
 
     /// The largest gap (ns) between the last look and the response's first byte for which the response's first byte
     /// is taken as the body's end when no look saw the last byte leave (a few poll periods).
@@ -50,6 +52,11 @@ struct AcknowledgementWatch: Equatable {
     /// When the body's last byte reached the server (monotonic ns), if the looks could tell.
     var arrival: Int64? {
         if case .arrived(let at) = state { at } else { nil }
+    }
+
+    /// When the next look is due (monotonic ns) while the body's end is followed; nil: the engine's default.
+    var nextLook: Int64? {
+        state == .following ? body?.nextLook : nil
     }
 
     /// True once nothing more is to be watched.
@@ -63,35 +70,34 @@ struct AcknowledgementWatch: Equatable {
     /// A look after libcurl ran: `responseStart` is the response's first byte, `bodyReadEnd` the moment the whole
     /// body was read (nil while it is being read, or after a rewind).
     mutating func look(responseStart: Int64?, bodyReadEnd: Int64?) -> Step {
-        let followed: BodyArrival?
         switch state {
         case .arrived, .missed:
             return .settled
         case .countingUpload, .readingSocket:
             return .invalid
-        case .sending:
-            followed = nil
-        case .following(let body):
-            followed = body
+        case .sending, .following:
+            break
         }
         if let response = responseStart {
             // The response began between two looks. The looks place the body's end when one saw its last byte
             // leave; otherwise the response's first byte bounds it when the last look was recent, and the last look
             // is all that is known when it was not.
-            if let body = followed {
+            if state == .following, let body {
                 state = .arrived(body.arrival(responseStart: response)
                     ?? (response - body.lastLook <= Self.slack ? response : body.lastLook))
             } else {
                 state = .missed
             }
+            body = nil
             return .settled
         }
         guard bodyReadEnd != nil else {
             // Being read (again, after a rewind): what earlier looks followed was another send of it.
             state = .sending
+            body = nil
             return .idle
         }
-        state = .countingUpload(followed)
+        state = .countingUpload
         return .readUploaded
     }
 
@@ -99,33 +105,37 @@ struct AcknowledgementWatch: Equatable {
     /// connection's socket is known (libcurl 7.88 names it only after the transfer ends: the engine's socket table
     /// found it when the connection was ready).
     mutating func uploaded(complete: Bool, socketKnown: Bool, bodyReadEnd: Int64) -> Step {
-        guard case .countingUpload(let followed) = state else { return .invalid }
+        guard state == .countingUpload else { return .invalid }
         guard complete else {
             // Not all handed over (again, after a rewind): the looks start over once it is.
             state = .sending
+            body = nil
             return .waiting
         }
         guard socketKnown else {
             state = .arrived(bodyReadEnd)
+            body = nil
             return .settled
         }
-        state = .readingSocket(followed)
+        state = .readingSocket
         return .readSocket
     }
 
     /// The socket's TCP facts at this look (nil: the kernel cannot tell, and the written end stands).
     mutating func socket(_ sample: BodyArrival.Sample?, bodyReadEnd: Int64) -> Step {
-        guard case .readingSocket(let followed) = state else { return .invalid }
+        guard state == .readingSocket else { return .invalid }
         guard let sample else {
             state = .arrived(bodyReadEnd)
+            body = nil
             return .settled
         }
-        var body = followed ?? BodyArrival(written: bodyReadEnd)
-        guard body.add(sample) else {
-            state = .following(body)
+        if body == nil { body = BodyArrival(written: bodyReadEnd) }
+        guard body?.add(sample) == true, let settled = body else {
+            state = .following
             return .waiting
         }
-        state = .arrived(body.arrival(responseStart: nil) ?? sample.at)
+        state = .arrived(settled.arrival(responseStart: nil) ?? sample.at)
+        body = nil
         return .settled
     }
 }

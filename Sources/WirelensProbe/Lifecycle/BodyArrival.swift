@@ -11,7 +11,7 @@ import WirelensCore
 /// - **window-bound** (the look before the last byte left found the bytes in flight filling the peer's advertised
 ///   window): the sender was waiting for the server to read, so the path held no queue and the last byte arrived
 ///   one way after it left: `sent + minRTT/2`, `sent` the middle of the two looks around the moment nothing was
-///   left unsent. Error: half the look interval (1 ms), plus what a burst the window let out at once waits in a
+///   left unsent. Error: half the look interval (1 ms near that moment), plus what a burst the window let out at once waits in a
 ///   slower link's queue (the burst over the link's rate).
 /// - **queue** (otherwise: the congestion window or the path held the sender back): the bytes ahead of the last one
 ///   left the path's bottleneck at the delivery rate, and the peer acknowledged them on arrival (it holds only the
@@ -85,6 +85,12 @@ struct BodyArrival: Equatable {
     private(set) var recent: [Sample] = []
     /// The smallest round-trip time seen (ns).
     private(set) var minRTT: Int64?
+    /// The fastest delivery rate seen (bytes/s; 0: none).
+    private(set) var fastest: UInt64 = 0
+
+    /// The shortest and the longest wait before the next look (ns).
+    static let closestLook: Int64 = 2_000_000
+    static let farthestLook: Int64 = 10_000_000
 
     init(written: Int64) {
         self.written = written
@@ -93,6 +99,18 @@ struct BodyArrival: Equatable {
     /// True once later looks tell nothing more: the whole body is acknowledged, or the last byte left a window-bound
     /// sender (its arrival follows from that moment alone).
     var isComplete: Bool { acknowledged != nil || (sent != nil && windowBound) }
+
+    /// When the next look is due (monotonic ns): looks come closer as the next moment that matters nears (the last
+    /// byte leaving, then the rest arriving): a quarter of the time the bytes before it take at twice the fastest
+    /// delivery rate seen (less than it will take, so no look comes late), 2 to 10 ms after the last look; 2 ms
+    /// without a rate.
+    var nextLook: Int64 {
+        guard let look = previous else { return written + Self.closestLook }
+        guard fastest > 0, let end else { return look.at + Self.closestLook }
+        let ahead = sent == nil ? look.notSent : (end > look.acked ? end - look.acked : 0)
+        let due = Int64((Double(ahead) / Double(fastest) * 1e9 / 4).rounded())
+        return look.at + min(max(due, Self.closestLook), Self.farthestLook)
+    }
 
     /// When the previous look was taken (or the body written, before the first).
     var lastLook: Int64 { previous?.at ?? written }
@@ -104,6 +122,7 @@ struct BodyArrival: Equatable {
         let end = self.end ?? (sample.acked + sample.inFlight + sample.notSent)
         self.end = end
         if let rtt = sample.minRTT, rtt > 0 { minRTT = min(minRTT ?? rtt, rtt) }
+        if let rate = sample.deliveryRate { fastest = max(fastest, rate) }
         if sent == nil, sample.notSent == 0 {
             sent = lastLook + (sample.at - lastLook) / 2
             if let before = previous, before.notSent > 0, let window = before.sendWindow {
