@@ -47,7 +47,7 @@ extension LibcurlDescription {
         }
         if hasUploads {
             list.append(Caveat(id: "send-buffer", text: "For a request body, the send phase ends when its last byte "
-                + "reached the server, as estimated from the kernel's TCP facts (TCP_INFO, looked at every 2 ms), not "
+                + "reached the server, as estimated from the kernel's TCP facts (TCP_INFO, looked at every 2 ms near the end), not "
                 + "when libcurl wrote it to the socket nor when the server's TCP acknowledged it: bytes waiting in the "
                 + "send buffer or a slow path's queue count as send, a delayed ACK does not. Bytes that reached the "
                 + "server but were not yet read by it count as server wait."))

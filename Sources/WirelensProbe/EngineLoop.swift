@@ -242,9 +242,14 @@ final class EngineLoop: CurlLoopDriver {
     }
 
     private func pollTimeoutMillis() -> Int32 {
-        let now = MonotonicClock.now()
-        // An upload's next look is due at its instant, not a millisecond after it (the +1 below lets timers pass).
-        let look = awaitingAcknowledgement > 0 ? max(0, (nextAcknowledgementLook - now) / 1_000_000) : 1000
+        var now: Int64?
+        var look: Int64 = 1000
+        if awaitingAcknowledgement > 0 {
+            // An upload's next look is due at its instant, not a millisecond after it (the +1 below lets timers pass).
+            let stamp = MonotonicClock.now()
+            now = stamp
+            look = max(0, (nextAcknowledgementLook - stamp) / 1_000_000)
+        }
         var next = Int64.max
         if options.readsKernelFacts, options.tcpSampleInterval > 0 {
             for ctx in active.values where ctx.tcpSocket != nil {
@@ -256,7 +261,7 @@ final class EngineLoop: CurlLoopDriver {
             for ctx in active.values { next = min(next, ctx.task.lifecycle.nextTimeout(activity: ctx.activity)) }
         }
         guard next != .max else { return Int32(min(1000, look)) }
-        let millis = (next - now) / 1_000_000 + 1
+        let millis = (next - (now ?? MonotonicClock.now())) / 1_000_000 + 1
         return Int32(max(0, min(1000, look, millis)))
     }
 
