@@ -198,6 +198,17 @@ final class EngineLoop: CurlLoopDriver {
         var now: Int64?
         var nextLook = Int64.max
         for ctx in active.values where ctx.body != .none && !ctx.acknowledgement.isSettled {
+            // A body whose end is followed is looked at when its look is due (or its response began), not after every
+            // perform: a perform for another transfer's bytes tells it nothing.
+            if ctx.responseStart == nil, let due = ctx.acknowledgement.nextLook {
+                let stamp = now ?? MonotonicClock.now()
+                now = stamp
+                if stamp < due {
+                    waiting += 1
+                    nextLook = min(nextLook, due)
+                    continue
+                }
+            }
             guard ctx.acknowledgement.look(responseStart: ctx.responseStart, bodyReadEnd: ctx.bodyReadEnd) == .readUploaded,
                   let readEnd = ctx.bodyReadEnd else { continue }
             // A count libcurl cannot give (CURLINFO_SIZE_UPLOAD_T failing) counts as a body not all written yet.
@@ -245,10 +256,10 @@ final class EngineLoop: CurlLoopDriver {
         var now: Int64?
         var look: Int64 = 1000
         if awaitingAcknowledgement > 0 {
-            // An upload's next look is due at its instant, not a millisecond after it (the +1 below lets timers pass).
+            // Woken at the millisecond an upload's next look is due (rounded up: an earlier wake would look too soon).
             let stamp = MonotonicClock.now()
             now = stamp
-            look = max(0, (nextAcknowledgementLook - stamp) / 1_000_000)
+            look = max(0, (nextAcknowledgementLook - stamp + 999_999) / 1_000_000)
         }
         var next = Int64.max
         if options.readsKernelFacts, options.tcpSampleInterval > 0 {
