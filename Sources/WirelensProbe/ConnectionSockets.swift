@@ -111,13 +111,14 @@ final class ConnectionSockets {
         ctx.tcpSocket = nil
     }
 
-    /// libcurl is closing `socket`: the transfers still on it take their last snapshot, then it and its connection's
-    /// facts are forgotten.
+    /// libcurl is closing `socket`: the transfers still on it take their last snapshot and note the close (the end of
+    /// the connection's span), then it and its connection's facts are forgotten.
     func closing(_ socket: Int32, at now: Int64) {
         guard let entry = entries.removeValue(forKey: socket) else { return }
         for ctx in entry.users {
             ctx.sampleTCP(at: now, last: true)
             ctx.tcpSocket = nil
+            ctx.connectionClosed = now
         }
         if entry.port > 0, byPort[entry.port] == socket { byPort[entry.port] = nil }
         if let id = entry.connectionId {

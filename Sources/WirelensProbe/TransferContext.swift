@@ -8,7 +8,8 @@ import WirelensCurl
 final class TransferContext: TransferObserver {
     let handle: CurlEasy
     let task: TaskState
-    let kind: TransactionKind
+    /// The current attempt's kind: a resend after a dead connection is a retry.
+    private(set) var kind: TransactionKind
     let target: TargetURL
     let method: String
     let body: BodySource
@@ -41,16 +42,24 @@ final class TransferContext: TransferObserver {
     var refusal: String?
     /// The wait before this attempt (µs) and the server's Retry-After as asked, when this is a retry.
     var retryWait: TaskLifecycle.RetryWait?
+    /// The attempts libcurl gave up on before the current one (their connection died under the request and libcurl
+    /// resent it on a fresh one), in order, each its own transaction.
+    private(set) var deadAttempts: [TransferObservation] = []
 
     // Stamps (monotonic ns)
-    let fetchStart: Int64
+    /// When the current attempt began: the transfer's start, or the moment libcurl resent it after a dead connection.
+    private(set) var fetchStart: Int64
     var connectionReady: Int64?
     var lastSend: Int64?
     var headerOutAt: Int64?
     var firstBodyOutAt: Int64?
     var responseStart: Int64?
     var lastActivity: Int64
+    /// When libcurl closed the connection while this attempt was on it.
+    var connectionClosed: Int64?
     var expectSent = false
+    /// Request header bytes libcurl wrote in this attempt (its verbose output's HEADER_OUT).
+    var headerBytesOut: Int64 = 0
     /// When the peer had acknowledged the whole request body, as the engine's looks at the socket's send queue
     /// decide it.
     var acknowledgement = AcknowledgementWatch()
@@ -261,7 +270,97 @@ final class TransferContext: TransferObserver {
         case .reused(let id): connectionId = id
         case .tls(let version, let cipher): tlsVersion = version; tlsCipher = cipher
         case .alpn(let name): alpn = name
+        case .retryingFreshConnect: connectionDied(at: MonotonicClock.now())
         }
+    }
+
+    /// libcurl gave up on the attempt's connection (it died under the request before any response byte) and is about
+    /// to close it and resend the request on a fresh connection: the attempt so far becomes a transaction of its own,
+    /// failed, and the resend starts as a retry now.
+    private func connectionDied(at now: Int64) {
+        sampleTCP(at: now, last: true)
+        sockets?.detach(self)
+        settleTLSFacts(reused: true)
+        // libcurl closes the socket right after saying so, within the same call.
+        connectionClosed = now
+        // The timers of this attempt (libcurl's restart when it connects again); a failed read leaves them at 0.
+        let info = (try? EasyInfo(handle, addresses: false)) ?? EasyInfo()
+        let died = TransferError(errorClass: .network,
+                                 message: "connection died: the server closed the reused connection before answering; "
+                                     + "libcurl resent the request on a fresh connection")
+        var seen = observation(info: info, numConnects: 0, error: died, end: now)
+        seen.requestHeaderBytes = headerBytesOut
+        seen.protocolName = nil
+        deadAttempts.append(seen)
+        startResend(at: now)
+    }
+
+    /// Clears what the attempt on the dead connection saw, for the resend.
+    private func startResend(at now: Int64) {
+        kind = .retry
+        retryWait = nil
+        fetchStart = now
+        lastActivity = now
+        connectionReady = nil
+        lastSend = nil
+        headerOutAt = nil
+        firstBodyOutAt = nil
+        responseStart = nil
+        connectionClosed = nil
+        expectSent = false
+        headerBytesOut = 0
+        requestBodyBytes = 0
+        acknowledgement = AcknowledgementWatch()
+        socket = nil
+        tcpSocket = nil
+        connectionSocketKnown = false
+        tcp = TCPFacts.Builder()
+        tcpSampledAt = 0
+        handshakeRTT = nil
+        tcpShared = false
+        remoteIP = nil
+        localIP = nil
+        remotePort = nil
+        localPort = nil
+        connectionId = nil
+        tlsVersion = nil
+        tlsCipher = nil
+        alpn = nil
+    }
+
+    /// The TLS facts of the connection: this transfer's own are remembered by the connection's number for the
+    /// transfers that reuse it; a transfer on a reused connection (`reused`) takes the remembered ones.
+    func settleTLSFacts(reused: Bool) {
+        guard let id = connectionId, let sockets else { return }
+        if tlsVersion != nil || alpn != nil {
+            sockets.remember(tls: (tlsVersion, tlsCipher, alpn), connection: id, socketKnown: connectionSocketKnown)
+        } else if connectionReady != nil, reused, let known = sockets.tls(connection: id) {
+            tlsVersion = known.version
+            tlsCipher = known.cipher
+            alpn = known.alpn
+        }
+    }
+
+    /// What the current attempt saw, ended at `end` with `error`, with libcurl's figures from `info` (`numConnects`:
+    /// the connections libcurl opened for it).
+    func observation(info: EasyInfo, numConnects: Int, error: TransferError?, end: Int64) -> TransferObservation {
+        var facts = tcp.finish()
+        facts?.shared = tcpShared
+        facts?.handshakeRTT = handshakeRTT
+        return TransferObservation(
+            kind: kind, url: target.text, method: method, hostIsIPLiteral: target.hostIsIPLiteral,
+            usesTLS: target.scheme == "https", fetchStart: fetchStart, connectionReady: connectionReady,
+            requestEnd: requestEnd, responseStart: responseStart, headerOutAt: headerOutAt,
+            firstBodyOutAt: firstBodyOutAt, expectSent: expectSent, end: end, connectionClosed: connectionClosed,
+            curlTimers: info.timers, numConnects: numConnects, protocolName: info.protocolName,
+            requestHeaderBytes: info.requestSize, responseHeaderBytes: info.headerSize, connectionId: connectionId,
+            localAddress: localIP ?? info.localIP, localPort: localPort ?? info.localPort,
+            remoteAddress: remoteIP ?? info.primaryIP, remotePort: remotePort ?? info.primaryPort,
+            tlsVersion: tlsVersion, tlsCipher: tlsCipher, alpn: alpn, status: status,
+            statusText: statusText, contentType: contentType,
+            responseHeaders: captureHeaders ? headers : nil, requestBodyBytes: requestBodyBytes,
+            responseBodyBytes: responseBodyBytes, retryWait: retryWait,
+            error: error, tcp: facts, readsTCP: readsTCP)
     }
 
     /// One event of libcurl's verbose output other than its informational text.
@@ -270,6 +369,7 @@ final class TransferContext: TransferObserver {
         case .headerOut:
             let now = MonotonicClock.now()
             lastActivity = now
+            headerBytesOut += Int64(text.count)
             if responseStart == nil { lastSend = now }
             if headerOutAt == nil {
                 headerOutAt = now
