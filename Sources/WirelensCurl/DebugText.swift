@@ -57,7 +57,9 @@ public enum DebugText {
     /// TLS and ALPN lines become Strings.
     public static func parse(bytes: UnsafeBufferPointer<UInt8>) -> Fact? {
         guard mayCarryFact(bytes) else { return nil }
-        if resendPrefixes.contains(where: { starts(bytes, with: $0) }) { return .retryingFreshConnect }
+        if let resend = resendPrefixes.firstIndex(where: { starts(bytes, with: $0) }) {
+            return .retryingFreshConnect(refusedStream: resend == 1)
+        }
         if bytes[0] == UInt8(ascii: "C") || bytes[0] == UInt8(ascii: "R") {
             guard let hash = bytes.firstIndex(of: UInt8(ascii: "#")) else { return nil }
             var id = 0

@@ -55,6 +55,8 @@ final class TransferContext: TransferObserver {
     var firstBodyOutAt: Int64?
     var responseStart: Int64?
     var lastActivity: Int64
+    /// When libcurl made the socket of the connection this attempt opened.
+    var connectionOpened: Int64?
     /// When libcurl closed the connection while this attempt was on it.
     var connectionClosed: Int64?
     var expectSent = false
@@ -222,7 +224,7 @@ final class TransferContext: TransferObserver {
     /// libcurl made a socket for a new connection of this transfer.
     func onSocketOpened(_ socket: Int32) {
         self.socket = socket
-        sockets?.opened(socket)
+        sockets?.opened(socket, at: MonotonicClock.now())
     }
 
     /// The connection is ready and the request is about to be sent.
@@ -237,6 +239,9 @@ final class TransferContext: TransferObserver {
         if let sockets, let found = sockets.socket(localPort: localPort, hint: socket, connection: connectionId) {
             tcpSocket = found
             connectionSocketKnown = true
+            // Made by this transfer: it made a socket, and the connection's was made since the transfer began (the
+            // winner of a happy-eyeballs race may be an earlier one of its sockets than the last).
+            if socket != nil, let opened = sockets.openedAt(found), opened >= fetchStart { connectionOpened = opened }
             if readsTCP, let idle = sockets.attach(self, to: found, at: now) {
                 // The connection sat idle in the pool since its last transfer ended: that snapshot is this start.
                 tcp.add(idle, at: now / 1000)
@@ -270,25 +275,30 @@ final class TransferContext: TransferObserver {
         case .reused(let id): connectionId = id
         case .tls(let version, let cipher): tlsVersion = version; tlsCipher = cipher
         case .alpn(let name): alpn = name
-        case .retryingFreshConnect: connectionDied(at: MonotonicClock.now())
+        case .retryingFreshConnect(let refused): attemptAbandoned(refusedStream: refused, at: MonotonicClock.now())
         }
     }
 
-    /// libcurl gave up on the attempt's connection (it died under the request before any response byte) and is about
-    /// to close it and resend the request on a fresh connection: the attempt so far becomes a transaction of its own,
-    /// failed, and the resend starts as a retry now.
-    private func connectionDied(at now: Int64) {
+    /// libcurl gave up on the attempt before any response byte and resends the request on a fresh connection: the
+    /// reused connection it went out on died under it (libcurl closes it next, within the same call), or the server
+    /// refused its HTTP/2 stream (`refusedStream`; the connection stays). The attempt so far becomes a transaction of
+    /// its own, failed, and the resend starts as a retry now.
+    private func attemptAbandoned(refusedStream: Bool, at now: Int64) {
         sampleTCP(at: now, last: true)
         sockets?.detach(self)
-        settleTLSFacts(reused: true)
-        // libcurl closes the socket right after saying so, within the same call.
-        connectionClosed = now
         // The timers of this attempt (libcurl's restart when it connects again); a failed read leaves them at 0.
         let info = (try? EasyInfo(handle, addresses: false)) ?? EasyInfo()
-        let died = TransferError(errorClass: .network,
-                                 message: "connection died: the server closed the reused connection before answering; "
-                                     + "libcurl resent the request on a fresh connection")
-        var seen = observation(info: info, numConnects: 0, error: died, end: now)
+        // libcurl resends after a dead connection only when the connection was a reused one.
+        let numConnects = refusedStream ? info.numConnects : 0
+        settleTLSFacts(reused: numConnects == 0)
+        if !refusedStream { connectionClosed = now }
+        let message = refusedStream
+            ? "stream refused: the server refused the HTTP/2 stream (REFUSED_STREAM) before answering; "
+                + "libcurl resent the request on a fresh connection"
+            : "connection died: the server closed the reused connection before answering; "
+                + "libcurl resent the request on a fresh connection"
+        var seen = observation(info: info, numConnects: numConnects, error: TransferError(errorClass: .network, message: message),
+                               end: now)
         seen.requestHeaderBytes = headerBytesOut
         seen.protocolName = nil
         deadAttempts.append(seen)
@@ -306,6 +316,7 @@ final class TransferContext: TransferObserver {
         headerOutAt = nil
         firstBodyOutAt = nil
         responseStart = nil
+        connectionOpened = nil
         connectionClosed = nil
         expectSent = false
         headerBytesOut = 0
@@ -351,9 +362,12 @@ final class TransferContext: TransferObserver {
             kind: kind, url: target.text, method: method, hostIsIPLiteral: target.hostIsIPLiteral,
             usesTLS: target.scheme == "https", fetchStart: fetchStart, connectionReady: connectionReady,
             requestEnd: requestEnd, responseStart: responseStart, headerOutAt: headerOutAt,
-            firstBodyOutAt: firstBodyOutAt, expectSent: expectSent, end: end, connectionClosed: connectionClosed,
+            firstBodyOutAt: firstBodyOutAt, expectSent: expectSent, end: end, connectionOpened: connectionOpened,
+            connectionClosed: connectionClosed,
             curlTimers: info.timers, numConnects: numConnects, protocolName: info.protocolName,
-            requestHeaderBytes: info.requestSize, responseHeaderBytes: info.headerSize, connectionId: connectionId,
+            // libcurl's count runs over the attempts it resent: theirs are left out.
+            requestHeaderBytes: max(0, info.requestSize - deadAttempts.reduce(0) { $0 + $1.requestHeaderBytes }),
+            responseHeaderBytes: info.headerSize, connectionId: connectionId,
             localAddress: localIP ?? info.localIP, localPort: localPort ?? info.localPort,
             remoteAddress: remoteIP ?? info.primaryIP, remotePort: remotePort ?? info.primaryPort,
             tlsVersion: tlsVersion, tlsCipher: tlsCipher, alpn: alpn, status: status,

@@ -3,7 +3,8 @@ extension Summary {
     /// connections' spans.
     ///
     /// A connection is open from its handshake to the moment libcurl closed its socket, as a capture counts it (SYN to
-    /// FIN or RST). Its span runs from its first transaction's handshake (or request) to the close when libcurl closed
+    /// FIN or RST). Its span runs from the moment libcurl made its socket (`TransactionMetrics.connectionOpened`, just
+    /// before the SYN; else the first transaction's handshake or request) to the close when libcurl closed
     /// it while a transaction was on it (`TransactionMetrics.connectionClosed`), else to its last transaction's end:
     /// a connection left in the pool and closed later (idle, at the end of the run) is counted up to its last use, so
     /// the figure never exceeds what the wire shows, and under a connection limit (libcurl opens a connection only
@@ -37,7 +38,7 @@ extension Summary {
             if tx.openedConnection { opened += 1 }
             if tx.reusedConnection { reused += 1 }
             guard let key = ConnectionKey(tx) else { return }
-            let start = tx.timeline.connectStart ?? tx.timeline.requestStart ?? tx.timeline.fetchStart
+            let start = tx.connectionOpened ?? tx.timeline.connectStart ?? tx.timeline.requestStart ?? tx.timeline.fetchStart
             let end = tx.connectionClosed ?? tx.timeline.responseEnd ?? tx.timeline.requestEnd ?? start
             if let span = spans[key] {
                 spans[key] = (min(span.start, start), max(span.end, end))
