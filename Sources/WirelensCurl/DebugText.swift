@@ -34,8 +34,9 @@ public enum DebugText {
 
     private static let sslPrefix = "SSL connection using "
     /// The lines of libcurl's resend on a fresh connection (both end the same).
-    private static let resendPrefixes = ["Connection died, retrying a fresh connect", "REFUSED_STREAM, retrying a fresh connect"]
-        .map { Array($0.utf8) }
+    private static let resendPrefixes = [
+        "Connection died, retrying a fresh connect", "REFUSED_STREAM, retrying a fresh connect",
+    ].map { Array($0.utf8) }
     private static let prefixes: [[UInt8]] = ["Connected to ", "Re-using existing connection", sslPrefix, "ALPN"]
         .map { Array($0.utf8) } + resendPrefixes
     /// The first byte of each prefix.

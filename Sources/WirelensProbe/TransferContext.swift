@@ -45,6 +45,9 @@ final class TransferContext: TransferObserver {
     /// The attempts libcurl gave up on before the current one (their connection died under the request and libcurl
     /// resent it on a fresh one), in order, each its own transaction.
     private(set) var deadAttempts: [TransferObservation] = []
+    /// libcurl's timers when it last resent the request: 7.88 adds each attempt's offsets to the ones before (its
+    /// timers are reset only when the transfer starts), so an attempt's own are the difference.
+    private var timersAtResend = CurlTimers()
 
     // Stamps (monotonic ns)
     /// When the current attempt began: the transfer's start, or the moment libcurl resent it after a dead connection.
@@ -295,13 +298,14 @@ final class TransferContext: TransferObserver {
         let message = refusedStream
             ? "stream refused: the server refused the HTTP/2 stream (REFUSED_STREAM) before answering; "
                 + "libcurl resent the request on a fresh connection"
-            : "connection died: the server closed the reused connection before answering; "
+            : "connection died: the reused connection was closed or reset before any answer; "
                 + "libcurl resent the request on a fresh connection"
-        var seen = observation(info: info, numConnects: numConnects, error: TransferError(errorClass: .network, message: message),
-                               end: now)
+        var seen = observation(info: info, numConnects: numConnects,
+                               error: TransferError(errorClass: .network, message: message), end: now)
         seen.requestHeaderBytes = headerBytesOut
         seen.protocolName = nil
         deadAttempts.append(seen)
+        timersAtResend = info.timers
         startResend(at: now)
     }
 
@@ -352,6 +356,16 @@ final class TransferContext: TransferObserver {
         }
     }
 
+    /// libcurl's timers for the current attempt alone: since the last resend (none: libcurl's own); TOTAL stays the
+    /// whole transfer's.
+    private func attemptTimers(_ t: CurlTimers) -> CurlTimers {
+        let b = timersAtResend
+        return CurlTimers(
+            nameLookup: max(0, t.nameLookup - b.nameLookup), connect: max(0, t.connect - b.connect),
+            appConnect: max(0, t.appConnect - b.appConnect), preTransfer: max(0, t.preTransfer - b.preTransfer),
+            startTransfer: max(0, t.startTransfer - b.startTransfer), total: t.total)
+    }
+
     /// What the current attempt saw, ended at `end` with `error`, with libcurl's figures from `info` (`numConnects`:
     /// the connections libcurl opened for it).
     func observation(info: EasyInfo, numConnects: Int, error: TransferError?, end: Int64) -> TransferObservation {
@@ -364,7 +378,7 @@ final class TransferContext: TransferObserver {
             requestEnd: requestEnd, responseStart: responseStart, headerOutAt: headerOutAt,
             firstBodyOutAt: firstBodyOutAt, expectSent: expectSent, end: end, connectionOpened: connectionOpened,
             connectionClosed: connectionClosed,
-            curlTimers: info.timers, numConnects: numConnects, protocolName: info.protocolName,
+            curlTimers: attemptTimers(info.timers), numConnects: numConnects, protocolName: info.protocolName,
             // libcurl's count runs over the attempts it resent: theirs are left out.
             requestHeaderBytes: max(0, info.requestSize - deadAttempts.reduce(0) { $0 + $1.requestHeaderBytes }),
             responseHeaderBytes: info.headerSize, connectionId: connectionId,

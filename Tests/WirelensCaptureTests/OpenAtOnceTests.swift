@@ -14,7 +14,8 @@ final class OpenAtOnceTests: XCTestCase {
 
     /// nginx closes each connection after its third request (`keepalive_requests 3`, the /every3/ location).
     func testConnectionsClosedByTheServerAfterThreeRequestsNeverExceedTheLimit() throws {
-        try checkOpenAtOnce(["--repeat", "30", "--concurrency", "4", "--max-host-connections", "2"], path: "/every3/small.txt")
+        try checkOpenAtOnce(["--repeat", "30", "--concurrency", "4", "--max-host-connections", "2"],
+                            path: "/every3/small.txt")
     }
 
     func testFreshConnectionsPerRequestNeverExceedTheLimit() throws {

@@ -162,8 +162,8 @@ struct TransactionCoding: Codable {
         case kind, url, method, timestamps, offsetsMs, phasesMs, networkProtocolName, reusedConnection, connectionId,
              proxyConnection, localAddress, localPort, remoteAddress, remotePort, tlsVersion, tlsCipher, alpn,
              statusCode, requestHeaderBytes, requestBodyBytes, responseHeaderBytes, responseBodyBytes,
-             uploadBytesPerSecond, downloadBytesPerSecond, expectContinueWaitMs, retryWaitMs, retryAfterMs, connectionOpenedAt, connectionClosedAt,
-             curlTimersUs,
+             uploadBytesPerSecond, downloadBytesPerSecond, expectContinueWaitMs, retryWaitMs, retryAfterMs,
+             connectionOpenedAt, connectionClosedAt, curlTimersUs,
              responseHeaders, statusText, contentType, error, tcp, diagnosis
     }
 
@@ -257,8 +257,10 @@ struct TransactionCoding: Codable {
             .map(Format.micros(fromMillis:))
         m.retryWait = try c.decodeIfPresent(Double.self, forKey: .retryWaitMs).map(Format.micros(fromMillis:))
         m.retryAfter = try c.decodeIfPresent(Double.self, forKey: .retryAfterMs).map(Format.micros(fromMillis:))
-        m.connectionOpened = try c.decodeIfPresent(String.self, forKey: .connectionOpenedAt).flatMap(WallClock.parseISO8601)
-        m.connectionClosed = try c.decodeIfPresent(String.self, forKey: .connectionClosedAt).flatMap(WallClock.parseISO8601)
+        m.connectionOpened = try c.decodeIfPresent(String.self, forKey: .connectionOpenedAt)
+            .flatMap(WallClock.parseISO8601)
+        m.connectionClosed = try c.decodeIfPresent(String.self, forKey: .connectionClosedAt)
+            .flatMap(WallClock.parseISO8601)
         m.responseHeaders = try c.decodeIfPresent([HeaderField].self, forKey: .responseHeaders)
         m.statusText = try c.decodeIfPresent(String.self, forKey: .statusText)
         m.contentType = try c.decodeIfPresent(String.self, forKey: .contentType)

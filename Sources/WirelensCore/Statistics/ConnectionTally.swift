@@ -38,7 +38,8 @@ extension Summary {
             if tx.openedConnection { opened += 1 }
             if tx.reusedConnection { reused += 1 }
             guard let key = ConnectionKey(tx) else { return }
-            let start = tx.connectionOpened ?? tx.timeline.connectStart ?? tx.timeline.requestStart ?? tx.timeline.fetchStart
+            let start = tx.connectionOpened ?? tx.timeline.connectStart ?? tx.timeline.requestStart
+                ?? tx.timeline.fetchStart
             let end = tx.connectionClosed ?? tx.timeline.responseEnd ?? tx.timeline.requestEnd ?? start
             if let span = spans[key] {
                 spans[key] = (min(span.start, start), max(span.end, end))

@@ -320,7 +320,8 @@ struct TaskLifecycle {
         let endedAt = rules.anchor.wallMicros(ofMonotonic: lastEnd ?? now)
         let record = TaskRecord(
             index: index, url: taskURL, method: taskMethod, startedAt: startedAt, endedAt: max(startedAt, endedAt),
-            redirectCount: redirects, retries: retries + resends, statusCode: status, error: error, transactions: transactions)
+            redirectCount: redirects, retries: retries + resends, statusCode: status, error: error,
+            transactions: transactions)
         transactions = []
         return .finish(record)
     }
