@@ -23,7 +23,8 @@ extension LibcurlDescription {
         if older(8, 6) {
             list.append(Caveat(id: "queue-time", text: "libcurl \(libcurl.version) has no CURLINFO_QUEUE_TIME_T: "
                 + "queue wait is measured by Wirelens from the moment a transfer is added to the moment libcurl "
-                + "starts it (derived from CURLOPT_PREREQFUNCTION and PRETRANSFER)."))
+                + "starts it (for a new connection, its first socket less NAMELOOKUP; otherwise "
+                + "CURLOPT_PREREQFUNCTION less PRETRANSFER)."))
         }
         if older(8, 3), hasUploads {
             list.append(Caveat(id: "starttransfer-upload", text: "libcurl \(libcurl.version) stamps STARTTRANSFER "
@@ -47,6 +48,14 @@ extension LibcurlDescription {
                 + "the first transfer to an origin opens its connection with prior knowledge, and the others join "
                 + "that connection as HTTP/2 without it (CURL_HTTP_VERSION_2_0), as curl's --http2-prior-knowledge "
                 + "URL --next --http2 URL does."))
+        }
+        if !hasUploads, protocolsUsed?.isEmpty != true {
+            list.append(Caveat(id: "send-overhead", text: "For a request without a body the send phase is libcurl's "
+                + "own work, not time on the wire: it runs from the moment libcurl had the connection "
+                + "(CURLOPT_PREREQFUNCTION) to its last write of the request head, and holds libcurl building the "
+                + "request (on HTTP/2 also the stream and its header compression), its verbose text for Wirelens "
+                + "and the write itself. The head leaves in one write: its first and last byte are on the wire at "
+                + "once."))
         }
         if hasUploads {
             list.append(Caveat(id: "send-buffer", text: "For a request body, the send phase ends when the server's "
