@@ -27,9 +27,10 @@ final class PriorKnowledgeRoles {
         return .opens
     }
 
-    /// An opener for `origin` made its connection's socket.
-    func opened(_ socket: Int32, origin: Origin) {
-        settle(origin)
+    /// An opener for `origin` made a socket for its connection (`first`: its first one, which ends its opening;
+    /// libcurl may try more than one address).
+    func opened(_ socket: Int32, origin: Origin, first: Bool = true) {
+        if first { settle(origin) }
         open[socket] = origin
     }
 

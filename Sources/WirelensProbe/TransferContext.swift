@@ -226,9 +226,9 @@ final class TransferContext: TransferObserver {
         if socketOpenedAt == nil { socketOpenedAt = MonotonicClock.now() }
         self.socket = socket
         sockets?.opened(socket)
-        if let priorKnowledge, priorKnowledge.role == .opens, !openerSettled {
+        if let priorKnowledge, priorKnowledge.role == .opens {
+            priorKnowledge.roles.opened(socket, origin: target.origin, first: !openerSettled)
             openerSettled = true
-            priorKnowledge.roles.opened(socket, origin: target.origin)
         }
     }
 

@@ -18,6 +18,15 @@ final class PriorKnowledgeRolesTests: XCTestCase {
         XCTAssertEqual(roles.role(for: a), .opens, "closed: the next one opens")
     }
 
+    func testAnOpenersSecondAddressKeepsItsConnectionKnown() {
+        let roles = PriorKnowledgeRoles()
+        XCTAssertEqual(roles.role(for: a), .opens)
+        roles.opened(5, origin: a)  // ::1, refused
+        roles.opened(6, origin: a, first: false)  // 127.0.0.1, connected
+        roles.closed(5)
+        XCTAssertEqual(roles.role(for: a), .joins, "the second socket is the open connection")
+    }
+
     func testAnOpenerThatMadeNoSocketLetsTheNextOneOpen() {
         let roles = PriorKnowledgeRoles()
         XCTAssertEqual(roles.role(for: a), .opens)
