@@ -44,6 +44,10 @@ final class TransferContext: TransferObserver {
 
     // Stamps (monotonic ns)
     let fetchStart: Int64
+    /// When libcurl made this transfer's first socket (the sockopt callback, before it connects).
+    var socketOpenedAt: Int64?
+    /// When libcurl said this transfer's new connection was made ("Connected to": after the SYN/ACK).
+    var connectedAt: Int64?
     var connectionReady: Int64?
     var lastSend: Int64?
     var headerOutAt: Int64?
@@ -84,6 +88,13 @@ final class TransferContext: TransferObserver {
     var tlsVersion: String?
     var tlsCipher: String?
     var alpn: String?
+    /// For an h2c prior-knowledge transfer on libcurl before 8.0: its role, the engine's table of roles, and the
+    /// settings it was configured with (a joiner refused a new connection starts again as an opener).
+    var priorKnowledge: (role: TransferSettings.PriorKnowledgeRole, roles: PriorKnowledgeRoles, settings: TransferSettings)?
+    /// True once an opener's socket or end was told to the roles table.
+    var openerSettled = false
+    /// How often this transfer, joining an h2c connection, was refused a new one and started again.
+    var rejoins = 0
 
     // Response facts
     var status: Int?
@@ -212,8 +223,20 @@ final class TransferContext: TransferObserver {
 
     /// libcurl made a socket for a new connection of this transfer.
     func onSocketOpened(_ socket: Int32) {
+        if socketOpenedAt == nil { socketOpenedAt = MonotonicClock.now() }
         self.socket = socket
         sockets?.opened(socket)
+        if let priorKnowledge, priorKnowledge.role == .opens {
+            priorKnowledge.roles.opened(socket, origin: target.origin, first: !openerSettled)
+            openerSettled = true
+        }
+    }
+
+    /// Tells the roles table that an opener ended (before it made a socket, if it never did).
+    func settleOpener() {
+        guard let priorKnowledge, priorKnowledge.role == .opens, !openerSettled else { return }
+        openerSettled = true
+        priorKnowledge.roles.ended(withoutSocket: target.origin)
     }
 
     /// The connection is ready and the request is about to be sent.
@@ -254,6 +277,7 @@ final class TransferContext: TransferObserver {
     func onConnectionFact(_ fact: ConnectionFact) {
         switch fact {
         case .connected(let id):
+            if connectedAt == nil { connectedAt = MonotonicClock.now() }
             connectionId = id
             // libcurl says so right after the TCP handshake (before TLS): the kernel's RTT estimate is then its
             // first sample, the SYN to the SYN/ACK.
