@@ -27,6 +27,8 @@ final class EngineLoop: CurlLoopDriver {
     /// The per-connection tables: open sockets and the transfers on each (libcurl's socket callbacks fill it), and
     /// the TLS facts of each connection for the transactions that reuse it; pruned as libcurl closes connections.
     private let sockets = ConnectionSockets()
+    /// Which h2c prior-knowledge transfers open their origin's connection and which join it (libcurl before 8.0).
+    private let priorKnowledgeRoles = PriorKnowledgeRoles()
     /// Transfers in flight that send a body (only these are watched for the acknowledgement).
     private var uploadsActive = 0
     private var random = SystemRandomNumberGenerator()
@@ -80,7 +82,11 @@ final class EngineLoop: CurlLoopDriver {
         rules = LifecycleRules(options: options, anchor: anchor)
         headerLists = try RequestHeaderLists(options: options)
         let sockets = sockets
-        multi.onSocketClose = { socket in sockets.closing(socket, at: MonotonicClock.now()) }
+        let roles = priorKnowledgeRoles
+        multi.onSocketClose = { socket in
+            sockets.closing(socket, at: MonotonicClock.now())
+            roles.closed(socket)
+        }
     }
 
     // MARK: CurlLoopDriver
@@ -288,11 +294,16 @@ final class EngineLoop: CurlLoopDriver {
         ctx.keepsCredentials = access.keepsCredentials
         ctx.refusesLinkLocal = access.refusesLinkLocal
         ctx.retryWait = attempt.retryWait
-        let settings = TransferSettings(
+        var settings = TransferSettings(
             url: target.text, scheme: target.scheme, method: ctx.method, body: ctx.body,
             keepsCredentials: access.keepsCredentials, refusesLinkLocal: access.refusesLinkLocal,
             headers: task.spec.headers, remainingMicros: access.remainingMicros, sendBuffer: options.sendBuffer,
             reportsIncomingTraffic: ctx.tracksActivity)
+        if options.httpVersion == .http2PriorKnowledge, options.reuseConnections, Libcurl.h2cReuseBroken {
+            let role = priorKnowledgeRoles.role(for: target.origin)
+            settings.priorKnowledgeRole = role
+            ctx.priorKnowledge = (role, priorKnowledgeRoles, settings)
+        }
         do {
             try EasyConfigurator(options: options, headers: headerLists).configure(handle, for: settings, observer: ctx)
         } catch {
@@ -392,6 +403,8 @@ final class EngineLoop: CurlLoopDriver {
     /// ended the transfer itself).
     private func complete(_ ctx: TransferContext, result: Result<Void, CurlError>?) {
         let easy = ctx.handle
+        if case .failure? = result, easy.refusedNewConnection, reopen(ctx) { return }
+        ctx.settleOpener()
         // The last snapshot before the connection may go back to the pool (or be closed by the removal).
         ctx.sampleTCP(at: MonotonicClock.now(), last: true)
         sockets.detach(ctx)
@@ -423,6 +436,34 @@ final class EngineLoop: CurlLoopDriver {
         perform(task.lifecycle.ended(metrics, at: end, location: location, retryAfter: ctx.retryAfter,
                                      runCancelled: cancelled, random: &random), for: task)
     }
+
+    /// Starts an h2c joiner again: libcurl wanted a new connection for it (the origin's connection was going away,
+    /// or had no stream left), which the joiner refused before any packet left. It joins the connection another
+    /// opener is making, or (at the latest on its `maxRejoins`th refusal) opens one itself. Its wait so far stays its
+    /// queue. False when it could not start again (the transfer then ends with its failure).
+    private func reopen(_ ctx: TransferContext) -> Bool {
+        guard let joined = ctx.priorKnowledge, joined.role == .joins else { return false }
+        let easy = ctx.handle
+        var settings = joined.settings
+        ctx.rejoins += 1
+        let role = priorKnowledgeRoles.rejoinRole(for: ctx.target.origin, mayJoin: ctx.rejoins < Self.maxRejoins)
+        settings.priorKnowledgeRole = role
+        ctx.priorKnowledge = (role, joined.roles, settings)
+        do throws(CurlError) {
+            try multi.remove(easy)
+            easy.reset()
+            try EasyConfigurator(options: options, headers: headerLists).configure(easy, for: settings, observer: ctx)
+            try multi.add(easy)
+            ctx.restartedInLibcurl()
+            return true
+        } catch {
+            ctx.engineFailure = error
+            return false
+        }
+    }
+
+    /// How often an h2c joiner may be refused a new connection before it opens one itself.
+    static let maxRejoins = 3
 
     /// The transaction a finished transfer records: what it saw, read from its context and libcurl, assembled by
     /// `TransferObservation` (attempts libcurl gave up on are the context's `deadAttempts`). The TLS facts of a

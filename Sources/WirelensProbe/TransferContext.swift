@@ -52,6 +52,10 @@ final class TransferContext: TransferObserver {
     // Stamps (monotonic ns)
     /// When the current attempt began: the transfer's start, or the moment libcurl resent it after a dead connection.
     private(set) var fetchStart: Int64
+    /// When libcurl made this attempt's first socket (the sockopt callback, before it connects).
+    var socketOpenedAt: Int64?
+    /// When libcurl said this attempt's new connection was made ("Connected to": after the SYN/ACK).
+    var connectedAt: Int64?
     var connectionReady: Int64?
     var lastSend: Int64?
     var headerOutAt: Int64?
@@ -98,6 +102,13 @@ final class TransferContext: TransferObserver {
     var tlsVersion: String?
     var tlsCipher: String?
     var alpn: String?
+    /// For an h2c prior-knowledge transfer on libcurl before 8.0: its role, the engine's table of roles, and the
+    /// settings it was configured with (a joiner refused a new connection starts again as an opener).
+    var priorKnowledge: (role: TransferSettings.PriorKnowledgeRole, roles: PriorKnowledgeRoles, settings: TransferSettings)?
+    /// True once an opener's socket or end was told to the roles table.
+    var openerSettled = false
+    /// How often this transfer, joining an h2c connection, was refused a new one and started again.
+    var rejoins = 0
 
     // Response facts
     var status: Int?
@@ -226,8 +237,21 @@ final class TransferContext: TransferObserver {
 
     /// libcurl made a socket for a new connection of this transfer.
     func onSocketOpened(_ socket: Int32) {
+        let now = MonotonicClock.now()
+        if socketOpenedAt == nil { socketOpenedAt = now }
         self.socket = socket
-        sockets?.opened(socket, at: MonotonicClock.now())
+        sockets?.opened(socket, at: now)
+        if let priorKnowledge, priorKnowledge.role == .opens {
+            priorKnowledge.roles.opened(socket, origin: target.origin, first: !openerSettled)
+            openerSettled = true
+        }
+    }
+
+    /// Tells the roles table that an opener ended (before it made a socket, if it never did).
+    func settleOpener() {
+        guard let priorKnowledge, priorKnowledge.role == .opens, !openerSettled else { return }
+        openerSettled = true
+        priorKnowledge.roles.ended(withoutSocket: target.origin)
     }
 
     /// The connection is ready and the request is about to be sent.
@@ -271,6 +295,7 @@ final class TransferContext: TransferObserver {
     func onConnectionFact(_ fact: ConnectionFact) {
         switch fact {
         case .connected(let id):
+            if connectedAt == nil { connectedAt = MonotonicClock.now() }
             connectionId = id
             // libcurl says so right after the TCP handshake (before TLS): the kernel's RTT estimate is then its
             // first sample, the SYN to the SYN/ACK.
@@ -320,6 +345,8 @@ final class TransferContext: TransferObserver {
         headerOutAt = nil
         firstBodyOutAt = nil
         responseStart = nil
+        socketOpenedAt = nil
+        connectedAt = nil
         connectionOpened = nil
         connectionClosed = nil
         expectSent = false
@@ -356,6 +383,12 @@ final class TransferContext: TransferObserver {
         }
     }
 
+    /// The engine handed the transfer to libcurl again from the start (removed and added back): libcurl's timers
+    /// start again too.
+    func restartedInLibcurl() {
+        timersAtResend = CurlTimers()
+    }
+
     /// libcurl's timers for the current attempt alone: since the last resend (none: libcurl's own); TOTAL stays the
     /// whole transfer's.
     private func attemptTimers(_ t: CurlTimers) -> CurlTimers {
@@ -375,7 +408,7 @@ final class TransferContext: TransferObserver {
         return TransferObservation(
             kind: kind, url: target.text, method: method, hostIsIPLiteral: target.hostIsIPLiteral,
             usesTLS: target.scheme == "https", fetchStart: fetchStart, connectionReady: connectionReady,
-            requestEnd: requestEnd, responseStart: responseStart, headerOutAt: headerOutAt,
+            socketOpened: socketOpenedAt, connected: connectedAt, requestEnd: requestEnd, responseStart: responseStart, headerOutAt: headerOutAt,
             firstBodyOutAt: firstBodyOutAt, expectSent: expectSent, end: end, connectionOpened: connectionOpened,
             connectionClosed: connectionClosed,
             curlTimers: attemptTimers(info.timers), numConnects: numConnects, protocolName: info.protocolName,
