@@ -141,6 +141,30 @@ final class ProbeVerificationTests: XCTestCase {
         XCTAssertEqual((reread["summary"] as? [String: Any])?["exchanges"] as? Int, 5)
     }
 
+    /// nginx closes each connection after its third request (keepalive_requests 3) while four tasks share a limit of
+    /// two connections: the live verification finds nothing to disagree with, and tshark's reading of the same
+    /// packets shows what nginx was told (at most 3 requests per connection, so at least 10 connections).
+    func testALiveRunAgainstNginxClosingEveryThirdRequestWithALimitOfTwoVerifiesClean() throws {
+        let servers = try TestServers.get()
+        let pcap = LoopbackCapture.temporaryPath("keepalive3.pcap")
+        let wire = LoopbackCapture.temporaryPath("keepalive3.json")
+        toRemove += [pcap, wire]
+        let run = try wirelens(["probe", "--repeat", "30", "--concurrency", "4", "--max-host-connections", "2",
+                                "--capture", "--capture-file", pcap, "--capture-report", wire, "--format", "json", "-q",
+                                servers.http("/keepalive3/small.txt")])
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: wire)))
+            as? [String: Any], run.stderr)
+        let v = try XCTUnwrap(json["verification"] as? [String: Any])
+        XCTAssertEqual(v["disagreements"] as? [String], [], "\(v)")
+        XCTAssertEqual(run.status, ExitStatus.success.rawValue, run.stderr)
+        let requests = try TsharkOracle.requestsPerStream(pcap)
+        XCTAssertEqual(requests.values.map(\.count).reduce(0, +), 30, "\(requests)")
+        XCTAssertLessThanOrEqual(requests.values.map(\.count).max() ?? 0, 3, "\(requests)")
+        XCTAssertGreaterThanOrEqual(requests.count, 10)
+        let host = try XCTUnwrap((v["hosts"] as? [[String: Any]])?.first)
+        XCTAssertLessThanOrEqual(try XCTUnwrap(host["maxConcurrent"] as? Int), 2)
+    }
+
     /// SIGTERM during a probe run with a live capture: the capture report is still written (no temporary file
     /// left), valid, and marked interrupted like the probe's own report.
     func testASignalDuringALiveCaptureMarksItsReportInterrupted() throws {
