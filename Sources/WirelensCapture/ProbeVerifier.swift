@@ -106,9 +106,13 @@ public enum ProbeVerifier {
         for c in connections where c.firstPacketAt <= windowEnd && c.inUseUntil >= windowStart {
             if onConnection[c.index] == nil {
                 let reason: ProbeVerification.ForeignConnection.Reason?
-                if !servers.contains(c.server) || !clients.contains(c.client.address) {
+                // Without a handshake the capture may have guessed the roles the wrong way round (by the ports).
+                let toTarget = (servers.contains(c.server) && clients.contains(c.client.address))
+                    || (!c.handshakeSeen && servers.contains(c.client) && clients.contains(c.server.address))
+                if !toTarget {
                     reason = .otherTarget
-                } else if (c.synAt ?? c.firstPacketAt) < windowStart {
+                } else if (c.synAt ?? .min) < windowStart {
+                    // Its SYN came before the run, or before the capture began (a live capture begins with the run).
                     reason = .beganBeforeRun
                 } else {
                     reason = nil

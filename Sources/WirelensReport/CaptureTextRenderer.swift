@@ -116,7 +116,7 @@ public struct CaptureTextRenderer: Sendable {
                 + (host.configuredLimit.map(String.init) ?? "none") + ", \(ReportText.count(host.connections, "connection"))")
         }
         if v.hosts.count > 1 || v.configuredTotalLimit != nil {
-            lines += ReportText.keyValue("at once", "at most \(v.maxConcurrent) connections in all, limit "
+            lines += ReportText.keyValue("at once", "at most \(ReportText.count(v.maxConcurrent, "connection")) in all, limit "
                 + (v.configuredTotalLimit.map(String.init) ?? "none"))
         }
         let ordered = v.transactions.filter { $0.instantsInOrder != nil }

@@ -293,4 +293,27 @@ final class VerifierChecksTests: XCTestCase {
         let host = try XCTUnwrap((v["hosts"] as? [[String: Any]])?.first)
         XCTAssertEqual(host["maxConcurrent"] as? Int, 1, "the foreign download is not the run's")
     }
+
+    /// The case, live: curl downloads from the same nginx (a 2 s download at 512 KiB/s) from half a second
+    /// before the run while `probe --capture` makes the same download with a limit of one connection: curl's
+    /// connection (its packets in the capture, its SYN before it) is foreign, not a disagreement.
+    func testALiveRunIsNotBlamedForAnotherProcesssDownloadBegunBeforeIt() throws {
+        let servers = try TestServers.get()
+        let wire = WirelensCLI.temporaryPath("foreign.json")
+        toRemove.append(wire)
+        let download = try ServerProcess("/usr/bin/curl", ["-sS", "--max-time", "20", "-o", "/dev/null",
+                                                           servers.http("/slow/1m.bin")])
+        defer { download.kill() }
+        usleep(500_000)
+        XCTAssertNil(download.waitForExit(seconds: 0), "the download is under way before the run")
+        let run = try WirelensCLI.run(["probe", "--max-host-connections", "1", "--capture", "--capture-report", wire,
+                                       "--format", "json", "-q", servers.http("/slow/1m.bin")])
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: wire)))
+            as? [String: Any], run.stderr)
+        let v = try XCTUnwrap(json["verification"] as? [String: Any])
+        let foreign = try XCTUnwrap(v["foreignConnections"] as? [[String: Any]], "\(v)")
+        XCTAssertEqual(foreign.map { $0["reason"] as? String }, ["began-before-run"], "\(v)")
+        XCTAssertEqual(v["disagreements"] as? [String], [], "\(v)")
+        XCTAssertEqual(run.status, 0, run.stderr)
+    }
 }
