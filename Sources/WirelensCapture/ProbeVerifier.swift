@@ -104,25 +104,12 @@ public enum ProbeVerifier {
         let windowStart = probe.startedAt - clockSlack, windowEnd = probe.endedAt + clockSlack
         var inRun: [TCPConnection] = []
         for c in connections where c.firstPacketAt <= windowEnd && c.inUseUntil >= windowStart {
-            if onConnection[c.index] == nil {
-                let reason: ProbeVerification.ForeignConnection.Reason?
-                // Without a handshake the capture may have guessed the roles the wrong way round (by the ports).
-                let toTarget = (servers.contains(c.server) && clients.contains(c.client.address))
-                    || (!c.handshakeSeen && servers.contains(c.client) && clients.contains(c.server.address))
-                if !toTarget {
-                    reason = .otherTarget
-                } else if (c.synAt ?? .min) < windowStart {
-                    // Its SYN came before the run, or before the capture began (a live capture begins with the run).
-                    reason = .beganBeforeRun
-                } else {
-                    reason = nil
-                }
-                if let reason {
-                    result.foreignConnections.append(.init(connection: c.index, client: c.client, server: c.server,
-                                                           firstPacketAt: c.firstPacketAt, exchanges: c.exchanges.count,
-                                                           reason: reason))
-                    continue
-                }
+            if onConnection[c.index] == nil,
+               let reason = foreignReason(c, servers: servers, clients: clients, runStart: windowStart) {
+                result.foreignConnections.append(.init(connection: c.index, client: c.client, server: c.server,
+                                                       firstPacketAt: c.firstPacketAt, exchanges: c.exchanges.count,
+                                                       reason: reason))
+                continue
             }
             inRun.append(c)
         }
@@ -170,6 +157,18 @@ public enum ProbeVerifier {
             check.disagreements.map { "task \(check.task) transaction \(check.transaction): \($0)" }
         }
         return result
+    }
+
+    /// Why a connection in use during the run that no transaction joined is not the run's, or nil when it is: it goes
+    /// elsewhere than the probe's `servers` from its `clients`, or its SYN came before `runStart` or before the
+    /// capture began (a live capture begins with the run).
+    static func foreignReason(_ c: TCPConnection, servers: Set<Endpoint>, clients: Set<IPAddress>,
+                              runStart: Int64) -> ProbeVerification.ForeignConnection.Reason? {
+        // Without a handshake the capture may have guessed the roles the wrong way round (by the ports).
+        let toTarget = (servers.contains(c.server) && clients.contains(c.client.address))
+            || (!c.handshakeSeen && servers.contains(c.client) && clients.contains(c.server.address))
+        if !toTarget { return .otherTarget }
+        return (c.synAt ?? .min) < runStart ? .beganBeforeRun : nil
     }
 
     /// The most of `connections` in use at one instant (first packet to first FIN or RST, as the capture counts).
