@@ -54,7 +54,9 @@ public enum ProbeVerifier {
 
         // Per connection: order its transactions by request time, match them with its requests, decide SYN ownership.
         let flat = probe.tasks.flatMap { $0.transactions }
-        var matchedExchanges: [Int: Set<Int>] = [:]  // connection -> exchanges a transaction made
+        // Connection -> the exchanges its transactions made; nil for a joined connection whose requests cannot be
+        // told apart (TLS carrying HTTP/2, or a request body that may have waited for a 100 Continue).
+        var matchedExchanges: [Int: Set<Int>] = [:]
         for (index, members) in onConnection.sorted(by: { $0.key < $1.key }) {
             let c = connections[index]
             let ordered = members.sorted {
@@ -62,7 +64,12 @@ public enum ProbeVerifier {
             }
             let pairsExchanges = pairs(c)
             let matched = pairsExchanges ? match(ordered.map { flat[$0] }, c.exchanges) : [:]
-            matchedExchanges[index] = Set(matched.values)
+            if pairsExchanges {
+                matchedExchanges[index] = Set(matched.values)
+            } else if countsEncryptedRequests(c, ordered.map { flat[$0] }) {
+                // HTTP/1.x over TLS, one request at a time: the n-th run of client records is the n-th request.
+                matchedExchanges[index] = Set(0..<min(ordered.count, c.exchanges.count))
+            }
             for (rank, member) in ordered.enumerated() {
                 let tx = flat[member]
                 var check = result.transactions[member]
@@ -123,8 +130,8 @@ public enum ProbeVerifier {
                                       configuredLimit: hostLimit))
         }
         result.maxConcurrent = openAtOnce(inRun)
-        for c in inRun where pairs(c) {
-            let made = matchedExchanges[c.index] ?? []
+        for c in inRun where pairs(c) || c.applicationProtocol == "tls" {
+            guard let made = onConnection[c.index] == nil ? [] : matchedExchanges[c.index] else { continue }
             for (position, e) in c.exchanges.enumerated() where !made.contains(position) && e.requestStartAt != nil {
                 result.strayExchanges.append(.init(connection: c.index, exchange: e.index, method: e.method,
                                                    target: e.target, requestStartAt: e.requestStartAt))
@@ -150,8 +157,9 @@ public enum ProbeVerifier {
         }
         for stray in result.strayExchanges {
             let at = stray.requestStartAt.map { " at \(WallClock.iso8601(micros: $0))" } ?? ""
-            run.append("request \(stray.method ?? "?") \(stray.target ?? "?") on connection #\(stray.connection) "
-                + "(exchange \(stray.exchange))\(at) is not explained by any transaction")
+            let what = stray.method.map { "request \($0) \(stray.target ?? "?")" } ?? "a request (encrypted or unreadable)"
+            run.append("\(what) on connection #\(stray.connection) (exchange \(stray.exchange))\(at) is not explained "
+                + "by any transaction")
         }
         result.disagreements = run + result.transactions.flatMap { check in
             check.disagreements.map { "task \(check.task) transaction \(check.transaction): \($0)" }
@@ -252,6 +260,15 @@ public enum ProbeVerifier {
             if distance <= clockSlack, distance < best?.distance ?? .max { best = (i, distance) }
         }
         return best?.index
+    }
+
+    /// True when a TLS connection's inferred exchanges count its requests: its transactions are HTTP/1.x (or got no
+    /// response) without a request body (a body may wait for a 100 Continue, which splits one request in two runs of
+    /// records).
+    private static func countsEncryptedRequests(_ c: TCPConnection, _ transactions: [TransactionMetrics]) -> Bool {
+        c.applicationProtocol == "tls" && transactions.allSatisfy {
+            ($0.networkProtocolName ?? "http/1.1").hasPrefix("http/1") && $0.requestBodyBytes == 0
+        }
     }
 
     /// True when the connection's exchanges are read from the wire (HTTP/1.x, h2c), not inferred (TLS).

@@ -165,6 +165,24 @@ final class ProbeVerificationTests: XCTestCase {
         XCTAssertLessThanOrEqual(try XCTUnwrap(host["maxConcurrent"] as? Int), 2)
     }
 
+    /// HTTP/1.1 over TLS with keep-alive (TLS 1.3: the client's Finished and the server's tickets are encrypted
+    /// records too): the six requests asked for are six runs of client records on the wire, counted against the
+    /// transactions without a false alarm.
+    func testALiveHTTPSRunCountsItsEncryptedRequestsWithoutAFalseAlarm() throws {
+        let servers = try TestServers.get()
+        let wire = LoopbackCapture.temporaryPath("https.json")
+        toRemove.append(wire)
+        let run = try wirelens(["probe", "--http1.1", "--cacert", servers.certPath, "--repeat", "6", "--concurrency", "2",
+                                "--capture", "--capture-report", wire, "--format", "json", "-q",
+                                servers.https("/small.txt")])
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: wire)))
+            as? [String: Any], run.stderr)
+        let v = try XCTUnwrap(json["verification"] as? [String: Any])
+        XCTAssertEqual((v["strayExchanges"] as? [Any])?.count, 0, "\(v)")
+        let connections = try XCTUnwrap(json["connections"] as? [[String: Any]])
+        XCTAssertEqual(connections.map { ($0["exchanges"] as? [Any])?.count ?? 0 }.reduce(0, +), 6, "\(connections)")
+    }
+
     /// SIGTERM during a probe run with a live capture: the capture report is still written (no temporary file
     /// left), valid, and marked interrupted like the probe's own report.
     func testASignalDuringALiveCaptureMarksItsReportInterrupted() throws {

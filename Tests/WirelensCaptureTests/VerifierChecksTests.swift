@@ -254,6 +254,45 @@ final class VerifierChecksTests: XCTestCase {
         XCTAssertEqual(outcome.status, ExitStatus.wireDisagreement.rawValue)
     }
 
+    /// One TLS record of `size` payload bytes (not a real hello nor real ciphertext: the record layer is all the
+    /// capture reader reads); an application-data record from the client is a request, from the server a response.
+    private func record(_ wire: inout Wire, type: UInt8, size: Int, fromServer: Bool, after: Int64 = 100) {
+        let bytes = [type, 3, 3, UInt8(size >> 8), UInt8(size & 0xff)] + [UInt8](repeating: 0x5a, count: size)
+        if fromServer {
+            send(wire.port, seq: wire.server, ack: wire.client, flags: [.ack, .psh], payload: bytes, fromServer: true,
+                 after: after)
+            wire.server &+= UInt32(bytes.count)
+            if type == 23 { wire.responses.append(capture.clock) }
+        } else {
+            send(wire.port, seq: wire.client, ack: wire.server, flags: [.ack, .psh], payload: bytes, after: after)
+            wire.client &+= UInt32(bytes.count)
+            if type == 23 { wire.requests.append(capture.clock) }
+        }
+    }
+
+    /// HTTP/1.1 over TLS: two requests answered, then a third request written on the connection just before the
+    /// server resets it (libcurl's hidden attempt on a dead keep-alive connection). The probe reports the two:
+    /// the third run of client records is a request no transaction made.
+    func testAnEncryptedRequestNoTransactionMadeIsADisagreement() throws {
+        let start = capture.clock
+        var a = open(41001)
+        record(&a, type: 22, size: 200, fromServer: false)
+        record(&a, type: 22, size: 900, fromServer: true)
+        for _ in 0..<2 {
+            record(&a, type: 23, size: 120, fromServer: false)
+            record(&a, type: 23, size: 400, fromServer: true, after: 300)
+        }
+        record(&a, type: 23, size: 120, fromServer: false, after: 1_000_000)
+        send(a.port, seq: a.server, ack: a.client, flags: [.rst, .ack], fromServer: true, after: 50)
+        task(a, 0, "/small.txt", opened: true)
+        task(a, 1, "/small.txt", opened: false)
+        let (outcome, v) = try verify(start: start, end: capture.clock + 100)
+        XCTAssertEqual(disagreements(v).count, 1, "\(v)")
+        XCTAssertTrue(disagreements(v).first?.hasPrefix("a request (encrypted or unreadable) on connection #0 (exchange 2) at ")
+                      == true, "\(v)")
+        XCTAssertEqual(outcome.status, ExitStatus.wireDisagreement.rawValue)
+    }
+
     // MARK: (d) foreign connections
 
     /// Another process's download, begun 2.5 s before the run and still under way, and a connection to another
