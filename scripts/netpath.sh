@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A network path with a queue, made of three network namespaces, for verdict tests and the demo.
 #
-#   scripts/netpath.sh up NAME [--rate RATE] [--down-rate RATE] [--drop P] [--queue LATENCY]
+#   scripts/netpath.sh up NAME [--rate RATE] [--down-rate RATE] [--drop P] [--down-drop P] [--queue LATENCY]
 #   scripts/netpath.sh down NAME
 #   scripts/netpath.sh counters NAME
 #
@@ -18,6 +18,7 @@
 #                     200ms); default 50ms. The queue is what makes the round-trip time grow with load.
 #   --drop P          iptables -m statistic --mode random --probability P -j DROP in the router's FORWARD
 #                     chain, for the uplink only (0 < P < 1)
+#   --down-drop P     the same rule for the downlink (toward the client)
 #
 # tbf counts a packet's length with its Ethernet header (14 bytes) and nothing else: a full TCP segment with
 # timestamps is 1514 bytes carrying 1448 bytes of payload, so the payload rate is RATE/8 * 1448/1514.
@@ -27,6 +28,7 @@
 # `counters` prints, one per line:
 #   UPLINK_PACKETS=n    packets the router forwarded toward the server (counted before the drop rule)
 #   DROP_PACKETS=n      packets the drop rule dropped (0 without --drop)
+#   DOWN_DROP_PACKETS=n packets the downlink's drop rule dropped (0 without --down-drop)
 #   UP_SENT_BYTES=n UP_SENT_PACKETS=n UP_DROPPED=n UP_OVERLIMITS=n          the uplink qdisc's counters
 #   DOWN_SENT_BYTES=n DOWN_SENT_PACKETS=n DOWN_DROPPED=n DOWN_OVERLIMITS=n  the downlink qdisc's counters
 # `down` ends what still runs in the three namespaces (SIGTERM, then SIGKILL after 2 s) and deletes them;
@@ -43,8 +45,9 @@ ROUTER_CLIENT_IP=198.18.1.254
 SERVER_IP=198.18.2.1
 ROUTER_SERVER_IP=198.18.2.254
 UPLINK_TAG=wirelens-uplink
+DOWN_DROP_TAG=wirelens-down-drop
 
-usage() { die "usage: $0 up NAME [--rate RATE] [--down-rate RATE] [--drop P] [--queue LATENCY] | down NAME | counters NAME"; }
+usage() { die "usage: $0 up NAME [--rate RATE] [--down-rate RATE] [--drop P] [--down-drop P] [--queue LATENCY] | down NAME | counters NAME"; }
 
 [ $# -ge 2 ] || usage
 COMMAND=$1
@@ -111,14 +114,15 @@ shape() {
 }
 
 up() {
-    local rate= down_rate= drop= queue=50ms
+    local rate= down_rate= drop= down_drop= queue=50ms
     while [ $# -gt 0 ]; do
         case "$1" in
             --rate) [ $# -ge 2 ] || usage; rate=$2; shift 2 ;;
             --down-rate) [ $# -ge 2 ] || usage; down_rate=$2; shift 2 ;;
             --drop) [ $# -ge 2 ] || usage; drop=$2; shift 2 ;;
+            --down-drop) [ $# -ge 2 ] || usage; down_drop=$2; shift 2 ;;
             --queue) [ $# -ge 2 ] || usage; queue=$2; shift 2 ;;
-            *) die "unknown option '$1' (--rate, --down-rate, --drop, --queue)" ;;
+            *) die "unknown option '$1' (--rate, --down-rate, --drop, --down-drop, --queue)" ;;
         esac
     done
     local up_bits= down_bits=
@@ -130,10 +134,13 @@ up() {
         down_bits=$(rate_bits "$down_rate") || die "--down-rate '$down_rate' is not a rate in tc's units (8mbit, 500kbit)"
     fi
     [[ $queue =~ ^[0-9]+(\.[0-9]+)?(us|ms|s)$ ]] || die "--queue '$queue' is not a duration (50ms, 200ms, 1s)"
-    if [ -n "$drop" ]; then
-        awk -v p="$drop" 'BEGIN { exit !(p ~ /^0?\.[0-9]+$/ && p > 0 && p < 1) }' ||
-            die "--drop '$drop' is not a probability between 0 and 1 (0.02 for 2%)"
-    fi
+    local option value
+    for option in "--drop:$drop" "--down-drop:$down_drop"; do
+        value=${option#*:}
+        [ -n "$value" ] || continue
+        awk -v p="$value" 'BEGIN { exit !(p ~ /^0?\.[0-9]+$/ && p > 0 && p < 1) }' ||
+            die "${option%%:*} '$value' is not a probability between 0 and 1 (0.02 for 2%)"
+    done
     need_root
     for ns in "$C" "$R" "$S"; do
         exists "$ns" && die "namespace $ns exists already: run '$0 down $NAME' first"
@@ -170,6 +177,10 @@ up() {
     if [ -n "$drop" ]; then
         ip netns exec "$R" iptables -A FORWARD -i rc -o rs -m statistic --mode random --probability "$drop" -j DROP
     fi
+    if [ -n "$down_drop" ]; then
+        ip netns exec "$R" iptables -A FORWARD -i rs -o rc -m statistic --mode random --probability "$down_drop" \
+            -m comment --comment "$DOWN_DROP_TAG" -j DROP
+    fi
     [ -z "$rate" ] || shape "$R" rs "$rate" "$up_bits" "$queue"
     [ -z "$down_rate" ] || shape "$R" rc "$down_rate" "$down_bits" "$queue"
     trap - EXIT
@@ -203,10 +214,11 @@ qdisc_counters() {
 counters() {
     need_root
     exists "$R" || die "no path named $NAME (namespace $R does not exist): run '$0 up $NAME' first"
-    ip netns exec "$R" iptables -L FORWARD -v -n -x | awk -v tag="$UPLINK_TAG" '
+    ip netns exec "$R" iptables -L FORWARD -v -n -x | awk -v tag="$UPLINK_TAG" -v down="$DOWN_DROP_TAG" '
         $0 ~ tag { uplink = $1 }
+        / DROP / && /statistic/ && $0 ~ down { downDrop = $1; next }
         / DROP / && /statistic/ { drop = $1 }
-        END { printf "UPLINK_PACKETS=%d\nDROP_PACKETS=%d\n", uplink, drop }'
+        END { printf "UPLINK_PACKETS=%d\nDROP_PACKETS=%d\nDOWN_DROP_PACKETS=%d\n", uplink, drop, downDrop }'
     qdisc_counters rs UP
     qdisc_counters rc DOWN
 }

@@ -119,7 +119,7 @@ final class NetworkVerdictTests: XCTestCase {
         XCTAssertEqual(counters.dropPackets, 0)
         XCTAssertEqual(counters.upSentPackets, 0)
         let script = TestServers.repositoryRoot.appendingPathComponent("scripts/netpath.sh").path
-        for arguments in [["up", "bad_name"], ["up", "wlbad", "--rate", "fast"], ["up", "wlbad", "--drop", "2"],
+        for arguments in [["up", "bad_name"], ["up", "wlbad", "--rate", "fast"], ["up", "wlbad", "--drop", "2"], ["up", "wlbad", "--down-drop", "-0.1"],
                           ["up", "wlbad", "--queue", "soon"], ["counters", "wl-none-such"]] {
             let outcome = try ProcessRunner.run("/bin/bash", [script] + arguments, timeout: 30)
             XCTAssertEqual(outcome.status, 1, "\(arguments): \(outcome.stderr)")

@@ -23,6 +23,8 @@ public final class NetworkPath {
         public var uplinkPackets: Int
         /// Packets the drop rule dropped.
         public var dropPackets: Int
+        /// Packets the downlink's drop rule dropped.
+        public var downDropPackets: Int
         /// The uplink tbf's sent bytes and packets, and its own drops (a full queue).
         public var upSentBytes: Int
         public var upSentPackets: Int
@@ -41,8 +43,9 @@ public final class NetworkPath {
     /// Numbers the paths of this process.
     private static let sequence = Atomic<Int>(0)
 
-    /// Brings a path up: `rate` and `downRate` in tc's units (`8mbit`), `drop` a probability, `queue` tbf's latency.
-    public static func up(rate: String? = nil, downRate: String? = nil, drop: Double? = nil,
+    /// Brings a path up: `rate` and `downRate` in tc's units (`8mbit`), `drop` and `downDrop` the probabilities of
+    /// a random drop on the uplink and the downlink, `queue` tbf's latency.
+    public static func up(rate: String? = nil, downRate: String? = nil, drop: Double? = nil, downDrop: Double? = nil,
                           queue: String? = nil) throws -> NetworkPath {
         guard getuid() == 0 else {
             throw TestServerError(message: "this test needs root to make network namespaces, tc and iptables rules "
@@ -53,6 +56,7 @@ public final class NetworkPath {
         if let rate { arguments += ["--rate", rate] }
         if let downRate { arguments += ["--down-rate", downRate] }
         if let drop { arguments += ["--drop", String(drop)] }
+        if let downDrop { arguments += ["--down-drop", String(downDrop)] }
         if let queue { arguments += ["--queue", queue] }
         let lines = try TestServers.runScript(script, arguments)
         var values: [String: String] = [:]
@@ -98,6 +102,7 @@ public final class NetworkPath {
             return found
         }
         return Counters(uplinkPackets: try value("UPLINK_PACKETS"), dropPackets: try value("DROP_PACKETS"),
+                        downDropPackets: try value("DOWN_DROP_PACKETS"),
                         upSentBytes: try value("UP_SENT_BYTES"), upSentPackets: try value("UP_SENT_PACKETS"),
                         upDropped: try value("UP_DROPPED"), downSentBytes: try value("DOWN_SENT_BYTES"),
                         downSentPackets: try value("DOWN_SENT_PACKETS"), downDropped: try value("DOWN_DROPPED"))
