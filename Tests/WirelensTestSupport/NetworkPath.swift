@@ -5,7 +5,7 @@ import Glibc
 #endif
 
 /// A network path with a queue between a client and a server namespace (scripts/netpath.sh): a router forwarding
-/// between them with an optional tbf rate limit and random drop rule, for tests that need a real path.
+/// between them with an optional tbf rate limit, random drop rule and delay line, for tests that need a real path.
 ///
 /// Needs root: `up` throws with the reason otherwise, so the calling test fails loudly (CI runs as root). Each path
 /// has a name unique to the test process; `down()` (also at deinit) ends what runs in it and deletes it.
@@ -41,9 +41,10 @@ public final class NetworkPath {
     /// Numbers the paths of this process.
     private static let sequence = Atomic<Int>(0)
 
-    /// Brings a path up: `rate` and `downRate` in tc's units (`8mbit`), `drop` a probability, `queue` tbf's latency.
+    /// Brings a path up: `rate` and `downRate` in tc's units (`8mbit`), `drop` a probability, `queue` tbf's latency,
+    /// `delay` the time the router holds each packet each way (`20ms`: the round trip grows by 40 ms).
     public static func up(rate: String? = nil, downRate: String? = nil, drop: Double? = nil,
-                          queue: String? = nil) throws -> NetworkPath {
+                          queue: String? = nil, delay: String? = nil) throws -> NetworkPath {
         guard getuid() == 0 else {
             throw TestServerError(message: "this test needs root to make network namespaces, tc and iptables rules "
                                   + "(CI runs it as root): run the tests as root")
@@ -54,6 +55,7 @@ public final class NetworkPath {
         if let downRate { arguments += ["--down-rate", downRate] }
         if let drop { arguments += ["--drop", String(drop)] }
         if let queue { arguments += ["--queue", queue] }
+        if let delay { arguments += ["--delay", delay] }
         let lines = try TestServers.runScript(script, arguments)
         var values: [String: String] = [:]
         for line in lines.split(separator: "\n") {
