@@ -63,7 +63,8 @@ public struct CompareRecommendation: Sendable, Equatable, Codable {
             if let low = base.latencyMs?.p90, let high = largest.latencyMs?.p90, largest.limit != base.limit {
                 reason += " (p90 latency \(ms(low)) at \(base.limit.value), \(ms(high)) at \(largest.limit.value))"
             }
-            if decidedByPhases(base.leadingVerdict) {
+            // Only where the phases change the old answer (the server), so other sentences read as before.
+            if regime == "network-bound", decidedByPhases(base.leadingVerdict) {
                 reason += "; no kernel verdict, so the phases tell it: at \(base.limit.value) the median send took "
                     + "\(ms(base.phaseMediansMs["send"] ?? 0)) and wait \(ms(base.phaseMediansMs["wait"] ?? 0))"
             }

@@ -141,7 +141,8 @@ final class NetworkVerdictTests: XCTestCase {
         XCTAssertEqual(counters.upSentPackets, 0)
         let script = TestServers.repositoryRoot.appendingPathComponent("scripts/netpath.sh").path
         for arguments in [["up", "bad_name"], ["up", "wlbad", "--rate", "fast"], ["up", "wlbad", "--drop", "2"],
-                          ["up", "wlbad", "--queue", "soon"], ["counters", "wl-none-such"]] {
+                          ["up", "wlbad", "--queue", "soon"], ["up", "wlbad", "--delay", "soon"],
+                          ["up", "wlbad", "--delay", "10s"], ["counters", "wl-none-such"]] {
             let outcome = try ProcessRunner.run("/bin/bash", [script] + arguments, timeout: 30)
             XCTAssertEqual(outcome.status, 1, "\(arguments): \(outcome.stderr)")
             XCTAssertTrue(outcome.stderr.hasPrefix("netpath: "), "\(arguments): \(outcome.stderr)")

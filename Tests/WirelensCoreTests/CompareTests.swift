@@ -354,6 +354,7 @@ final class CompareTests: XCTestCase {
             let waiting = try XCTUnwrap(CompareRecommendation.make(rs))
             XCTAssertEqual(waiting.regime, "server-bound")
             XCTAssertTrue(waiting.reason.hasPrefix("server- or CPU-bound: "), waiting.reason)
+            XCTAssertFalse(waiting.reason.contains("phases tell"), waiting.reason)
         }
         // A kernel verdict still decides over the phases.
         rs[0].leadingVerdict = VerdictShare(verdict: .serverWindow, share: 0.9, transactions: 4)

@@ -203,7 +203,6 @@ public struct Diagnosis: Sendable, Equatable, Codable {
         guard let busy = tcp.busy, let rwnd = tcp.receiveWindowLimited, let sndbuf = tcp.sendBufferLimited else {
             return unknown("the kernel lacks the limited-time stopwatches (tcpi_busy_time, Linux 4.10)", evidence)
         }
-        guard moving >= stopwatchFloor else { return unknown(stopwatchReason, evidence) }
         var evidence = evidence
         let span = Double(max(moving, 1))
         let busyTime = min(Double(busy), span)
@@ -224,6 +223,8 @@ public struct Diagnosis: Sendable, Equatable, Codable {
         evidence.sendBufferLimitedShare = sndbufShare
         evidence.networkShare = networkShare
         evidence.idleShare = idleShare
+        // The shares stay in the evidence (they are the kernel's numbers); only the verdict needs the resolution.
+        guard moving >= stopwatchFloor else { return unknown(stopwatchReason, evidence) }
         let largest = max(rwndShare, sndbufShare, networkShare, idleShare)
         let verdict: Verdict = largest == rwndShare ? .serverWindow : largest == sndbufShare ? .sendBuffer
             : largest == networkShare ? .network : .client
