@@ -5,13 +5,20 @@ import WirelensCore
 
 /// Reads a request body's bytes at any offset from its source: the generated pattern, a file, a file range or
 /// assembled pieces. Files are opened on first read and read with pread, never loaded whole. A pipe is read in order
-/// only (`read` blocks until its writer gives bytes: the engine waits with it), and cannot go back.
+/// only, and cannot go back; while its writer has nothing, the engine's loop waits with it (every transfer of the
+/// run: a pipe body makes a run of one task), until bytes come, the run is cancelled or the idle timeout passes.
 struct BodyReader {
     let source: BodySource
     private var fd: Int32 = -1
     private var openPath: String?
     /// How far a pipe has been read.
     private var pipeOffset: Int64 = 0
+    /// Ends a wait for the pipe's writer when the run is cancelled.
+    var stop: PipeStop?
+    /// The longest wait for the pipe's next bytes (µs, the run's idle timeout); nil: as long as the writer takes.
+    var waitLimit: Int64?
+    /// How often a wait for the pipe looks at `stop` (ms).
+    static let pipeLookMillis: Int32 = 100
 
     init(_ source: BodySource) {
         self.source = source
@@ -66,16 +73,20 @@ struct BodyReader {
                                    at offset: Int64) throws(Failure) -> Int {
         if openPath != path {
             guard offset == 0 else { throw Failure(message: "upload pipe '\(path)' cannot go back to byte \(offset)") }
-            fd = open(path, O_RDONLY)
+            // Opened without waiting for a writer (a FIFO's open would block until one comes); the wait is
+            // `waitForPipe`'s, which a cancel ends. Reads block again once there are bytes.
+            fd = open(path, O_RDONLY | O_NONBLOCK)
             guard fd >= 0 else {
                 throw Failure(message: "cannot read upload pipe '\(path)': \(String(cString: strerror(errno)))")
             }
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
             openPath = path
             pipeOffset = 0
         }
         guard offset == pipeOffset else {
             throw Failure(message: "upload pipe '\(path)' cannot go back to byte \(offset) (at \(pipeOffset))")
         }
+        try waitForPipe(path)
         var n = Glibc.read(fd, buffer, count)
         while n < 0 && errno == EINTR { n = Glibc.read(fd, buffer, count) }
         guard n >= 0 else {
@@ -86,6 +97,24 @@ struct BodyReader {
         }
         pipeOffset += Int64(n)
         return n
+    }
+
+    /// Waits until the pipe has bytes or its writer is gone, looking at `stop` every `pipeLookMillis` and giving up
+    /// after `waitLimit`.
+    private func waitForPipe(_ path: String) throws(Failure) {
+        let start = MonotonicClock.now()
+        while true {
+            var look = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&look, 1, Self.pipeLookMillis)
+            if ready > 0 { return }
+            if ready < 0, errno != EINTR {
+                throw Failure(message: "cannot wait for upload pipe '\(path)': \(String(cString: strerror(errno)))")
+            }
+            if stop?.isRaised == true { throw Failure(message: "cancelled while waiting for upload pipe '\(path)'") }
+            if let limit = waitLimit, (MonotonicClock.now() - start) / 1000 >= limit {
+                throw Failure(message: "upload pipe '\(path)' gave no bytes for \(limit / 1000) ms (--idle-timeout)")
+            }
+        }
     }
 
     private mutating func readFile(_ path: String, into buffer: UnsafeMutableRawPointer, count: Int,

@@ -121,4 +121,29 @@ final class SlowSourceVerdictTests: XCTestCase {
         let message = String(describing: task["error"] ?? "")
         XCTAssertTrue(message.contains("ended after 1000 of 5000 bytes"), message)
     }
+
+    /// A pipe whose writer never comes holds the run only as long as it is let: `--idle-timeout` ends the task, and
+    /// SIGINT ends the run (the engine waits for the pipe on its loop thread, and the wait looks for the cancel).
+    func testAPipeWithoutAWriterEndsAtTheIdleTimeoutOrOnSIGINT() throws {
+        let fifo = try makeFIFO()
+        defer { try? FileManager.default.removeItem(atPath: (fifo as NSString).deletingLastPathComponent) }
+        let peer = try SegmentPeer.start()
+        defer { peer.stop() }
+        let report = CLIHarness.temporaryPath("idle-pipe.json")
+        defer { unlink(report) }
+        let idle = try CLIHarness.run(["probe", "--upload", fifo, "--upload-size", "1000", "--idle-timeout", "1s",
+                                       peer.uploadURL("idle"), "--format", "json", "--report", report, "-q"], timeout: 30)
+        XCTAssertNotEqual(idle.status, 0, "no byte came: the task failed")
+        let (_, task) = try CLIHarness.firstTransaction(ofReport: report)
+        let message = String(describing: task["error"] ?? "")
+        XCTAssertTrue(message.contains("gave no bytes for 1000 ms (--idle-timeout)"), message)
+
+        let interrupted = try ProcessRunner.run(WirelensCLI.path, ["probe", "--upload", fifo, "--upload-size", "1000",
+                                                                   peer.uploadURL("int"), "-q"], timeout: 30,
+                                                afterStart: { pid in
+            DispatchQueue.global().asyncAfter(deadline: .now() + 1) { kill(pid, SIGINT) }
+        })
+        XCTAssertFalse(interrupted.signaled, "ended by its own exit, not by the harness: \(interrupted.stderr)")
+        XCTAssertEqual(interrupted.status, 130, "SIGINT's exit code: \(interrupted.stderr)")
+    }
 }
