@@ -22,7 +22,8 @@ struct ProbeCommand: CheckedCommand {
             help: "Stream this file as the request body (a pipe, such as /dev/stdin, with --upload-size: that many bytes).")
     var uploadFile: String?
 
-    @Option(name: .customLong("upload-size"), help: "Send a generated body of this size.")
+    @Option(name: .customLong("upload-size"),
+            help: "Send a generated body of this size (with --upload PIPE: the first that many bytes of the pipe).")
     var uploadSize: String?
 
     @Option(name: [.customShort("F"), .customLong("form")],
