@@ -13,6 +13,8 @@ final class EngineLoop: CurlLoopDriver {
     let multi: CurlMulti
     /// The redirect, retry and timeout rules every task's lifecycle follows.
     private let rules: LifecycleRules
+    /// Raised when the run is cancelled, for a pipe body's reader waiting for its writer.
+    private let pipeStop: PipeStop
     private let headerLists: RequestHeaderLists
 
     /// Submitted tasks not started yet, batch by batch, oldest first (a TaskState is made when a task starts).
@@ -74,8 +76,10 @@ final class EngineLoop: CurlLoopDriver {
         var next = 0
     }
 
-    init(options: ProbeOptions, progress: TransferProgress?, anchor: ClockAnchor, multi: CurlMulti) throws(CurlError) {
+    init(options: ProbeOptions, progress: TransferProgress?, anchor: ClockAnchor, multi: CurlMulti,
+         pipeStop: PipeStop) throws(CurlError) {
         self.options = options
+        self.pipeStop = pipeStop
         self.progress = progress
         self.anchor = anchor
         self.multi = multi
@@ -294,6 +298,8 @@ final class EngineLoop: CurlLoopDriver {
         ctx.keepsCredentials = access.keepsCredentials
         ctx.refusesLinkLocal = access.refusesLinkLocal
         ctx.retryWait = attempt.retryWait
+        ctx.bodyReader.stop = pipeStop
+        ctx.bodyReader.waitLimit = options.idleTimeout
         var settings = TransferSettings(
             url: target.text, scheme: target.scheme, method: ctx.method, body: ctx.body,
             keepsCredentials: access.keepsCredentials, refusesLinkLocal: access.refusesLinkLocal,

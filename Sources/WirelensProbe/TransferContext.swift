@@ -219,6 +219,7 @@ final class TransferContext: TransferObserver {
     /// Moves the body's read position (libcurl rewinds on some redirects and retries of its own).
     func onSeek(to offset: Int64) -> Bool {
         guard offset >= 0, offset <= body.size else { return false }
+        if case .pipe = body, offset != bodyOffset { return false }  // a pipe cannot go back
         bodyOffset = offset
         bodyReadEnd = nil
         return true

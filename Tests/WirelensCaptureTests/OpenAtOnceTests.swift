@@ -12,10 +12,10 @@ final class OpenAtOnceTests: XCTestCase {
         toRemove = []
     }
 
-    /// nginx closes each connection after its third request (`keepalive_requests 3`, the /every3/ location).
+    /// nginx closes each connection after its third request (`keepalive_requests 3`, the /keepalive3/ location).
     func testConnectionsClosedByTheServerAfterThreeRequestsNeverExceedTheLimit() throws {
         try checkOpenAtOnce(["--repeat", "30", "--concurrency", "4", "--max-host-connections", "2"],
-                            path: "/every3/small.txt")
+                            path: "/keepalive3/small.txt")
     }
 
     func testFreshConnectionsPerRequestNeverExceedTheLimit() throws {
