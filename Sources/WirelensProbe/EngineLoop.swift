@@ -430,9 +430,12 @@ final class EngineLoop: CurlLoopDriver {
             ctx.engineFailure = ctx.engineFailure ?? error
         }
         let metrics = transaction(ctx, info: info, result: result, end: end)
+        let task = ctx.task
+        for dead in ctx.deadAttempts {
+            perform(task.lifecycle.resent(dead.metrics(anchor: anchor, throughProxy: rules.throughProxy)), for: task)
+        }
         // Judged before anything connects there: the Location's origin, by libcurl's parser as every URL.
         let location = info.redirectURL.map { TaskLifecycle.Location(url: $0, origin: try? TargetURL.origin(of: $0)) }
-        let task = ctx.task
         if let body = ctx.response.body { task.responseBody = body }
         ctx.release()
         recycle(easy)
@@ -457,6 +460,7 @@ final class EngineLoop: CurlLoopDriver {
             easy.reset()
             try EasyConfigurator(options: options, headers: headerLists).configure(easy, for: settings, observer: ctx)
             try multi.add(easy)
+            ctx.restartedInLibcurl()
             return true
         } catch {
             ctx.engineFailure = error
@@ -468,36 +472,13 @@ final class EngineLoop: CurlLoopDriver {
     static let maxRejoins = 3
 
     /// The transaction a finished transfer records: what it saw, read from its context and libcurl, assembled by
-    /// `TransferObservation`. The TLS facts of a connection are kept by its number for the transfers that reuse it.
+    /// `TransferObservation` (attempts libcurl gave up on are the context's `deadAttempts`). The TLS facts of a
+    /// connection are kept by its number for the transfers that reuse it.
     private func transaction(_ ctx: TransferContext, info: EasyInfo, result: Result<Void, CurlError>?, end: Int64)
         -> TransactionMetrics {
-        if let id = ctx.connectionId {
-            if ctx.tlsVersion != nil || ctx.alpn != nil {
-                sockets.remember(tls: (ctx.tlsVersion, ctx.tlsCipher, ctx.alpn), connection: id,
-                                 socketKnown: ctx.connectionSocketKnown)
-            } else if ctx.connectionReady != nil, info.numConnects == 0, let known = sockets.tls(connection: id) {
-                ctx.tlsVersion = known.version
-                ctx.tlsCipher = known.cipher
-                ctx.alpn = known.alpn
-            }
-        }
-        var facts = ctx.tcp.finish()
-        facts?.shared = ctx.tcpShared
-        facts?.handshakeRTT = ctx.handshakeRTT
-        let seen = TransferObservation(
-            kind: ctx.kind, url: ctx.target.text, method: ctx.method, hostIsIPLiteral: ctx.target.hostIsIPLiteral,
-            usesTLS: ctx.target.scheme == "https", fetchStart: ctx.fetchStart, connectionReady: ctx.connectionReady,
-            socketOpened: ctx.socketOpenedAt, connected: ctx.connectedAt, requestEnd: ctx.requestEnd, responseStart: ctx.responseStart, headerOutAt: ctx.headerOutAt,
-            firstBodyOutAt: ctx.firstBodyOutAt, expectSent: ctx.expectSent, end: end, curlTimers: info.timers,
-            numConnects: info.numConnects, protocolName: info.protocolName, requestHeaderBytes: info.requestSize,
-            responseHeaderBytes: info.headerSize, connectionId: ctx.connectionId,
-            localAddress: ctx.localIP ?? info.localIP, localPort: ctx.localPort ?? info.localPort,
-            remoteAddress: ctx.remoteIP ?? info.primaryIP, remotePort: ctx.remotePort ?? info.primaryPort,
-            tlsVersion: ctx.tlsVersion, tlsCipher: ctx.tlsCipher, alpn: ctx.alpn, status: ctx.status,
-            statusText: ctx.statusText, contentType: ctx.contentType,
-            responseHeaders: ctx.captureHeaders ? ctx.headers : nil, requestBodyBytes: ctx.requestBodyBytes,
-            responseBodyBytes: ctx.responseBodyBytes, retryWait: ctx.retryWait,
-            error: transferError(ctx, result: result), tcp: facts, readsTCP: ctx.readsTCP)
+        ctx.settleTLSFacts(reused: info.numConnects == 0)
+        let seen = ctx.observation(info: info, numConnects: info.numConnects, error: transferError(ctx, result: result),
+                                   end: end)
         return seen.metrics(anchor: anchor, throughProxy: rules.throughProxy)
     }
 

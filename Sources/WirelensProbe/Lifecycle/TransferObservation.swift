@@ -23,6 +23,10 @@ struct TransferObservation {
     /// True when the request asked for a 100 Continue.
     var expectSent: Bool
     var end: Int64
+    /// When libcurl made the socket of the connection the transfer opened.
+    var connectionOpened: Int64?
+    /// When libcurl closed the connection while the transfer was on it.
+    var connectionClosed: Int64?
 
     // libcurl's figures
     var curlTimers: CurlTimers
@@ -99,6 +103,8 @@ struct TransferObservation {
             m.retryWait = retryWait.planned
             m.retryAfter = retryWait.requested
         }
+        m.connectionOpened = connectionOpened.map { anchor.wallMicros(ofMonotonic: $0) }
+        m.connectionClosed = connectionClosed.map { anchor.wallMicros(ofMonotonic: $0) }
         m.error = error
         m.diagnosis = Diagnosis.of(.init(
             phases: m.phases, requestBodyBytes: requestBodyBytes, responseBodyBytes: responseBodyBytes, tcp: tcp,
