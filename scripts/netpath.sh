@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A network path with a queue, made of three network namespaces, for verdict tests and the demo.
 #
-#   scripts/netpath.sh up NAME [--rate RATE] [--down-rate RATE] [--drop P] [--queue LATENCY]
+#   scripts/netpath.sh up NAME [--rate RATE] [--down-rate RATE] [--drop P] [--down-drop P] [--queue LATENCY]
+#                          [--delay DURATION]
 #   scripts/netpath.sh down NAME
 #   scripts/netpath.sh counters NAME
 #
@@ -18,6 +19,16 @@
 #                     200ms); default 50ms. The queue is what makes the round-trip time grow with load.
 #   --drop P          iptables -m statistic --mode random --probability P -j DROP in the router's FORWARD
 #                     chain, for the uplink only (0 < P < 1)
+#   --down-drop P     the same rule for the downlink (toward the client)
+#   --delay DURATION  hold every packet DURATION in the router, each way (20ms: a round trip 40 ms longer); this
+#                     kernel has no netem, so a delay line does it: a TUN device dl0 in the router, policy rules
+#                     (`ip rule iif rc|rs lookup 100`, table 100's default route into dl0) that send what arrives
+#                     from either veth into it, and scripts/delayline.py (python3, standard library) reading each
+#                     packet, holding it in an arrival-ordered queue of at most 10000 packets (drops beyond) and
+#                     writing it back into dl0 when its time comes, from where the main table forwards it on.
+#                     Between 100us and 5s. The drop rule then counts and drops before the delay, the tbf queues
+#                     after it. Python costs some tens of microseconds a packet: a delayed path without a --rate
+#                     is limited by it (a few tens of thousands of packets a second).
 #
 # tbf counts a packet's length with its Ethernet header (14 bytes) and nothing else: a full TCP segment with
 # timestamps is 1514 bytes carrying 1448 bytes of payload, so the payload rate is RATE/8 * 1448/1514.
@@ -27,6 +38,7 @@
 # `counters` prints, one per line:
 #   UPLINK_PACKETS=n    packets the router forwarded toward the server (counted before the drop rule)
 #   DROP_PACKETS=n      packets the drop rule dropped (0 without --drop)
+#   DOWN_DROP_PACKETS=n packets the downlink's drop rule dropped (0 without --down-drop)
 #   UP_SENT_BYTES=n UP_SENT_PACKETS=n UP_DROPPED=n UP_OVERLIMITS=n          the uplink qdisc's counters
 #   DOWN_SENT_BYTES=n DOWN_SENT_PACKETS=n DOWN_DROPPED=n DOWN_OVERLIMITS=n  the downlink qdisc's counters
 # `down` ends what still runs in the three namespaces (SIGTERM, then SIGKILL after 2 s) and deletes them;
@@ -43,8 +55,12 @@ ROUTER_CLIENT_IP=198.18.1.254
 SERVER_IP=198.18.2.1
 ROUTER_SERVER_IP=198.18.2.254
 UPLINK_TAG=wirelens-uplink
+DOWN_DROP_TAG=wirelens-down-drop
+DELAY_TABLE=100
+DELAY_LIMIT=10000
+SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
-usage() { die "usage: $0 up NAME [--rate RATE] [--down-rate RATE] [--drop P] [--queue LATENCY] | down NAME | counters NAME"; }
+usage() { die "usage: $0 up NAME [--rate RATE] [--down-rate RATE] [--drop P] [--down-drop P] [--queue LATENCY] [--delay DURATION] | down NAME | counters NAME"; }
 
 [ $# -ge 2 ] || usage
 COMMAND=$1
@@ -111,14 +127,16 @@ shape() {
 }
 
 up() {
-    local rate= down_rate= drop= queue=50ms
+    local rate= down_rate= drop= down_drop= queue=50ms delay=
     while [ $# -gt 0 ]; do
         case "$1" in
             --rate) [ $# -ge 2 ] || usage; rate=$2; shift 2 ;;
             --down-rate) [ $# -ge 2 ] || usage; down_rate=$2; shift 2 ;;
             --drop) [ $# -ge 2 ] || usage; drop=$2; shift 2 ;;
+            --down-drop) [ $# -ge 2 ] || usage; down_drop=$2; shift 2 ;;
             --queue) [ $# -ge 2 ] || usage; queue=$2; shift 2 ;;
-            *) die "unknown option '$1' (--rate, --down-rate, --drop, --queue)" ;;
+            --delay) [ $# -ge 2 ] || usage; delay=$2; shift 2 ;;
+            *) die "unknown option '$1' (--rate, --down-rate, --drop, --down-drop, --queue, --delay)" ;;
         esac
     done
     local up_bits= down_bits=
@@ -130,9 +148,17 @@ up() {
         down_bits=$(rate_bits "$down_rate") || die "--down-rate '$down_rate' is not a rate in tc's units (8mbit, 500kbit)"
     fi
     [[ $queue =~ ^[0-9]+(\.[0-9]+)?(us|ms|s)$ ]] || die "--queue '$queue' is not a duration (50ms, 200ms, 1s)"
-    if [ -n "$drop" ]; then
-        awk -v p="$drop" 'BEGIN { exit !(p ~ /^0?\.[0-9]+$/ && p > 0 && p < 1) }' ||
-            die "--drop '$drop' is not a probability between 0 and 1 (0.02 for 2%)"
+    local option value
+    for option in "--drop:$drop" "--down-drop:$down_drop"; do
+        value=${option#*:}
+        [ -n "$value" ] || continue
+        awk -v p="$value" 'BEGIN { exit !(p ~ /^0?\.[0-9]+$/ && p > 0 && p < 1) }' ||
+            die "${option%%:*} '$value' is not a probability between 0 and 1 (0.02 for 2%)"
+    done
+    local delay_us=
+    if [ -n "$delay" ]; then
+        delay_us=$(duration_us "$delay") && [ "$delay_us" -ge 100 ] && [ "$delay_us" -le 5000000 ] ||
+            die "--delay '$delay' is not a duration between 100us and 5s (20ms, 500us, 1s)"
     fi
     need_root
     for ns in "$C" "$R" "$S"; do
@@ -166,10 +192,21 @@ up() {
 
     # The uplink's packets are counted first, then the drop rule takes its share: its counter over the first
     # one is the loss the path made.
-    ip netns exec "$R" iptables -A FORWARD -i rc -o rs -m comment --comment "$UPLINK_TAG"
+    # With a delay line the uplink's packets go rc → dl0 first (then dl0 → rs): they are counted and dropped then.
+    local uplink_out=rs
+    [ -z "$delay" ] || uplink_out=dl0
+    ip netns exec "$R" iptables -A FORWARD -i rc -o "$uplink_out" -m comment --comment "$UPLINK_TAG"
     if [ -n "$drop" ]; then
-        ip netns exec "$R" iptables -A FORWARD -i rc -o rs -m statistic --mode random --probability "$drop" -j DROP
+        ip netns exec "$R" iptables -A FORWARD -i rc -o "$uplink_out" -m statistic --mode random --probability "$drop" -j DROP
     fi
+    if [ -n "$down_drop" ]; then
+        # With a delay line the downlink's packets go rs → dl0 first: they are dropped then.
+        local downlink_out=rc
+        [ -z "$delay" ] || downlink_out=dl0
+        ip netns exec "$R" iptables -A FORWARD -i rs -o "$downlink_out" -m statistic --mode random --probability "$down_drop" \
+            -m comment --comment "$DOWN_DROP_TAG" -j DROP
+    fi
+    [ -z "$delay" ] || delay_line "$delay_us"
     [ -z "$rate" ] || shape "$R" rs "$rate" "$up_bits" "$queue"
     [ -z "$down_rate" ] || shape "$R" rc "$down_rate" "$down_bits" "$queue"
     trap - EXIT
@@ -178,6 +215,42 @@ up() {
     echo "SERVER_NS=$S"
     echo "CLIENT_IP=$CLIENT_IP"
     echo "SERVER_IP=$SERVER_IP"
+}
+
+# DURATION (500us, 20ms, 1.5s) in whole microseconds; fails on anything else.
+duration_us() {
+    local value=$1
+    [[ $value =~ ^([0-9]+(\.[0-9]+)?)(us|ms|s)$ ]] || return 1
+    case "${BASH_REMATCH[3]}" in
+        us) awk -v n="${BASH_REMATCH[1]}" 'BEGIN { printf "%d", n }' ;;
+        ms) awk -v n="${BASH_REMATCH[1]}" 'BEGIN { printf "%d", n * 1000 }' ;;
+        s) awk -v n="${BASH_REMATCH[1]}" 'BEGIN { printf "%d", n * 1000000 }' ;;
+    esac
+}
+
+# The delay line of the router: what arrives from either veth is routed into the TUN device dl0, where
+# delayline.py holds it DELAY_US and writes it back; arriving on dl0, it is forwarded by the main table.
+delay_line() {
+    local delay_us=$1
+    command -v python3 >/dev/null 2>&1 || die "python3 not found: --delay runs scripts/delayline.py"
+    [ -c /dev/net/tun ] || die "/dev/net/tun is missing: --delay needs the tun module (modprobe tun)"
+    ip -n "$R" tuntap add dev dl0 mode tun
+    ip -n "$R" link set dl0 mtu 1500 up
+    # A packet from the client arrives back on dl0, not on rc: reverse-path filtering would drop it.
+    ip netns exec "$R" sysctl -qw net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0 \
+        net.ipv4.conf.dl0.rp_filter=0 net.ipv4.conf.all.send_redirects=0
+    ip -n "$R" route add default dev dl0 table "$DELAY_TABLE"
+    ip -n "$R" rule add iif rc lookup "$DELAY_TABLE" pref 100
+    ip -n "$R" rule add iif rs lookup "$DELAY_TABLE" pref 101
+    ip netns exec "$R" setsid python3 "$SCRIPT_DIR/delayline.py" dl0 "$delay_us" "$DELAY_LIMIT" \
+        </dev/null >/dev/null 2>&1 &
+    # Ready when the program holds the device: a TUN device has carrier only while a process has it open.
+    local _
+    for _ in $(seq 50); do
+        ip -n "$R" -o link show dl0 | grep -q NO-CARRIER || return 0
+        sleep 0.1
+    done
+    die "the delay line did not start within 5 s (python3 $SCRIPT_DIR/delayline.py in $R)"
 }
 
 # The qdisc counters of DEV in the router as PREFIX_SENT_BYTES=… lines (zeros when it has no tbf).
@@ -203,10 +276,11 @@ qdisc_counters() {
 counters() {
     need_root
     exists "$R" || die "no path named $NAME (namespace $R does not exist): run '$0 up $NAME' first"
-    ip netns exec "$R" iptables -L FORWARD -v -n -x | awk -v tag="$UPLINK_TAG" '
+    ip netns exec "$R" iptables -L FORWARD -v -n -x | awk -v tag="$UPLINK_TAG" -v down="$DOWN_DROP_TAG" '
         $0 ~ tag { uplink = $1 }
+        / DROP / && /statistic/ && $0 ~ down { downDrop = $1; next }
         / DROP / && /statistic/ { drop = $1 }
-        END { printf "UPLINK_PACKETS=%d\nDROP_PACKETS=%d\n", uplink, drop }'
+        END { printf "UPLINK_PACKETS=%d\nDROP_PACKETS=%d\nDOWN_DROP_PACKETS=%d\n", uplink, drop, downDrop }'
     qdisc_counters rs UP
     qdisc_counters rc DOWN
 }

@@ -50,10 +50,12 @@ CURLMcode wl_multi_setopt_long(CURLM *m, CURLMoption o, long v) { return curl_mu
 int wl_prereq_ok(void) { return CURL_PREREQFUNC_OK; }
 size_t wl_readfunc_abort(void) { return CURL_READFUNC_ABORT; }
 int wl_sockopt_ok(void) { return CURL_SOCKOPT_OK; }
+int wl_sockopt_error(void) { return CURL_SOCKOPT_ERROR; }
 int wl_seekfunc_ok(void) { return CURL_SEEKFUNC_OK; }
 int wl_seekfunc_cantseek(void) { return CURL_SEEKFUNC_CANTSEEK; }
 long wl_http_version_1_1(void) { return CURL_HTTP_VERSION_1_1; }
 long wl_http_version_2tls(void) { return CURL_HTTP_VERSION_2TLS; }
+long wl_http_version_2_0(void) { return CURL_HTTP_VERSION_2_0; }
 long wl_http_version_2_prior_knowledge(void) { return CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE; }
 long wl_pipe_nothing(void) { return CURLPIPE_NOTHING; }
 long wl_pipe_multiplex(void) { return CURLPIPE_MULTIPLEX; }

@@ -23,8 +23,9 @@ struct ConnectionState {
     /// Payload segments of a connection without handshake looked at before its guessed roles are kept.
     static let maxRoleChecks = 64
 
-    /// A segment filling a hole within this long (µs) of the newest data counts as out of order, later as a
-    /// retransmission (Wireshark uses the same idea with its own window).
+    /// A segment filling a hole that no duplicate ACK asked for counts as out of order when it arrives within this
+    /// long (µs) of the data beyond the hole, or within the handshake's round trip when that is longer (Wireshark
+    /// uses 3 ms when it knows no round trip).
     static let reorderWindow: Int64 = 3_000
 
     /// Starts connection number `index` (in order of first packets) at its first captured segment;
@@ -149,7 +150,7 @@ struct ConnectionState {
                 sender.stats.windowFull += 1
             }
             data(segment.payload, start: start, end: start + length, from: &sender, fromClient: fromClient,
-                 http: &http, time: time)
+                 http: &http, time: time, roundTrip: record.handshakeTime)
         } else if !flags.contains(.syn), !flags.contains(.fin), sender.space.next > 0,
                   start == sender.space.next - 1 {
             sender.stats.keepAlives += 1
@@ -172,6 +173,9 @@ struct ConnectionState {
         guard receiver.space.known else { return false }
         let acked = receiver.space.offset(of: segment.acknowledgement)
         sender.ackOffset = acked
+        if length == 0, !flags.contains(.fin), acked == receiver.space.next, receiver.space.firstHeldStart != nil {
+            receiver.duplicateAckAt = time
+        }
         skipAcknowledgedHoles(&receiver, upTo: acked, fromClient: !fromClient, http: &http, time: time)
         return false
     }
@@ -268,10 +272,11 @@ struct ConnectionState {
         return Int64(scale)
     }
 
-    /// Classifies a data segment and hands what is new and in order to the HTTP parser.
+    /// Classifies a data segment and hands what is new and in order to the HTTP parser; `roundTrip` is the
+    /// handshake's (SYN to the client's ACK, as captured), when captured.
     private static func data(_ payload: UnsafeRawBufferPointer, start: Int64, end: Int64,
                              from sender: inout HalfConnection, fromClient: Bool, http: inout HTTPConversation,
-                             time: Int64) {
+                             time: Int64, roundTrip: Int64?) {
         let next = sender.space.next
         if end <= next {
             if end - start == 1 && start == next - 1 {
@@ -284,7 +289,7 @@ struct ConnectionState {
                 sender.stats.retransmissions += 1
             } else if start < sender.space.highest {
                 // New data below data already seen: it fills a hole, late (reordered) or sent again.
-                if time - sender.space.highestAt < reorderWindow {
+                if isReordered(start: start, time: time, in: sender, roundTrip: roundTrip) {
                     sender.stats.outOfOrder += 1
                 } else {
                     sender.stats.retransmissions += 1
@@ -298,6 +303,23 @@ struct ConnectionState {
             }
         }
         _ = sender.space.noteEnd(end, time: time)
+    }
+
+    /// True when a segment filling a hole at `start`, captured at `time`, came late rather than again.
+    ///
+    /// A resend needs the receiver's word: its duplicate ACKs travel to the sender and the resend travels back, so
+    /// it arrives at least one round trip after the data beyond the hole, wherever the capture is taken. A fill
+    /// after a duplicate ACK of the hole is a retransmission unless it came within one round trip of the data
+    /// beyond the hole (a capture at the receiver sees its duplicate ACK before a merely late segment); a fill no
+    /// duplicate ACK asked for is out of order within one round trip, or within `reorderWindow` when that is longer.
+    static func isReordered(start: Int64, time: Int64, in sender: HalfConnection, roundTrip: Int64?) -> Bool {
+        let opened = sender.space.firstArrival(atOrAbove: start) ?? sender.space.highestAt
+        let elapsed = time - opened
+        if let asked = sender.duplicateAckAt, asked >= opened {
+            guard let roundTrip else { return false }
+            return elapsed < roundTrip
+        }
+        return elapsed < max(roundTrip ?? 0, reorderWindow)
     }
 
     /// Delivers `start..<end` (which reaches past the in-order point) and whatever held data it makes in order.

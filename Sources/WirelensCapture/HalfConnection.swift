@@ -14,4 +14,7 @@ struct HalfConnection {
     var finSent = false
     /// The HTTP parser has been told this side closed.
     var closeDelivered = false
+    /// When the peer last sent a duplicate acknowledgement of this side's stream: a pure ACK at the in-order point
+    /// while data beyond a hole was already captured (the receiver asking for the hole to be filled); nil before.
+    var duplicateAckAt: Int64?
 }

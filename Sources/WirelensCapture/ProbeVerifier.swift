@@ -5,6 +5,8 @@ import WirelensCore
 ///
 /// Each transaction is joined to a connection by its 4-tuple *and* time: among the connections with that
 /// 4-tuple, the one whose lifetime holds the transaction's request (a 4-tuple can carry several connections).
+/// Connections no transaction joined that began before the run, or that go elsewhere than the probe's servers,
+/// are foreign: listed apart, never a disagreement.
 public enum ProbeVerifier {
     /// A connect time agrees with the handshake when they differ by at most this much (µs)...
     public static let connectToleranceFixed = ProbeVerification.connectToleranceFixed
@@ -50,18 +52,28 @@ public enum ProbeVerifier {
             }
         }
 
-        // Per connection: order its transactions by request time, pair them with its exchanges, decide SYN ownership.
+        // Per connection: order its transactions by request time, match them with its requests, decide SYN ownership.
         let flat = probe.tasks.flatMap { $0.transactions }
+        // Connection -> the exchanges its transactions made; nil for a joined connection whose requests cannot be
+        // told apart (TLS carrying HTTP/2, or a request body that may have waited for a 100 Continue).
+        var matchedExchanges: [Int: Set<Int>] = [:]
         for (index, members) in onConnection.sorted(by: { $0.key < $1.key }) {
             let c = connections[index]
             let ordered = members.sorted {
                 requestTime(flat[$0]) < requestTime(flat[$1])
             }
             let pairsExchanges = pairs(c)
+            let matched = pairsExchanges ? match(ordered.map { flat[$0] }, c.exchanges) : [:]
+            if pairsExchanges {
+                matchedExchanges[index] = Set(matched.values)
+            } else if countsEncryptedRequests(c, ordered.map { flat[$0] }) {
+                // HTTP/1.x over TLS, one request at a time: the n-th run of client records is the n-th request.
+                matchedExchanges[index] = Set(0..<min(ordered.count, c.exchanges.count))
+            }
             for (rank, member) in ordered.enumerated() {
                 let tx = flat[member]
                 var check = result.transactions[member]
-                if pairsExchanges && rank < c.exchanges.count { check.exchange = rank }
+                check.exchange = matched[rank].map { c.exchanges[$0].index }
                 if c.handshakeSeen, let syn = c.synAt {
                     check.ownsSYN = rank == 0 && syn >= tx.timeline.fetchStart - clockSlack
                     check.reuseConfirmed = check.ownsSYN == !tx.reusedConnection
@@ -83,6 +95,10 @@ public enum ProbeVerifier {
                 } else if !tx.reusedConnection {
                     check.ownsSYN = nil  // the connection began before the capture: cannot tell
                 }
+                let exchange = matched[rank].map { c.exchanges[$0] }
+                let order = orderViolations(tx.timeline, connection: c, ownsSYN: check.ownsSYN == true, exchange: exchange)
+                check.instantsInOrder = order.compared ? order.violations.isEmpty : nil
+                check.disagreements += order.violations
                 result.transactions[member] = check
             }
             if pairsExchanges {
@@ -91,24 +107,34 @@ public enum ProbeVerifier {
             }
         }
 
-        // Run-level: connections opened, per-host concurrency, stray exchanges.
+        // Run-level: the run's connections (and the foreign ones), connections opened, at once, requests.
         let windowStart = probe.startedAt - clockSlack, windowEnd = probe.endedAt + clockSlack
-        let inRun = connections.filter { c in
-            servers.contains(c.server) && clients.contains(c.client.address)
-                && c.firstPacketAt <= windowEnd && c.inUseUntil >= windowStart
+        var inRun: [TCPConnection] = []
+        for c in connections where c.firstPacketAt <= windowEnd && c.inUseUntil >= windowStart {
+            if onConnection[c.index] == nil,
+               let reason = foreignReason(c, servers: servers, clients: clients, runStart: windowStart) {
+                result.foreignConnections.append(.init(connection: c.index, client: c.client, server: c.server,
+                                                       firstPacketAt: c.firstPacketAt, exchanges: c.exchanges.count,
+                                                       reason: reason))
+                continue
+            }
+            inRun.append(c)
         }
         result.connectionsOnWire = inRun.filter { c in c.synAt.map { $0 >= windowStart && $0 <= windowEnd } ?? false }.count
-        var limit = probe.configuration.options.maxHostConnections
-        if limit == 0 { limit = nil }
+        let options = probe.configuration.options
+        let hostLimit = options.maxHostConnections.flatMap { $0 > 0 ? $0 : nil }
+        result.configuredTotalLimit = options.maxConnections.flatMap { $0 > 0 ? $0 : nil }
         for server in servers.sorted() {
             let mine = inRun.filter { $0.server == server }
-            let peak = CaptureSummary.peak(mine.flatMap { [($0.firstPacketAt, 1), ($0.inUseUntil, -1)] })
-            result.hosts.append(.init(server: server, connections: mine.count, maxConcurrent: peak, configuredLimit: limit))
+            result.hosts.append(.init(server: server, connections: mine.count, maxConcurrent: openAtOnce(mine),
+                                      configuredLimit: hostLimit))
         }
-        for c in inRun where pairs(c) {
-            let used = onConnection[c.index]?.count ?? 0
-            for e in c.exchanges.dropFirst(used) {
-                result.strayExchanges.append(.init(connection: c.index, exchange: e.index, method: e.method, target: e.target))
+        result.maxConcurrent = openAtOnce(inRun)
+        for c in inRun where pairs(c) || c.applicationProtocol == "tls" {
+            guard let made = onConnection[c.index] == nil ? [] : matchedExchanges[c.index] else { continue }
+            for (position, e) in c.exchanges.enumerated() where !made.contains(position) && e.requestStartAt != nil {
+                result.strayExchanges.append(.init(connection: c.index, exchange: e.index, method: e.method,
+                                                   target: e.target, requestStartAt: e.requestStartAt))
             }
         }
 
@@ -122,18 +148,107 @@ public enum ProbeVerifier {
                 run.append("\(host.server): \(host.maxConcurrent) connections at once on the wire, above the limit of \(limit)")
             }
         }
+        if let limit = result.configuredTotalLimit, result.maxConcurrent > limit {
+            run.append("\(result.maxConcurrent) connections at once on the wire, above the total limit of \(limit)")
+        }
         for use in result.requestsPerConnection where use.wireExchanges < use.probeTransactions {
             run.append("connection #\(use.connection) carried \(use.wireExchanges) exchanges on the wire; the probe "
                 + "reports \(use.probeTransactions) transactions on it")
         }
         for stray in result.strayExchanges {
-            run.append("exchange \(stray.exchange) on connection #\(stray.connection) (\(stray.method ?? "?") "
-                + "\(stray.target ?? "?")) is not explained by any transaction")
+            let at = stray.requestStartAt.map { " at \(WallClock.iso8601(micros: $0))" } ?? ""
+            let what = stray.method.map { "request \($0) \(stray.target ?? "?")" } ?? "a request (encrypted or unreadable)"
+            run.append("\(what) on connection #\(stray.connection) (exchange \(stray.exchange))\(at) is not explained "
+                + "by any transaction")
         }
         result.disagreements = run + result.transactions.flatMap { check in
             check.disagreements.map { "task \(check.task) transaction \(check.transaction): \($0)" }
         }
         return result
+    }
+
+    /// Why a connection in use during the run that no transaction joined is not the run's, or nil when it is: it goes
+    /// elsewhere than the probe's `servers` from its `clients`, or its SYN came before `runStart` or before the
+    /// capture began (a live capture begins with the run).
+    static func foreignReason(_ c: TCPConnection, servers: Set<Endpoint>, clients: Set<IPAddress>,
+                              runStart: Int64) -> ProbeVerification.ForeignConnection.Reason? {
+        // Without a handshake the capture may have guessed the roles the wrong way round (by the ports).
+        let toTarget = (servers.contains(c.server) && clients.contains(c.client.address))
+            || (!c.handshakeSeen && servers.contains(c.client) && clients.contains(c.server.address))
+        if !toTarget { return .otherTarget }
+        return (c.synAt ?? .min) < runStart ? .beganBeforeRun : nil
+    }
+
+    /// The most of `connections` in use at one instant (first packet to first FIN or RST, as the capture counts).
+    private static func openAtOnce(_ connections: [TCPConnection]) -> Int {
+        CaptureSummary.peak(connections.flatMap { [($0.firstPacketAt, 1), ($0.inUseUntil, -1)] })
+    }
+
+    /// Matches a connection's transactions (in order of request time) with its exchanges (in wire order): each
+    /// request on the wire goes to the first transaction still unmatched, at or after the last one matched, with the
+    /// same method and path. Returns transaction position -> exchange position.
+    static func match(_ transactions: [TransactionMetrics], _ exchanges: [HTTPExchange]) -> [Int: Int] {
+        var result: [Int: Int] = [:]
+        var cursor = 0
+        for (position, exchange) in exchanges.enumerated() where exchange.requestStartAt != nil {
+            guard let found = (cursor..<transactions.count).first(where: { same(transactions[$0], exchange) }) else {
+                continue
+            }
+            result[found] = position
+            cursor = found + 1
+        }
+        return result
+    }
+
+    /// True when the request on the wire is the transaction's: the same method and path (the query is left out:
+    /// both sides mask secrets in it their own way). What the capture could not read is not held against it.
+    private static func same(_ tx: TransactionMetrics, _ exchange: HTTPExchange) -> Bool {
+        if let method = exchange.method, method != tx.method { return false }
+        guard let target = exchange.target else { return true }
+        return path(of: target) == path(of: tx.url)
+    }
+
+    /// The path of a URL or of a request target (origin or absolute form), without query or fragment.
+    static func path(of text: String) -> Substring {
+        var rest = Substring(text)
+        if let scheme = rest.range(of: "://") {
+            rest = rest[scheme.upperBound...]
+            guard let slash = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) else { return "/" }
+            rest = rest[slash...]
+            if rest.first != "/" { return "/" }
+        }
+        return rest.prefix { $0 != "?" && $0 != "#" }
+    }
+
+    /// The ways a transaction's instants break physical order against its connection's handshake (when it opened
+    /// the connection) and its request on the wire, `orderSlack` allowed; `compared` is false when nothing could be.
+    static func orderViolations(_ timeline: Timeline, connection c: TCPConnection, ownsSYN: Bool,
+                                exchange: HTTPExchange?) -> (compared: Bool, violations: [String]) {
+        let slack = ProbeVerification.orderSlack
+        var compared = false
+        var violations: [String] = []
+        /// `instant` must not be later (`after`) or earlier than `wire` by more than the slack.
+        func check(_ instant: Int64?, _ relation: String, _ wire: Int64?, _ what: String, _ packet: String) {
+            guard let instant, let wire else { return }
+            compared = true
+            let excess = relation == "after" ? instant - wire : wire - instant
+            if excess > slack {
+                violations.append("\(what) is \(DurationText.format(micros: excess)) \(relation) \(packet) "
+                    + "(physical order; \(slack)µs allowed)")
+            }
+        }
+        if ownsSYN {
+            check(timeline.connectStart, "after", c.synAt, "connect start", "the SYN on the wire")
+            check(timeline.connectEnd, "before", c.synAckAt, "connect end", "the SYN/ACK on the wire")
+        }
+        if let exchange {
+            check(timeline.requestStart, "after", exchange.requestStartAt, "request start",
+                  "the request's first byte on the wire")
+            let firstResponseByte = [exchange.interimAt, exchange.responseStartAt].compactMap { $0 }.min()
+            check(timeline.responseStart, "before", firstResponseByte, "response start",
+                  "the response's first byte on the wire")
+        }
+        return (compared, violations)
     }
 
     /// The connection among `candidates` whose lifetime holds `time`; else the nearest one within the clock slack.
@@ -145,6 +260,15 @@ public enum ProbeVerifier {
             if distance <= clockSlack, distance < best?.distance ?? .max { best = (i, distance) }
         }
         return best?.index
+    }
+
+    /// True when a TLS connection's inferred exchanges count its requests: its transactions are HTTP/1.x (or got no
+    /// response) without a request body (a body may wait for a 100 Continue, which splits one request in two runs of
+    /// records).
+    private static func countsEncryptedRequests(_ c: TCPConnection, _ transactions: [TransactionMetrics]) -> Bool {
+        c.applicationProtocol == "tls" && transactions.allSatisfy {
+            ($0.networkProtocolName ?? "http/1.1").hasPrefix("http/1") && $0.requestBodyBytes == 0
+        }
     }
 
     /// True when the connection's exchanges are read from the wire (HTTP/1.x, h2c), not inferred (TLS).

@@ -87,6 +87,14 @@ struct TCPSequenceSpace {
     /// The start of the first held segment, if any.
     var firstHeldStart: Int64? { pending.first?.start }
 
+    /// When the first of the held segments at or above `offset` arrived: the moment the hole below them opened
+    /// (nil when none is held there).
+    func firstArrival(atOrAbove offset: Int64) -> Int64? {
+        var first: Int64?
+        for held in pending where held.start >= offset && held.time < first ?? .max { first = held.time }
+        return first
+    }
+
     /// Drops held data (the connection is over).
     mutating func release() {
         pending = []

@@ -180,7 +180,7 @@ extension TCPConnection: Encodable {
 }
 
 /// An endpoint as `{"address", "port"}`.
-private struct EndpointCoding: Encodable {
+struct EndpointCoding: Encodable {
     let endpoint: Endpoint
     init(_ endpoint: Endpoint) { self.endpoint = endpoint }
     private enum Keys: String, CodingKey { case address, port }

@@ -3,19 +3,23 @@ import WirelensCore
 /// JSON of the verification, with the report's conventions (durations in ms, unknowns as null).
 extension ProbeVerification: Encodable {
     private enum Keys: String, CodingKey {
-        case connectTolerance, disagreements, connectionsOpenedByProbe, connectionsOnWire, hosts,
-             requestsPerConnection, strayExchanges, transactions
+        case connectTolerance, orderSlackMs, disagreements, connectionsOpenedByProbe, connectionsOnWire, hosts,
+             maxConcurrent, configuredTotalLimit, requestsPerConnection, strayExchanges, foreignConnections, transactions
     }
 
     public func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: Keys.self)
         try c.encode(ProbeVerification.toleranceText, forKey: .connectTolerance)
+        try c.encode(Format.millis(fromMicros: ProbeVerification.orderSlack), forKey: .orderSlackMs)
         try c.encode(disagreements, forKey: .disagreements)
         try c.encode(connectionsOpenedByProbe, forKey: .connectionsOpenedByProbe)
         try c.encode(connectionsOnWire, forKey: .connectionsOnWire)
         try c.encode(hosts, forKey: .hosts)
+        try c.encode(maxConcurrent, forKey: .maxConcurrent)
+        try c.encode(configuredTotalLimit, forKey: .configuredTotalLimit)
         try c.encode(requestsPerConnection, forKey: .requestsPerConnection)
         try c.encode(strayExchanges, forKey: .strayExchanges)
+        try c.encode(foreignConnections, forKey: .foreignConnections)
         try c.encode(transactions, forKey: .transactions)
     }
 }
@@ -45,7 +49,7 @@ extension ProbeVerification.ConnectionUse: Encodable {
 }
 
 extension ProbeVerification.StrayExchange: Encodable {
-    private enum Keys: String, CodingKey { case connection, exchange, method, target }
+    private enum Keys: String, CodingKey { case connection, exchange, method, target, requestStartAt }
 
     public func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: Keys.self)
@@ -53,13 +57,28 @@ extension ProbeVerification.StrayExchange: Encodable {
         try c.encode(exchange, forKey: .exchange)
         try c.encode(method, forKey: .method)
         try c.encode(target, forKey: .target)
+        try c.encode(requestStartAt.map(WallClock.iso8601(micros:)), forKey: .requestStartAt)
+    }
+}
+
+extension ProbeVerification.ForeignConnection: Encodable {
+    private enum Keys: String, CodingKey { case connection, client, server, firstPacketAt, exchanges, reason }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: Keys.self)
+        try c.encode(connection, forKey: .connection)
+        try c.encode(EndpointCoding(client), forKey: .client)
+        try c.encode(EndpointCoding(server), forKey: .server)
+        try c.encode(WallClock.iso8601(micros: firstPacketAt), forKey: .firstPacketAt)
+        try c.encode(exchanges, forKey: .exchanges)
+        try c.encode(reason.rawValue, forKey: .reason)
     }
 }
 
 extension ProbeVerification.TransactionCheck: Encodable {
     private enum Keys: String, CodingKey {
         case task, transaction, url, claimedReuse, connection, exchange, ownsSYN, reuseConfirmed, probeConnectMs,
-             wireHandshakeMs, connectAgrees, disagreements
+             wireHandshakeMs, connectAgrees, instantsInOrder, disagreements
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -75,6 +94,7 @@ extension ProbeVerification.TransactionCheck: Encodable {
         try c.encode(probeConnect.map(Format.millis(fromMicros:)), forKey: .probeConnectMs)
         try c.encode(wireHandshake.map(Format.millis(fromMicros:)), forKey: .wireHandshakeMs)
         try c.encode(connectAgrees, forKey: .connectAgrees)
+        try c.encode(instantsInOrder, forKey: .instantsInOrder)
         try c.encode(disagreements, forKey: .disagreements)
     }
 }

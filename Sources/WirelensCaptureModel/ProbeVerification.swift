@@ -1,6 +1,11 @@
 /// What the wire says about a probe report's claims: per transaction (its connection, reuse flag, connect
-/// time) and per run (connections opened, connections per host, requests per connection, stray exchanges).
+/// time, the physical order of its instants) and per run (connections opened, connections at once per host and
+/// in all, requests per connection, requests no transaction made), with the connections that are not the run's.
 public struct ProbeVerification: Sendable, Equatable {
+    /// How far (µs) a transaction's instant may stand on the wrong side of the packet it must precede or follow
+    /// (clock and capture-timestamp noise).
+    public static let orderSlack: Int64 = 50
+
     /// A connect time agrees with the handshake when they differ by at most this much (µs)...
     public static let connectToleranceFixed: Int64 = 5_000
     /// ...plus this fraction of the handshake: libcurl's connect phase also holds socket set-up and scheduling.
@@ -33,6 +38,10 @@ public struct ProbeVerification: Sendable, Equatable {
         public var wireHandshake: Int64?
         /// Whether they agree within `ProbeVerifier.connectTolerance`.
         public var connectAgrees: Bool?
+        /// True when the transaction's instants keep physical order with its packets (connect start not after the
+        /// SYN, connect end not before the SYN/ACK, request start not after the request's first byte, response
+        /// start not before the response's first byte; `orderSlack` allowed); nil when none could be compared.
+        public var instantsInOrder: Bool?
         /// What the wire contradicts, one sentence each.
         public var disagreements: [String] = []
 
@@ -80,12 +89,42 @@ public struct ProbeVerification: Sendable, Equatable {
         public var exchange: Int
         public var method: String?
         public var target: String?
+        /// When its request's first byte was captured.
+        public var requestStartAt: Int64?
 
-        public init(connection: Int, exchange: Int, method: String?, target: String?) {
+        public init(connection: Int, exchange: Int, method: String?, target: String?, requestStartAt: Int64? = nil) {
             self.connection = connection
             self.exchange = exchange
             self.method = method
             self.target = target
+            self.requestStartAt = requestStartAt
+        }
+    }
+
+    /// A connection in use during the run that is not the run's: no transaction joined it, and it began before the
+    /// run or goes to a server (or from an address) the probe did not use. Not a disagreement.
+    public struct ForeignConnection: Sendable, Equatable {
+        /// Why the connection is not the run's.
+        public enum Reason: String, Sendable {
+            case beganBeforeRun = "began-before-run"
+            case otherTarget = "other-target"
+        }
+
+        public var connection: Int
+        public var client: Endpoint
+        public var server: Endpoint
+        public var firstPacketAt: Int64
+        public var exchanges: Int
+        public var reason: Reason
+
+        public init(connection: Int, client: Endpoint, server: Endpoint, firstPacketAt: Int64, exchanges: Int,
+                    reason: Reason) {
+            self.connection = connection
+            self.client = client
+            self.server = server
+            self.firstPacketAt = firstPacketAt
+            self.exchanges = exchanges
+            self.reason = reason
         }
     }
 
@@ -95,8 +134,13 @@ public struct ProbeVerification: Sendable, Equatable {
     /// Connections from the probe's local addresses to its servers whose SYN falls within the run.
     public var connectionsOnWire = 0
     public var hosts: [HostCheck] = []
+    /// The most of the run's connections in use at one instant, all servers together.
+    public var maxConcurrent = 0
+    /// The probe's --max-connections (all hosts); nil when unlimited.
+    public var configuredTotalLimit: Int?
     public var requestsPerConnection: [ConnectionUse] = []
     public var strayExchanges: [StrayExchange] = []
+    public var foreignConnections: [ForeignConnection] = []
     /// Every disagreement, run-level ones first, then per transaction in task order.
     public var disagreements: [String] = []
 

@@ -14,8 +14,9 @@ public struct CompareRecommendation: Sendable, Equatable, Codable {
     public var bestThroughput: Double
     /// "bandwidth-bound" (each connection is capped: parallelism helps about linearly), "saturating"
     /// (parallelism helps, less than linearly), or when more connections do not help, by the smallest limit's
-    /// leading verdict: "network-bound" (the path was busy), "client-bound" or "server-bound"; "failed" when every
-    /// configuration had failed tasks.
+    /// leading verdict: "network-bound" (the path was busy), "client-bound" or "server-bound", and without a kernel
+    /// verdict by the phases (more time in send than in wait: "network-bound"); "failed" when every configuration had
+    /// failed tasks.
     public var regime: String
     public var reason: String
 
@@ -53,7 +54,7 @@ public struct CompareRecommendation: Sendable, Equatable, Codable {
         let regime: String
         var reason: String
         if pick.limit == base.limit {
-            regime = flatRegime(base.leadingVerdict)
+            regime = flatRegime(base.leadingVerdict, phases: base.phaseMediansMs)
             let top = base.throughput > 0 ? best.throughput / base.throughput : 0
             reason = "\(regime == "server-bound" ? "server- or CPU-bound" : regime): \(things(base.limit.value, base.mode)) already "
                 + "\(base.limit.value == 1 ? "moves" : "move") \(rate(base.throughput, unit)) and \(largest.limit.value) move "
@@ -61,6 +62,11 @@ public struct CompareRecommendation: Sendable, Equatable, Codable {
                 + " (best \(Format.fixed(top, digits: 2))x), so more connections only add queueing"
             if let low = base.latencyMs?.p90, let high = largest.latencyMs?.p90, largest.limit != base.limit {
                 reason += " (p90 latency \(ms(low)) at \(base.limit.value), \(ms(high)) at \(largest.limit.value))"
+            }
+            // Only where the phases change the old answer (the server), so other sentences read as before.
+            if regime == "network-bound", decidedByPhases(base.leadingVerdict) {
+                reason += "; no kernel verdict, so the phases tell it: at \(base.limit.value) the median send took "
+                    + "\(ms(base.phaseMediansMs["send"] ?? 0)) and wait \(ms(base.phaseMediansMs["wait"] ?? 0))"
             }
         } else if ratio > 1, (gain - 1) / (ratio - 1) >= linearShare {
             regime = "bandwidth-bound"
@@ -90,13 +96,20 @@ public struct CompareRecommendation: Sendable, Equatable, Codable {
 
     /// The regime of a mode in which more connections do not help, by the smallest limit's leading verdict:
     /// "network-bound" (the path was busy), "client-bound" (the client had nothing to send), else "server-bound".
-    static func flatRegime(_ lead: VerdictShare?) -> String {
+    /// Without a kernel verdict (none, or `unknown`: `--tcp-sample off`, a download without a loss sign) the median
+    /// phases decide: more time in send than in wait is the path (the body took the time, and more connections did
+    /// not move it faster), else the server.
+    static func flatRegime(_ lead: VerdictShare?, phases: [String: Double]) -> String {
+        if decidedByPhases(lead) { return (phases["send"] ?? 0) > (phases["wait"] ?? 0) ? "network-bound" : "server-bound" }
         switch lead?.verdict {
-        case .network: "network-bound"
-        case .client: "client-bound"
-        default: "server-bound"
+        case .network: return "network-bound"
+        case .client: return "client-bound"
+        default: return "server-bound"
         }
     }
+
+    /// Whether the regime falls to the phases: no verdict at all, or `unknown` leading.
+    static func decidedByPhases(_ lead: VerdictShare?) -> Bool { lead.map { $0.verdict == .unknown } ?? true }
 
     /// What the kernel's verdicts said at the smallest and the recommended limit ("; at 1 each connection was held
     /// back by the server's receive window (server-window, 92% of the transaction time); at 4 the path was busy

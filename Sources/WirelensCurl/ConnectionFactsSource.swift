@@ -8,6 +8,11 @@ public enum ConnectionFact: Equatable, Sendable {
     case tls(version: String, cipher: String?)
     /// The protocol the server accepted by ALPN.
     case alpn(String)
+    /// libcurl gave up on the request before any response byte and resends it on a fresh connection: the reused
+    /// connection it went out on died (the server had closed or reset it: "Connection died, retrying a fresh connect
+    /// (retry count: N)"), or the server refused its HTTP/2 stream (`refusedStream`: "REFUSED_STREAM, retrying a
+    /// fresh connect"; the connection stays open).
+    case retryingFreshConnect(refusedStream: Bool)
 }
 
 /// Where the facts of a transfer's connection come from: the one seam between libcurl's way of telling them and

@@ -55,11 +55,16 @@ func wlOpenSocketCallback(_ user: UnsafeMutableRawPointer?, _ purpose: curlsockt
     return wl_curl_open_socket(address)
 }
 
-/// A socket libcurl made for a new connection: kept so the engine can read its kernel facts and follow an upload body's end;
-/// SO_SNDBUF set when the transfer asked for one.
+/// A socket libcurl made for a new connection: kept so the engine can read its kernel facts and follow an upload body's
+/// end; SO_SNDBUF set when the transfer asked for one; refused for a transfer that may only join a connection.
 func wlSockoptCallback(_ user: UnsafeMutableRawPointer?, _ socket: curl_socket_t, _ purpose: curlsocktype) -> Int32 {
     guard let user else { return wl_sockopt_ok() }
     let easy = Unmanaged<CurlEasy>.fromOpaque(user).takeUnretainedValue()
+    if easy.refusesNewConnection {
+        // libcurl closes the socket before connecting it: no packet leaves, and the transfer fails.
+        easy.refusedNewConnection = true
+        return wl_sockopt_error()
+    }
     if var size = easy.sendBuffer.map(Int32.init) {
         _ = setsockopt(socket, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
     }

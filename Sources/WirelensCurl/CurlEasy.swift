@@ -25,6 +25,12 @@ public final class CurlEasy {
     var ownHeaders: CurlHeaderList?
     /// SO_SNDBUF for a socket this transfer makes; nil leaves the kernel's default.
     var sendBuffer: Int?
+    /// True when the transfer may only use a connection libcurl already has (an h2c joiner,
+    /// `TransferSettings.PriorKnowledgeRole.joins`): the sockopt callback then refuses a new socket before it connects.
+    var refusesNewConnection = false
+    /// True once libcurl wanted a new connection for a transfer that `refusesNewConnection`: it failed before any
+    /// packet was sent.
+    public internal(set) var refusedNewConnection = false
     /// The handle's place in its multi handle's table while added, -1 otherwise.
     var multiSlot = -1
 
@@ -51,6 +57,8 @@ public final class CurlEasy {
         reportsIncomingTraffic = false
         ownHeaders = nil
         sendBuffer = nil
+        refusesNewConnection = false
+        refusedNewConnection = false
     }
 
     /// libcurl's error text for the last transfer, if it wrote one.

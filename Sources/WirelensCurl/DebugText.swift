@@ -5,7 +5,9 @@ import Foundation
 public enum DebugText {
     /// One fact found in a line of libcurl's informational text: "Connected to host (ip) port p (#N)",
     /// "Re-using existing connection #N with host …", "SSL connection using TLSv1.3 / TLS_AES_256_GCM_SHA384",
-    /// "ALPN: server accepted h2" (or the older "ALPN, server accepted to use h2").
+    /// "ALPN: server accepted h2" (or the older "ALPN, server accepted to use h2"), and libcurl's resend of a request
+    /// whose connection died: "Connection died, retrying a fresh connect (retry count: 1)" (transfer.c's
+    /// Curl_retry_request) or "REFUSED_STREAM, retrying a fresh connect".
     public typealias Fact = ConnectionFact
 
     /// The fact in one line of CURLINFO_TEXT, or nil when the line carries none that Wirelens uses.
@@ -31,8 +33,12 @@ public enum DebugText {
     }
 
     private static let sslPrefix = "SSL connection using "
+    /// The lines of libcurl's resend on a fresh connection (both end the same).
+    private static let resendPrefixes = [
+        "Connection died, retrying a fresh connect", "REFUSED_STREAM, retrying a fresh connect",
+    ].map { Array($0.utf8) }
     private static let prefixes: [[UInt8]] = ["Connected to ", "Re-using existing connection", sslPrefix, "ALPN"]
-        .map { Array($0.utf8) }
+        .map { Array($0.utf8) } + resendPrefixes
     /// The first byte of each prefix.
     private static let firstBytes = prefixes.map { $0[0] }
 
@@ -41,15 +47,20 @@ public enum DebugText {
     public static func mayCarryFact(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         // Most lines are ruled out by their first byte before any prefix is compared.
         guard let first = bytes.first, firstBytes.contains(first) else { return false }
-        return prefixes.contains { prefix in
-            bytes.count >= prefix.count && prefix.indices.allSatisfy { bytes[$0] == prefix[$0] }
-        }
+        return prefixes.contains { starts(bytes, with: $0) }
+    }
+
+    private static func starts(_ bytes: UnsafeBufferPointer<UInt8>, with prefix: [UInt8]) -> Bool {
+        bytes.count >= prefix.count && prefix.indices.allSatisfy { bytes[$0] == prefix[$0] }
     }
 
     /// The fact in a raw line of libcurl's text: connection numbers are read from the bytes, and only the rare
     /// TLS and ALPN lines become Strings.
     public static func parse(bytes: UnsafeBufferPointer<UInt8>) -> Fact? {
         guard mayCarryFact(bytes) else { return nil }
+        if let resend = resendPrefixes.firstIndex(where: { starts(bytes, with: $0) }) {
+            return .retryingFreshConnect(refusedStream: resend == 1)
+        }
         if bytes[0] == UInt8(ascii: "C") || bytes[0] == UInt8(ascii: "R") {
             guard let hash = bytes.firstIndex(of: UInt8(ascii: "#")) else { return nil }
             var id = 0

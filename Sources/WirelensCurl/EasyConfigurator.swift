@@ -22,10 +22,28 @@ public struct TransferSettings {
     /// True when the observer wants every incoming traffic event (`TrafficKind.headerIn`, `.dataIn`, `.tlsIn`,
     /// `.tlsOut`), for example to track activity; false spares it those calls.
     public var reportsIncomingTraffic: Bool
+    /// For HTTP/2 with prior knowledge on a libcurl that cannot reuse such a connection itself
+    /// (`LibcurlDescription.h2cReuseBroken`): whether this transfer opens the origin's connection or joins it; nil
+    /// gives every transfer a connection of its own.
+    public var priorKnowledgeRole: PriorKnowledgeRole?
+
+    /// How a transfer takes part in an h2c prior-knowledge connection on libcurl before 8.0.
+    ///
+    /// libcurl 7.88 fails a prior-knowledge transfer that lands on an existing connection, because it switches the
+    /// connection to HTTP/2 a second time ("Error in the HTTP2 framing layer", curl PR #10643); a transfer asking
+    /// for plain HTTP/2 (CURL_HTTP_VERSION_2_0) joins the same connection without that switch, as curl's own
+    /// `--http2-prior-knowledge URL --next --http2 URL` does.
+    public enum PriorKnowledgeRole: Sendable {
+        /// Prior knowledge on a new connection (CURLOPT_FRESH_CONNECT), which stays open for the joiners.
+        case opens
+        /// CURL_HTTP_VERSION_2_0 on the origin's open connection; the transfer fails before any packet when libcurl
+        /// would have to open a connection for it (`CurlEasy.refusedNewConnection`), to be started again as `opens`.
+        case joins
+    }
 
     public init(url: String, scheme: String, method: String, body: BodySource, keepsCredentials: Bool,
                 refusesLinkLocal: Bool, headers: [HeaderField], remainingMicros: Int64?, sendBuffer: Int?,
-                reportsIncomingTraffic: Bool) {
+                reportsIncomingTraffic: Bool, priorKnowledgeRole: PriorKnowledgeRole? = nil) {
         self.url = url
         self.scheme = scheme
         self.method = method
@@ -36,6 +54,7 @@ public struct TransferSettings {
         self.remainingMicros = remainingMicros
         self.sendBuffer = sendBuffer
         self.reportsIncomingTraffic = reportsIncomingTraffic
+        self.priorKnowledgeRole = priorKnowledgeRole
     }
 }
 
@@ -95,6 +114,9 @@ public struct EasyConfigurator {
         case .auto: break
         case .http1_1: try long(CURLOPT_HTTP_VERSION, wl_http_version_1_1(), "CURLOPT_HTTP_VERSION")
         case .http2: try long(CURLOPT_HTTP_VERSION, wl_http_version_2tls(), "CURLOPT_HTTP_VERSION")
+        case .http2PriorKnowledge where transfer.priorKnowledgeRole == .joins && Libcurl.h2cReuseBroken:
+            try long(CURLOPT_HTTP_VERSION, wl_http_version_2_0(), "CURLOPT_HTTP_VERSION")
+            easy.refusesNewConnection = true
         case .http2PriorKnowledge: try long(CURLOPT_HTTP_VERSION, wl_http_version_2_prior_knowledge(), "CURLOPT_HTTP_VERSION")
         }
         if options.multiplex, Self.mayUseHTTP2(options.httpVersion, scheme: transfer.scheme) {
@@ -102,11 +124,15 @@ public struct EasyConfigurator {
             // possible: for HTTP/1.1, libcurl would hold transfers back until the first connection is free.
             try long(CURLOPT_PIPEWAIT, 1, "CURLOPT_PIPEWAIT")
         }
-        if !options.reuseConnections || (options.httpVersion == .http2PriorKnowledge && Libcurl.h2cReuseBroken) {
-            // libcurl before 8.0 fails ("Error in the HTTP2 framing layer") on any transfer that joins an
-            // existing h2c prior-knowledge connection (fixed by curl PR #10643): a fresh connection each.
+        let priorKnowledgeFault = options.httpVersion == .http2PriorKnowledge && Libcurl.h2cReuseBroken
+        if !options.reuseConnections || (priorKnowledgeFault && transfer.priorKnowledgeRole == nil) {
+            // libcurl before 8.0 fails ("Error in the HTTP2 framing layer") on a prior-knowledge transfer that
+            // lands on an existing h2c connection (curl PR #10643): without a role, a connection of its own.
             try long(CURLOPT_FRESH_CONNECT, 1, "CURLOPT_FRESH_CONNECT")
             try long(CURLOPT_FORBID_REUSE, 1, "CURLOPT_FORBID_REUSE")
+        } else if priorKnowledgeFault && transfer.priorKnowledgeRole == .opens {
+            // Never on an existing connection, and its own stays in the pool for the transfers that join it.
+            try long(CURLOPT_FRESH_CONNECT, 1, "CURLOPT_FRESH_CONNECT")
         }
         if let connect = options.connectTimeout {
             try long(CURLOPT_CONNECTTIMEOUT_MS, Int(max(1, connect / 1000)), "CURLOPT_CONNECTTIMEOUT_MS")

@@ -3,8 +3,9 @@ import WirelensCore
 /// What Wirelens knows of libcurl's versions: the faults it works around and the facts a version cannot give, said in
 /// each report as caveats. Kept here, with the rest of libcurl, so that Core holds only the values.
 extension LibcurlDescription {
-    /// True for libcurl before 8.0.0, which fails any transfer that joins an existing h2c prior-knowledge
-    /// connection with "Error in the HTTP2 framing layer" (curl PR #10643).
+    /// True for libcurl before 8.0.0, which fails a prior-knowledge transfer that lands on an existing h2c
+    /// connection with "Error in the HTTP2 framing layer" (curl PR #10643): the engine then lets only the first
+    /// transfer to an origin use prior knowledge (`TransferSettings.PriorKnowledgeRole`).
     public var h2cReuseBroken: Bool {
         guard let v = versionTriple else { return false }
         return v.0 < 8
@@ -22,7 +23,8 @@ extension LibcurlDescription {
         if older(8, 6) {
             list.append(Caveat(id: "queue-time", text: "libcurl \(libcurl.version) has no CURLINFO_QUEUE_TIME_T: "
                 + "queue wait is measured by Wirelens from the moment a transfer is added to the moment libcurl "
-                + "starts it (derived from CURLOPT_PREREQFUNCTION and PRETRANSFER)."))
+                + "starts it (for a new connection, its first socket less NAMELOOKUP; otherwise "
+                + "CURLOPT_PREREQFUNCTION less PRETRANSFER)."))
         }
         if older(8, 3), hasUploads {
             list.append(Caveat(id: "starttransfer-upload", text: "libcurl \(libcurl.version) stamps STARTTRANSFER "
@@ -40,10 +42,20 @@ extension LibcurlDescription {
             list.append(Caveat(id: "used-proxy", text: "libcurl \(libcurl.version) has no CURLINFO_USED_PROXY: "
                 + "proxyConnection follows the configuration, not what libcurl did."))
         }
-        if options.httpVersion == .http2PriorKnowledge, libcurl.h2cReuseBroken {
-            list.append(Caveat(id: "h2c-no-reuse", text: "libcurl \(libcurl.version) fails every transfer that joins "
-                + "an existing h2c prior-knowledge connection (\"Error in the HTTP2 framing layer\", fixed in curl 8.0.0): "
-                + "Wirelens opens a fresh connection per transaction for h2c, so h2c reuse and multiplexing are not measured."))
+        if options.httpVersion == .http2PriorKnowledge, options.reuseConnections, libcurl.h2cReuseBroken {
+            list.append(Caveat(id: "h2c-joins", text: "libcurl \(libcurl.version) fails a prior-knowledge transfer "
+                + "that lands on an open h2c connection (\"Error in the HTTP2 framing layer\", fixed in curl 8.0.0): "
+                + "the first transfer to an origin opens its connection with prior knowledge, and the others join "
+                + "that connection as HTTP/2 without it (CURL_HTTP_VERSION_2_0), as curl's --http2-prior-knowledge "
+                + "URL --next --http2 URL does."))
+        }
+        if !hasUploads, protocolsUsed?.isEmpty != true {
+            list.append(Caveat(id: "send-overhead", text: "For a request without a body the send phase is libcurl's "
+                + "own work, not time on the wire: it runs from the moment libcurl had the connection "
+                + "(CURLOPT_PREREQFUNCTION) to its last write of the request head, and holds libcurl building the "
+                + "request (on HTTP/2 also the stream and its header compression), its verbose text for Wirelens "
+                + "and the write itself. The head leaves in one write: its first and last byte are on the wire at "
+                + "once."))
         }
         if hasUploads {
             list.append(Caveat(id: "send-buffer", text: "For a request body, the send phase ends when its last byte "
@@ -52,7 +64,8 @@ extension LibcurlDescription {
                 + "send buffer or a slow path's queue count as send, a delayed ACK does not. Bytes that reached the "
                 + "server but were not yet read by it count as server wait."))
         }
-        if options.httpVersion != .http1_1 && options.multiplex && (protocolsUsed?.contains("h2") ?? true) {
+        if options.httpVersion != .http1_1 && options.multiplex && options.reuseConnections
+            && (protocolsUsed?.contains("h2") ?? true) {
             list.append(Caveat(id: "h2-phases", text: "On a multiplexed HTTP/2 connection the streams share one "
                 + "TCP connection; per-stream send and receive phases overlap and do not add up to wall time."))
         }

@@ -21,6 +21,8 @@ final class ConnectionSockets {
         var idle: (info: TCPInfo, at: Int64)?
         /// libcurl's number for the connection, once a transfer on it was ready.
         var connectionId: Int?
+        /// When libcurl made the socket (monotonic ns).
+        var openedAt: Int64 = 0
     }
 
     /// The TLS facts of a connection.
@@ -63,9 +65,16 @@ final class ConnectionSockets {
     /// idle pooled connection do not move, but its RTT estimate ages.
     static let idleSnapshotAge: Int64 = 200_000_000
 
-    /// A socket libcurl just made.
-    func opened(_ socket: Int32) {
-        entries[socket] = Entry()
+    /// A socket libcurl just made, at `now`.
+    func opened(_ socket: Int32, at now: Int64) {
+        let entry = Entry()
+        entry.openedAt = now
+        entries[socket] = entry
+    }
+
+    /// When libcurl made an open socket (monotonic ns).
+    func openedAt(_ socket: Int32) -> Int64? {
+        entries[socket]?.openedAt
     }
 
     /// The open socket bound to `localPort`, looking at `hint` (the socket the transfer made itself) first.
@@ -111,13 +120,14 @@ final class ConnectionSockets {
         ctx.tcpSocket = nil
     }
 
-    /// libcurl is closing `socket`: the transfers still on it take their last snapshot, then it and its connection's
-    /// facts are forgotten.
+    /// libcurl is closing `socket`: the transfers still on it take their last snapshot and note the close (the end of
+    /// the connection's span), then it and its connection's facts are forgotten.
     func closing(_ socket: Int32, at now: Int64) {
         guard let entry = entries.removeValue(forKey: socket) else { return }
         for ctx in entry.users {
             ctx.sampleTCP(at: now, last: true)
             ctx.tcpSocket = nil
+            ctx.connectionClosed = now
         }
         if entry.port > 0, byPort[entry.port] == socket { byPort[entry.port] = nil }
         if let id = entry.connectionId {

@@ -17,6 +17,8 @@ public final class Engine: Sendable {
     public let progress: TransferProgress?
 
     private let loop: CurlLoop<EngineLoop.Command>
+    /// Raised by `cancel()` for a pipe body's reader, which waits on the loop thread.
+    private let pipeStop = PipeStop()
 
     /// Makes the multi handle with the run's connection limits on a new loop thread.
     ///
@@ -36,9 +38,10 @@ public final class Engine: Sendable {
         let settings = CurlMulti.Settings(
             maxHostConnections: options.maxHostConnections, maxTotalConnections: options.maxConnections,
             multiplex: options.multiplex, connectionCache: max(options.concurrency, options.maxConnections ?? 0, 8))
+        let stop = pipeStop
         do {
             loop = try CurlLoop.start(name: "wirelens-engine", settings: settings) { multi in
-                try EngineLoop(options: options, progress: progress, anchor: anchor, multi: multi)
+                try EngineLoop(options: options, progress: progress, anchor: anchor, multi: multi, pipeStop: stop)
             }
         } catch let error as ProbeError {
             throw error
@@ -98,6 +101,7 @@ public final class Engine: Sendable {
 
     /// Stops the run: transfers in flight end as cancelled and no new task starts. Safe from any thread.
     public func cancel() {
+        pipeStop.raise()
         loop.post(.cancel)
     }
 

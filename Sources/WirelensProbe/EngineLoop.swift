@@ -13,6 +13,8 @@ final class EngineLoop: CurlLoopDriver {
     let multi: CurlMulti
     /// The redirect, retry and timeout rules every task's lifecycle follows.
     private let rules: LifecycleRules
+    /// Raised when the run is cancelled, for a pipe body's reader waiting for its writer.
+    private let pipeStop: PipeStop
     private let headerLists: RequestHeaderLists
 
     /// Submitted tasks not started yet, batch by batch, oldest first (a TaskState is made when a task starts).
@@ -29,6 +31,8 @@ final class EngineLoop: CurlLoopDriver {
     /// The per-connection tables: open sockets and the transfers on each (libcurl's socket callbacks fill it), and
     /// the TLS facts of each connection for the transactions that reuse it; pruned as libcurl closes connections.
     private let sockets = ConnectionSockets()
+    /// Which h2c prior-knowledge transfers open their origin's connection and which join it (libcurl before 8.0).
+    private let priorKnowledgeRoles = PriorKnowledgeRoles()
     /// Transfers in flight that send a body (only these are watched for the acknowledgement).
     private var uploadsActive = 0
     private var random = SystemRandomNumberGenerator()
@@ -74,15 +78,21 @@ final class EngineLoop: CurlLoopDriver {
         var next = 0
     }
 
-    init(options: ProbeOptions, progress: TransferProgress?, anchor: ClockAnchor, multi: CurlMulti) throws(CurlError) {
+    init(options: ProbeOptions, progress: TransferProgress?, anchor: ClockAnchor, multi: CurlMulti,
+         pipeStop: PipeStop) throws(CurlError) {
         self.options = options
+        self.pipeStop = pipeStop
         self.progress = progress
         self.anchor = anchor
         self.multi = multi
         rules = LifecycleRules(options: options, anchor: anchor)
         headerLists = try RequestHeaderLists(options: options)
         let sockets = sockets
-        multi.onSocketClose = { socket in sockets.closing(socket, at: MonotonicClock.now()) }
+        let roles = priorKnowledgeRoles
+        multi.onSocketClose = { socket in
+            sockets.closing(socket, at: MonotonicClock.now())
+            roles.closed(socket)
+        }
     }
 
     // MARK: CurlLoopDriver
@@ -316,11 +326,18 @@ final class EngineLoop: CurlLoopDriver {
         ctx.keepsCredentials = access.keepsCredentials
         ctx.refusesLinkLocal = access.refusesLinkLocal
         ctx.retryWait = attempt.retryWait
-        let settings = TransferSettings(
+        ctx.bodyReader.stop = pipeStop
+        ctx.bodyReader.waitLimit = options.idleTimeout
+        var settings = TransferSettings(
             url: target.text, scheme: target.scheme, method: ctx.method, body: ctx.body,
             keepsCredentials: access.keepsCredentials, refusesLinkLocal: access.refusesLinkLocal,
             headers: task.spec.headers, remainingMicros: access.remainingMicros, sendBuffer: options.sendBuffer,
             reportsIncomingTraffic: ctx.tracksActivity)
+        if options.httpVersion == .http2PriorKnowledge, options.reuseConnections, Libcurl.h2cReuseBroken {
+            let role = priorKnowledgeRoles.role(for: target.origin)
+            settings.priorKnowledgeRole = role
+            ctx.priorKnowledge = (role, priorKnowledgeRoles, settings)
+        }
         do {
             try EasyConfigurator(options: options, headers: headerLists).configure(handle, for: settings, observer: ctx)
         } catch {
@@ -420,6 +437,8 @@ final class EngineLoop: CurlLoopDriver {
     /// ended the transfer itself).
     private func complete(_ ctx: TransferContext, result: Result<Void, CurlError>?) {
         let easy = ctx.handle
+        if case .failure? = result, easy.refusedNewConnection, reopen(ctx) { return }
+        ctx.settleOpener()
         // The last snapshot before the connection may go back to the pool (or be closed by the removal).
         ctx.sampleTCP(at: MonotonicClock.now(), last: true)
         sockets.detach(ctx)
@@ -439,9 +458,12 @@ final class EngineLoop: CurlLoopDriver {
             ctx.engineFailure = ctx.engineFailure ?? error
         }
         let metrics = transaction(ctx, info: info, result: result, end: end)
+        let task = ctx.task
+        for dead in ctx.deadAttempts {
+            perform(task.lifecycle.resent(dead.metrics(anchor: anchor, throughProxy: rules.throughProxy)), for: task)
+        }
         // Judged before anything connects there: the Location's origin, by libcurl's parser as every URL.
         let location = info.redirectURL.map { TaskLifecycle.Location(url: $0, origin: try? TargetURL.origin(of: $0)) }
-        let task = ctx.task
         if let body = ctx.response.body { task.responseBody = body }
         ctx.release()
         recycle(easy)
@@ -449,37 +471,42 @@ final class EngineLoop: CurlLoopDriver {
                                      runCancelled: cancelled, random: &random), for: task)
     }
 
+    /// Starts an h2c joiner again: libcurl wanted a new connection for it (the origin's connection was going away,
+    /// or had no stream left), which the joiner refused before any packet left. It joins the connection another
+    /// opener is making, or (at the latest on its `maxRejoins`th refusal) opens one itself. Its wait so far stays its
+    /// queue. False when it could not start again (the transfer then ends with its failure).
+    private func reopen(_ ctx: TransferContext) -> Bool {
+        guard let joined = ctx.priorKnowledge, joined.role == .joins else { return false }
+        let easy = ctx.handle
+        var settings = joined.settings
+        ctx.rejoins += 1
+        let role = priorKnowledgeRoles.rejoinRole(for: ctx.target.origin, mayJoin: ctx.rejoins < Self.maxRejoins)
+        settings.priorKnowledgeRole = role
+        ctx.priorKnowledge = (role, joined.roles, settings)
+        do throws(CurlError) {
+            try multi.remove(easy)
+            easy.reset()
+            try EasyConfigurator(options: options, headers: headerLists).configure(easy, for: settings, observer: ctx)
+            try multi.add(easy)
+            ctx.restartedInLibcurl()
+            return true
+        } catch {
+            ctx.engineFailure = error
+            return false
+        }
+    }
+
+    /// How often an h2c joiner may be refused a new connection before it opens one itself.
+    static let maxRejoins = 3
+
     /// The transaction a finished transfer records: what it saw, read from its context and libcurl, assembled by
-    /// `TransferObservation`. The TLS facts of a connection are kept by its number for the transfers that reuse it.
+    /// `TransferObservation` (attempts libcurl gave up on are the context's `deadAttempts`). The TLS facts of a
+    /// connection are kept by its number for the transfers that reuse it.
     private func transaction(_ ctx: TransferContext, info: EasyInfo, result: Result<Void, CurlError>?, end: Int64)
         -> TransactionMetrics {
-        if let id = ctx.connectionId {
-            if ctx.tlsVersion != nil || ctx.alpn != nil {
-                sockets.remember(tls: (ctx.tlsVersion, ctx.tlsCipher, ctx.alpn), connection: id,
-                                 socketKnown: ctx.connectionSocketKnown)
-            } else if ctx.connectionReady != nil, info.numConnects == 0, let known = sockets.tls(connection: id) {
-                ctx.tlsVersion = known.version
-                ctx.tlsCipher = known.cipher
-                ctx.alpn = known.alpn
-            }
-        }
-        var facts = ctx.tcp.finish()
-        facts?.shared = ctx.tcpShared
-        facts?.handshakeRTT = ctx.handshakeRTT
-        let seen = TransferObservation(
-            kind: ctx.kind, url: ctx.target.text, method: ctx.method, hostIsIPLiteral: ctx.target.hostIsIPLiteral,
-            usesTLS: ctx.target.scheme == "https", fetchStart: ctx.fetchStart, connectionReady: ctx.connectionReady,
-            requestEnd: ctx.requestEnd, responseStart: ctx.responseStart, headerOutAt: ctx.headerOutAt,
-            firstBodyOutAt: ctx.firstBodyOutAt, expectSent: ctx.expectSent, end: end, curlTimers: info.timers,
-            numConnects: info.numConnects, protocolName: info.protocolName, requestHeaderBytes: info.requestSize,
-            responseHeaderBytes: info.headerSize, connectionId: ctx.connectionId,
-            localAddress: ctx.localIP ?? info.localIP, localPort: ctx.localPort ?? info.localPort,
-            remoteAddress: ctx.remoteIP ?? info.primaryIP, remotePort: ctx.remotePort ?? info.primaryPort,
-            tlsVersion: ctx.tlsVersion, tlsCipher: ctx.tlsCipher, alpn: ctx.alpn, status: ctx.status,
-            statusText: ctx.statusText, contentType: ctx.contentType,
-            responseHeaders: ctx.captureHeaders ? ctx.headers : nil, requestBodyBytes: ctx.requestBodyBytes,
-            responseBodyBytes: ctx.responseBodyBytes, retryWait: ctx.retryWait,
-            error: transferError(ctx, result: result), tcp: facts, readsTCP: ctx.readsTCP)
+        ctx.settleTLSFacts(reused: info.numConnects == 0)
+        let seen = ctx.observation(info: info, numConnects: info.numConnects, error: transferError(ctx, result: result),
+                                   end: end)
         return seen.metrics(anchor: anchor, throughProxy: rules.throughProxy)
     }
 

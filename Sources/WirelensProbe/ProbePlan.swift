@@ -19,8 +19,8 @@ public struct ProbePlan: Sendable, Equatable {
     ///
     /// - Parameters:
     ///   - method: the method asked for; nil means GET, or PUT when there is a body (as `curl -T`).
-    ///   - uploadPath: a file to stream as the body.
-    ///   - uploadSize: a generated body of this many bytes.
+    ///   - uploadPath: a file to stream as the body; with `uploadSize`, a pipe to read that many bytes from.
+    ///   - uploadSize: a generated body of this many bytes, or the length of the pipe's body.
     ///   - form: multipart/form-data fields (the method is then POST unless given).
     public init(urls: [String], method: String?, uploadPath: String?, uploadSize: Int64?, repeatCount: Int,
                 outputPath: String?, form: [FormField] = []) throws(ProbeError) {
@@ -31,6 +31,9 @@ public struct ProbePlan: Sendable, Equatable {
             let multipart = MultipartForm(parts: try Self.parts(form), boundary: MultipartForm.randomBoundary(using: &random))
             body = .pieces(multipart.body)
             headers = [HeaderField(name: "Content-Type", value: multipart.contentType)]
+        } else if let uploadPath, let uploadSize {
+            try Self.checkPipe(uploadPath)
+            body = .pipe(path: uploadPath, size: uploadSize)
         } else if let uploadPath {
             body = .file(path: uploadPath, size: try Self.readableFileSize(uploadPath))
         } else if let uploadSize {
@@ -83,6 +86,21 @@ public struct ProbePlan: Sendable, Equatable {
             throw ProbeError.localFile(path: path, reason: String(cString: strerror(errno)))
         }
         return Int64(info.st_size)
+    }
+
+    /// Checks that `path` is a pipe (a FIFO, or /dev/stdin fed by a pipe) this process may read.
+    public static func checkPipe(_ path: String) throws(ProbeError) {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            throw ProbeError.localFile(path: path, reason: String(cString: strerror(errno)))
+        }
+        guard (info.st_mode & S_IFMT) == S_IFIFO else {
+            throw ProbeError.localFile(path: path, reason: "not a pipe: --upload-size goes with --upload only for a "
+                                       + "pipe (a FIFO, or /dev/stdin fed by another program); a file's size is its own")
+        }
+        guard access(path, R_OK) == 0 else {
+            throw ProbeError.localFile(path: path, reason: String(cString: strerror(errno)))
+        }
     }
 
     /// Checks that a file can be written: it is writable if it exists, or its directory is.

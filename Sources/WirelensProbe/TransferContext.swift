@@ -8,7 +8,8 @@ import WirelensCurl
 final class TransferContext: TransferObserver {
     let handle: CurlEasy
     let task: TaskState
-    let kind: TransactionKind
+    /// The current attempt's kind: a resend after a dead connection is a retry.
+    private(set) var kind: TransactionKind
     let target: TargetURL
     let method: String
     let body: BodySource
@@ -41,16 +42,33 @@ final class TransferContext: TransferObserver {
     var refusal: String?
     /// The wait before this attempt (µs) and the server's Retry-After as asked, when this is a retry.
     var retryWait: TaskLifecycle.RetryWait?
+    /// The attempts libcurl gave up on before the current one (their connection died under the request and libcurl
+    /// resent it on a fresh one), in order, each its own transaction.
+    private(set) var deadAttempts: [TransferObservation] = []
+    /// libcurl's timers when it last resent the request: 7.88 adds each attempt's offsets to the ones before (its
+    /// timers are reset only when the transfer starts), so an attempt's own are the difference.
+    private var timersAtResend = CurlTimers()
 
     // Stamps (monotonic ns)
-    let fetchStart: Int64
+    /// When the current attempt began: the transfer's start, or the moment libcurl resent it after a dead connection.
+    private(set) var fetchStart: Int64
+    /// When libcurl made this attempt's first socket (the sockopt callback, before it connects).
+    var socketOpenedAt: Int64?
+    /// When libcurl said this attempt's new connection was made ("Connected to": after the SYN/ACK).
+    var connectedAt: Int64?
     var connectionReady: Int64?
     var lastSend: Int64?
     var headerOutAt: Int64?
     var firstBodyOutAt: Int64?
     var responseStart: Int64?
     var lastActivity: Int64
+    /// When libcurl made the socket of the connection this attempt opened.
+    var connectionOpened: Int64?
+    /// When libcurl closed the connection while this attempt was on it.
+    var connectionClosed: Int64?
     var expectSent = false
+    /// Request header bytes libcurl wrote in this attempt (its verbose output's HEADER_OUT).
+    var headerBytesOut: Int64 = 0
     /// When the request body's last byte reached the server, as the engine's looks at the socket's TCP facts
     /// estimate it.
     var acknowledgement = AcknowledgementWatch()
@@ -84,6 +102,13 @@ final class TransferContext: TransferObserver {
     var tlsVersion: String?
     var tlsCipher: String?
     var alpn: String?
+    /// For an h2c prior-knowledge transfer on libcurl before 8.0: its role, the engine's table of roles, and the
+    /// settings it was configured with (a joiner refused a new connection starts again as an opener).
+    var priorKnowledge: (role: TransferSettings.PriorKnowledgeRole, roles: PriorKnowledgeRoles, settings: TransferSettings)?
+    /// True once an opener's socket or end was told to the roles table.
+    var openerSettled = false
+    /// How often this transfer, joining an h2c connection, was refused a new one and started again.
+    var rejoins = 0
 
     // Response facts
     var status: Int?
@@ -194,6 +219,7 @@ final class TransferContext: TransferObserver {
     /// Moves the body's read position (libcurl rewinds on some redirects and retries of its own).
     func onSeek(to offset: Int64) -> Bool {
         guard offset >= 0, offset <= body.size else { return false }
+        if case .pipe = body, offset != bodyOffset { return false }  // a pipe cannot go back
         bodyOffset = offset
         bodyReadEnd = nil
         return true
@@ -212,8 +238,21 @@ final class TransferContext: TransferObserver {
 
     /// libcurl made a socket for a new connection of this transfer.
     func onSocketOpened(_ socket: Int32) {
+        let now = MonotonicClock.now()
+        if socketOpenedAt == nil { socketOpenedAt = now }
         self.socket = socket
-        sockets?.opened(socket)
+        sockets?.opened(socket, at: now)
+        if let priorKnowledge, priorKnowledge.role == .opens {
+            priorKnowledge.roles.opened(socket, origin: target.origin, first: !openerSettled)
+            openerSettled = true
+        }
+    }
+
+    /// Tells the roles table that an opener ended (before it made a socket, if it never did).
+    func settleOpener() {
+        guard let priorKnowledge, priorKnowledge.role == .opens, !openerSettled else { return }
+        openerSettled = true
+        priorKnowledge.roles.ended(withoutSocket: target.origin)
     }
 
     /// The connection is ready and the request is about to be sent.
@@ -228,6 +267,9 @@ final class TransferContext: TransferObserver {
         if let sockets, let found = sockets.socket(localPort: localPort, hint: socket, connection: connectionId) {
             tcpSocket = found
             connectionSocketKnown = true
+            // Made by this transfer: it made a socket, and the connection's was made since the transfer began (the
+            // winner of a happy-eyeballs race may be an earlier one of its sockets than the last).
+            if socket != nil, let opened = sockets.openedAt(found), opened >= fetchStart { connectionOpened = opened }
             if readsTCP, let idle = sockets.attach(self, to: found, at: now) {
                 // The connection sat idle in the pool since its last transfer ended: that snapshot is this start.
                 tcp.add(idle, at: now / 1000)
@@ -254,6 +296,7 @@ final class TransferContext: TransferObserver {
     func onConnectionFact(_ fact: ConnectionFact) {
         switch fact {
         case .connected(let id):
+            if connectedAt == nil { connectedAt = MonotonicClock.now() }
             connectionId = id
             // libcurl says so right after the TCP handshake (before TLS): the kernel's RTT estimate is then its
             // first sample, the SYN to the SYN/ACK.
@@ -261,7 +304,125 @@ final class TransferContext: TransferObserver {
         case .reused(let id): connectionId = id
         case .tls(let version, let cipher): tlsVersion = version; tlsCipher = cipher
         case .alpn(let name): alpn = name
+        case .retryingFreshConnect(let refused): attemptAbandoned(refusedStream: refused, at: MonotonicClock.now())
         }
+    }
+
+    /// libcurl gave up on the attempt before any response byte and resends the request on a fresh connection: the
+    /// reused connection it went out on died under it (libcurl closes it next, within the same call), or the server
+    /// refused its HTTP/2 stream (`refusedStream`; the connection stays). The attempt so far becomes a transaction of
+    /// its own, failed, and the resend starts as a retry now.
+    private func attemptAbandoned(refusedStream: Bool, at now: Int64) {
+        sampleTCP(at: now, last: true)
+        sockets?.detach(self)
+        // The timers of this attempt (libcurl's restart when it connects again); a failed read leaves them at 0.
+        let info = (try? EasyInfo(handle, addresses: false)) ?? EasyInfo()
+        // libcurl resends after a dead connection only when the connection was a reused one.
+        let numConnects = refusedStream ? info.numConnects : 0
+        settleTLSFacts(reused: numConnects == 0)
+        if !refusedStream { connectionClosed = now }
+        let message = refusedStream
+            ? "stream refused: the server refused the HTTP/2 stream (REFUSED_STREAM) before answering; "
+                + "libcurl resent the request on a fresh connection"
+            : "connection died: the reused connection was closed or reset before any answer; "
+                + "libcurl resent the request on a fresh connection"
+        var seen = observation(info: info, numConnects: numConnects,
+                               error: TransferError(errorClass: .network, message: message), end: now)
+        seen.requestHeaderBytes = headerBytesOut
+        seen.protocolName = nil
+        deadAttempts.append(seen)
+        timersAtResend = info.timers
+        startResend(at: now)
+    }
+
+    /// Clears what the attempt on the dead connection saw, for the resend.
+    private func startResend(at now: Int64) {
+        kind = .retry
+        retryWait = nil
+        fetchStart = now
+        lastActivity = now
+        connectionReady = nil
+        lastSend = nil
+        headerOutAt = nil
+        firstBodyOutAt = nil
+        responseStart = nil
+        socketOpenedAt = nil
+        connectedAt = nil
+        connectionOpened = nil
+        connectionClosed = nil
+        expectSent = false
+        headerBytesOut = 0
+        requestBodyBytes = 0
+        acknowledgement = AcknowledgementWatch()
+        socket = nil
+        tcpSocket = nil
+        connectionSocketKnown = false
+        tcp = TCPFacts.Builder()
+        tcpSampledAt = 0
+        handshakeRTT = nil
+        tcpShared = false
+        remoteIP = nil
+        localIP = nil
+        remotePort = nil
+        localPort = nil
+        connectionId = nil
+        tlsVersion = nil
+        tlsCipher = nil
+        alpn = nil
+    }
+
+    /// The TLS facts of the connection: this transfer's own are remembered by the connection's number for the
+    /// transfers that reuse it; a transfer on a reused connection (`reused`) takes the remembered ones.
+    func settleTLSFacts(reused: Bool) {
+        guard let id = connectionId, let sockets else { return }
+        if tlsVersion != nil || alpn != nil {
+            sockets.remember(tls: (tlsVersion, tlsCipher, alpn), connection: id, socketKnown: connectionSocketKnown)
+        } else if connectionReady != nil, reused, let known = sockets.tls(connection: id) {
+            tlsVersion = known.version
+            tlsCipher = known.cipher
+            alpn = known.alpn
+        }
+    }
+
+    /// The engine handed the transfer to libcurl again from the start (removed and added back): libcurl's timers
+    /// start again too.
+    func restartedInLibcurl() {
+        timersAtResend = CurlTimers()
+    }
+
+    /// libcurl's timers for the current attempt alone: since the last resend (none: libcurl's own); TOTAL stays the
+    /// whole transfer's.
+    private func attemptTimers(_ t: CurlTimers) -> CurlTimers {
+        let b = timersAtResend
+        return CurlTimers(
+            nameLookup: max(0, t.nameLookup - b.nameLookup), connect: max(0, t.connect - b.connect),
+            appConnect: max(0, t.appConnect - b.appConnect), preTransfer: max(0, t.preTransfer - b.preTransfer),
+            startTransfer: max(0, t.startTransfer - b.startTransfer), total: t.total)
+    }
+
+    /// What the current attempt saw, ended at `end` with `error`, with libcurl's figures from `info` (`numConnects`:
+    /// the connections libcurl opened for it).
+    func observation(info: EasyInfo, numConnects: Int, error: TransferError?, end: Int64) -> TransferObservation {
+        var facts = tcp.finish()
+        facts?.shared = tcpShared
+        facts?.handshakeRTT = handshakeRTT
+        return TransferObservation(
+            kind: kind, url: target.text, method: method, hostIsIPLiteral: target.hostIsIPLiteral,
+            usesTLS: target.scheme == "https", fetchStart: fetchStart, connectionReady: connectionReady,
+            socketOpened: socketOpenedAt, connected: connectedAt, requestEnd: requestEnd, responseStart: responseStart, headerOutAt: headerOutAt,
+            firstBodyOutAt: firstBodyOutAt, expectSent: expectSent, end: end, connectionOpened: connectionOpened,
+            connectionClosed: connectionClosed,
+            curlTimers: attemptTimers(info.timers), numConnects: numConnects, protocolName: info.protocolName,
+            // libcurl's count runs over the attempts it resent: theirs are left out.
+            requestHeaderBytes: max(0, info.requestSize - deadAttempts.reduce(0) { $0 + $1.requestHeaderBytes }),
+            responseHeaderBytes: info.headerSize, connectionId: connectionId,
+            localAddress: localIP ?? info.localIP, localPort: localPort ?? info.localPort,
+            remoteAddress: remoteIP ?? info.primaryIP, remotePort: remotePort ?? info.primaryPort,
+            tlsVersion: tlsVersion, tlsCipher: tlsCipher, alpn: alpn, status: status,
+            statusText: statusText, contentType: contentType,
+            responseHeaders: captureHeaders ? headers : nil, requestBodyBytes: requestBodyBytes,
+            responseBodyBytes: responseBodyBytes, retryWait: retryWait,
+            error: error, tcp: facts, readsTCP: readsTCP)
     }
 
     /// One event of libcurl's verbose output other than its informational text.
@@ -270,6 +431,7 @@ final class TransferContext: TransferObserver {
         case .headerOut:
             let now = MonotonicClock.now()
             lastActivity = now
+            headerBytesOut += Int64(text.count)
             if responseStart == nil { lastSend = now }
             if headerOutAt == nil {
                 headerOutAt = now

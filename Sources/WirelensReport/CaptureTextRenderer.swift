@@ -115,6 +115,21 @@ public struct CaptureTextRenderer: Sendable {
             lines += ReportText.keyValue("host", "\(host.server): at most \(host.maxConcurrent) at once, limit "
                 + (host.configuredLimit.map(String.init) ?? "none") + ", \(ReportText.count(host.connections, "connection"))")
         }
+        if v.hosts.count > 1 || v.configuredTotalLimit != nil {
+            lines += ReportText.keyValue("at once", "at most \(ReportText.count(v.maxConcurrent, "connection")) in all, limit "
+                + (v.configuredTotalLimit.map(String.init) ?? "none"))
+        }
+        let ordered = v.transactions.filter { $0.instantsInOrder != nil }
+        if !ordered.isEmpty {
+            lines += ReportText.keyValue("order", "\(ordered.filter { $0.instantsInOrder == true }.count) of "
+                + "\(ordered.count) transactions' instants in physical order with their packets "
+                + "(\(ProbeVerification.orderSlack) µs allowed)")
+        }
+        for foreign in v.foreignConnections {
+            let why = foreign.reason == .beganBeforeRun ? "began before the run" : "not the probe's target"
+            lines += ReportText.keyValue("foreign", "#\(foreign.connection) \(foreign.client) → \(foreign.server): \(why), "
+                + ReportText.count(foreign.exchanges, "exchange") + " (not checked)")
+        }
         if !v.requestsPerConnection.isEmpty {
             let counts = v.requestsPerConnection.map { "#\($0.connection): \($0.wireExchanges)" }
             lines += TextLayout.fill(counts, separator: ", ", firstPrefix: "  requests/conn ", restPrefix: "                ")

@@ -61,6 +61,12 @@ public enum TaskJSONWriter {
         raw(",\"expectContinueWaitMs\":", &bytes); millis(m.expectContinueWait, &bytes)
         if let wait = m.retryWait { raw(",\"retryWaitMs\":", &bytes); millis(wait, &bytes) }
         if let asked = m.retryAfter { raw(",\"retryAfterMs\":", &bytes); millis(asked, &bytes) }
+        if let opened = m.connectionOpened {
+            raw(",\"connectionOpenedAt\":", &bytes); JSONBytes.appendInstant(micros: opened, to: &bytes)
+        }
+        if let closed = m.connectionClosed {
+            raw(",\"connectionClosedAt\":", &bytes); JSONBytes.appendInstant(micros: closed, to: &bytes)
+        }
         let t = m.curlTimers
         raw(",\"curlTimersUs\":{\"nameLookup\":", &bytes); JSONBytes.appendInt(t.nameLookup, to: &bytes)
         raw(",\"connect\":", &bytes); JSONBytes.appendInt(t.connect, to: &bytes)

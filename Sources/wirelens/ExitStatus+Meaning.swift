@@ -15,7 +15,7 @@ extension ExitStatus {
         case .timeout: "a connect, idle or total timeout expired"
         case .transfer: "protocol error: the server broke HTTP (malformed status line, chunk size or headers, headers over the limit), or another transfer failure"
         case .verification: "an upload's assembled file on the server differs from the local file (SHA-256)"
-        case .wireDisagreement: "the capture disagrees with the probe report (capture analyze --probe)"
+        case .wireDisagreement: "the capture disagrees with the probe report (capture analyze --probe, probe --capture)"
         case .historyUnavailable: "the history database could not be used (check, serve: every check passed; the results were printed, not stored)"
         case .listenUnavailable: "wirelens serve/target: the --listen address is in use or cannot be bound"
         case .internalError: "internal error (a bug)"

@@ -18,10 +18,12 @@ struct ProbeCommand: CheckedCommand {
     @Option(name: [.customShort("X"), .customLong("request")], help: "HTTP method (default GET, or PUT with a body).")
     var method: String?
 
-    @Option(name: .customLong("upload"), help: "Stream this file as the request body.")
+    @Option(name: .customLong("upload"),
+            help: "Stream this file as the request body (a pipe, such as /dev/stdin, with --upload-size: that many bytes).")
     var uploadFile: String?
 
-    @Option(name: .customLong("upload-size"), help: "Send a generated body of this size.")
+    @Option(name: .customLong("upload-size"),
+            help: "Send a generated body of this size (with --upload PIPE: the first that many bytes of the pipe).")
     var uploadSize: String?
 
     @Option(name: [.customShort("F"), .customLong("form")],
@@ -65,7 +67,10 @@ struct ProbeCommand: CheckedCommand {
             }
             return bytes
         }
-        if uploadFile != nil, size != nil { throw UsageError("give --upload or --upload-size, not both") }
+        // Both: the body is the first --upload-size bytes of a pipe, read once as they come.
+        if uploadFile != nil, size != nil, urls.count * repeatCount > 1 || retries > 0 {
+            throw UsageError("--upload PIPE with --upload-size reads the pipe once: give one URL, --repeat 1 and no --retries")
+        }
         if !form.isEmpty, uploadFile != nil || size != nil {
             throw UsageError("give --form or --upload/--upload-size, not both: a form is the request's body")
         }

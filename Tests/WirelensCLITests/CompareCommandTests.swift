@@ -173,6 +173,23 @@ final class CompareCommandTests: XCTestCase {
     /// Issue 15 item 6: against a port that refuses connections every task fails. No configuration has
     /// throughput, each carries its failure (JSON) and a mark (text, HTML), and the recommendation names no
     /// limit but says what failed.
+    /// Issue 15 item 7's counter-case: without kernel facts, a target that waits 200 ms before each answer is the
+    /// server, not the path: the time is in wait, and the regime says server-bound.
+    func testATargetThatWaitsWithoutKernelFactsIsServerBound() throws {
+        let peer = try SegmentPeer.start(partDelayMs: 200)
+        defer { peer.stop() }
+        let doc = try compare([peer.uploadURL("think"), "--limits", "1", "--workload", "upload:64KiBx3", "--repeat", "1",
+                               "--tcp-sample", "off"])
+        let result = try XCTUnwrap(doc.results.first)
+        // The target's 200 ms (the send/wait boundary is an estimate: wait may read a little short of it).
+        let wait = try XCTUnwrap(result.phaseMediansMs["wait"])
+        XCTAssertGreaterThanOrEqual(wait, 180, "the target's --latency")
+        XCTAssertGreaterThan(wait, result.phaseMediansMs["send"] ?? 0)
+        let rec = try XCTUnwrap(doc.recommendations.first)
+        XCTAssertEqual(rec.regime, "server-bound", rec.reason)
+        XCTAssertTrue(rec.reason.hasPrefix("server- or CPU-bound: "), rec.reason)
+    }
+
     func testRefusedConnectionsAreNoThroughputAndNoRecommendation() throws {
         let port = try closedPort()
         let url = "http://127.0.0.1:\(port)/x"

@@ -66,10 +66,10 @@ final class NetworkVerdictTests: XCTestCase {
         XCTAssertEqual(delivery, Self.payloadRate, accuracy: Self.payloadRate * 0.10, "the link was full")
     }
 
-    /// `wirelens compare` of segmented uploads at 1 and 4 over the 8 Mbit/s uplink: one connection already fills the
-    /// link, so 4 gain nothing (neither passes the tbf's payload rate); the verdicts say network, and the mode is
-    /// network-bound, not server-bound.
-    func testACompareOverAFullLinkIsNetworkBoundNotServerBound() throws {
+    /// `wirelens compare` of segmented uploads of `mebibytes` MiB at 1 and 4 over the 8 Mbit/s uplink, with `flags`:
+    /// one connection already fills the link, so 4 gain nothing (neither passes the tbf's payload rate, both uploads
+    /// crossed the router), 1 is recommended and the mode is network-bound, not server-bound. Returns the document.
+    private func compareOverAFullLink(mebibytes: Int, _ flags: [String]) throws -> CompareDocument {
         let path = try NetworkPath.up(rate: Self.rate, queue: "100ms")
         defer { path.down() }
         let peer = try SegmentPeer.start(in: path)
@@ -77,20 +77,41 @@ final class NetworkVerdictTests: XCTestCase {
         let report = CLIHarness.temporaryPath("net-compare.json")
         defer { unlink(report) }
         let outcome = try path.run(in: path.clientNamespace, WirelensCLI.path,
-                                   ["compare", peer.uploadURL("cmp"), "--limits", "1,4", "--workload", "segmented:3MiB",
-                                    "--repeat", "1", "--format", "json", "--report", report, "-q"], timeout: 120)
+                                   ["compare", peer.uploadURL("cmp"), "--limits", "1,4", "--workload",
+                                    "segmented:\(mebibytes)MiB", "--repeat", "1", "--format", "json", "--report", report,
+                                    "-q"] + flags, timeout: 120)
         XCTAssertEqual(outcome.status, 0, outcome.stderr)
         let doc = try JSONDecoder().decode(CompareDocument.self, from: Data(contentsOf: URL(fileURLWithPath: report)))
         for result in doc.results {
             XCTAssertLessThanOrEqual(result.throughput, Self.payloadRate * 1.05,
                                      "limit \(result.limit.label): no more than tbf's \(Self.rate) less the headers")
-            XCTAssertEqual(result.leadingVerdict?.verdict, .network, "limit \(result.limit.label)")
         }
         let rec = try XCTUnwrap(doc.recommendations.first)
         XCTAssertEqual(rec.limit?.value, 1)
         XCTAssertEqual(rec.regime, "network-bound", rec.reason)
-        XCTAssertTrue(rec.reason.contains("the path was busy (network, "), rec.reason)
-        XCTAssertGreaterThanOrEqual(try path.counters().upSentBytes, 6 << 20, "both uploads crossed the router")
+        XCTAssertGreaterThanOrEqual(try path.counters().upSentBytes, 2 * mebibytes << 20, "both uploads crossed the router")
+        return doc
+    }
+
+    /// The compare over a full link with kernel facts: the verdicts say network.
+    func testACompareOverAFullLinkIsNetworkBoundNotServerBound() throws {
+        let doc = try compareOverAFullLink(mebibytes: 3, [])
+        for result in doc.results {
+            XCTAssertEqual(result.leadingVerdict?.verdict, .network, "limit \(result.limit.label)")
+        }
+        let reason = try XCTUnwrap(doc.recommendations.first).reason
+        XCTAssertTrue(reason.contains("the path was busy (network, "), reason)
+    }
+
+    /// Issue 15 item 7: the same compare without kernel facts (`--tcp-sample off`): no verdict, so the phases decide,
+    /// and the time is in send (the body crossing the shared link), not in wait: network-bound, not server-bound.
+    func testACompareOverAFullLinkWithoutKernelFactsIsNetworkBoundByItsPhases() throws {
+        let doc = try compareOverAFullLink(mebibytes: 2, ["--tcp-sample", "off"])
+        for result in doc.results {
+            XCTAssertNotEqual(result.leadingVerdict?.verdict, .network, "no kernel facts, no network verdict")
+        }
+        let reason = try XCTUnwrap(doc.recommendations.first).reason
+        XCTAssertTrue(reason.contains("no kernel verdict, so the phases tell it"), reason)
     }
 
     /// A 2% random drop on the uplink: the verdict names the path, and the share of the bytes the kernel
@@ -120,7 +141,9 @@ final class NetworkVerdictTests: XCTestCase {
         XCTAssertEqual(counters.upSentPackets, 0)
         let script = TestServers.repositoryRoot.appendingPathComponent("scripts/netpath.sh").path
         for arguments in [["up", "bad_name"], ["up", "wlbad", "--rate", "fast"], ["up", "wlbad", "--drop", "2"],
-                          ["up", "wlbad", "--queue", "soon"], ["counters", "wl-none-such"]] {
+                          ["up", "wlbad", "--down-drop", "-0.1"], ["up", "wlbad", "--queue", "soon"],
+                          ["up", "wlbad", "--delay", "soon"], ["up", "wlbad", "--delay", "10s"],
+                          ["counters", "wl-none-such"]] {
             let outcome = try ProcessRunner.run("/bin/bash", [script] + arguments, timeout: 30)
             XCTAssertEqual(outcome.status, 1, "\(arguments): \(outcome.stderr)")
             XCTAssertTrue(outcome.stderr.hasPrefix("netpath: "), "\(arguments): \(outcome.stderr)")

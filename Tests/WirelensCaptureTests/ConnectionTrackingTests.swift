@@ -126,6 +126,31 @@ final class ConnectionTrackingTests: XCTestCase {
         XCTAssertEqual(conn.clientToServer.wireBytes, 500)
     }
 
+    /// A capture at the receiver (handshake round trip 70 µs): a hole its duplicate ACK asked for, filled 1 ms later,
+    /// was resent (a retransmission, although within 3 ms); a hole filled 30 µs after its duplicate ACK, well within
+    /// one round trip of the data beyond it, came late (out of order).
+    func testAHoleFilledAfterTheReceiversDuplicateACKIsARetransmissionUnlessWithinARoundTrip() throws {
+        let (c, s) = handshake()
+        let a = [UInt8](repeating: 65, count: 100)
+        send(builder.frame(seq: c, ack: s, flags: .ack, payload: a))
+        send(builder.frame(seq: s, ack: c + 100, flags: .ack, reverse: true), after: 10)
+        // 100..200 is lost: 200..300 arrives, the receiver asks again for 100, the resend comes 1 ms later.
+        send(builder.frame(seq: c + 200, ack: s, flags: .ack, payload: a))
+        send(builder.frame(seq: s, ack: c + 100, flags: .ack, reverse: true), after: 10)
+        send(builder.frame(seq: c + 100, ack: s, flags: .ack, payload: a), after: 1_000)
+        send(builder.frame(seq: s, ack: c + 300, flags: .ack, reverse: true), after: 10)
+        // 300..400 is late: 400..500 arrives, the receiver asks for 300, and 300..400 follows 30 µs later.
+        send(builder.frame(seq: c + 400, ack: s, flags: .ack, payload: a))
+        send(builder.frame(seq: s, ack: c + 300, flags: .ack, reverse: true), after: 10)
+        send(builder.frame(seq: c + 300, ack: s, flags: .ack, payload: a), after: 20)
+        let conn = try XCTUnwrap(report().connections.first)
+        XCTAssertEqual(conn.handshakeTime, 70)
+        XCTAssertEqual(conn.clientToServer.retransmissions, 1)
+        XCTAssertEqual(conn.clientToServer.outOfOrder, 1)
+        XCTAssertEqual(conn.clientToServer.captureGaps, 0)
+        XCTAssertEqual(conn.clientToServer.bytes, 500)
+    }
+
     func testZeroWindowWindowFullResetAndSequenceWrap() throws {
         // Window scale 0 both ways; the server advertises 100 bytes, the client fills it, then a zero window.
         let (c, s) = handshake(client: 0xffff_ffc0, scale: 0)

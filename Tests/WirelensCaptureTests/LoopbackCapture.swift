@@ -20,14 +20,20 @@ enum LoopbackCapture {
     /// SIGINT and returns the file's path.
     ///
     /// - Parameter options: extra tcpdump options (`-s 96`, `-y LINUX_SLL`, `--nano`).
-    static func record(interface: String = "lo", filter: String, options: [String] = [],
+    /// - Parameter namespace: a network namespace to capture in (`ip netns exec`, which becomes tcpdump itself).
+    static func record(interface: String = "lo", filter: String, options: [String] = [], namespace: String? = nil,
                        during body: () throws -> Void) throws -> String {
         let path = temporaryPath("capture.pcap")
         let errPath = path + ".err"
         defer { unlink(errPath) }
         // Immediate mode: without it packets wait in the kernel ring for up to a second and SIGINT loses them.
-        let arguments = ["-i", interface, "-n", "-U", "--immediate-mode", "-B", "32768", "-w", path] + options + [filter]
-        let pid = try ProcessRunner.spawn("/usr/bin/tcpdump", arguments, stdoutPath: "/dev/null", stderrPath: errPath)
+        var arguments = ["-i", interface, "-n", "-U", "--immediate-mode", "-B", "32768", "-w", path] + options + [filter]
+        var executable = "/usr/bin/tcpdump"
+        if let namespace {
+            arguments = ["netns", "exec", namespace, executable] + arguments
+            executable = "/usr/sbin/ip"
+        }
+        let pid = try ProcessRunner.spawn(executable, arguments, stdoutPath: "/dev/null", stderrPath: errPath)
         var stopped = false
         defer { if !stopped { stop(pid) } }
         // tcpdump says "listening on" once its socket is set up (about half a second); wait for it, bounded.

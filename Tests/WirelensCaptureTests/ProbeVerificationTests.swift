@@ -141,6 +141,48 @@ final class ProbeVerificationTests: XCTestCase {
         XCTAssertEqual((reread["summary"] as? [String: Any])?["exchanges"] as? Int, 5)
     }
 
+    /// nginx closes each connection after its third request (keepalive_requests 3) while four tasks share a limit of
+    /// two connections: the live verification finds nothing to disagree with, and tshark's reading of the same
+    /// packets shows what nginx was told (at most 3 requests per connection, so at least 10 connections).
+    func testALiveRunAgainstNginxClosingEveryThirdRequestWithALimitOfTwoVerifiesClean() throws {
+        let servers = try TestServers.get()
+        let pcap = LoopbackCapture.temporaryPath("keepalive3.pcap")
+        let wire = LoopbackCapture.temporaryPath("keepalive3.json")
+        toRemove += [pcap, wire]
+        let run = try wirelens(["probe", "--repeat", "30", "--concurrency", "4", "--max-host-connections", "2",
+                                "--capture", "--capture-file", pcap, "--capture-report", wire, "--format", "json", "-q",
+                                servers.http("/keepalive3/small.txt")])
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: wire)))
+            as? [String: Any], run.stderr)
+        let v = try XCTUnwrap(json["verification"] as? [String: Any])
+        XCTAssertEqual(v["disagreements"] as? [String], [], "\(v)")
+        XCTAssertEqual(run.status, ExitStatus.success.rawValue, run.stderr)
+        let requests = try TsharkOracle.requestsPerStream(pcap)
+        XCTAssertEqual(requests.values.map(\.count).reduce(0, +), 30, "\(requests)")
+        XCTAssertLessThanOrEqual(requests.values.map(\.count).max() ?? 0, 3, "\(requests)")
+        XCTAssertGreaterThanOrEqual(requests.count, 10)
+        let host = try XCTUnwrap((v["hosts"] as? [[String: Any]])?.first)
+        XCTAssertLessThanOrEqual(try XCTUnwrap(host["maxConcurrent"] as? Int), 2)
+    }
+
+    /// HTTP/1.1 over TLS with keep-alive (TLS 1.3: the client's Finished and the server's tickets are encrypted
+    /// records too): the six requests asked for are six runs of client records on the wire, counted against the
+    /// transactions without a false alarm.
+    func testALiveHTTPSRunCountsItsEncryptedRequestsWithoutAFalseAlarm() throws {
+        let servers = try TestServers.get()
+        let wire = LoopbackCapture.temporaryPath("https.json")
+        toRemove.append(wire)
+        let run = try wirelens(["probe", "--http1.1", "--cacert", servers.certPath, "--repeat", "6", "--concurrency", "2",
+                                "--capture", "--capture-report", wire, "--format", "json", "-q",
+                                servers.https("/small.txt")])
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: wire)))
+            as? [String: Any], run.stderr)
+        let v = try XCTUnwrap(json["verification"] as? [String: Any])
+        XCTAssertEqual((v["strayExchanges"] as? [Any])?.count, 0, "\(v)")
+        let connections = try XCTUnwrap(json["connections"] as? [[String: Any]])
+        XCTAssertEqual(connections.map { ($0["exchanges"] as? [Any])?.count ?? 0 }.reduce(0, +), 6, "\(connections)")
+    }
+
     /// SIGTERM during a probe run with a live capture: the capture report is still written (no temporary file
     /// left), valid, and marked interrupted like the probe's own report.
     func testASignalDuringALiveCaptureMarksItsReportInterrupted() throws {

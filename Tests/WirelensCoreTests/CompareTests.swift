@@ -177,7 +177,11 @@ final class CompareTests: XCTestCase {
     }
 
     func testServerBoundKeepsOneConnection() throws {
-        let rec = try XCTUnwrap(CompareRecommendation.make(results([(1, 1000), (2, 1020), (4, 990), (8, 800)])))
+        // No kernel verdict in these runs: the time in wait (not in send) makes it the server's.
+        var rs = results([(1, 1000), (2, 1020), (4, 990), (8, 800)])
+        rs[0].phaseMediansMs["send"] = 2
+        rs[0].phaseMediansMs["wait"] = 7
+        let rec = try XCTUnwrap(CompareRecommendation.make(rs))
         XCTAssertEqual(rec.limit?.value, 1)
         XCTAssertEqual(rec.regime, "server-bound")
         XCTAssertTrue(rec.reason.contains("more connections only add queueing"), rec.reason)
@@ -332,6 +336,32 @@ final class CompareTests: XCTestCase {
         XCTAssertTrue(rec.reason.contains("at 1 the path was busy (network, 90%"), rec.reason)
         rs[0].leadingVerdict = VerdictShare(verdict: .serverThink, share: 0.9, transactions: 4)
         XCTAssertEqual(CompareRecommendation.make(rs)?.regime, "server-bound")
+    }
+
+    /// Issue 15 item 7: without a kernel verdict (`--tcp-sample off`, a download's `unknown`), a flat mode's regime
+    /// follows the phases: time in send is the path, time in wait the server.
+    func testFlatThroughputWithoutAKernelVerdictFollowsThePhases() throws {
+        var rs = results([(1, 1000), (2, 1020), (4, 990)])
+        for verdict in [nil, VerdictShare(verdict: .unknown, share: 1, transactions: 4)] {
+            rs[0].leadingVerdict = verdict
+            rs[0].phaseMediansMs = ["connect": 0.2, "send": 1300, "wait": 0]
+            let sending = try XCTUnwrap(CompareRecommendation.make(rs))
+            XCTAssertEqual(sending.regime, "network-bound", "\(String(describing: verdict))")
+            XCTAssertTrue(sending.reason.hasPrefix("network-bound: 1 connection already moves"), sending.reason)
+            XCTAssertTrue(sending.reason.contains("no kernel verdict, so the phases tell it: at 1 the median send took "
+                                                  + "1300.0 ms and wait 0.0 ms"), sending.reason)
+            rs[0].phaseMediansMs = ["connect": 0.2, "send": 3, "wait": 300]
+            let waiting = try XCTUnwrap(CompareRecommendation.make(rs))
+            XCTAssertEqual(waiting.regime, "server-bound")
+            XCTAssertTrue(waiting.reason.hasPrefix("server- or CPU-bound: "), waiting.reason)
+            XCTAssertFalse(waiting.reason.contains("phases tell"), waiting.reason)
+        }
+        // A kernel verdict still decides over the phases.
+        rs[0].leadingVerdict = VerdictShare(verdict: .serverWindow, share: 0.9, transactions: 4)
+        rs[0].phaseMediansMs = ["send": 1300, "wait": 0]
+        let kernel = try XCTUnwrap(CompareRecommendation.make(rs))
+        XCTAssertEqual(kernel.regime, "server-bound")
+        XCTAssertFalse(kernel.reason.contains("phases tell"), kernel.reason)
     }
 
     func testUploadSectionSaysWhyFromItsAttempts() throws {

@@ -87,6 +87,23 @@ final class DiagnosisTests: XCTestCase {
         XCTAssertEqual(d.evidence.deliveryRate, 1_300_000)
     }
 
+    /// The kernel's stopwatches count whole clock ticks: a 1.5 ms send phase with busy 0 is too short to tell, not
+    /// an idle client (a 256 KiB upload on loopback from an always-ready source read so).
+    func testASendPhaseShorterThanTheStopwatchesCanSplitIsUnknown() {
+        let d = Diagnosis.of(.init(phases: Phases(connect: 300, send: 1_500, wait: 30, receive: 200, total: 2_100),
+                                   requestBodyBytes: 262_144, responseBodyBytes: 100,
+                                   tcp: TCPFacts(span: 2_000, bytesSent: 262_400, bytesAcked: 262_400, bytesReceived: 300,
+                                                 bytesRetransmitted: 0, segmentsRetransmitted: 0, outOfOrderPacketsIn: 0,
+                                                 minRTT: 10, smoothedRTT: 40, maxRTT: 60, receiveRTT: 0,
+                                                 congestionWindowMin: 10, congestionWindowMax: 10, sendMSS: 65483,
+                                                 pathMTU: 65535, peerWindowMin: 65536, deliveryRateMax: nil,
+                                                 deliveryRateMedian: nil, busy: 0, receiveWindowLimited: 0,
+                                                 sendBufferLimited: 0, samples: [])))
+        XCTAssertEqual(d.verdict, .unknown)
+        XCTAssertEqual(d.evidence.reason, Diagnosis.stopwatchReason)
+        XCTAssertEqual(d.evidence.idleShare, 1, "the kernel's numbers stay in the evidence")
+    }
+
     func testNothingQueuedIsTheClient() {
         let d = upload(facts(busy: 2_000_000, rwnd: 0, sndbuf: 0))
         XCTAssertEqual(d.verdict, .client)

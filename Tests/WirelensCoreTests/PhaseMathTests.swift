@@ -29,6 +29,48 @@ final class PhaseMathTests: XCTestCase {
         }
     }
 
+    // MARK: - Anchored to what was observed
+
+    /// A transfer seen on loopback (HTTP/2 over TLS, 4 at once; µs from the handle being added): its SYN left at
+    /// 931 and the SYN/ACK came at 938, libcurl made the socket at 925 and said "Connected" at 990, PREREQFUNCTION
+    /// ran at 7121, and libcurl's own timers (counted from a start it stamped late in its request set-up) put
+    /// NAMELOOKUP at 12, CONNECT at 77, APPCONNECT at 5938 and PRETRANSFER at 6403. Counted back from PREREQ, the
+    /// connect phase ended at 795, before the SYN.
+    func testConnectPhaseKeepsTheWireOrderWhenLibcurlsStartIsLate() {
+        let fetch = mono0
+        let us: (Int64) -> Int64 = { fetch + $0 * 1000 }
+        let timers = CurlTimers(nameLookup: 12, connect: 77, appConnect: 5938, preTransfer: 6403, startTransfer: 6526,
+                                total: 6566)
+        let raw = RawTimings(fetchStart: fetch, connectionReady: us(7121), requestEnd: us(7294),
+                             responseStart: us(7433), end: us(9360), curl: timers, reusedConnection: false,
+                             hostIsIPLiteral: false, usesTLS: true, socketOpened: us(925), connected: us(990))
+        let t = PhaseMath.compute(raw, anchor: anchor).timeline
+        let (syn, synAck) = (wall(931_000), wall(938_000))
+        XCTAssertLessThanOrEqual(try XCTUnwrap(t.connectStart), syn)
+        XCTAssertGreaterThanOrEqual(try XCTUnwrap(t.connectEnd), synAck)
+        XCTAssertEqual(t.domainLookupEnd, wall(925_000), "the socket is made as the name is resolved")
+        XCTAssertEqual(t.connectStart, wall(925_000))
+        XCTAssertLessThanOrEqual(try XCTUnwrap(t.secureConnectionEnd), try XCTUnwrap(t.requestStart))
+        XCTAssertEqual(t.requestStart, wall(7_121_000), "PREREQFUNCTION: before the first request byte")
+        assertOrdered(t)
+    }
+
+    /// libcurl's CONNECT stamp lands before its "Connected" text: the connect phase ends at the text.
+    func testConnectEndIsNotBeforeLibcurlSaidConnected() {
+        let fetch = mono0
+        let us: (Int64) -> Int64 = { fetch + $0 * 1000 }
+        let timers = CurlTimers(nameLookup: 10, connect: 20, preTransfer: 400, startTransfer: 600, total: 700)
+        let raw = RawTimings(fetchStart: fetch, connectionReady: us(500), requestEnd: us(520), responseStart: us(650),
+                             end: us(700), curl: timers, reusedConnection: false, hostIsIPLiteral: true,
+                             usesTLS: false, socketOpened: us(100), connected: us(300))
+        let result = PhaseMath.compute(raw, anchor: anchor)
+        XCTAssertEqual(result.timeline.connectStart, wall(90_000), "libcurl's start: the socket less NAMELOOKUP")
+        XCTAssertEqual(result.timeline.connectEnd, wall(300_000))
+        XCTAssertEqual(result.phases.queue, 90)
+        assertOrdered(result.timeline)
+        assertNoNegativePhase(result.phases)
+    }
+
     // MARK: - New connection
 
     /// A new HTTPS connection: libcurl starts its timers 40 µs after the handle is added; DNS 20 ms,

@@ -52,6 +52,22 @@ final class SummaryTests: XCTestCase {
         XCTAssertEqual(c.maxOpenAtOnce, 1)
     }
 
+    func testAConnectionIsOpenUntilLibcurlClosedIt() {
+        // libcurl closed connection 0 (Connection: close) at 80 ms and connection 1's handshake began at 90 ms, both
+        // before the first transaction's end was stamped at 100 ms: one connection open at a time, as on the wire.
+        var a = Fixture.transaction(fetchStart: t, responseEnd: t + 100 * ms, reused: false, connectionId: 0,
+                                    localPort: 50_000)
+        a.connectionClosed = t + 80 * ms
+        let b = Fixture.transaction(fetchStart: t + 90 * ms, responseEnd: t + 200 * ms, reused: false,
+                                    connectionId: 1, localPort: 50_001)
+        let c = Summary.build(tasks: [a, b].enumerated().map { Fixture.task(index: $0, transactions: [$1]) })
+            .connections
+        XCTAssertEqual(c.maxOpenAtOnce, 1)
+        a.connectionClosed = nil
+        XCTAssertEqual(Summary.build(tasks: [a, b].enumerated().map { Fixture.task(index: $0, transactions: [$1]) })
+            .connections.maxOpenAtOnce, 2, "without the close, the span runs to the transaction's end")
+    }
+
     func testConnectionSharedByOverlappingTransactionsCountsOnce() {
         // Three HTTP/2 streams multiplexed on connection #4 at the same time.
         let txs = (0..<3).map { i in

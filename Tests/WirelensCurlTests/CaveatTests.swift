@@ -70,6 +70,24 @@ final class CaveatTests: XCTestCase {
             .contains("h2-phases"))
     }
 
+    func testPriorKnowledgeCaveatSaysHowTheConnectionIsShared() {
+        XCTAssertTrue(ids("7.88.1", hasUploads: false) { $0.httpVersion = .http2PriorKnowledge }.contains("h2c-joins"))
+        XCTAssertFalse(ids("8.0.0", hasUploads: false) { $0.httpVersion = .http2PriorKnowledge }.contains("h2c-joins"))
+        // Without reuse no transfer joins another's connection, and no streams share one.
+        let fresh = ids("7.88.1", hasUploads: false) { $0.httpVersion = .http2PriorKnowledge; $0.reuseConnections = false }
+        XCTAssertFalse(fresh.contains("h2c-joins"))
+        XCTAssertFalse(fresh.contains("h2-phases"))
+        XCTAssertFalse(ids("7.88.1", hasUploads: false) { $0.httpVersion = .http2PriorKnowledge }.contains("h2c-no-reuse"))
+    }
+
+    func testBodylessRunsSayTheirSendIsLibcurlsWork() {
+        XCTAssertTrue(ids("7.88.1", hasUploads: false).contains("send-overhead"))
+        XCTAssertTrue(ids("8.11.0", hasUploads: false).contains("send-overhead"))
+        XCTAssertFalse(ids("7.88.1", hasUploads: true).contains("send-overhead"))
+        let noTransfer = Self.libcurl("7.88.1").caveats(options: ProbeOptions(), hasUploads: false, protocolsUsed: [])
+        XCTAssertFalse(noTransfer.map(\.id).contains("send-overhead"), "no request went out")
+    }
+
     func testCaveatTextNamesTheLibcurlVersion() throws {
         let caveats = Self.libcurl("7.88.1").caveats(options: ProbeOptions(), hasUploads: true)
         let queue = try XCTUnwrap(caveats.first { $0.id == "queue-time" })

@@ -18,6 +18,12 @@ final class DebugTextTests: XCTestCase {
         XCTAssertEqual(fact("ALPN: server accepted h2\n"), .alpn("h2"))
         XCTAssertEqual(fact("ALPN, server accepted to use http/1.1\n"), .alpn("http/1.1"))
         XCTAssertNil(fact("Connection #0 to host 127.0.0.1 left intact\n"))
+        // transfer.c's Curl_retry_request in 7.88: the request is resent on a fresh connection.
+        XCTAssertEqual(fact("Connection died, retrying a fresh connect (retry count: 1)\n"),
+                       .retryingFreshConnect(refusedStream: false))
+        XCTAssertEqual(fact("REFUSED_STREAM, retrying a fresh connect\n"),
+                       .retryingFreshConnect(refusedStream: true))
+        XCTAssertNil(fact("Connection died, tried 5 times before giving up\n"))
         XCTAssertNil(fact("  Trying 127.0.0.1:8080...\n"))
         XCTAssertTrue(DebugText.asksForContinue("PUT /x HTTP/1.1\r\nExpect: 100-continue\r\n"))
         XCTAssertFalse(DebugText.asksForContinue("GET /x HTTP/1.1\r\nAccept: */*\r\n"))

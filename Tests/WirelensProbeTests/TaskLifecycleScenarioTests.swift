@@ -29,6 +29,30 @@ final class TaskLifecycleScenarioTests: XCTestCase {
         return record
     }
 
+    // MARK: Dead connections
+
+    /// libcurl's resend after a dead connection: the dead attempt is recorded before the resend, the task's retries
+    /// count it, and the README's `--retries` budget is left whole (a 503 after it is still retried).
+    func testADeadConnectionsResendIsRecordedAndLeavesTheRetryBudget() throws {
+        var life = TaskLifecycle(index: 0, url: "http://a.example/", method: "GET", sendsBody: false,
+                                 rules: F.rules { $0.retry = RetryPolicy(maxRetries: 1) })
+        _ = life.start(at: 0)
+        _ = try XCTUnwrap(life.access("http://a.example/", at: 0))
+        var dead = F.transaction(status: nil)
+        dead.error = TransferError(errorClass: .network, message: "connection died")
+        XCTAssertEqual(life.resent(dead), .none)
+        guard case .park = life.end(F.transaction(.retry, status: 503), at: 10 * ms) else {
+            return XCTFail("the policy's one retry is still there")
+        }
+        let retry = try attempt(life.wake(at: 60 * s))
+        XCTAssertEqual(retry.kind, .retry)
+        _ = try XCTUnwrap(life.access("http://a.example/", at: 60 * s))
+        let done = try record(life.end(F.transaction(.retry, status: 200), at: 61 * s))
+        XCTAssertEqual(done.transactions.map(\.error?.errorClass), [.network, nil, nil])
+        XCTAssertEqual(done.retries, 2, "libcurl's resend and the policy's retry")
+        XCTAssertNil(done.error)
+    }
+
     // MARK: Redirects
 
     /// As `curl -L`: a hop to another origin gets neither the secret headers nor the user info; a hop back to the

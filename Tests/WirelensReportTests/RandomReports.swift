@@ -139,6 +139,8 @@ enum RandomReports {
         m.error = maybe(transferError(&g), &g)
         m.tcp = maybe(facts(&g), &g)
         m.diagnosis = maybe(diagnosis(&g), &g)
+        m.connectionOpened = at(&g)
+        m.connectionClosed = at(&g)
         return m
     }
 

@@ -5,7 +5,7 @@ import Glibc
 #endif
 
 /// A network path with a queue between a client and a server namespace (scripts/netpath.sh): a router forwarding
-/// between them with an optional tbf rate limit and random drop rule, for tests that need a real path.
+/// between them with an optional tbf rate limit, random drop rule and delay line, for tests that need a real path.
 ///
 /// Needs root: `up` throws with the reason otherwise, so the calling test fails loudly (CI runs as root). Each path
 /// has a name unique to the test process; `down()` (also at deinit) ends what runs in it and deletes it.
@@ -23,6 +23,8 @@ public final class NetworkPath {
         public var uplinkPackets: Int
         /// Packets the drop rule dropped.
         public var dropPackets: Int
+        /// Packets the downlink's drop rule dropped.
+        public var downDropPackets: Int
         /// The uplink tbf's sent bytes and packets, and its own drops (a full queue).
         public var upSentBytes: Int
         public var upSentPackets: Int
@@ -41,9 +43,11 @@ public final class NetworkPath {
     /// Numbers the paths of this process.
     private static let sequence = Atomic<Int>(0)
 
-    /// Brings a path up: `rate` and `downRate` in tc's units (`8mbit`), `drop` a probability, `queue` tbf's latency.
-    public static func up(rate: String? = nil, downRate: String? = nil, drop: Double? = nil,
-                          queue: String? = nil) throws -> NetworkPath {
+    /// Brings a path up: `rate` and `downRate` in tc's units (`8mbit`), `drop` and `downDrop` the probabilities of
+    /// a random drop on the uplink and the downlink, `queue` tbf's latency, `delay` the time the router holds each
+    /// packet each way (`20ms`: the round trip grows by 40 ms).
+    public static func up(rate: String? = nil, downRate: String? = nil, drop: Double? = nil, downDrop: Double? = nil,
+                          queue: String? = nil, delay: String? = nil) throws -> NetworkPath {
         guard getuid() == 0 else {
             throw TestServerError(message: "this test needs root to make network namespaces, tc and iptables rules "
                                   + "(CI runs it as root): run the tests as root")
@@ -53,7 +57,9 @@ public final class NetworkPath {
         if let rate { arguments += ["--rate", rate] }
         if let downRate { arguments += ["--down-rate", downRate] }
         if let drop { arguments += ["--drop", String(drop)] }
+        if let downDrop { arguments += ["--down-drop", String(downDrop)] }
         if let queue { arguments += ["--queue", queue] }
+        if let delay { arguments += ["--delay", delay] }
         let lines = try TestServers.runScript(script, arguments)
         var values: [String: String] = [:]
         for line in lines.split(separator: "\n") {
@@ -98,6 +104,7 @@ public final class NetworkPath {
             return found
         }
         return Counters(uplinkPackets: try value("UPLINK_PACKETS"), dropPackets: try value("DROP_PACKETS"),
+                        downDropPackets: try value("DOWN_DROP_PACKETS"),
                         upSentBytes: try value("UP_SENT_BYTES"), upSentPackets: try value("UP_SENT_PACKETS"),
                         upDropped: try value("UP_DROPPED"), downSentBytes: try value("DOWN_SENT_BYTES"),
                         downSentPackets: try value("DOWN_SENT_PACKETS"), downDropped: try value("DOWN_DROPPED"))

@@ -58,10 +58,12 @@ size_t wl_readfunc_abort(void);
 /// The value of CURL_SEEKFUNC_OK / CURL_SEEKFUNC_FAIL / CURL_SEEKFUNC_CANTSEEK.
 int wl_seekfunc_ok(void);
 int wl_sockopt_ok(void);
+int wl_sockopt_error(void);
 int wl_seekfunc_cantseek(void);
 /// CURL_HTTP_VERSION_* and CURLPIPE_* constants as plain longs.
 long wl_http_version_1_1(void);
 long wl_http_version_2tls(void);
+long wl_http_version_2_0(void);
 long wl_http_version_2_prior_knowledge(void);
 long wl_pipe_nothing(void);
 long wl_pipe_multiplex(void);

@@ -7,6 +7,11 @@ public struct RawTimings: Sendable, Equatable {
     public var fetchStart: Int64
     /// When CURLOPT_PREREQFUNCTION ran: a connection (new or reused) is ready, the request is about to be sent.
     public var connectionReady: Int64?
+    /// When libcurl made the first socket of a new connection for the transfer (the sockopt callback, before
+    /// `connect`): no SYN left before it.
+    public var socketOpened: Int64?
+    /// When libcurl said the TCP connection was made ("Connected to" in its debug text): the SYN/ACK had arrived.
+    public var connected: Int64?
     /// When the last byte of the request (headers, then body) was written.
     public var requestEnd: Int64?
     /// When the first header byte of the final (non-1xx) response arrived.
@@ -23,9 +28,12 @@ public struct RawTimings: Sendable, Equatable {
     public var usesTLS: Bool
 
     public init(fetchStart: Int64, connectionReady: Int64?, requestEnd: Int64?, responseStart: Int64?, end: Int64,
-                curl: CurlTimers, reusedConnection: Bool, hostIsIPLiteral: Bool, usesTLS: Bool) {
+                curl: CurlTimers, reusedConnection: Bool, hostIsIPLiteral: Bool, usesTLS: Bool,
+                socketOpened: Int64? = nil, connected: Int64? = nil) {
         self.fetchStart = fetchStart
         self.connectionReady = connectionReady
+        self.socketOpened = socketOpened
+        self.connected = connected
         self.requestEnd = requestEnd
         self.responseStart = responseStart
         self.end = end

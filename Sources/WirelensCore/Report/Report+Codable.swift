@@ -162,7 +162,8 @@ struct TransactionCoding: Codable {
         case kind, url, method, timestamps, offsetsMs, phasesMs, networkProtocolName, reusedConnection, connectionId,
              proxyConnection, localAddress, localPort, remoteAddress, remotePort, tlsVersion, tlsCipher, alpn,
              statusCode, requestHeaderBytes, requestBodyBytes, responseHeaderBytes, responseBodyBytes,
-             uploadBytesPerSecond, downloadBytesPerSecond, expectContinueWaitMs, retryWaitMs, retryAfterMs, curlTimersUs,
+             uploadBytesPerSecond, downloadBytesPerSecond, expectContinueWaitMs, retryWaitMs, retryAfterMs,
+             connectionOpenedAt, connectionClosedAt, curlTimersUs,
              responseHeaders, statusText, contentType, error, tcp, diagnosis
     }
 
@@ -204,6 +205,12 @@ struct TransactionCoding: Codable {
         // Only on retries: most transactions are not, and a large report would carry two nulls for each.
         if let wait = m.retryWait { try c.encode(Format.millis(fromMicros: wait), forKey: .retryWaitMs) }
         if let asked = m.retryAfter { try c.encode(Format.millis(fromMicros: asked), forKey: .retryAfterMs) }
+        if let opened = m.connectionOpened {
+            try c.encode(WallClock.iso8601(micros: opened), forKey: .connectionOpenedAt)
+        }
+        if let closed = m.connectionClosed {
+            try c.encode(WallClock.iso8601(micros: closed), forKey: .connectionClosedAt)
+        }
         try c.encode(CurlTimersCoding(m.curlTimers), forKey: .curlTimersUs)
         if let headers = m.responseHeaders { try c.encode(headers, forKey: .responseHeaders) }
         if let text = m.statusText { try c.encode(text, forKey: .statusText) }
@@ -250,6 +257,10 @@ struct TransactionCoding: Codable {
             .map(Format.micros(fromMillis:))
         m.retryWait = try c.decodeIfPresent(Double.self, forKey: .retryWaitMs).map(Format.micros(fromMillis:))
         m.retryAfter = try c.decodeIfPresent(Double.self, forKey: .retryAfterMs).map(Format.micros(fromMillis:))
+        m.connectionOpened = try c.decodeIfPresent(String.self, forKey: .connectionOpenedAt)
+            .flatMap(WallClock.parseISO8601)
+        m.connectionClosed = try c.decodeIfPresent(String.self, forKey: .connectionClosedAt)
+            .flatMap(WallClock.parseISO8601)
         m.responseHeaders = try c.decodeIfPresent([HeaderField].self, forKey: .responseHeaders)
         m.statusText = try c.decodeIfPresent(String.self, forKey: .statusText)
         m.contentType = try c.decodeIfPresent(String.self, forKey: .contentType)

@@ -62,7 +62,7 @@ public struct RunConfiguration: Sendable, Codable, Equatable {
         self.method = method
         switch body {
         case .none: self.body = "none"
-        case .file(let path, _), .fileRange(let path, _, _): self.body = "file"; bodyPath = path
+        case .file(let path, _), .fileRange(let path, _, _), .pipe(let path, _): self.body = "file"; bodyPath = path
         case .generated: self.body = "generated"
         case .pieces: self.body = "form"
         }

@@ -41,6 +41,12 @@ public struct TransactionMetrics: Sendable, Equatable {
     /// For a retry after an answer with Retry-After: the wait the server asked for, in µs (more than `retryWait`
     /// when it was capped).
     @CompactOptional public var retryAfter: Int64? = nil
+    /// When libcurl made the socket of the connection this transaction opened (wall-clock µs; its sockopt callback,
+    /// just before the SYN); nil on other transactions.
+    @CompactOptional public var connectionOpened: Int64? = nil
+    /// When libcurl closed the transaction's connection (wall-clock µs), when it did so while the transaction was in
+    /// flight (a connection it may not keep: `Connection: close`, `--no-reuse`, one that died); nil otherwise.
+    @CompactOptional public var connectionClosed: Int64? = nil
     /// libcurl's own cumulative timers, for comparison with `curl -w`.
     public var curlTimers: CurlTimers
     /// Response headers when asked for, redacted (`Redactor.headers`) whenever they are set.

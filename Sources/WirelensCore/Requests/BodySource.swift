@@ -6,6 +6,9 @@ public enum BodySource: Sendable, Equatable {
     case file(path: String, size: Int64)
     /// `size` bytes generated on the fly.
     case generated(size: Int64)
+    /// The first `size` bytes a pipe (a FIFO, or stdin fed by another program) delivers, read in order as they come:
+    /// read once, never rewound, and the transfer waits while the writer has nothing to give.
+    case pipe(path: String, size: Int64)
     /// `length` bytes of a file from `offset` (one segment of a segmented upload), read at that offset.
     case fileRange(path: String, offset: Int64, length: Int64)
     /// A body assembled in order from pieces: literal bytes and file ranges (a multipart form).
@@ -15,7 +18,7 @@ public enum BodySource: Sendable, Equatable {
     public var size: Int64 {
         switch self {
         case .none: 0
-        case .file(_, let size), .generated(let size): size
+        case .file(_, let size), .generated(let size), .pipe(_, let size): size
         case .fileRange(_, _, let length): length
         case .pieces(let pieces): pieces.size
         }

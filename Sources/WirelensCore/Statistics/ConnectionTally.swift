@@ -2,7 +2,13 @@ extension Summary {
     /// Counts opened, reused and distinct connections and the most open at once, holding at most `limit`
     /// connections' spans.
     ///
-    /// A connection's span runs from its first transaction's handshake (or request) to its last response byte.
+    /// A connection is open from its handshake to the moment libcurl closed its socket, as a capture counts it (SYN to
+    /// FIN or RST). Its span runs from the moment libcurl made its socket (`TransactionMetrics.connectionOpened`, just
+    /// before the SYN; else the first transaction's handshake or request) to the close when libcurl closed
+    /// it while a transaction was on it (`TransactionMetrics.connectionClosed`), else to its last transaction's end:
+    /// a connection left in the pool and closed later (idle, at the end of the run) is counted up to its last use, so
+    /// the figure never exceeds what the wire shows, and under a connection limit (libcurl opens a connection only
+    /// once another has closed) it is the wire's.
     /// When more than `limit` connections are held, the peak over all held spans is folded in and the half that
     /// ended first is let go. libcurl keeps at most its cache's worth of connections (the concurrency, 8 at least),
     /// so a connection idle while thousands of newer ones were used has been closed: letting it go changes no
@@ -32,8 +38,9 @@ extension Summary {
             if tx.openedConnection { opened += 1 }
             if tx.reusedConnection { reused += 1 }
             guard let key = ConnectionKey(tx) else { return }
-            let start = tx.timeline.connectStart ?? tx.timeline.requestStart ?? tx.timeline.fetchStart
-            let end = tx.timeline.responseEnd ?? tx.timeline.requestEnd ?? start
+            let start = tx.connectionOpened ?? tx.timeline.connectStart ?? tx.timeline.requestStart
+                ?? tx.timeline.fetchStart
+            let end = tx.connectionClosed ?? tx.timeline.responseEnd ?? tx.timeline.requestEnd ?? start
             if let span = spans[key] {
                 spans[key] = (min(span.start, start), max(span.end, end))
                 return

@@ -11,19 +11,29 @@ public enum PhaseMath {
     }
 
     /// Computes the timeline (wall-clock µs) and the phases (µs) of one transaction.
+    ///
+    /// Each instant is anchored to what the engine observed, so that it keeps the order of the packets: a new
+    /// connection's timers count from its first socket (made right after the name was resolved, before the SYN),
+    /// its connect phase ends no earlier than libcurl said it was connected (after the SYN/ACK), and its set-up ends
+    /// no later than PREREQFUNCTION (before the first request byte).
     public static func compute(_ raw: RawTimings, anchor: ClockAnchor) -> Result {
         let c = raw.curl
-        // The instant libcurl started its own timers: derived from the moment the connection was ready
-        // (PREREQFUNCTION runs right after PRETRANSFER is stamped), or, for a transfer that failed before
-        // that, from its end and libcurl's total.
+        // The instant libcurl started its own timers. For a new connection whose socket was seen: the socket was
+        // made as NAMELOOKUP was stamped. Otherwise derived from the moment the connection was ready
+        // (PREREQFUNCTION runs after PRETRANSFER is stamped, late by libcurl's request set-up on HTTP/2), or, for
+        // a transfer that failed before that, from its end and libcurl's total.
         let curlStartNs: Int64
-        if let ready = raw.connectionReady {
+        if !raw.reusedConnection, let socket = raw.socketOpened {
+            curlStartNs = socket - c.nameLookup * 1000
+        } else if let ready = raw.connectionReady {
             curlStartNs = ready - c.preTransfer * 1000
         } else {
             curlStartNs = raw.end - c.total * 1000
         }
         let t0 = max(raw.fetchStart, min(curlStartNs, raw.end))
-        func at(_ offsetMicros: Int64) -> Int64 { min(t0 + offsetMicros * 1000, raw.end) }
+        // No set-up instant after the connection was ready (or the transfer ended).
+        let setupLimit = min(raw.connectionReady ?? raw.end, raw.end)
+        func at(_ offsetMicros: Int64) -> Int64 { min(t0 + offsetMicros * 1000, setupLimit) }
 
         var ns = NanoTimeline(fetchStart: raw.fetchStart)
         var setupEnd = t0
@@ -41,7 +51,9 @@ public enum PhaseMath {
             if tcpDone || (raw.connectionReady == nil && (raw.hostIsIPLiteral || c.nameLookup > 0)) {
                 ns.connectStart = setupEnd
                 if tcpDone {
-                    ns.connectEnd = max(setupEnd, at(c.connect))
+                    // Not before libcurl said it was connected (nor after the connection was ready).
+                    let observed = raw.connected.map { min($0, setupLimit) } ?? setupEnd
+                    ns.connectEnd = max(setupEnd, at(c.connect), observed)
                     setupEnd = ns.connectEnd!
                 }
             }

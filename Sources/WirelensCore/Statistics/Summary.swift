@@ -35,7 +35,8 @@ public struct Summary: Sendable, Codable, Equatable {
         public var reused: Int
         /// Distinct connections seen (by connection number and 4-tuple).
         public var distinct: Int
-        /// The most connections open at once, each counted from its handshake to its last response byte.
+        /// The most connections open at once, each counted from its handshake to the moment libcurl closed it (or, for
+        /// one closed after its last transaction, to that transaction's end): see `ConnectionTally`.
         public var maxOpenAtOnce: Int
     }
 

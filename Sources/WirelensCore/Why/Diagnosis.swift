@@ -5,7 +5,8 @@
 /// 2. no kernel facts: `unknown`, with the reason;
 /// 3. the body moved within `shortTransferRoundTrips` round trips: `round-trips` when handshakes and those round
 ///    trips hold at least half of the total, else `unknown` (too short to tell);
-/// 4. an upload (the client sends): the send phase is split into the kernel's stopwatches, receive-window limited,
+/// 4. an upload (the client sends): under `stopwatchFloor` (100 ms) `unknown`, too short for the kernel's stopwatches;
+///    else the send phase is split into the kernel's stopwatches, receive-window limited,
 ///    send-buffer limited, the rest of the busy time (congestion-window limited: the path) and the time with nothing
 ///    queued (the client); the largest share names the verdict. The send buffer's share is the kernel's
 ///    `sndbuf_limited`, or, when larger, the share of the samples in which the buffer held the bytes in flight while
@@ -184,6 +185,14 @@ public struct Diagnosis: Sendable, Equatable, Codable {
         return unknown(Self.downloadReason, evidence)
     }
 
+    /// The shortest send phase (µs) the kernel's stopwatches can split: they count whole clock ticks (jiffies, 1 ms at
+    /// HZ=1000 to 10 ms at HZ=100), so a shorter phase reads as mostly idle (on loopback a 256 KiB upload moving in
+    /// 1.5 ms showed busy 0: `client`, though its source was always ready). At 100 ms a tick is at most a tenth.
+    public static let stopwatchFloor: Int64 = 100_000
+    /// Why an upload whose send phase is shorter than `stopwatchFloor` gets no verdict.
+    public static let stopwatchReason = "too short to tell: the send phase was under 100 ms, and the kernel's stopwatches "
+        + "count whole clock ticks (1-10 ms)"
+
     /// Why a body that moved within a few round trips gets no verdict (its numbers are in the evidence).
     public static let tooShortReason = "too short to tell: the body moved within \(shortTransferRoundTrips) round trips"
     /// Why a download without a loss sign gets no verdict.
@@ -214,6 +223,8 @@ public struct Diagnosis: Sendable, Equatable, Codable {
         evidence.sendBufferLimitedShare = sndbufShare
         evidence.networkShare = networkShare
         evidence.idleShare = idleShare
+        // The shares stay in the evidence (they are the kernel's numbers); only the verdict needs the resolution.
+        guard moving >= stopwatchFloor else { return unknown(stopwatchReason, evidence) }
         let largest = max(rwndShare, sndbufShare, networkShare, idleShare)
         let verdict: Verdict = largest == rwndShare ? .serverWindow : largest == sndbufShare ? .sendBuffer
             : largest == networkShare ? .network : .client

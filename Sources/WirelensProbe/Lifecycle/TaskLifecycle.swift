@@ -103,6 +103,8 @@ struct TaskLifecycle {
     private(set) var sendsBody: Bool
     private(set) var redirects = 0
     private(set) var retries = 0
+    /// Requests libcurl resent on a fresh connection after the one they went out on died (outside the retry policy).
+    private(set) var resends = 0
     /// The transactions so far, in order.
     private(set) var transactions: [TransactionMetrics] = []
     /// Monotonic ns when the task was taken up.
@@ -231,6 +233,16 @@ struct TaskLifecycle {
         return finish(at: end)
     }
 
+    /// libcurl gave up on the transaction in flight (its connection died under the request) and resent it on a fresh
+    /// connection: `metrics` is the attempt that died, recorded before the resend's. The resend does not count
+    /// against the retry policy; the task's `retries` counts it.
+    mutating func resent(_ metrics: consuming TransactionMetrics) -> Action {
+        guard case .transferring = state else { return invalid("resent") }
+        resends += 1
+        transactions.append(metrics)
+        return .none
+    }
+
     /// A timer fired at `now` while the task is parked: its retry starts once due.
     mutating func wake(at now: Int64) -> Action {
         guard case .parked(let due) = state else { return invalid("wake") }
@@ -308,7 +320,8 @@ struct TaskLifecycle {
         let endedAt = rules.anchor.wallMicros(ofMonotonic: lastEnd ?? now)
         let record = TaskRecord(
             index: index, url: taskURL, method: taskMethod, startedAt: startedAt, endedAt: max(startedAt, endedAt),
-            redirectCount: redirects, retries: retries, statusCode: status, error: error, transactions: transactions)
+            redirectCount: redirects, retries: retries + resends, statusCode: status, error: error,
+            transactions: transactions)
         transactions = []
         return .finish(record)
     }

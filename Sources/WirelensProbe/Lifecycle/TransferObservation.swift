@@ -12,6 +12,9 @@ struct TransferObservation {
     // Stamps (monotonic ns)
     var fetchStart: Int64
     var connectionReady: Int64?
+    /// When libcurl made the first socket of a new connection for it, and when it said that connection was made.
+    var socketOpened: Int64? = nil
+    var connected: Int64? = nil
     var requestEnd: Int64?
     var responseStart: Int64?
     /// When the request head went out, and the first body byte after it.
@@ -20,6 +23,10 @@ struct TransferObservation {
     /// True when the request asked for a 100 Continue.
     var expectSent: Bool
     var end: Int64
+    /// When libcurl made the socket of the connection the transfer opened.
+    var connectionOpened: Int64?
+    /// When libcurl closed the connection while the transfer was on it.
+    var connectionClosed: Int64?
 
     // libcurl's figures
     var curlTimers: CurlTimers
@@ -64,7 +71,7 @@ struct TransferObservation {
         let raw = RawTimings(
             fetchStart: fetchStart, connectionReady: connectionReady, requestEnd: requestEnd,
             responseStart: responseStart, end: end, curl: curlTimers, reusedConnection: reused,
-            hostIsIPLiteral: hostIsIPLiteral, usesTLS: usesTLS)
+            hostIsIPLiteral: hostIsIPLiteral, usesTLS: usesTLS, socketOpened: socketOpened, connected: connected)
         let computed = PhaseMath.compute(raw, anchor: anchor)
         var m = TransactionMetrics(kind: kind, url: url, method: method, timeline: computed.timeline,
                                    phases: computed.phases, reusedConnection: reused, proxyConnection: throughProxy,
@@ -96,6 +103,8 @@ struct TransferObservation {
             m.retryWait = retryWait.planned
             m.retryAfter = retryWait.requested
         }
+        m.connectionOpened = connectionOpened.map { anchor.wallMicros(ofMonotonic: $0) }
+        m.connectionClosed = connectionClosed.map { anchor.wallMicros(ofMonotonic: $0) }
         m.error = error
         m.diagnosis = Diagnosis.of(.init(
             phases: m.phases, requestBodyBytes: requestBodyBytes, responseBodyBytes: responseBodyBytes, tcp: tcp,
