@@ -198,7 +198,8 @@ final class EngineLoop: CurlLoopDriver {
 
     /// Uploads whose body is all written: the moment their last byte reached the server ends their request, as each
     /// transfer's `AcknowledgementWatch` estimates it from the socket's TCP facts (`BodyArrival`). Looked at after each
-    /// perform, and every `acknowledgementPollMillis` while any waits; bodyless transfers are never looked at.
+    /// perform until the body is handed over, then when each watch's next look is due (2 to 10 ms apart, closer as
+    /// the end nears); bodyless transfers are never looked at.
     private func watchBodyAcknowledgements() {
         guard uploadsActive > 0 else {
             awaitingAcknowledgement = 0

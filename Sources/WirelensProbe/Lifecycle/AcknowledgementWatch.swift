@@ -4,7 +4,7 @@
 /// Bytes written but still queued in the kernel, or in a slow path's queue, are not sent yet: on a slow link they
 /// would otherwise count as the server's wait; and the peer's acknowledgement of the last byte may come up to 40 ms
 /// after it arrived (a delayed ACK), which would count server wait as send. The engine looks at each upload in flight
-/// after every `curl_multi_perform` (and every `EngineLoop.acknowledgementPollMillis` while one waits); each look is
+/// after every `curl_multi_perform` until its whole body was handed over, then when `nextLook` is due; each look is
 /// a short conversation: `look` says what to read next (how much libcurl uploaded, then the socket's TCP facts), and
 /// the reading comes back as the next event. No clock is read here: the instants come with the events.
 struct AcknowledgementWatch: Equatable {
