@@ -1,10 +1,8 @@
 #include <string.h>
 #include <sys/eventfd.h>
-#include <sys/ioctl.h>
 #include <unistd.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
-#include <linux/sockios.h>
 #include "wl_curl.h"
 
 CURLcode wl_easy_setopt_long(CURL *h, CURLoption o, long v) { return curl_easy_setopt(h, o, v); }
@@ -28,17 +26,6 @@ CURLcode wl_easy_getinfo_double(CURL *h, CURLINFO i, double *out) { return curl_
 CURLcode wl_easy_getinfo_str(CURL *h, CURLINFO i, const char **out) { return curl_easy_getinfo(h, i, out); }
 CURLcode wl_easy_getinfo_ptr(CURL *h, CURLINFO i, void **out) { return curl_easy_getinfo(h, i, out); }
 CURLcode wl_easy_getinfo_socket(CURL *h, CURLINFO i, curl_socket_t *out) { return curl_easy_getinfo(h, i, out); }
-
-int wl_socket_unacknowledged_bytes(int fd) {
-#ifdef SIOCOUTQ
-    int queued = 0;
-    if (ioctl(fd, SIOCOUTQ, &queued) != 0) return -1;
-    return queued;
-#else
-    (void)fd;
-    return -1;
-#endif
-}
 
 int wl_curl_sockaddr_ip(const struct curl_sockaddr *a, unsigned char out[16]) {
     if (a->family == AF_INET && a->addrlen >= sizeof(struct sockaddr_in)) {

@@ -55,8 +55,8 @@ func wlOpenSocketCallback(_ user: UnsafeMutableRawPointer?, _ purpose: curlsockt
     return wl_curl_open_socket(address)
 }
 
-/// A socket libcurl made for a new connection: kept so the engine can read its kernel facts and watch its send queue;
-/// SO_SNDBUF set when the transfer asked for one; refused for a transfer that may only join a connection.
+/// A socket libcurl made for a new connection: kept so the engine can read its kernel facts and follow an upload body's
+/// end; SO_SNDBUF set when the transfer asked for one; refused for a transfer that may only join a connection.
 func wlSockoptCallback(_ user: UnsafeMutableRawPointer?, _ socket: curl_socket_t, _ purpose: curlsocktype) -> Int32 {
     guard let user else { return wl_sockopt_ok() }
     let easy = Unmanaged<CurlEasy>.fromOpaque(user).takeUnretainedValue()

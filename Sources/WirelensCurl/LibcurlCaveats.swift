@@ -58,11 +58,11 @@ extension LibcurlDescription {
                 + "once."))
         }
         if hasUploads {
-            list.append(Caveat(id: "send-buffer", text: "For a request body, the send phase ends when the server's "
-                + "TCP had acknowledged the last byte (the socket's send queue seen empty, looked at every 2 ms), not "
-                + "when libcurl wrote it to the socket: bytes waiting in the send buffer on a slow link count as send. "
-                + "Bytes acknowledged into the server's receive buffer but not yet read by the server still count as "
-                + "server wait."))
+            list.append(Caveat(id: "send-buffer", text: "For a request body, the send phase ends when its last byte "
+                + "reached the server, as estimated from the kernel's TCP facts (TCP_INFO, looked at every 2 ms near the end), not "
+                + "when libcurl wrote it to the socket nor when the server's TCP acknowledged it: bytes waiting in the "
+                + "send buffer or a slow path's queue count as send, a delayed ACK does not. Bytes that reached the "
+                + "server but were not yet read by it count as server wait."))
         }
         if options.httpVersion != .http1_1 && options.multiplex && options.reuseConnections
             && (protocolsUsed?.contains("h2") ?? true) {

@@ -24,8 +24,10 @@ final class EngineLoop: CurlLoopDriver {
     private var tasksInFlight = 0
     private var cancelled = false
     private var nextTaskIndex = 0
-    /// Uploads seen waiting for the peer to acknowledge their body at the last look (see watchBodyAcknowledgements).
+    /// Uploads whose body's end was still on its way at the last look (see watchBodyAcknowledgements), and when the
+    /// earliest of them is due for its next look (monotonic ns).
     private var awaitingAcknowledgement = 0
+    private var nextAcknowledgementLook = Int64.max
     /// The per-connection tables: open sockets and the transfers on each (libcurl's socket callbacks fill it), and
     /// the TLS facts of each connection for the transactions that reuse it; pruned as libcurl closes connections.
     private let sockets = ConnectionSockets()
@@ -194,9 +196,10 @@ final class EngineLoop: CurlLoopDriver {
         }
     }
 
-    /// Uploads whose body is all written: the moment the socket's send queue empties (the peer acknowledged every
-    /// byte) ends their request, as each transfer's `AcknowledgementWatch` decides from the looks. Looked at after
-    /// each perform, and every `acknowledgementPollMillis` while any waits.
+    /// Uploads whose body is all written: the moment their last byte reached the server ends their request, as each
+    /// transfer's `AcknowledgementWatch` estimates it from the socket's TCP facts (`BodyArrival`). Looked at after each
+    /// perform until the body is handed over, then when each watch's next look is due (2 to 10 ms apart, closer as
+    /// the end nears); bodyless transfers are never looked at.
     private func watchBodyAcknowledgements() {
         guard uploadsActive > 0 else {
             awaitingAcknowledgement = 0
@@ -204,7 +207,19 @@ final class EngineLoop: CurlLoopDriver {
         }
         var waiting = 0
         var now: Int64?
+        var nextLook = Int64.max
         for ctx in active.values where ctx.body != .none && !ctx.acknowledgement.isSettled {
+            // A body whose end is followed is looked at when its look is due (or its response began), not after every
+            // perform: a perform for another transfer's bytes tells it nothing.
+            if ctx.responseStart == nil, let due = ctx.acknowledgement.nextLook {
+                let stamp = now ?? MonotonicClock.now()
+                now = stamp
+                if stamp < due {
+                    waiting += 1
+                    nextLook = min(nextLook, due)
+                    continue
+                }
+            }
             guard ctx.acknowledgement.look(responseStart: ctx.responseStart, bodyReadEnd: ctx.bodyReadEnd) == .readUploaded,
                   let readEnd = ctx.bodyReadEnd else { continue }
             // A count libcurl cannot give (CURLINFO_SIZE_UPLOAD_T failing) counts as a body not all written yet.
@@ -213,22 +228,29 @@ final class EngineLoop: CurlLoopDriver {
             // found it by its local port when the connection was ready.
             var step = ctx.acknowledgement.uploaded(complete: complete, socketKnown: ctx.tcpSocket != nil,
                                                     bodyReadEnd: readEnd)
-            if step == .readSendQueue, let socket = ctx.tcpSocket {
-                let queued = SocketQuery.unacknowledgedBytes(socket)
-                var stamp: Int64 = 0
-                if queued != nil {
-                    stamp = now ?? MonotonicClock.now()
+            if step == .readSocket, let socket = ctx.tcpSocket {
+                var sample: BodyArrival.Sample?
+                if let info = TCPInfoReader.read(socket: socket) {
+                    let stamp = now ?? MonotonicClock.now()
                     now = stamp
+                    sample = BodyArrival.Sample(info, at: stamp)
                 }
-                step = ctx.acknowledgement.sendQueue(queued, at: stamp, bodyReadEnd: readEnd)
+                step = ctx.acknowledgement.socket(sample, bodyReadEnd: readEnd)
             }
-            if step == .waiting { waiting += 1 }
+            if step == .waiting {
+                waiting += 1
+                let due = ctx.acknowledgement.nextLook
+                    ?? (now ?? MonotonicClock.now()) + Int64(Self.acknowledgementPollMillis) * 1_000_000
+                nextLook = min(nextLook, due)
+            }
         }
         awaitingAcknowledgement = waiting
+        nextAcknowledgementLook = nextLook
     }
 
-    /// How often the send queues of uploads waiting for their acknowledgement are looked at: the resolution of
-    /// their request end.
+    /// How often the TCP facts of uploads whose body's end is on its way are looked at when the watch cannot say
+    /// when its next look is due (`BodyArrival.nextLook` spaces them 2 to 10 ms apart, closer as the end nears):
+    /// the resolution of their request end.
     static let acknowledgementPollMillis: Int32 = 2
 
     /// Takes a kernel snapshot of each transfer's connection whose last one is `tcpSampleInterval` old.
@@ -242,7 +264,14 @@ final class EngineLoop: CurlLoopDriver {
     }
 
     private func pollTimeoutMillis() -> Int32 {
-        if awaitingAcknowledgement > 0 { return Self.acknowledgementPollMillis }
+        var now: Int64?
+        var look: Int64 = 1000
+        if awaitingAcknowledgement > 0 {
+            // Woken at the millisecond an upload's next look is due (rounded up: an earlier wake would look too soon).
+            let stamp = MonotonicClock.now()
+            now = stamp
+            look = max(0, (nextAcknowledgementLook - stamp + 999_999) / 1_000_000)
+        }
         var next = Int64.max
         if options.readsKernelFacts, options.tcpSampleInterval > 0 {
             for ctx in active.values where ctx.tcpSocket != nil {
@@ -253,9 +282,9 @@ final class EngineLoop: CurlLoopDriver {
         if rules.hasTimeouts {
             for ctx in active.values { next = min(next, ctx.task.lifecycle.nextTimeout(activity: ctx.activity)) }
         }
-        guard next != .max else { return 1000 }
-        let millis = (next - MonotonicClock.now()) / 1_000_000 + 1
-        return Int32(max(0, min(1000, millis)))
+        guard next != .max else { return Int32(min(1000, look)) }
+        let millis = (next - (now ?? MonotonicClock.now())) / 1_000_000 + 1
+        return Int32(max(0, min(1000, look, millis)))
     }
 
     // MARK: Transactions

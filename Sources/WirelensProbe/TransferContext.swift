@@ -69,8 +69,8 @@ final class TransferContext: TransferObserver {
     var expectSent = false
     /// Request header bytes libcurl wrote in this attempt (its verbose output's HEADER_OUT).
     var headerBytesOut: Int64 = 0
-    /// When the peer had acknowledged the whole request body, as the engine's looks at the socket's send queue
-    /// decide it.
+    /// When the request body's last byte reached the server, as the engine's looks at the socket's TCP facts
+    /// estimate it.
     var acknowledgement = AcknowledgementWatch()
 
     // Connection facts
@@ -455,8 +455,9 @@ final class TransferContext: TransferObserver {
     }
 
     /// The end of the request as observed: the last write to the socket or the end of the body, whichever is later;
-    /// for a body, the moment the peer had acknowledged its last byte when the engine saw that (bytes written but
-    /// still in the kernel's send queue are not sent yet: on a slow link they would otherwise count as server wait).
+    /// for a body, the moment its last byte reached the server when the engine's looks could tell (bytes written but
+    /// still in the kernel's send queue or a slow path's queue are not sent yet: they would otherwise count as server
+    /// wait; and the server's ACK of the last byte may be delayed, which would count server wait as send).
     var requestEnd: Int64? {
         let written: Int64?
         switch (lastSend, bodyReadEnd) {
@@ -465,7 +466,7 @@ final class TransferContext: TransferObserver {
         case let (nil, b?): written = b
         default: written = nil
         }
-        guard let acknowledged = acknowledgement.acknowledged else { return written }
-        return max(written ?? acknowledged, acknowledged)
+        guard let arrival = acknowledgement.arrival else { return written }
+        return max(written ?? arrival, arrival)
     }
 }

@@ -32,9 +32,6 @@ CURLcode wl_easy_getinfo_str(CURL *handle, CURLINFO info, const char **out);
 CURLcode wl_easy_getinfo_ptr(CURL *handle, CURLINFO info, void **out);
 CURLcode wl_easy_getinfo_socket(CURL *handle, CURLINFO info, curl_socket_t *out);
 
-/* Bytes in a TCP socket's send queue, written by the application but not yet acknowledged by the peer
-   (Linux SIOCOUTQ); -1 when the socket cannot tell. ioctl is variadic, so Swift calls it through here. */
-int wl_socket_unacknowledged_bytes(int fd);
 /* The local port a socket is bound to, or -1 (getsockname, IPv4 or IPv6). */
 int wl_socket_local_port(int fd);
 

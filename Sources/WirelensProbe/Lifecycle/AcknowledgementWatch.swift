@@ -1,26 +1,26 @@
-/// Decides when an upload's request body counts as acknowledged by the peer: the moment its socket's send queue
-/// was seen empty after the last body byte was handed to the kernel.
+/// Decides when an upload's request body counts as sent: the moment its last byte reached the server, as
+/// `BodyArrival` estimates it from the kernel's TCP facts looked at after the last body byte was handed to the kernel.
 ///
-/// Bytes written but still queued in the kernel are not sent yet: on a slow link they would otherwise count as the
-/// server's wait. The engine looks at each upload in flight after every `curl_multi_perform` (and every
-/// `EngineLoop.acknowledgementPollMillis` while one waits); each look is a short conversation: `look` says what to read
-/// next (how much libcurl uploaded, then the socket's send queue), and the reading comes back as the next event.
-/// No clock is read here: the instants come with the events.
+/// Bytes written but still queued in the kernel, or in a slow path's queue, are not sent yet: on a slow link they
+/// would otherwise count as the server's wait; and the peer's acknowledgement of the last byte may come up to 40 ms
+/// after it arrived (a delayed ACK), which would count server wait as send. The engine looks at each upload in flight
+/// after every `curl_multi_perform` until its whole body was handed over, then when `nextLook` is due; each look is
+/// a short conversation: `look` says what to read next (how much libcurl uploaded, then the socket's TCP facts), and
+/// the reading comes back as the next event. No clock is read here: the instants come with the events.
 struct AcknowledgementWatch: Equatable {
     /// The watch's stage.
     enum State: Equatable {
         /// The body is being sent, or the engine has not looked yet.
         case sending
-        /// A look asked how many body bytes libcurl handed over (`uploaded`); `lastQueued` is when an earlier look
-        /// saw the body still queued.
-        case countingUpload(lastQueued: Int64?)
-        /// A look asked for the socket's send queue (`sendQueue`).
-        case readingQueue
-        /// The whole body was written and part of it was still queued at this instant (monotonic ns).
-        case queued(at: Int64)
-        /// The peer had acknowledged the whole body at this instant (monotonic ns).
-        case acknowledged(Int64)
-        /// The response began before an acknowledgement was seen and no look bounds it: the written end stands.
+        /// A look asked how many body bytes libcurl handed over (`uploaded`).
+        case countingUpload
+        /// A look asked for the socket's TCP facts (`socket`).
+        case readingSocket
+        /// The whole body was written and the looks so far (`body`) follow its end on its way.
+        case following
+        /// The body's last byte reached the server at this instant (monotonic ns).
+        case arrived(Int64)
+        /// The response began before a look saw the body's end leave and no look bounds it: the written end stands.
         case missed
     }
 
@@ -30,31 +30,39 @@ struct AcknowledgementWatch: Equatable {
         case idle
         /// Read how many body bytes libcurl uploaded and answer with `uploaded`.
         case readUploaded
-        /// Read the socket's unacknowledged bytes and answer with `sendQueue`.
-        case readSendQueue
-        /// Still waiting for the peer: look again soon.
+        /// Read the socket's TCP facts and answer with `socket`.
+        case readSocket
+        /// Still following the body's end: look again soon.
         case waiting
-        /// Decided: `acknowledged` holds the instant, or nil when none was seen.
+        /// Decided: `arrival` holds the instant, or nil when none was seen.
         case settled
         /// The event cannot happen in this state (a bug in the caller); nothing changed.
         case invalid
     }
 
     private(set) var state: State = .sending
+    /// What the looks saw of the body's end since the whole body was written (kept beside the state, so that a look
+    /// changes it in place).
+    private(set) var body: BodyArrival?
 
-    /// The largest gap (ns) between the last look that saw the body still queued and the response's first byte for
-    /// which the response's first byte is taken as the acknowledgement (a few poll periods).
+    /// The largest gap (ns) between the last look and the response's first byte for which the response's first byte
+    /// is taken as the body's end when no look saw the last byte leave (a few poll periods).
     static let slack: Int64 = 5_000_000
 
-    /// When the peer had acknowledged the whole body (monotonic ns), if seen before the response began.
-    var acknowledged: Int64? {
-        if case .acknowledged(let at) = state { at } else { nil }
+    /// When the body's last byte reached the server (monotonic ns), if the looks could tell.
+    var arrival: Int64? {
+        if case .arrived(let at) = state { at } else { nil }
+    }
+
+    /// When the next look is due (monotonic ns) while the body's end is followed; nil: the engine's default.
+    var nextLook: Int64? {
+        state == .following ? body?.nextLook : nil
     }
 
     /// True once nothing more is to be watched.
     var isSettled: Bool {
         switch state {
-        case .acknowledged, .missed: true
+        case .arrived, .missed: true
         default: false
         }
     }
@@ -63,27 +71,33 @@ struct AcknowledgementWatch: Equatable {
     /// body was read (nil while it is being read, or after a rewind).
     mutating func look(responseStart: Int64?, bodyReadEnd: Int64?) -> Step {
         switch state {
-        case .acknowledged, .missed:
+        case .arrived, .missed:
             return .settled
-        case .countingUpload, .readingQueue:
+        case .countingUpload, .readingSocket:
             return .invalid
-        case .sending, .queued:
+        case .sending, .following:
             break
         }
         if let response = responseStart {
-            // The response began between two looks: the body was acknowledged in between. Its first byte bounds the
-            // moment when the last look was recent; otherwise the last look is all that is known.
-            if case .queued(let queued) = state {
-                state = .acknowledged(response - queued <= Self.slack ? response : queued)
+            // The response began between two looks. The looks place the body's end when one saw its last byte
+            // leave; otherwise the response's first byte bounds it when the last look was recent, and the last look
+            // is all that is known when it was not.
+            if state == .following, let body {
+                state = .arrived(body.arrival(responseStart: response)
+                    ?? (response - body.lastLook <= Self.slack ? response : body.lastLook))
             } else {
                 state = .missed
             }
+            body = nil
             return .settled
         }
-        guard bodyReadEnd != nil else { return .idle }
-        if case .queued(let queued) = state { state = .countingUpload(lastQueued: queued) } else {
-            state = .countingUpload(lastQueued: nil)
+        guard bodyReadEnd != nil else {
+            // Being read (again, after a rewind): what earlier looks followed was another send of it.
+            state = .sending
+            body = nil
+            return .idle
         }
+        state = .countingUpload
         return .readUploaded
     }
 
@@ -91,32 +105,37 @@ struct AcknowledgementWatch: Equatable {
     /// connection's socket is known (libcurl 7.88 names it only after the transfer ends: the engine's socket table
     /// found it when the connection was ready).
     mutating func uploaded(complete: Bool, socketKnown: Bool, bodyReadEnd: Int64) -> Step {
-        guard case .countingUpload(let lastQueued) = state else { return .invalid }
+        guard state == .countingUpload else { return .invalid }
         guard complete else {
-            state = lastQueued.map { .queued(at: $0) } ?? .sending
+            // Not all handed over (again, after a rewind): the looks start over once it is.
+            state = .sending
+            body = nil
             return .waiting
         }
         guard socketKnown else {
-            state = .acknowledged(bodyReadEnd)
+            state = .arrived(bodyReadEnd)
+            body = nil
             return .settled
         }
-        state = .readingQueue
-        return .readSendQueue
+        state = .readingSocket
+        return .readSocket
     }
 
-    /// The socket's unacknowledged bytes at `now` (nil: the socket cannot tell, and the written end stands).
-    mutating func sendQueue(_ bytes: Int?, at now: Int64, bodyReadEnd: Int64) -> Step {
-        guard state == .readingQueue else { return .invalid }
-        switch bytes {
-        case nil:
-            state = .acknowledged(bodyReadEnd)
+    /// The socket's TCP facts at this look (nil: the kernel cannot tell, and the written end stands).
+    mutating func socket(_ sample: BodyArrival.Sample?, bodyReadEnd: Int64) -> Step {
+        guard state == .readingSocket else { return .invalid }
+        guard let sample else {
+            state = .arrived(bodyReadEnd)
+            body = nil
             return .settled
-        case 0?:
-            state = .acknowledged(now)
-            return .settled
-        default:
-            state = .queued(at: now)
+        }
+        if body == nil { body = BodyArrival(written: bodyReadEnd) }
+        guard body?.add(sample) == true, let settled = body else {
+            state = .following
             return .waiting
         }
+        state = .arrived(settled.arrival(responseStart: nil) ?? sample.at)
+        body = nil
+        return .settled
     }
 }
