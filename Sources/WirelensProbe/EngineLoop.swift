@@ -194,7 +194,7 @@ final class EngineLoop: CurlLoopDriver {
         }
         var waiting = 0
         var now: Int64?
-        for ctx in active.values where ctx.body != .none && !ctx.acknowledgement.isSettled {
+        for ctx in active.values where ctx.sendsBody && !ctx.acknowledgement.isSettled {
             guard ctx.acknowledgement.look(responseStart: ctx.responseStart, bodyReadEnd: ctx.bodyReadEnd) == .readUploaded,
                   let readEnd = ctx.bodyReadEnd else { continue }
             // A count libcurl cannot give (CURLINFO_SIZE_UPLOAD_T failing) counts as a body not all written yet.
@@ -284,6 +284,7 @@ final class EngineLoop: CurlLoopDriver {
         ctx.sockets = sockets
         ctx.sendBuffer = options.sendBuffer
         ctx.readsTCP = options.readsKernelFacts
+        ctx.handshakeStartsTransfer = target.scheme == "http" && !rules.throughProxy
         ctx.response = ResponseWriter(task.spec.response)
         ctx.keepsCredentials = access.keepsCredentials
         ctx.refusesLinkLocal = access.refusesLinkLocal
@@ -301,12 +302,12 @@ final class EngineLoop: CurlLoopDriver {
             return
         }
         active[ObjectIdentifier(handle)] = ctx
-        if ctx.body != .none { uploadsActive += 1 }
+        if ctx.sendsBody { uploadsActive += 1 }
         do {
             try multi.add(handle)
         } catch {
             active[ObjectIdentifier(handle)] = nil
-            if ctx.body != .none { uploadsActive -= 1 }
+            if ctx.sendsBody { uploadsActive -= 1 }
             failBeforeStart(task, at: now, error: TransferError(errorClass: .other, message: error.description),
                             discarding: ctx)
         }
@@ -401,7 +402,7 @@ final class EngineLoop: CurlLoopDriver {
             ctx.engineFailure = ctx.engineFailure ?? error
         }
         active[ObjectIdentifier(easy)] = nil
-        if ctx.body != .none { uploadsActive -= 1 }
+        if ctx.sendsBody { uploadsActive -= 1 }
         let end = MonotonicClock.now()
         let info: EasyInfo
         do {
