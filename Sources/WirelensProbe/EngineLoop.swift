@@ -285,6 +285,8 @@ final class EngineLoop: CurlLoopDriver {
         ctx.sendBuffer = options.sendBuffer
         ctx.readsTCP = options.readsKernelFacts
         ctx.handshakeStartsTransfer = target.scheme == "http" && !rules.throughProxy
+        ctx.multiplexes = options.multiplex && EasyConfigurator.mayUseHTTP2(options.httpVersion, scheme: target.scheme)
+        ctx.priorKnowledge = options.httpVersion == .http2PriorKnowledge
         ctx.response = ResponseWriter(task.spec.response)
         ctx.keepsCredentials = access.keepsCredentials
         ctx.refusesLinkLocal = access.refusesLinkLocal
@@ -452,7 +454,8 @@ final class EngineLoop: CurlLoopDriver {
             statusText: ctx.statusText, contentType: ctx.contentType,
             responseHeaders: ctx.captureHeaders ? ctx.headers : nil, requestBodyBytes: ctx.requestBodyBytes,
             responseBodyBytes: ctx.responseBodyBytes, retryWait: ctx.retryWait,
-            error: transferError(ctx, result: result), tcp: facts, readsTCP: ctx.readsTCP)
+            error: transferError(ctx, result: result), tcp: facts, readsTCP: ctx.readsTCP,
+            connectionTotals: ctx.tcp.lastSnapshot.map(TCPTotals.init))
         return seen.metrics(anchor: anchor, throughProxy: rules.throughProxy)
     }
 

@@ -81,6 +81,10 @@ final class TransferContext: TransferObserver {
     var handshakeSnapshot: (info: TCPInfo, at: Int64)?
     /// True when nothing is sent between the TCP handshake and the request: cleartext HTTP, no proxy.
     var handshakeStartsTransfer = false
+    /// True when the transfer may share its connection with others at once (HTTP/2 multiplexing allowed and possible).
+    var multiplexes = false
+    /// True when the connection speaks HTTP/2 without asking (h2c prior knowledge).
+    var priorKnowledge = false
     /// True when other transfers were in flight on the same connection during this one.
     var tcpShared = false
     var remoteIP: String?
@@ -237,9 +241,9 @@ final class TransferContext: TransferObserver {
             tcpSocket = found
             connectionSocketKnown = true
             guard readsTCP else { return }
-            if let idle = sockets.attach(self, to: found, at: now) {
-                // The connection sat idle in the pool since its last transfer ended: that snapshot is this start.
-                tcp.add(idle, at: now / 1000)
+            if let start = sockets.attach(self, to: found, at: now, multiplexes: multiplexes) {
+                // The connection's previous transfer ended with this snapshot: it is this one's start.
+                tcp.add(start, at: now / 1000)
                 tcpSampledAt = now
             } else if let handshake = handshakeSnapshot {
                 // A cleartext connection this transfer just opened: nothing moved on it since the handshake's snapshot.
@@ -262,6 +266,16 @@ final class TransferContext: TransferObserver {
         }
         tcp.add(info, at: now / 1000)
         tcpSampledAt = now
+    }
+
+    /// Ends the transfer's snapshots with `info`, taken `now` (nil: none could be read), and lets go of its socket:
+    /// the next transfer on the connection took it over.
+    func endTCP(with info: TCPInfo?, at now: Int64) {
+        if let info {
+            tcp.add(info, at: now / 1000)
+            tcpSampledAt = now
+        }
+        tcpSocket = nil
     }
 
     /// A fact about this transfer's connection.
