@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Wirelens benchmark against a local nginx: wirelens vs curl (libcurl's own CLI) vs h2load.
 
-  python3 scripts/bench.py [--quick] [--wirelens PATH] [--rounds N] [--out DIR]
+  python3 scripts/bench.py [--quick] [--wirelens PATH] [--rounds N] [--out DIR] [--parts get|upload|get,upload]
 
 (a) N small GETs of /small.txt over HTTP/1.1, 16 at a time:
       wirelens probe URL --repeat N --concurrency 16 --max-host-connections 16 ...
@@ -11,7 +11,9 @@
     and the peak RSS of the process (wait4 rusage ru_maxrss).
 (b) one PUT of a large random file to nginx's WebDAV sink:
       wirelens probe URL -X PUT --upload FILE ...   vs   curl -sS -T FILE URL -o /dev/null
-    throughput in MB/s (10^6 bytes per second) and peak RSS.
+    throughput in MB/s (10^6 bytes per second) and peak RSS; the same wirelens PUT again with --tcp-sample 0
+    (the kernel's facts at its start and end only): the paired ratio of their CPU times (user + system, wait4
+    rusage) is what the samples every 100 ms cost (target: at most 1%).
 
 Tools are interleaved (A B C A B C A B C) over --rounds rounds (default 5) and the
 median is reported. Full run: 20000 requests and a 1 GiB file; --quick: 2000
@@ -51,6 +53,8 @@ TARGET_UPLOAD_VS_CURL = 0.9
 TARGET_UPLOAD_RSS_MIB = 64.0
 # The kernel's facts per transfer (TCP_INFO at start, every 100 ms and at the end) may cost at most 3% of the GET rate.
 TARGET_KERNEL_FACTS_COST = 0.97
+# An upload's samples (TCP_INFO every 100 ms while it runs) may cost at most 1% of its CPU time (vs --tcp-sample 0).
+TARGET_UPLOAD_SAMPLING_CPU = 1.01
 
 MIB = 1024 * 1024
 
@@ -90,7 +94,9 @@ int main(int argc, char **argv) {
     clock_gettime(CLOCK_MONOTONIC, &t1);
     long long ns = (long long)(t1.tv_sec - t0.tv_sec) * 1000000000LL + (t1.tv_nsec - t0.tv_nsec);
     FILE *f = fopen(argv[1], "w");
-    if (f) { fprintf(f, "%ld %lld\n", ru.ru_maxrss, ns); fclose(f); }
+    long long cpu_us = (long long)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000LL
+                     + ru.ru_utime.tv_usec + ru.ru_stime.tv_usec;
+    if (f) { fprintf(f, "%ld %lld %lld\n", ru.ru_maxrss, ns, cpu_us); fclose(f); }
     if (WIFEXITED(status)) return WEXITSTATUS(status);
     if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
     return 126;
@@ -129,7 +135,7 @@ def build_floor(tmpdir):
 
 
 def measure(argv, stdout_path, stderr_path, timeout, launcher=None):
-    """Run argv; return wall seconds, exit code, peak RSS (MiB), timed_out."""
+    """Run argv; return wall seconds, exit code, peak RSS (MiB), CPU seconds (user + system), timed_out."""
     stats_path = stdout_path + ".rusage"
     full = [launcher, stats_path] + list(argv) if launcher else list(argv)
     with open(stdout_path, "wb") as out, open(stderr_path, "wb") as err:
@@ -160,11 +166,14 @@ def measure(argv, stdout_path, stderr_path, timeout, launcher=None):
     code = os.waitstatus_to_exitcode(status)
     proc.returncode = code          # reaped here; keep Popen from waiting again
     maxrss_kib = rusage.ru_maxrss
+    cpu = rusage.ru_utime + rusage.ru_stime
     if launcher:
         try:
             with open(stats_path) as f:
-                kib, ns = f.read().split()
-            maxrss_kib, wall = int(kib), int(ns) / 1e9
+                fields = f.read().split()
+            maxrss_kib, wall = int(fields[0]), int(fields[1]) / 1e9
+            if len(fields) > 2:
+                cpu = int(fields[2]) / 1e6
             os.remove(stats_path)
         except (OSError, ValueError):
             pass                    # killed before it wrote: keep the outer figures
@@ -172,6 +181,7 @@ def measure(argv, stdout_path, stderr_path, timeout, launcher=None):
         "wall_s": wall,
         "exit": code,
         "peak_rss_mib": maxrss_kib / 1024.0,   # Linux: ru_maxrss is in KiB
+        "cpu_s": cpu,                           # user + system time of the measured process (wait4 rusage)
         "timed_out": timed_out.is_set(),
     }
 
@@ -224,6 +234,7 @@ class Bench:
         self.requests = args.requests or (2000 if args.quick else 20000)
         self.upload_bytes = (args.upload_mib or (64 if args.quick else 1024)) * MIB
         self.rounds = args.rounds
+        self.parts = set(args.parts.split(","))
         self.timeout = args.timeout
         default_out = os.path.join(ROOT, "reports", "bench", "raw", "quick") if args.quick \
             else os.path.join(ROOT, "reports", "bench")
@@ -237,6 +248,7 @@ class Bench:
         self.ports = {}
         self.notes = []
         self.launcher = None
+        self.sampling = None
 
     # -- environment ----------------------------------------------------------
     def check_tools(self):
@@ -407,6 +419,11 @@ class Bench:
             cmds["wirelens"] = lambda rnd: [
                 self.wirelens, "probe", url, "-X", "PUT", "--upload", src, "--format", "json",
                 "--report", os.path.join(self.raw, f"upload-r{rnd}.json"), "--quiet"]
+            # The same PUT with the kernel's facts read at its start and end only (--tcp-sample 0), right after it in
+            # every round: the ratio of their CPU times is what the samples every 100 ms cost.
+            cmds["wirelens-nosample"] = lambda rnd: [
+                self.wirelens, "probe", url, "-X", "PUT", "--upload", src, "--format", "json", "--tcp-sample", "0",
+                "--report", os.path.join(self.raw, f"upload-nosample-r{rnd}.json"), "--quiet"]
         if self.have["curl"]:
             cmds["curl"] = lambda rnd: ["curl", "-sS", "-T", src, url, "-o", "/dev/null"]
         runs = {tool: [] for tool in cmds}
@@ -433,14 +450,80 @@ class Bench:
                     stored = os.path.getsize(dest) if os.path.exists(dest) else None
                     r["stored_bytes"] = stored
                     r["ok"] = r["exit"] == 0 and not r["timed_out"] and stored == self.upload_bytes
+                    if tool.startswith("wirelens"):
+                        r["tcp_samples"] = self.samples_in(argv[argv.index("--report") + 1])
                     runs[tool].append(r)
                     self.say_run("PUT", tool, rnd, r,
                                  f"{r['mb_per_s']:.0f} MB/s" if r["mb_per_s"] else "-")
+            if self.have["wirelens"]:
+                self.sampling = self.sampling_share(src, url)
+                if self.sampling:
+                    log(f"callgrind: the samples take {self.sampling['share'] * 100:.3f}% of the PUT's instructions "
+                        f"({self.sampling['samples']} samples)")
         finally:
             os.remove(src)
             if os.path.exists(dest):
                 os.remove(dest)
         return runs
+
+    def sampling_share(self, src, url):
+        """The share of a wirelens PUT's user-space instructions spent taking its kernel samples every 100 ms:
+        callgrind's inclusive count of the engine's sampling pass (EngineLoop.sampleConnections: the look at every
+        transfer in flight and the getsockopt(TCP_INFO) of each sample, its decoding and keeping) over the run's
+        total. None (with a note) without valgrind. Under callgrind the upload runs slower, so it takes more samples
+        than it would: the share is an upper bound for the same file."""
+        if not shutil.which("valgrind") or not shutil.which("callgrind_annotate"):
+            self.notes.append("valgrind not found (make deps installs it): the samples' instruction share was not measured")
+            return None
+        # valgrind cannot read the debug info of the Swift release binary: a copy without it is measured.
+        binary = os.path.join(self.tmp, "wirelens-nodebug")
+        try:
+            shutil.copy(self.wirelens, binary)
+            subprocess.run(["strip", "--strip-debug", binary], check=True, capture_output=True, timeout=120)
+        except (OSError, subprocess.SubprocessError) as e:
+            self.notes.append(f"could not make a copy of wirelens without debug info for callgrind: {e}")
+            return None
+        out = os.path.join(self.raw, "upload-callgrind.out")
+        report = os.path.join(self.raw, "upload-callgrind.json")
+        dest = os.path.join(self.nginx_dir, "www", "upload", "callgrind.bin")
+        try:
+            subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", binary, "probe",
+                            url.replace("bench.bin", "callgrind.bin"), "-X", "PUT", "--upload", src, "--format",
+                            "json", "--report", report, "--quiet"],
+                           capture_output=True, timeout=self.timeout, check=True)
+            text = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--threshold=100", out],
+                                  capture_output=True, text=True, timeout=120, check=True).stdout
+        except (OSError, subprocess.SubprocessError) as e:
+            self.notes.append(f"callgrind run of the upload failed: {e}")
+            return None
+        finally:
+            if os.path.exists(dest):
+                os.remove(dest)
+        total = sampling = None
+        for line in text.splitlines():
+            m = re.match(r"\s*([\d,]+) \(", line)
+            if not m:
+                continue
+            n = int(m.group(1).replace(",", ""))
+            if "PROGRAM TOTALS" in line:
+                total = n
+            elif "sampleConnections" in line:
+                sampling = max(sampling or 0, n)
+        if not total or sampling is None:
+            return None
+        return {"share": sampling / total, "sampling_instructions": sampling, "total_instructions": total,
+                "samples": self.samples_in(report)}
+
+    @staticmethod
+    def samples_in(report):
+        """The kernel samples the report's transactions carry (None when it cannot be read)."""
+        try:
+            with open(report) as f:
+                doc = json.load(f)
+            return sum(len((tx.get("tcp") or {}).get("samples") or [])
+                       for t in doc.get("tasks", []) for tx in t.get("transactions", []))
+        except (OSError, ValueError):
+            return None
 
     def say_run(self, kind, tool, rnd, r, figure):
         state = "ok" if r["ok"] else ("TIMEOUT" if r["timed_out"] else f"FAILED exit {r['exit']}")
@@ -464,6 +547,8 @@ class Bench:
                 "mb_per_s": median_of(runs, "mb_per_s"),
                 "peak_rss_mib": median_of(runs, "peak_rss_mib"),
                 "max_peak_rss_mib": max((r["peak_rss_mib"] for r in runs if r["ok"]), default=None),
+                "cpu_s": median_of(runs, "cpu_s"),
+                "tcp_samples": median_of(runs, "tcp_samples"),
                 "ok_runs": sum(1 for r in runs if r["ok"]),
                 "runs": len(runs),
             }
@@ -483,6 +568,11 @@ class Bench:
             "upload_wirelens_vs_curl": ratio(u("wirelens", "mb_per_s"), u("curl", "mb_per_s")),
             "rps_kernel_facts_on_vs_off": paired_ratio(gets.get("wirelens-summary", []),
                                                        gets.get("wirelens-summary-nokernel", []), "rps"),
+            "upload_cpu_sampling_vs_start_end": paired_ratio(uploads.get("wirelens", []),
+                                                             uploads.get("wirelens-nosample", []), "cpu_s"),
+            "upload_sampling_instruction_share": (self.sampling or {}).get("share"),
+            "cpu_kernel_facts_on_vs_off": paired_ratio(gets.get("wirelens-summary", []),
+                                                       gets.get("wirelens-summary-nokernel", []), "cpu_s"),
         }
         rss = u("wirelens", "max_peak_rss_mib")
 
@@ -509,6 +599,16 @@ class Bench:
              "value": ratios["rps_kernel_facts_on_vs_off"],
              "met": verdict(ratios["rps_kernel_facts_on_vs_off"],
                             (ratios["rps_kernel_facts_on_vs_off"] or 0) >= TARGET_KERNEL_FACTS_COST)},
+            {"name": "upload CPU time with samples every 100 ms <= 1.01x with start and end only (--tcp-sample 0; "
+                     "median of per-round ratios)",
+             "value": ratios["upload_cpu_sampling_vs_start_end"],
+             "met": verdict(ratios["upload_cpu_sampling_vs_start_end"],
+                            (ratios["upload_cpu_sampling_vs_start_end"] or 9) <= TARGET_UPLOAD_SAMPLING_CPU)},
+            {"name": "upload: the samples' share of its user-space instructions < 1% (callgrind, one run)",
+             "value": ratios["upload_sampling_instruction_share"],
+             "met": verdict(ratios["upload_sampling_instruction_share"],
+                            (ratios["upload_sampling_instruction_share"] if ratios["upload_sampling_instruction_share"]
+                             is not None else 1) < TARGET_UPLOAD_SAMPLING_CPU - 1)},
             {"name": "upload MB/s >= 0.9x curl -T",
              "value": ratios["upload_wirelens_vs_curl"],
              "met": verdict(ratios["upload_wirelens_vs_curl"],
@@ -574,27 +674,30 @@ class Bench:
         size_txt = f"{size // (1024 * MIB)} GiB" if size >= 1024 * MIB else f"{size // MIB} MiB"
         L.append(f"## (b) PUT of a {size_txt} file to nginx (WebDAV), HTTP/1.1")
         L.append("")
-        L.append("| tool | command | MB/s (median, 10^6 B/s) | peak RSS MiB (median) | ok runs |")
-        L.append("|---|---|---:|---:|---:|")
+        L.append("| tool | command | MB/s (median, 10^6 B/s) | CPU s (median) | kernel samples | peak RSS MiB (median) | ok runs |")
+        L.append("|---|---|---:|---:|---:|---:|---:|")
         udesc = {
             "wirelens": "`wirelens probe URL -X PUT --upload FILE`",
+            "wirelens-nosample": "the same with `--tcp-sample 0` (TCP_INFO at the start and end only)",
             "curl": "`curl -sS -T FILE URL -o /dev/null`",
         }
-        for tool in ("wirelens", "curl"):
+        for tool in ("wirelens", "wirelens-nosample", "curl"):
             d = med["upload"].get(tool)
             if d is None:
-                L.append(f"| {tool} | {udesc[tool]} | not run | not run | 0/0 |")
+                L.append(f"| {tool} | {udesc[tool]} | not run | not run | | not run | 0/0 |")
                 continue
-            L.append(f"| {tool} | {udesc[tool]} | {f(d['mb_per_s'])} | "
-                     f"{f(d['peak_rss_mib'], '{:.1f}')} | {d['ok_runs']}/{d['runs']} |")
+            L.append(f"| {tool} | {udesc[tool]} | {f(d['mb_per_s'])} | {f(d.get('cpu_s'), '{:.3f}')} | "
+                     f"{f(d.get('tcp_samples'))} | {f(d['peak_rss_mib'], '{:.1f}')} | {d['ok_runs']}/{d['runs']} |")
         L.append("")
         L.append("## Ratios and targets")
         L.append("")
         L.append("| target | measured | verdict |")
         L.append("|---|---:|---|")
         for t in targets:
-            unit = " MiB" if "RSS" in t["name"] else "x"
-            L.append(f"| {t['name']} | {f(t['value'], '{:.2f}')}{unit if t['value'] is not None else ''} "
+            unit = " MiB" if "RSS" in t["name"] else ("" if "share" in t["name"] else "x")
+            shown = f(t['value'] * 100, '{:.3f}') + "%" if "share" in t["name"] and t["value"] is not None \
+                else f(t['value'], '{:.2f}') + (unit if t['value'] is not None else '')
+            L.append(f"| {t['name']} | {shown} "
                      f"| {verdict(t)} |")
         L.append("")
         if meta["notes"]:
@@ -612,6 +715,24 @@ class Bench:
                  f"{f(ratios.get('rps_instrumented_floor_vs_libcurl_floor'), '{:.2f}')}x of the bare floor; Wirelens reaches "
                  f"{f(ratios.get('rps_wirelens_summary_vs_instrumented_floor'), '{:.2f}')}x of that instrumented floor.")
         L.append("")
+        L.append("The kernel's facts on the GET path: the rate ratio above is from wall time, which moves by tens of "
+                 "percent between runs on this shared machine; the same pairs' CPU time (user + system of the "
+                 "process) moves less: with kernel facts it is "
+                 f"{f(ratios.get('cpu_kernel_facts_on_vs_off'), '{:.3f}')}x the CPU time without (median of per-round "
+                 "ratios), i.e. the facts cost that share of Wirelens' own CPU per GET (one getsockopt(TCP_INFO) per "
+                 "keep-alive transfer, its decoding, the facts and the diagnosis).")
+        L.append("")
+        if self.sampling:
+            L.append(f"The kernel's samples of an upload: one callgrind run of the wirelens PUT took "
+                     f"{self.sampling['samples']} samples (more than a run at full speed: callgrind slows it), and "
+                     f"the engine's sampling pass (the look at each transfer in flight every pass, and each sample's "
+                     f"getsockopt, decoding and keeping) took {self.sampling['sampling_instructions']:,} of its "
+                     f"{self.sampling['total_instructions']:,} user-space instructions "
+                     f"({self.sampling['share'] * 100:.3f}%). The kernel's side of a sample is one getsockopt "
+                     "(about 0.5 µs here), a few µs per upload against its tenths of a second of CPU. The paired CPU "
+                     "time ratio (`--tcp-sample 0` as the base) is the direct figure, but a 1 GiB PUT's CPU time "
+                     "moves by ±20% between runs on this shared machine, far more than the cost it measures.")
+            L.append("")
         L.append("Raw figures: `bench.json`; per-run output under `reports/bench/raw/` (not committed).")
         with open(path, "w") as fh:
             fh.write("\n".join(L) + "\n")
@@ -636,8 +757,8 @@ class Bench:
             versions = self.versions()
             log(f"nginx on {self.base}; {self.requests} GETs x {self.rounds} rounds, "
                 f"upload {self.upload_bytes // MIB} MiB x {self.rounds} rounds")
-            gets = self.run_gets()
-            uploads = self.run_uploads()
+            gets = self.run_gets() if "get" in self.parts else {}
+            uploads = self.run_uploads() if "upload" in self.parts else {}
         finally:
             self.stop_nginx()
             shutil.rmtree(self.tmp, ignore_errors=True)
@@ -655,7 +776,7 @@ class Bench:
                        "timeout_s": self.timeout, "wirelens": self.wirelens},
         }
         doc = dict(meta)
-        doc.update({"get_runs": gets, "upload_runs": uploads, "medians": med,
+        doc.update({"get_runs": gets, "upload_runs": uploads, "upload_sampling_callgrind": self.sampling, "medians": med,
                     "ratios": ratios, "targets": targets})
         jpath = os.path.join(self.out, "bench.json")
         with open(jpath, "w") as fh:
@@ -693,6 +814,9 @@ def main():
                     help="2000 requests and a 64 MiB upload (smoke test)")
     ap.add_argument("--wirelens", help="wirelens binary (default .build/release/wirelens)")
     ap.add_argument("--rounds", type=int, default=5, help="rounds (default 5)")
+    ap.add_argument("--parts", default="get,upload",
+                    help="which parts to run: get, upload or both (default get,upload); with one part, write to "
+                         "--out (the results of the other are not measured)")
     ap.add_argument("--requests", type=int, help="override the number of GETs")
     ap.add_argument("--upload-mib", type=int, help="override the upload size in MiB")
     ap.add_argument("--timeout", type=float, default=300.0,

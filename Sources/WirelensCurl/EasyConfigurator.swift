@@ -168,7 +168,7 @@ public struct EasyConfigurator {
     }
 
     /// True when a transfer to this scheme may end up on an HTTP/2 connection.
-    static func mayUseHTTP2(_ version: HTTPVersion, scheme: String) -> Bool {
+    public static func mayUseHTTP2(_ version: HTTPVersion, scheme: String) -> Bool {
         switch version {
         case .http1_1: false
         case .http2PriorKnowledge: true

@@ -97,17 +97,34 @@ final class ConnectionSockets {
         return nil
     }
 
-    /// Adds a transfer to the users of its socket (when others are in flight on it, all of them share it), and gives
-    /// the snapshot the connection's previous transfer ended with, when it is recent and no one else is on it.
-    func attach(_ ctx: TransferContext, to socket: Int32, at now: Int64) -> TCPInfo? {
+    /// Adds a transfer to the users of its socket and gives its first snapshot when the table has one: the snapshot
+    /// the connection's previous transfer ended with, when recent; or, on a connection that carries one transfer at
+    /// a time, one read now that ends the transfers still listed on it and starts this one.
+    ///
+    /// libcurl hands a connection to the next transfer as soon as the previous one's response is in, within the
+    /// same `curl_multi_perform`, before the engine reads that the previous one ended: on HTTP/1.1 (or HTTP/2 that
+    /// may not multiplex) a transfer still listed here has finished on the wire, and its end must not take in the
+    /// next one's bytes. Only where streams may run at once (`multiplexes`, and the connection speaks h2) do the
+    /// users share the connection's figures.
+    func attach(_ ctx: TransferContext, to socket: Int32, at now: Int64, multiplexes: Bool) -> TCPInfo? {
         guard let entry = entries[socket] else { return nil }
-        entry.users.append(ctx)
-        let idle = entry.idle
-        entry.idle = nil
-        guard entry.users.count == 1 else {
+        if !entry.users.isEmpty {
+            let h2 = entry.users.contains { $0.alpn == "h2" } || entry.connectionId.flatMap { tls[$0]?.alpn } == "h2"
+            guard multiplexes, h2 || ctx.alpn == "h2" || ctx.speaksPriorKnowledge else {
+                let info = TCPInfoReader.read(socket: socket)
+                for done in entry.users { done.endTCP(with: info, at: now) }
+                entry.users = [ctx]
+                entry.idle = nil
+                return info
+            }
+            entry.users.append(ctx)
+            entry.idle = nil
             entry.users.forEach { $0.tcpShared = true }
             return nil
         }
+        entry.users.append(ctx)
+        let idle = entry.idle
+        entry.idle = nil
         guard let idle, now - idle.at <= Self.idleSnapshotAge else { return nil }
         return idle.info
     }

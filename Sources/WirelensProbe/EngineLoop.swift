@@ -208,7 +208,7 @@ final class EngineLoop: CurlLoopDriver {
         var waiting = 0
         var now: Int64?
         var nextLook = Int64.max
-        for ctx in active.values where ctx.body != .none && !ctx.acknowledgement.isSettled {
+        for ctx in active.values where ctx.sendsBody && !ctx.acknowledgement.isSettled {
             // A body whose end is followed is looked at when its look is due (or its response began), not after every
             // perform: a perform for another transfer's bytes tells it nothing.
             if ctx.responseStart == nil, let due = ctx.acknowledgement.nextLook {
@@ -323,6 +323,9 @@ final class EngineLoop: CurlLoopDriver {
         ctx.sockets = sockets
         ctx.sendBuffer = options.sendBuffer
         ctx.readsTCP = options.readsKernelFacts
+        ctx.handshakeStartsTransfer = target.scheme == "http" && !rules.throughProxy
+        ctx.multiplexes = options.multiplex && EasyConfigurator.mayUseHTTP2(options.httpVersion, scheme: target.scheme)
+        ctx.speaksPriorKnowledge = options.httpVersion == .http2PriorKnowledge
         ctx.response = ResponseWriter(task.spec.response)
         ctx.keepsCredentials = access.keepsCredentials
         ctx.refusesLinkLocal = access.refusesLinkLocal
@@ -347,12 +350,12 @@ final class EngineLoop: CurlLoopDriver {
             return
         }
         active[ObjectIdentifier(handle)] = ctx
-        if ctx.body != .none { uploadsActive += 1 }
+        if ctx.sendsBody { uploadsActive += 1 }
         do {
             try multi.add(handle)
         } catch {
             active[ObjectIdentifier(handle)] = nil
-            if ctx.body != .none { uploadsActive -= 1 }
+            if ctx.sendsBody { uploadsActive -= 1 }
             failBeforeStart(task, at: now, error: TransferError(errorClass: .other, message: error.description),
                             discarding: ctx)
         }
@@ -449,7 +452,7 @@ final class EngineLoop: CurlLoopDriver {
             ctx.engineFailure = ctx.engineFailure ?? error
         }
         active[ObjectIdentifier(easy)] = nil
-        if ctx.body != .none { uploadsActive -= 1 }
+        if ctx.sendsBody { uploadsActive -= 1 }
         let end = MonotonicClock.now()
         let info: EasyInfo
         do {

@@ -5,20 +5,19 @@ import WirelensCore
 
 /// Reads the kernel's TCP facts of a socket (`getsockopt(TCP_INFO)`), with the length the running kernel returns.
 ///
-/// glibc's `struct tcp_info` is older and shorter than the kernel's, so the socket is asked for a buffer larger
-/// than any kernel's struct and the returned length says which fields exist.
+/// glibc's `struct tcp_info` is older and shorter than the kernel's, so the socket is asked for the bytes of every
+/// field read (`TCPInfo.byteCount`) and the returned length says which of them the running kernel has.
 public enum TCPInfoReader {
-    /// Larger than the kernel's struct today (about 280 bytes on 6.x): the kernel copies at most what it has.
-    static let bufferLength = 512
-
     /// The socket's snapshot, or nil when it is not a TCP socket, is closed, or this is not Linux.
+    ///
+    /// The kernel fills the snapshot's own bytes: it copies at most the length asked for (`TCPInfo.byteCount`, every
+    /// field read here) and returns how much it had, so a kernel with a shorter struct leaves the later fields out.
     public static func read(socket: Int32) -> TCPInfo? {
         #if os(Linux)
-        withUnsafeTemporaryAllocation(byteCount: bufferLength, alignment: 8) { buffer in
-            buffer.initializeMemory(as: UInt8.self, repeating: 0)
-            var length = socklen_t(bufferLength)
-            guard getsockopt(socket, Int32(IPPROTO_TCP), TCP_INFO, buffer.baseAddress, &length) == 0 else { return nil }
-            return TCPInfo(kernelBytes: UnsafeRawBufferPointer(buffer), length: Int(length))
+        TCPInfo { buffer, capacity in
+            var length = socklen_t(capacity)
+            guard getsockopt(socket, Int32(IPPROTO_TCP), TCP_INFO, buffer, &length) == 0 else { return nil }
+            return Int(length)
         }
         #else
         nil

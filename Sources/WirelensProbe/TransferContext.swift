@@ -13,6 +13,8 @@ final class TransferContext: TransferObserver {
     let target: TargetURL
     let method: String
     let body: BodySource
+    /// True when the transfer sends a body (`body != .none`, decided once: the callbacks ask often).
+    let sendsBody: Bool
     let captureHeaders: Bool
     /// True when a 3xx answer of this transfer will be followed, so its body is not written to the output.
     let followsRedirects: Bool
@@ -92,6 +94,15 @@ final class TransferContext: TransferObserver {
     var tcpSampledAt: Int64 = 0
     /// The kernel's first RTT sample of a connection this transfer opened (µs): SYN to SYN/ACK.
     var handshakeRTT: UInt32?
+    /// The snapshot that gave `handshakeRTT` and when it was taken, kept when nothing is sent on the connection
+    /// between the handshake and the request (cleartext HTTP): it is then the transfer's first snapshot too.
+    var handshakeSnapshot: (info: TCPInfo, at: Int64)?
+    /// True when nothing is sent between the TCP handshake and the request: cleartext HTTP, no proxy.
+    var handshakeStartsTransfer = false
+    /// True when the transfer may share its connection with others at once (HTTP/2 multiplexing allowed and possible).
+    var multiplexes = false
+    /// True when the connection speaks HTTP/2 without asking (h2c prior knowledge).
+    var speaksPriorKnowledge = false
     /// True when other transfers were in flight on the same connection during this one.
     var tcpShared = false
     var remoteIP: String?
@@ -132,6 +143,7 @@ final class TransferContext: TransferObserver {
         self.target = target
         self.method = method
         self.body = body
+        sendsBody = body != .none
         bodyReader = BodyReader(body)
         self.progress = progress
         self.captureHeaders = captureHeaders
@@ -270,13 +282,19 @@ final class TransferContext: TransferObserver {
             // Made by this transfer: it made a socket, and the connection's was made since the transfer began (the
             // winner of a happy-eyeballs race may be an earlier one of its sockets than the last).
             if socket != nil, let opened = sockets.openedAt(found), opened >= fetchStart { connectionOpened = opened }
-            if readsTCP, let idle = sockets.attach(self, to: found, at: now) {
-                // The connection sat idle in the pool since its last transfer ended: that snapshot is this start.
-                tcp.add(idle, at: now / 1000)
+            guard readsTCP else { return }
+            if let start = sockets.attach(self, to: found, at: now, multiplexes: multiplexes) {
+                // The connection's previous transfer ended with this snapshot: it is this one's start.
+                tcp.add(start, at: now / 1000)
                 tcpSampledAt = now
+            } else if let handshake = handshakeSnapshot {
+                // A cleartext connection this transfer just opened: nothing moved on it since the handshake's snapshot.
+                tcp.add(handshake.info, at: handshake.at / 1000)
+                tcpSampledAt = handshake.at
             } else {
                 sampleTCP(at: now)
             }
+            handshakeSnapshot = nil
         }
     }
 
@@ -285,11 +303,21 @@ final class TransferContext: TransferObserver {
     /// have grown it in between; only an upload's diagnosis uses it).
     func sampleTCP(at now: Int64, last: Bool = false) {
         guard readsTCP, let socket = tcpSocket, let info = TCPInfoReader.read(socket: socket) else { return }
-        if body != .none, tcp.isEmpty || last, let size = TCPInfoReader.sendBuffer(socket: socket) {
+        if sendsBody, tcp.isEmpty || last, let size = TCPInfoReader.sendBuffer(socket: socket) {
             tcp.noteSendBuffer(size)
         }
         tcp.add(info, at: now / 1000)
         tcpSampledAt = now
+    }
+
+    /// Ends the transfer's snapshots with `info`, taken `now` (nil: none could be read), and lets go of its socket:
+    /// the next transfer on the connection took it over.
+    func endTCP(with info: TCPInfo?, at now: Int64) {
+        if let info {
+            tcp.add(info, at: now / 1000)
+            tcpSampledAt = now
+        }
+        tcpSocket = nil
     }
 
     /// A fact about this transfer's connection.
@@ -300,7 +328,11 @@ final class TransferContext: TransferObserver {
             connectionId = id
             // libcurl says so right after the TCP handshake (before TLS): the kernel's RTT estimate is then its
             // first sample, the SYN to the SYN/ACK.
-            if readsTCP, let socket, let info = TCPInfoReader.read(socket: socket) { handshakeRTT = info.rtt }
+            if readsTCP, let socket, let info = TCPInfoReader.read(socket: socket) {
+                handshakeRTT = info.rtt
+                // TLS sends its handshake between this and the request; cleartext HTTP sends nothing.
+                if handshakeStartsTransfer { handshakeSnapshot = (info, MonotonicClock.now()) }
+            }
         case .reused(let id): connectionId = id
         case .tls(let version, let cipher): tlsVersion = version; tlsCipher = cipher
         case .alpn(let name): alpn = name
@@ -422,7 +454,7 @@ final class TransferContext: TransferObserver {
             statusText: statusText, contentType: contentType,
             responseHeaders: captureHeaders ? headers : nil, requestBodyBytes: requestBodyBytes,
             responseBodyBytes: responseBodyBytes, retryWait: retryWait,
-            error: error, tcp: facts, readsTCP: readsTCP)
+            error: error, tcp: facts, readsTCP: readsTCP, connectionTotals: tcp.lastSnapshot.map(TCPTotals.init))
     }
 
     /// One event of libcurl's verbose output other than its informational text.
@@ -435,7 +467,7 @@ final class TransferContext: TransferObserver {
             if responseStart == nil { lastSend = now }
             if headerOutAt == nil {
                 headerOutAt = now
-                if body != .none {
+                if sendsBody {
                     expectSent = DebugText.asksForContinue(Substring(String(decoding: text, as: UTF8.self)))
                 }
             }

@@ -80,10 +80,23 @@ public enum JSONRenderer {
         }
 
         /// Ends the document with the members after the tasks, from `report` (for `.streamed`: `endedAt`,
-        /// `interrupted`, `caveats`, `summary` and `upload`), and hands over the rest.
+        /// `interrupted`, `caveats`, `summary`, `upload` and `connections`), and hands over the rest.
         public mutating func finish(_ report: Report, emit: ([UInt8]) throws -> Void) throws {
             json.closeFrames(above: tasksDepth - 1)
-            try json.encodeMembers(of: Report.Members(report, after))
+            // The connections through their own writer (a run of fresh connections lists thousands), the rest
+            // through Codable.
+            var pending: [Report.Section] = []
+            for section in after {
+                guard section == .connections else {
+                    pending.append(section)
+                    continue
+                }
+                try json.encodeMembers(of: Report.Members(report, pending))
+                pending = []
+                json.beginMember(depth: tasksDepth - 1, key: Report.connectionsKey)
+                ConnectionRecordJSONWriter.append(report.connections, to: &json.bytes)
+            }
+            try json.encodeMembers(of: Report.Members(report, pending))
             json.closeFrames(above: -1)
             json.bytes.append(UInt8(ascii: "\n"))
             try emit(json.bytes)

@@ -23,7 +23,7 @@ extension ReportFlags {
         guard format == .json else {
             do {
                 let streamed = try await ProbeSession.stream(plan, engine: engine, interrupted: interrupted,
-                                                             begin: { _ in }, consume: { _ in })
+                                                             listsConnections: false, begin: { _ in }, consume: { _ in })
                 await runEnded()
                 return deliver(streamed.report, failures: streamed.failures)
             } catch {

@@ -2,7 +2,7 @@ import WirelensCore
 import WirelensTestSupport
 
 /// Seeded random report values that reach every field present and absent: the inputs on which the hand-written
-/// JSON writers are held to the Codable bytes (`TaskJSONWriterTests`, `KernelFactsJSONWriterTests`).
+/// JSON writers are held to the Codable bytes (`TaskJSONWriterTests`, `KernelFactsJSONWriterTests`, `ConnectionRecordJSONWriterTests`).
 enum RandomReports {
     static func maybe<T>(_ value: T, _ g: inout SplitMix64) -> T? { Bool.random(using: &g) ? value : nil }
 
@@ -31,6 +31,30 @@ enum RandomReports {
         f.sendBuffer = maybe(.random(in: 0...UInt32.max, using: &g), &g)
         f.handshakeRTT = maybe(.random(in: 0...UInt32.max, using: &g), &g)
         return f
+    }
+
+    static func connection(_ g: inout SplitMix64) -> ConnectionRecord {
+        let count = Int.random(in: 0...6, using: &g)
+        let totals = TCPTotals(
+            bytesSent: maybe(.random(in: 0...UInt64.max, using: &g), &g), bytesAcked: maybe(.random(in: 0...UInt64(1) << 40, using: &g), &g),
+            bytesReceived: maybe(9, &g), bytesRetransmitted: maybe(0, &g), segmentsRetransmitted: .random(in: 0...UInt32.max, using: &g),
+            dataSegmentsOut: maybe(.random(in: 0...UInt32.max, using: &g), &g), dataSegmentsIn: maybe(1, &g),
+            outOfOrderPacketsIn: maybe(2, &g), minRTT: maybe(.random(in: 0...UInt32.max, using: &g), &g),
+            smoothedRTT: .random(in: 0...UInt32.max, using: &g), busy: maybe(.random(in: 0...UInt64(1) << 40, using: &g), &g),
+            receiveWindowLimited: maybe(3, &g), sendBufferLimited: maybe(0, &g))
+        let verdict = ConnectionRecord.Verdict(
+            verdict: Verdict.allCases.randomElement(using: &g) ?? .unknown, share: .random(in: 0...1, using: &g),
+            transactions: .random(in: 1...1000, using: &g), example: diagnosis(&g))
+        return ConnectionRecord(
+            connectionId: maybe(.random(in: 0...100_000, using: &g), &g), localAddress: maybe("127.0.0.1", &g),
+            localPort: .random(in: 0...65535, using: &g), remoteAddress: maybe("::1", &g),
+            remotePort: maybe(.random(in: 0...65535, using: &g), &g), networkProtocolName: maybe(string(&g), &g),
+            firstUsedAt: micros(&g), lastUsedAt: micros(&g), transactionCount: count + .random(in: 0...3, using: &g),
+            transactions: (0..<count).map { _ in
+                .init(task: .random(in: 0...1_000_000, using: &g), transaction: .random(in: 0...10, using: &g))
+            },
+            shared: Bool.random(using: &g), handshakeRTT: maybe(.random(in: 0...UInt32.max, using: &g), &g),
+            pathMTU: maybe(65535, &g), totals: maybe(totals, &g), diagnosis: maybe(verdict, &g))
     }
 
     static func diagnosis(_ g: inout SplitMix64) -> Diagnosis {

@@ -1,7 +1,8 @@
 /// JSON coding of reports: wall-clock instants as RFC 3339 text with microseconds, durations in ms.
 extension Report: Codable {
     private enum CodingKeys: String, CodingKey {
-        case schema, tool, libcurl, command, startedAt, endedAt, interrupted, configuration, caveats, summary, upload, tasks
+        case schema, tool, libcurl, command, startedAt, endedAt, interrupted, configuration, caveats, summary, upload,
+             connections, tasks
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -17,6 +18,8 @@ extension Report: Codable {
         case configuration
         /// `caveats`, `summary` and `upload`.
         case outcome
+        /// `connections`.
+        case connections
         case tasks
     }
 
@@ -30,14 +33,16 @@ extension Report: Codable {
 
         public var sections: [Section] {
             switch self {
-            case .stored: [.start, .end, .configuration, .outcome, .tasks]
-            case .streamed: [.start, .configuration, .tasks, .end, .outcome]
+            case .stored: [.start, .end, .configuration, .outcome, .connections, .tasks]
+            case .streamed: [.start, .configuration, .tasks, .end, .outcome, .connections]
             }
         }
     }
 
     /// The key of the tasks array (`Section.tasks`), for a writer that writes the array's elements one by one.
     public static let tasksKey = CodingKeys.tasks.stringValue
+    /// The key of the connections array (`Section.connections`), for a writer that writes it itself.
+    public static let connectionsKey = CodingKeys.connections.stringValue
 
     /// Some sections of a report, encoded as the members of one keyed container in the order given: a whole
     /// document, or the part of one that a writer writing in parts has at hand.
@@ -75,6 +80,8 @@ extension Report: Codable {
             try c.encode(caveats, forKey: .caveats)
             try c.encode(summary, forKey: .summary)
             try c.encodeIfPresent(upload, forKey: .upload)
+        case .connections:
+            try c.encode(connections, forKey: .connections)
         case .tasks:
             try c.encode(tasks, forKey: .tasks)
         }
@@ -102,6 +109,8 @@ extension Report: Codable {
         upload = try c.decodeIfPresent(UploadSection.self, forKey: .upload)
         if let url = upload?.url { upload?.url = Redactor.url(url) }
         tasks = try c.decode([TaskRecord].self, forKey: .tasks)
+        // A report written before connections were listed: none.
+        connections = try c.decodeIfPresent([ConnectionRecord].self, forKey: .connections) ?? []
     }
 }
 

@@ -17,13 +17,16 @@ public struct Report: Sendable, Equatable {
     public var summary: Summary
     /// What a segmented upload did as a whole (`wirelens upload` only).
     public var upload: UploadSection?
+    /// Each connection of the run once, with the kernel's facts of it (`ConnectionLedger`: bounded in long runs).
+    public var connections: [ConnectionRecord]
     /// The tasks; a report written while its run went on (`ProbeSession.stream`) holds none, or its only task.
     public var tasks: [TaskRecord]
 
     /// A report of `tasks`, summarised by `summary` when given (the tasks went elsewhere as they ended), else
-    /// by `Summary.build(tasks:)`.
+    /// by `Summary.build(tasks:)`; its connections likewise given or gathered from the tasks.
     public init(libcurl: LibcurlDescription, command: String, startedAt: Int64, endedAt: Int64, interrupted: Bool,
-                configuration: RunConfiguration, caveats: [Caveat], tasks: [TaskRecord], summary: Summary? = nil) {
+                configuration: RunConfiguration, caveats: [Caveat], tasks: [TaskRecord], summary: Summary? = nil,
+                connections: [ConnectionRecord]? = nil) {
         self.libcurl = libcurl
         self.command = command
         self.startedAt = startedAt
@@ -33,6 +36,7 @@ public struct Report: Sendable, Equatable {
         self.caveats = caveats
         self.tasks = tasks
         self.summary = summary ?? Summary.build(tasks: tasks)
+        self.connections = connections ?? ConnectionLedger(tasks).records
     }
 
     /// The program that wrote the report.

@@ -59,6 +59,9 @@ public struct TransactionMetrics: Sendable, Equatable {
     public var tcp: TCPFacts?
     /// Why the transaction took the time it took: the verdict and its evidence.
     public var diagnosis: Diagnosis?
+    /// The kernel's totals of the connection at the transaction's last snapshot, for the report's connections
+    /// (`ConnectionLedger`); not part of the transaction's own document.
+    @NotCompared public var connectionTotals: TCPTotals? = nil
     // The one-byte fields last, side by side, so that they share one word.
     public var kind: TransactionKind
     /// True when the connection came from the pool.

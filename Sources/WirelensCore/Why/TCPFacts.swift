@@ -138,10 +138,14 @@ public struct TCPFacts: Sendable, Equatable, Codable {
     }
 
     /// Gathers the snapshots of one transfer, keeping a bounded number of samples.
+    ///
+    /// A snapshot becomes a sample only once a later one came (the last is made a sample by `finish()`), so a short
+    /// transfer's two snapshots cost two stores here and one small array at the end.
     public struct Builder: Sendable {
         /// The most samples kept per transfer: beyond it every other one is dropped and the stride doubles.
         public static let sampleLimit = 64
 
+        /// The first and the last snapshot; meaningful once `count` > 0.
         private var first: TCPInfo?
         private var last: TCPInfo?
         private var firstAt: Int64 = 0
@@ -151,11 +155,13 @@ public struct TCPFacts: Sendable, Equatable, Codable {
         private var cwndMax: UInt32 = 0
         private var peerWindowMin: UInt32?
         private var deliveryRateMax: UInt64?
+        /// The samples of the snapshots before the last (every `stride`-th of them).
         private var samples: [TCPSample] = []
         private var sendBuffer: UInt32?
         /// Only every `stride`-th snapshot becomes a sample (doubles each time the samples are thinned).
         private var stride = 1
-        private var seen = 0
+        /// Snapshots added.
+        private var count = 0
 
         public init() {}
 
@@ -163,7 +169,7 @@ public struct TCPFacts: Sendable, Equatable, Codable {
         public var lastSnapshot: TCPInfo? { last }
 
         /// True until a snapshot is added.
-        public var isEmpty: Bool { first == nil }
+        public var isEmpty: Bool { count == 0 }
 
         /// Notes a reading of the socket's send buffer (`SO_SNDBUF`, bytes); the largest is kept.
         public mutating func noteSendBuffer(_ bytes: Int) {
@@ -173,35 +179,48 @@ public struct TCPFacts: Sendable, Equatable, Codable {
 
         /// Adds a snapshot taken at `at` (µs, any monotonic origin shared by the transfer's snapshots).
         public mutating func add(_ info: TCPInfo, at: Int64) {
-            if first == nil {
+            if count == 0 {
                 first = info
                 firstAt = at
+            } else if let previous = last, (count - 1) % stride == 0 {
+                // The snapshot before this one is no longer the last: it becomes a sample if its turn came.
+                keep(TCPSample(previous, at: lastAt - firstAt, first: first ?? previous))
             }
+            count += 1
             last = info
             lastAt = at
-            maxRTT = max(maxRTT, info.rtt)
-            cwndMin = min(cwndMin, info.congestionWindow)
-            cwndMax = max(cwndMax, info.congestionWindow)
+            let rtt = info.rtt
+            let cwnd = info.congestionWindow
+            if rtt > maxRTT { maxRTT = rtt }
+            if cwnd < cwndMin { cwndMin = cwnd }
+            if cwnd > cwndMax { cwndMax = cwnd }
             if let window = info.sendWindow { peerWindowMin = min(peerWindowMin ?? .max, window) }
             if let rate = info.deliveryRate { deliveryRateMax = max(deliveryRateMax ?? 0, rate) }
-            defer { seen += 1 }
-            guard seen % stride == 0, let first else { return }
-            // Room for a short transfer's samples and its last one in one allocation.
-            if samples.isEmpty { samples.reserveCapacity(4) }
-            samples.append(TCPSample(info, at: at - firstAt, first: first))
+        }
+
+        /// Appends a sample, thinning the samples to every other one (and doubling the stride) past `sampleLimit`.
+        private mutating func keep(_ sample: TCPSample) {
+            // Room for a short transfer's first and last samples, and a few more, in one allocation.
+            if samples.capacity == 0 { samples.reserveCapacity(4) }
+            samples.append(sample)
             if samples.count > Self.sampleLimit {
-                samples = samples.enumerated().filter { $0.offset % 2 == 0 }.map(\.element)
+                var thinned: [TCPSample] = []
+                thinned.reserveCapacity(Self.sampleLimit / 2 + 2)
+                for i in Swift.stride(from: 0, to: samples.count, by: 2) { thinned.append(samples[i]) }
+                samples = thinned
                 stride *= 2
             }
         }
 
         /// The facts of the snapshots added, or nil when there were none; the samples move out of the builder.
         public mutating func finish() -> TCPFacts? {
-            guard let first, let last else { return nil }
-            var kept = samples
+            guard count > 0, let first, let last else { return nil }
+            // The last snapshot is always a sample: the end of the transfer is worth drawing. Taken in its turn it
+            // may thin the samples first, as any other; out of turn it is added at the end.
+            let end = TCPSample(last, at: lastAt - firstAt, first: first)
+            if (count - 1) % stride == 0 { keep(end) } else { samples.append(end) }
+            let kept = samples
             samples = []
-            // The last snapshot is always a sample: the end of the transfer is worth drawing.
-            if kept.last?.at != lastAt - firstAt { kept.append(TCPSample(last, at: lastAt - firstAt, first: first)) }
             let window = Self.median(of: kept) { $0.peerWindow.map { UInt64($0) } }
             let rate = Self.median(of: kept) { $0.appLimited == true ? nil : $0.deliveryRate }
             var facts = TCPFacts(
@@ -232,7 +251,17 @@ public struct TCPFacts: Sendable, Equatable, Codable {
         /// sorted in scratch space on the stack (at most `sampleLimit + 1` samples).
         static func median(of samples: [TCPSample], _ value: (TCPSample) -> UInt64?)
             -> (median: UInt64?, count: Int, zeros: Int) {
-            withUnsafeTemporaryAllocation(of: UInt64.self, capacity: max(samples.count, 1)) { scratch in
+            // A short transfer's two samples need no sort.
+            if samples.count <= 2 {
+                let a = samples.first.flatMap(value)
+                let b = samples.count == 2 ? value(samples[1]) : nil
+                switch (a, b) {
+                case (nil, nil): return (nil, 0, 0)
+                case let (x?, nil), let (nil, x?): return (x, 1, x == 0 ? 1 : 0)
+                case let (x?, y?): return (max(x, y), 2, (x == 0 ? 1 : 0) + (y == 0 ? 1 : 0))
+                }
+            }
+            return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: max(samples.count, 1)) { scratch in
                 var count = 0
                 for sample in samples {
                     if let v = value(sample) {

@@ -59,6 +59,8 @@ struct TransferObservation {
     /// The kernel's facts over the transfer; `readsTCP` false when the run reads none.
     var tcp: TCPFacts?
     var readsTCP: Bool
+    /// The kernel's totals of the connection at the transfer's last snapshot.
+    var connectionTotals: TCPTotals? = nil
 
     /// True when the transfer ran on a connection from the pool: it had a connection and libcurl opened none.
     var reusedConnection: Bool { connectionReady != nil && numConnects == 0 }
@@ -110,6 +112,7 @@ struct TransferObservation {
             phases: m.phases, requestBodyBytes: requestBodyBytes, responseBodyBytes: responseBodyBytes, tcp: tcp,
             missingReason: missingFactsReason, throughProxy: throughProxy))
         m.tcp = tcp
+        m.connectionTotals = connectionTotals
         return m
     }
 
