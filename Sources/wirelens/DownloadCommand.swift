@@ -52,7 +52,7 @@ struct DownloadCommand: CheckedCommand {
     func checkFlags() throws(UsageError) {
         _ = try checked()
         try UsageError.checkURL(url)
-        if writeOut.format?.hasPrefix("@") == false { _ = try writeOut.parsed() }
+        try writeOut.check(report: report.format, reportPath: report.reportPath)
     }
 
     /// Downloads, checks the length and writes the report.

@@ -89,7 +89,7 @@ struct ProbeCommand: CheckedCommand {
     func checkFlags() throws(UsageError) {
         _ = try checked()
         for url in urls { try UsageError.checkURL(url) }
-        if writeOut.format?.hasPrefix("@") == false { _ = try writeOut.parsed() }
+        try writeOut.check(report: report.format, reportPath: report.reportPath)
     }
 
     /// Runs the probe and writes its report; ends with the run's exit code.

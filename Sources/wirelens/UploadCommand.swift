@@ -108,7 +108,7 @@ struct UploadCommand: CheckedCommand {
             try UsageError.checkURL(Segment(index: 0, offset: 0, length: 1).url(fromTemplate: partURL))
         }
         if let completeURL { try UsageError.checkURL(completeURL) }
-        if writeOut.format?.hasPrefix("@") == false { _ = try writeOut.parsed() }
+        try writeOut.check(report: report.format, reportPath: report.reportPath)
     }
 
     /// Runs the upload and writes its report.

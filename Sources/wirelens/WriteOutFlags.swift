@@ -11,6 +11,16 @@ struct WriteOutFlags: ParsableArguments {
                                valueName: "FORMAT"))
     var format: String?
 
+    /// Checks what can be checked before the run without reading stdin: the format itself (not an `@FILE`), and that
+    /// a report in another format than text has a `--report FILE` to go to, as stdout carries the write-out.
+    func check(report format: ReportFormat, reportPath: String?) throws(UsageError) {
+        guard let text = self.format else { return }
+        if format != .text, reportPath == nil {
+            throw UsageError("-w prints to stdout: give --report FILE for the \(format.rawValue) report")
+        }
+        if !text.hasPrefix("@") { _ = try parsed() }
+    }
+
     /// The parsed format, reading `@FILE` (or `@-`, stdin); nil without -w. An unreadable file or a malformed format
     /// is a usage error.
     func parsed() throws(UsageError) -> WriteOut? {

@@ -140,6 +140,21 @@ final class WriteOutCurlTests: XCTestCase {
         try CLIHarness.assertFails(["probe", "-w", "%{http_code", url], code: .usage, mention: "no closing '}'")
         try CLIHarness.assertFails(["download", "-w", "%{time_total", url, "-o", "/dev/null"], code: .usage,
                                    mention: "no closing '}'")
+        // stdout carries the write-out: a JSON report needs a file to go to.
+        try CLIHarness.assertFails(["probe", "-w", "%{http_code}", "--format", "json", url], code: .usage,
+                                   mention: "--report FILE")
+    }
+
+    /// With --report FILE the report is written there, and stdout still carries only the write-out.
+    func testReportGoesToItsFile() throws {
+        let url = try TestServers.get().http("/small.txt")
+        let path = CLIHarness.temporaryPath("report.json")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let out = try CLIHarness.run(["probe", "-q", "-w", "%{size_download}\\n", "--format", "json", "--report", path, url])
+        XCTAssertEqual(out.status, 0, out.stderr)
+        XCTAssertEqual(out.stdout, "14\n")
+        let report = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
+        XCTAssertEqual((report["tasks"] as? [Any])?.count, 1)
     }
 
     func testDownloadAndUploadPrintPerTask() throws {
