@@ -104,6 +104,28 @@ final class WriteOutCurlTests: XCTestCase {
         XCTAssertEqual(mine["url_effective"], servers.http("/upload/wl-\(name)"))
     }
 
+    /// An upload answered 500 ms after its body: time_starttransfer is the first response byte, so it is at least the
+    /// server's delay and, as the answer is a few bytes, about curl's time_total for the same upload.
+    func testUploadStartTransferIsTheFirstResponseByte() throws {
+        let servers = try TestServers.get()
+        let body = CLIHarness.temporaryPath("delayed.bin")
+        try Data(repeating: 0x63, count: 2_000_000).write(to: URL(fileURLWithPath: body))
+        defer { try? FileManager.default.removeItem(atPath: body) }
+        let format = "%{time_pretransfer} %{time_starttransfer} %{time_total} %{http_code}"
+        let curl = try ProcessRunner.run("/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", format, "-T", body,
+                                                           servers.target("/delay/500")], timeout: 30)
+        let ours = try CLIHarness.run(["probe", "-q", "-w", format, "--upload", body, servers.target("/delay/500")],
+                                      timeout: 30)
+        let theirs = curl.stdout.split(separator: " ").compactMap { Double($0) }
+        let mine = ours.stdout.split(separator: " ").compactMap { Double($0) }
+        XCTAssertEqual(mine.count, 4, ours.stdout + ours.stderr)
+        XCTAssertEqual(theirs.count, 4, curl.stdout + curl.stderr)
+        guard mine.count == 4, theirs.count == 4 else { return }
+        XCTAssertEqual(mine[3], theirs[3], "http_code")
+        XCTAssertGreaterThanOrEqual(mine[1], 0.5, "the answer came after the server's 500 ms")
+        XCTAssertEqual(mine[1], theirs[2], accuracy: timeTolerance, "first response byte ~ curl's total")
+    }
+
     func testPerTaskLinesAndStreams() throws {
         let url = try TestServers.get().http("/small.txt")
         let out = try CLIHarness.run(["probe", "-w", "%{http_code}%{stderr}E%{stdout}\\n", "--repeat", "3", url])
