@@ -110,12 +110,13 @@ struct ProbeCommand: CheckedCommand {
         }
         // Without a capture to check the tasks against, the text summary and large JSON reports are written as the
         // run goes: memory does not grow with --repeat.
-        if capture == nil, printer == nil, self.report.streams(tasks: plan.round.count * plan.repeatCount) {
+        if capture == nil, self.report.streams(tasks: plan.round.count * plan.repeatCount) {
             try ErrorExit.end(await self.report.deliver(streaming: plan, engine: engine, interrupted: { trap.fired },
-                                                        runEnded: { await ticker?.stop() }))
+                                                        runEnded: { await ticker?.stop() },
+                                                        each: printer.map { printer in { printer.print($0) } }))
             return
         }
-        // With -w, each task's line is printed as the task ends (on the engine's thread, in the order they end).
+        // With -w, each task's line is printed as the task ends (in the order they end).
         var onTaskFinished: (@Sendable (TaskRecord) -> Void)?
         if let printer { onTaskFinished = { printer.print($0) } }
         let report = await ProbeSession.run(plan, engine: engine, interrupted: { trap.fired },
