@@ -15,7 +15,7 @@ final class WriteOutCurlTests: XCTestCase {
                                 "remote_port", "local_ip", "size_download", "size_upload", "url_effective"]
     private static let times = ["time_namelookup", "time_connect", "time_appconnect", "time_pretransfer",
                                 "time_starttransfer", "time_redirect", "time_total"]
-    private static let format = (exact + times + ["local_port"]).map { "\($0)=%{\($0)}" }.joined(separator: "\\n") + "\\n"
+    private static let format = (exact + times + ["local_port", "speed_download"]).map { "\($0)=%{\($0)}" }.joined(separator: "\\n") + "\\n"
 
     private func parse(_ text: String) -> [String: String] {
         var values: [String: String] = [:]
@@ -34,7 +34,7 @@ final class WriteOutCurlTests: XCTestCase {
         XCTAssertEqual(curl.status, 0, curl.stderr, file: file, line: line)
         let ours = try CLIHarness.run(["probe", "-q", "-w", Self.format] + wlArgs + [url], timeout: 30)
         let theirs = parse(curl.stdout), mine = parse(ours.stdout)
-        XCTAssertEqual(Set(mine.keys), Set(Self.exact + Self.times + ["local_port"]), "stdout: \(ours.stdout) stderr: \(ours.stderr)",
+        XCTAssertEqual(Set(mine.keys), Set(Self.exact + Self.times + ["local_port", "speed_download"]), "stdout: \(ours.stdout) stderr: \(ours.stderr)",
                        file: file, line: line)
         for name in Self.exact {
             XCTAssertEqual(mine[name], theirs[name], "\(name) for \(url)", file: file, line: line)
@@ -55,6 +55,11 @@ final class WriteOutCurlTests: XCTestCase {
             if name == "time_appconnect" || name == "time_redirect" {
                 XCTAssertEqual(a == 0, b == 0, "\(name) zero in one only: \(a) vs curl's \(b)", file: file, line: line)
             }
+        }
+        // Speeds are bytes over time_total in both: within 20 % on a body long enough to take a while (1 MiB at 512 KiB/s).
+        if let size = mine["size_download"].flatMap(Double.init), size >= 1_000_000,
+           let a = mine["speed_download"].flatMap(Double.init), let b = theirs["speed_download"].flatMap(Double.init) {
+            XCTAssertEqual(a, b, accuracy: b * 0.2, "speed_download \(a) vs curl's \(b)", file: file, line: line)
         }
         let order = ["time_namelookup", "time_connect", "time_pretransfer", "time_starttransfer", "time_total"]
             .compactMap { mine[$0].flatMap(Double.init) }
