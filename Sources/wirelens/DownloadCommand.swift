@@ -36,6 +36,9 @@ struct DownloadCommand: CheckedCommand {
     @OptionGroup(title: "Report")
     var report: ReportFlags<ReportFormat>
 
+    @OptionGroup(title: "Report")
+    var writeOut: WriteOutFlags
+
     /// The engine options, checked from the flags.
     private func checked() throws(UsageError) -> ProbeOptions {
         let options = try transfer.probeOptions(concurrency: 1, retries: 0, protocols: protocols)
@@ -49,6 +52,7 @@ struct DownloadCommand: CheckedCommand {
     func checkFlags() throws(UsageError) {
         _ = try checked()
         try UsageError.checkURL(url)
+        try writeOut.check(report: report.format, reportPath: report.reportPath)
     }
 
     /// Downloads, checks the length and writes the report.
@@ -57,6 +61,7 @@ struct DownloadCommand: CheckedCommand {
         _ = try ProbePlan(urls: [url], method: "GET", uploadPath: nil, uploadSize: nil, repeatCount: 1,
                           outputPath: output)
         try report.check()
+        let printer = try writeOut.parsed().map(WriteOutPrinter.init)
         // The length check reads Content-Range and Content-Length.
         options.includeResponseHeaders = true
         let bytes = TransferProgress()
@@ -92,7 +97,11 @@ struct DownloadCommand: CheckedCommand {
             judged = lastStatus == .success ? .transfer : lastStatus
             message = "\(output): \(reason)"
         }
-        let status = report.deliver(result, outcome: judged)
+        // -w: a line per attempt; the last one's exit code is the download's.
+        for (offset, record) in outcome.records.enumerated() {
+            printer?.print(record, exitCode: offset == outcome.records.count - 1 ? judged : nil)
+        }
+        let status = report.deliver(result, outcome: judged, writingOut: printer != nil)
         if let message { Console.error(message) }
         try ErrorExit.end(status)
     }

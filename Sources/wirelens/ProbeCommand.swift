@@ -51,6 +51,9 @@ struct ProbeCommand: CheckedCommand {
     @OptionGroup(title: "Report")
     var report: ReportFlags<ReportFormat>
 
+    @OptionGroup(title: "Report")
+    var writeOut: WriteOutFlags
+
     @OptionGroup(title: "Wire capture")
     var wire: CaptureFlags
 
@@ -86,12 +89,14 @@ struct ProbeCommand: CheckedCommand {
     func checkFlags() throws(UsageError) {
         _ = try checked()
         for url in urls { try UsageError.checkURL(url) }
+        try writeOut.check(report: report.format, reportPath: report.reportPath)
     }
 
     /// Runs the probe and writes its report; ends with the run's exit code.
     func run() async throws {
         let (options, size, fields) = try checked()
         try report.check()
+        let printer = try writeOut.parsed().map(WriteOutPrinter.init)
         if let cacert = options.caFile { _ = try ProbePlan.readableFileSize(cacert) }
         let plan = try ProbePlan(urls: urls, method: method, uploadPath: uploadFile, uploadSize: size,
                                  repeatCount: repeatCount, outputPath: output, form: fields)
@@ -107,16 +112,22 @@ struct ProbeCommand: CheckedCommand {
         // run goes: memory does not grow with --repeat.
         if capture == nil, self.report.streams(tasks: plan.round.count * plan.repeatCount) {
             try ErrorExit.end(await self.report.deliver(streaming: plan, engine: engine, interrupted: { trap.fired },
-                                                        runEnded: { await ticker?.stop() }))
+                                                        runEnded: { await ticker?.stop() },
+                                                        each: printer.map { printer in { printer.print($0) } }))
             return
         }
-        let report = await ProbeSession.run(plan, engine: engine, interrupted: { trap.fired })
+        // With -w, each task's line is printed as the task ends (in the order they end).
+        var onTaskFinished: (@Sendable (TaskRecord) -> Void)?
+        if let printer { onTaskFinished = { printer.print($0) } }
+        let report = await ProbeSession.run(plan, engine: engine, interrupted: { trap.fired },
+                                            onTaskFinished: onTaskFinished)
         await ticker?.stop()
         Self.keptUntilExit.withLock { $0 = report }
-        let status = self.report.deliver(report)
+        let status = self.report.deliver(report, writingOut: printer != nil)
         guard let capture else { return try ErrorExit.end(status) }
         try ErrorExit.end(wire.finish(capture, report: report, status: status,
-                                      textToStdout: self.report.format == .text && self.report.reportPath == nil))
+                                      textToStdout: self.report.format == .text && self.report.reportPath == nil
+                                          && printer == nil))
     }
 
     /// The run's report, kept until the process exits: freeing a large run's records one by one would

@@ -18,13 +18,16 @@ extension ReportFlags {
     /// tasks are gone, nothing is written to stdout instead.
     /// - Parameter runEnded: called once the tasks have ended, before the rest of the report is written (to stop
     ///   a progress display).
+    /// - Parameter each: gets every task, in task order, before the report does (`-w`'s line); with it, a text report
+    ///   is written only to `--report FILE`, as stdout carries those lines.
     func deliver(streaming plan: ProbePlan, engine: Engine, interrupted: @Sendable () -> Bool,
-                 runEnded: () async -> Void) async -> Int32 {
+                 runEnded: () async -> Void, each: ((TaskRecord) -> Void)? = nil) async -> Int32 {
         guard format == .json else {
             do {
                 let streamed = try await ProbeSession.stream(plan, engine: engine, interrupted: interrupted,
-                                                             listsConnections: false, begin: { _ in }, consume: { _ in })
+                                                             listsConnections: false, begin: { _ in }, consume: { each?($0) })
                 await runEnded()
+                if each != nil, reportPath == nil { return close(streamed.report, failures: streamed.failures) }
                 return deliver(streamed.report, failures: streamed.failures)
             } catch {
                 await runEnded()
@@ -43,7 +46,10 @@ extension ReportFlags {
         let writer = ProbeJSONWriter(destination: destination)
         do {
             let streamed = try await ProbeSession.stream(plan, engine: engine, interrupted: interrupted,
-                                                         begin: writer.begin, consume: writer.add)
+                                                         begin: writer.begin, consume: { record in
+                                                             each?(record)
+                                                             try writer.add(record)
+                                                         })
             await runEnded()
             try writer.finish(streamed.report)
             return close(streamed.report, failures: streamed.failures)

@@ -74,6 +74,9 @@ struct UploadCommand: CheckedCommand {
     @OptionGroup(title: "Report")
     var report: ReportFlags<ReportFormat>
 
+    @OptionGroup(title: "Report")
+    var writeOut: WriteOutFlags
+
     /// Defaults when neither a flag nor the preset sets a value.
     static let defaultParallel = 4
     static let defaultRetries = 3
@@ -105,12 +108,14 @@ struct UploadCommand: CheckedCommand {
             try UsageError.checkURL(Segment(index: 0, offset: 0, length: 1).url(fromTemplate: partURL))
         }
         if let completeURL { try UsageError.checkURL(completeURL) }
+        try writeOut.check(report: report.format, reportPath: report.reportPath)
     }
 
     /// Runs the upload and writes its report.
     func run() async throws {
         let (options, preset, parallel, retries, sizing) = try checked()
         try report.check()
+        let printer = try writeOut.parsed().map(WriteOutPrinter.init)
         let identity = try FileIdentity.read(file)
         guard identity.size > 0 else { throw ProbeError.localFile(path: file, reason: "the file is empty: nothing to upload") }
         let plan: UploadPlan
@@ -156,7 +161,10 @@ struct UploadCommand: CheckedCommand {
         if let failure = outcome.section.failure, outcome.ending != .completed, !trap.fired {
             Console.error("upload failed: \(failure)")
         }
-        try ErrorExit.end(report.deliver(result, outcome: trap.fired ? .interrupted : ErrorExit.status(of: outcome.ending)))
+        // -w: a line per request (segment, completion), in task order.
+        if let printer { result.tasks.forEach { printer.print($0) } }
+        try ErrorExit.end(report.deliver(result, outcome: trap.fired ? .interrupted : ErrorExit.status(of: outcome.ending),
+                                         writingOut: printer != nil))
     }
 
     /// The preset asked for, or nil; an unknown name is a usage error listing the known ones.
