@@ -19,6 +19,10 @@ for tool in dpkg-deb dpkg-shlibdeps; do
     command -v "$tool" >/dev/null || { echo "deb: $tool is missing (make deps installs dpkg-dev)" >&2; exit 1; }
 done
 
+# The files' and archive's times (dpkg-deb clamps to it): the last commit's, so one commit packs the same bytes.
+SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git -C "$here" log -1 --format=%ct 2>/dev/null || date +%s)}
+export SOURCE_DATE_EPOCH
+
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 root=$work/wirelens

@@ -126,14 +126,22 @@ print(t["statusCode"], t["responseBodyBytes"])' "$work/probe.json")
     server=
 
     # A page per command, and each page names every option its command's --help lists.
-    local commands command page text option missing pages=0
-    commands=$("$bin" --help | awk '/^SUBCOMMANDS:/ { on = 1; next } on && /^  [a-z]/ { print $1 } on && /^$/ { on = 0 }')
-    for command in "" $commands; do
-        page=$mandir/wirelens${command:+.$command}.1.gz
+    local -a queue=("")
+    local command sub page text option missing pages=0
+    while [ ${#queue[@]} -gt 0 ] && [ $pages -lt 100 ]; do
+        command=${queue[0]}
+        queue=("${queue[@]:1}")
+        # shellcheck disable=SC2086 # command is words ("capture analyze")
+        for sub in $("$bin" $command --help | awk '/^SUBCOMMANDS:/ { on = 1; next } on && /^  [a-z]/ { print $1 } on && /^$/ { on = 0 }'); do
+            queue+=("${command:+$command }$sub")
+        done
+        page=$mandir/wirelens${command:+.${command// /.}}.1.gz
         [ -f "$page" ] || page=${page%.gz}
         [ -f "$page" ] || { fail "no man page for 'wirelens $command' ($page)"; continue; }
         text=$(MANWIDTH=120 man -l "$page" 2>/dev/null | col -b) || { fail "man -l $page failed"; continue; }
+        [ -n "$text" ] || { fail "man -l $page rendered nothing"; continue; }
         missing=()
+        # shellcheck disable=SC2086
         for option in $("$bin" $command --help | grep -oE '(^|[ ,])--[a-z0-9][a-z0-9.-]*' | tr -d ' ,' | sort -u); do
             [ "$option" = --help ] || [ "$option" = --version ] && continue
             grep -qF -- "$option" <<<"$text" || missing+=("$option")
@@ -151,7 +159,7 @@ print(t["statusCode"], t["responseBodyBytes"])' "$work/probe.json")
     head -1 "$share/zsh/vendor-completions/_wirelens" 2>/dev/null | grep -q '^#compdef wirelens' ||
         head -1 "$share/zsh/site-functions/_wirelens" 2>/dev/null | grep -q '^#compdef wirelens' ||
         fail "no zsh completion"
-    grep -q 'complete -c wirelens' "$share/fish/vendor_completions.d/wirelens.fish" || fail "no fish completion"
+    grep -q "^complete -c 'wirelens'" "$share/fish/vendor_completions.d/wirelens.fish" || fail "no fish completion"
 }
 run_checks "$bin" "$work/root/usr/share/man/man1" "$work/root/usr/share"
 
