@@ -156,10 +156,24 @@ print(t["statusCode"], t["responseBodyBytes"])' "$work/probe.json")
     else
         fail "bash completion does not load"
     fi
-    head -1 "$share/zsh/vendor-completions/_wirelens" 2>/dev/null | grep -q '^#compdef wirelens' ||
-        head -1 "$share/zsh/site-functions/_wirelens" 2>/dev/null | grep -q '^#compdef wirelens' ||
-        fail "no zsh completion"
-    grep -q "^complete -c 'wirelens'" "$share/fish/vendor_completions.d/wirelens.fish" || fail "no fish completion"
+    local zshdir=$share/zsh/vendor-completions
+    [ -f "$zshdir/_wirelens" ] || zshdir=$share/zsh/site-functions
+    if [ "$(timeout 20 zsh -fc 'fpath=("$1" $fpath); autoload -Uz compinit && compinit -u -D && print -r -- ${_comps[wirelens]}' _ "$zshdir")" = _wirelens ]; then
+        ok "zsh completion loads (compinit finds _wirelens)"
+    else
+        fail "zsh's compinit does not find _wirelens in $zshdir"
+    fi
+    # Each line a user might complete ends (bounded) with the options that fit: probe's repeating URLs once made
+    # swift-argument-parser's fish script loop forever (scripts/stage.sh).
+    local line expected completions
+    for line in "wirelens probe --max-r:--max-redirs" "wirelens probe http://x/ --http2-p:--http2-prior-knowledge" \
+        "wirelens download --connect-t:--connect-timeout" "wirelens capture analyze --fil:--filter" "wirelens pro:probe"; do
+        expected=${line##*:}
+        completions=$(timeout 20 fish --no-config -c 'source $argv[1]; complete -C $argv[2]' \
+            "$share/fish/vendor_completions.d/wirelens.fish" "${line%:*}" | cut -f1) || true
+        [ "$completions" = "$expected" ] || fail "fish completes '${line%:*}' to '$completions', not '$expected'"
+    done
+    ok "fish completion completes probe, download and capture analyze options"
 }
 run_checks "$bin" "$work/root/usr/share/man/man1" "$work/root/usr/share"
 
