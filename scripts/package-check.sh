@@ -63,12 +63,17 @@ bin=$work/root/usr/bin/wirelens
 [ -x "$bin" ] || { fail "no /usr/bin/wirelens in the package"; exit 1; }
 if ldd "$bin" | grep -q 'not found'; then fail "unresolved libraries: $(ldd "$bin" | grep 'not found')"; fi
 declare -A owners=()
+libraries=$(ldd "$bin")
 for needed in $(readelf -d "$bin" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
-    path=$(ldd "$bin" | awk -v lib="$needed" '$1 == lib && $2 == "=>" { print $3 }')
-    [ -n "$path" ] || { [ "$needed" = "$(basename "$(ldd "$bin" | awk '/ld-linux/ { print $1 }')")" ] && continue; }
-    [ -n "$path" ] || path=$(ldd "$bin" | awk -v lib="$needed" 'index($1, lib) { print $1 }')
-    owner=$(dpkg -S "$(realpath "$path")" 2>/dev/null | head -1 | cut -d: -f1) ||
-        owner=$(dpkg -S "$path" 2>/dev/null | head -1 | cut -d: -f1) || true
+    # "libx.so.1 => /path (addr)", or for the loader "/lib64/ld-linux-x86-64.so.2 (addr)".
+    path=$(awk -v lib="$needed" '($1 == lib && $2 == "=>") { print $3 }
+        (substr($1, 1, 1) == "/" && substr($1, length($1) - length(lib)) == "/" lib) { print $1 }' <<<"$libraries" | head -1) || true
+    [ -n "$path" ] || { fail "ldd does not resolve $needed"; continue; }
+    owner=
+    for candidate in "$path" "$(realpath "$path")"; do
+        owner=$(dpkg -S "$candidate" 2>/dev/null | head -1 | cut -d: -f1) || true
+        [ -n "$owner" ] && break
+    done
     [ -n "$owner" ] || { fail "no package owns $needed ($path)"; continue; }
     owners[$owner]=1
     [ -n "${named[$owner]:-}" ] || fail "$needed comes from $owner, which Depends does not name"
