@@ -9,12 +9,21 @@
 #                scripts/bench-capture.py (reports/bench/capture/); with BASE=REF also
 #                scripts/bench-baseline.py: this tree against REF's build, paired (reports/bench/baseline/)
 #   make output-diff BASE=REF   this tree's outputs against REF's on a fixed set of runs (scripts/output-diff.py)
+#   make install     release build, stripped, with a man page per command and bash/zsh/fish completions, under
+#                    DESTDIR+PREFIX (default /usr/local); make uninstall removes exactly those (the manifest
+#                    PREFIX/share/wirelens/install-manifest lists them)
+#   make deb         the same files as a Debian package, DEBDIR/wirelens_VERSION_ARCH.deb (default DEBDIR: here)
+#   make package-check   make deb into a scratch directory, unpack it into a scratch root and run it
+#                    (scripts/package-check.sh; part of make test)
 #   make clean   swift package clean (keeps dependency checkouts), drop bench raw files
 #
 # Knobs: SWIFT_FLAGS (e.g. SWIFT_FLAGS="--scratch-path .build-mine"),
 #        BENCH_ARGS (e.g. BENCH_ARGS=--quick),
 #        RELEASE_FLAGS (default --static-swift-stdlib: one self-contained binary that starts without
-#        resolving the Swift runtime's shared libraries, about 15 ms less per run).
+#        resolving the Swift runtime's shared libraries, about 15 ms less per run; --disable-local-rpath: no
+#        $ORIGIN search path, which an installed binary must not have),
+#        PREFIX, DESTDIR, BINDIR, MANDIR, BASH_COMPLETION_DIR, ZSH_COMPLETION_DIR, FISH_COMPLETION_DIR (install),
+#        DEBDIR (deb).
 
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
@@ -22,12 +31,27 @@ SHELL := /bin/bash
 SWIFT       ?= swift
 SWIFT_FLAGS ?=
 BENCH_ARGS  ?=
-RELEASE_FLAGS ?= --static-swift-stdlib
+RELEASE_FLAGS ?= --static-swift-stdlib --disable-local-rpath
 PYTHON      ?= python3
 BASE        ?=
 BIN_RELEASE  = $$($(SWIFT) build -c release $(RELEASE_FLAGS) $(SWIFT_FLAGS) --show-bin-path)/wirelens
 
-.PHONY: help deps build test demo bench output-diff clean
+PREFIX      ?= /usr/local
+DESTDIR     ?=
+BINDIR      ?= $(PREFIX)/bin
+MANDIR      ?= $(PREFIX)/share/man
+BASH_COMPLETION_DIR ?= $(PREFIX)/share/bash-completion/completions
+ZSH_COMPLETION_DIR  ?= $(PREFIX)/share/zsh/site-functions
+FISH_COMPLETION_DIR ?= $(PREFIX)/share/fish/vendor_completions.d
+MANIFEST    ?= $(PREFIX)/share/wirelens/install-manifest
+DEBDIR      ?= .
+# What install and deb put on a machine, made by scripts/stage.sh from the release build.
+STAGE       ?= .build/stage
+INSTALL_ENV  = STAGE="$(STAGE)" DESTDIR="$(DESTDIR)" BINDIR="$(BINDIR)" MANDIR="$(MANDIR)" \
+               BASH_COMPLETION_DIR="$(BASH_COMPLETION_DIR)" ZSH_COMPLETION_DIR="$(ZSH_COMPLETION_DIR)" \
+               FISH_COMPLETION_DIR="$(FISH_COMPLETION_DIR)" MANIFEST="$(MANIFEST)"
+
+.PHONY: help deps build test demo bench output-diff clean stage install install-staged uninstall deb package-check
 
 help:
 	@echo "Wirelens make targets:"
@@ -39,6 +63,10 @@ help:
 	@echo "               BENCH_ARGS=--quick for a short smoke run (writes reports/bench/raw/quick/)"
 	@echo "               BASE=REF (e.g. BASE=main~3) also runs this tree against REF's build, paired"
 	@echo "  make output-diff BASE=REF   outputs of this tree against REF's on a fixed set of runs"
+	@echo "  make install release build + stripped binary, man pages, bash/zsh/fish completions under DESTDIR+PREFIX"
+	@echo "               (PREFIX=/usr/local); make uninstall removes exactly those"
+	@echo "  make deb     a Debian package DEBDIR/wirelens_VERSION_ARCH.deb (DEBDIR=. by default)"
+	@echo "  make package-check   build the package, unpack it into a scratch root and run it (part of make test)"
 	@echo "  make clean   swift package clean + remove reports/bench/raw/"
 	@echo "Variables: SWIFT_FLAGS='$(SWIFT_FLAGS)' BENCH_ARGS='$(BENCH_ARGS)'"
 
@@ -51,6 +79,29 @@ build: deps
 test: deps
 	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
 	$(SWIFT) test --skip-build --disable-swift-testing $(SWIFT_FLAGS)
+	$(MAKE) --no-print-directory package-check
+
+# The release binary (shared with bench), generate-manual from swift-argument-parser's package, then scripts/stage.sh.
+stage:
+	$(SWIFT) build -c release --product wirelens $(RELEASE_FLAGS) $(SWIFT_FLAGS)
+	$(SWIFT) build -c release --product generate-manual $(RELEASE_FLAGS) $(SWIFT_FLAGS)
+	bash scripts/stage.sh "$(BIN_RELEASE)" "$$($(SWIFT) build -c release $(RELEASE_FLAGS) $(SWIFT_FLAGS) --show-bin-path)/generate-manual" "$(STAGE)"
+
+install: stage
+	$(INSTALL_ENV) bash scripts/install.sh install
+
+# install without building or staging again (package-check installs the tree it staged).
+install-staged:
+	$(INSTALL_ENV) bash scripts/install.sh install
+
+uninstall:
+	$(INSTALL_ENV) bash scripts/install.sh uninstall
+
+deb: stage
+	bash scripts/deb.sh "$(STAGE)" "$(DEBDIR)"
+
+package-check: stage
+	bash scripts/package-check.sh "$(STAGE)"
 
 demo: build
 	WIRELENS="$$($(SWIFT) build $(SWIFT_FLAGS) --show-bin-path)/wirelens" bash scripts/demo.sh

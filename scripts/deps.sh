@@ -5,6 +5,8 @@ set -euo pipefail
 
 PACKAGES=(libcurl4-openssl-dev libnghttp2-dev libpcap-dev libssl-dev libsqlite3-dev nginx-light tshark tcpdump tcptrace nghttp2-client openssl prometheus chromium time iproute2 iptables ethtool valgrind)
 
+# The package's test (scripts/package-check.sh): dpkg-shlibdeps, readelf/strip, man -l, and the zsh and fish completions.
+PACKAGES+=(dpkg-dev binutils man-db zsh fish)
 missing=()
 for p in "${PACKAGES[@]}"; do
     if [ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)" != "install ok installed" ]; then

@@ -1,7 +1,9 @@
 import ArgumentParser
 import Foundation
+import WirelensCapture
 import WirelensCore
 import WirelensCurl
+import WirelensDigest
 import WirelensProbe
 
 /// The root command: `wirelens <subcommand>`.
@@ -27,12 +29,16 @@ struct Wirelens: AsyncParsableCommand {
         ]
     )
 
+    /// "wirelens VERSION (libcurl V, OpenSSL V, nghttp2 V, libpcap V)": each library's version as the library itself
+    /// reports it at run time, so the line names what this process runs with, not what it was built against.
     static func versionText() -> String {
-        let curl = Libcurl.description
-        var parts = ["libcurl \(curl.version)"]
-        if let ssl = curl.sslBackend { parts.append(ssl) }
-        if let nghttp2 = curl.nghttp2 { parts.append("nghttp2/\(nghttp2)") }
-        return "wirelens \(WirelensVersion.current) (\(parts.joined(separator: ", ")))"
+        let libraries = [
+            "libcurl \(Libcurl.description.version)",
+            "OpenSSL \(Libcrypto.version)",
+            "nghttp2 \(Nghttp2Library.version)",
+            "libpcap \(PcapLibrary.version)",
+        ]
+        return "wirelens \(WirelensVersion.current) (\(libraries.joined(separator: ", ")))"
     }
 
     /// `wirelens` alone names no command: the overview of commands, and the usage exit code.
