@@ -9,7 +9,7 @@ import XCTest
 /// 50 µs allowed for clock and capture-timestamp noise.
 final class PhaseInstantOrderTests: CapturedRunTestCase {
     /// Python reads the report and tshark's rows of the capture and prints one line per broken order or request
-    /// head spread over more than one write, then whether the report has the `send-overhead` caveat and
+    /// head spread over more than one write (and per h2 connection of which tshark decrypted nothing), then whether the report has the `send-overhead` caveat and
     /// `checked N` (connections matched by their client port). Request and response bytes are the TCP payloads each way,
     /// or in `h2` mode the HEADERS frames each way (tshark decrypts TLS with the key log).
     private static let oracle = """
@@ -42,6 +42,10 @@ final class PhaseInstantOrderTests: CapturedRunTestCase {
                 w = wire.get(p)
                 if w is None or ts["connectStart"] is None:
                     print("unmatched", p); continue
+                if mode == "h2" and "req" not in w and "resp" not in w:
+                    # tshark decrypted no HTTP/2 frame of this connection either way (its key or a packet of its
+                    # records missing from the capture): its order cannot be read off the wire.
+                    print("undecrypted", p); continue
                 checked += 1
                 pairs = [("connectStart", "syn", 1), ("connectEnd", "synack", -1),
                          ("requestStart", "req", 1), ("responseStart", "resp", -1)]
@@ -109,7 +113,10 @@ final class PhaseInstantOrderTests: CapturedRunTestCase {
         let result = try violations(port: servers.httpsPort, mode: "h2", arguments: [
             servers.https("/small.txt"), "--cacert", servers.certPath, "--http2", "--no-reuse", "--repeat", "100",
             "--concurrency", "3"] + headers, keyLog: keyLog)
-        XCTAssertEqual(result.checked, 100)
-        XCTAssertEqual(result.lines, [], "instants out of the wire's order")
+        // A connection tshark could not decrypt at all is left out (1 of 100 once in CI), never more than a few.
+        let undecrypted = result.lines.filter { $0.hasPrefix("undecrypted ") }
+        XCTAssertLessThanOrEqual(undecrypted.count, 3, "connections tshark could not decrypt")
+        XCTAssertEqual(result.checked + undecrypted.count, 100)
+        XCTAssertEqual(result.lines.filter { !$0.hasPrefix("undecrypted ") }, [], "instants out of the wire's order")
     }
 }
