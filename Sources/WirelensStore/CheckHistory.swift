@@ -36,29 +36,17 @@ public final class CheckHistory: Sendable {
         }
     }
 
-    /// Opens the pool and brings its schema up to date. Another connection creating the same new database at the
-    /// same moment (`wirelens history` while `check --every` starts) can make this attempt fail: switching a new file
-    /// to WAL is "database is locked" without waiting, and both may see no migration applied and create the table
-    /// twice. The attempt is repeated, at most `openAttempts` times, 20 ms apart; by then the other has finished.
+    /// Opens the pool and brings its schema up to date, again if another connection was creating the same new
+    /// database at that moment (`ConcurrentOpening`).
     private static func open(_ path: String) throws -> DatabasePool {
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
-        var attempt = 1
-        while true {
-            do {
-                let pool = try DatabasePool(path: path, configuration: configuration)
-                try migrator.migrate(pool)
-                return pool
-            } catch {
-                guard attempt < openAttempts else { throw error }
-                attempt += 1
-                usleep(20_000)
-            }
+        return try ConcurrentOpening.open {
+            let pool = try DatabasePool(path: path, configuration: configuration)
+            try migrator.migrate(pool)
+            return pool
         }
     }
-
-    /// How often opening is tried before its trouble is reported.
-    private static let openAttempts = 5
 
     /// The schema, versioned.
     private static var migrator: DatabaseMigrator {

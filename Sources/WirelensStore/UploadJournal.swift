@@ -53,9 +53,14 @@ public final class UploadJournal: UploadJournaling {
                 // Deleted rows are overwritten with zeros, not left in free pages.
                 try db.execute(sql: "PRAGMA secure_delete = ON")
             }
-            queue = try DatabaseQueue(path: path, configuration: configuration)
-            let applied = try queue.read { db in try Self.migrator.appliedIdentifiers(db) }
-            try Self.migrator.migrate(queue)
+            // Another upload may be creating the same new journal at this moment: then this is tried again.
+            let (opened, applied) = try ConcurrentOpening.open {
+                let queue = try DatabaseQueue(path: path, configuration: configuration)
+                let applied = try queue.read { db in try Self.migrator.appliedIdentifiers(db) }
+                try Self.migrator.migrate(queue)
+                return (queue, applied)
+            }
+            queue = opened
             if applied.contains("v1") && !applied.contains(Self.keyedURLs) {
                 // The old rows' bytes may still sit in free pages and in WAL frames.
                 try queue.vacuum()
