@@ -456,7 +456,7 @@ final class EngineLoop: CurlLoopDriver {
         let end = MonotonicClock.now()
         let info: EasyInfo
         do {
-            info = try EasyInfo(easy, addresses: ctx.localIP == nil || ctx.remoteIP == nil)
+            info = try EasyInfo(easy, addresses: ctx.localIP == nil || ctx.remoteIP == nil, receivedBody: options.compressed)
         } catch {
             info = EasyInfo()
             ctx.engineFailure = ctx.engineFailure ?? error

@@ -438,7 +438,7 @@ final class TransferContext: TransferObserver {
         var facts = tcp.finish()
         facts?.shared = tcpShared
         facts?.handshakeRTT = handshakeRTT
-        return TransferObservation(
+        var seen = TransferObservation(
             kind: kind, url: target.text, method: method, hostIsIPLiteral: target.hostIsIPLiteral,
             usesTLS: target.scheme == "https", fetchStart: fetchStart, connectionReady: connectionReady,
             socketOpened: socketOpenedAt, connected: connectedAt, requestEnd: requestEnd, responseStart: responseStart, headerOutAt: headerOutAt,
@@ -455,6 +455,8 @@ final class TransferContext: TransferObserver {
             responseHeaders: captureHeaders ? headers : nil, requestBodyBytes: requestBodyBytes,
             responseBodyBytes: responseBodyBytes, retryWait: retryWait,
             error: error, tcp: facts, readsTCP: readsTCP, connectionTotals: tcp.lastSnapshot.map(TCPTotals.init))
+        seen.responseBodyWireBytes = info.bodyBytesReceived
+        return seen
     }
 
     /// One event of libcurl's verbose output other than its informational text.

@@ -145,7 +145,7 @@ public struct SegmentUploader: Sendable {
                     failuresInARow += 1
                     if case .exhausted(let count) = queue.fail(segment.index, maxRetries: plan.maxRetries), failure == nil {
                         failure = ("segment \(segment.index) (\(segment.contentRange(total: plan.fileSize))) failed "
-                                   + "\(count) times, the last: \(reason); giving up (--retries \(plan.maxRetries))",
+                                   + "\(count) times, the last: \(reason); giving up (--retry \(plan.maxRetries))",
                                    .failed(record, otherwise: .refused))
                         engine.cancel()
                     } else if failuresInARow >= failureLimit, failure == nil {
