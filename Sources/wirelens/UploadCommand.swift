@@ -89,9 +89,7 @@ struct UploadCommand: CheckedCommand {
         let parallel = parallel ?? preset?.parallel ?? Self.defaultParallel
         guard parallel >= 1 else { throw UsageError("--parallel must be 1 or more, not \(parallel)") }
         let retries = try retry.count() ?? preset?.retries ?? Self.defaultRetries
-        if retry.retryMaxTime != nil {
-            throw UsageError("--retry-max-time is for probe and download; upload retries each segment up to --retry times")
-        }
+
         let sizing = try self.sizing(preset: preset)
         if resume, noJournal { throw UsageError("--resume needs the journal; drop --no-journal") }
         var options = try transfer.probeOptions(concurrency: parallel, retries: 0, protocols: protocols)
@@ -120,7 +118,7 @@ struct UploadCommand: CheckedCommand {
         let printer = try writeOut.parsed().map(WriteOutPrinter.init)
         let identity = try FileIdentity.read(file)
         guard identity.size > 0 else { throw ProbeError.localFile(path: file, reason: "the file is empty: nothing to upload") }
-        let plan: UploadPlan
+        var plan: UploadPlan
         if let partURL {
             plan = UploadPlan(filePath: file, fileSize: identity.size, url: url, partTemplate: partURL,
                               completeURL: completeURL, sizing: sizing, parallel: parallel, maxRetries: retries,
@@ -131,6 +129,7 @@ struct UploadCommand: CheckedCommand {
             if let completeURL { p.completeURL = completeURL }
             plan = p
         }
+        plan.retryMaxTime = try retry.maxTime()
         let bytes = TransferProgress()
         let engine = try Engine(options: options, progress: bytes)
 
