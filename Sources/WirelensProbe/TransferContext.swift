@@ -86,6 +86,8 @@ final class TransferContext: TransferObserver {
     var sockets: ConnectionSockets?
     /// This transfer's connection socket, found when the connection was ready; nil once libcurl closed it.
     var tcpSocket: Int32?
+    /// The body bytes this transfer counts as not acknowledged in the progress display (`TransferProgress`).
+    var unacknowledgedCounted: Int64 = 0
     /// True once the connection's socket was found (it stays true after the socket closed).
     var connectionSocketKnown = false
     /// The kernel's snapshots of the connection over this transfer.

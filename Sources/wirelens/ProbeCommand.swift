@@ -126,7 +126,7 @@ struct ProbeCommand: CheckedCommand {
         let trap = SignalTrap { engine.cancel() }
         // Long transfers show their progress on stderr (nothing in the first second, nothing with --quiet).
         let ticker = self.report.quiet ? nil : ProgressTicker { elapsed in
-            ProgressSnapshot(elapsedMicros: elapsed, bytes: bytes.bytesSent + bytes.bytesReceived)
+            ProgressSnapshot(elapsedMicros: elapsed, bytes: bytes.bytesAcknowledged + bytes.bytesReceived)
         }
         // Without a capture to check the tasks against, the text summary and large JSON reports are written as the
         // run goes: memory does not grow with --repeat.

@@ -152,7 +152,8 @@ struct UploadCommand: CheckedCommand {
         let trap = SignalTrap { engine.cancel() }
         let total = plan.fileSize
         let ticker = report.quiet ? nil : ProgressTicker { elapsed in
-            let moved = counts.skippedBytes + max(0, bytes.bytesSent - counts.wastedBytes)
+            // Acknowledged by the server, not merely handed to libcurl or the kernel.
+            let moved = counts.skippedBytes + max(0, bytes.bytesAcknowledged - counts.wastedBytes)
             return ProgressSnapshot(elapsedMicros: elapsed, bytes: min(total, moved), totalBytes: total,
                                     segments: .init(done: counts.done, inFlight: counts.inFlight, failed: counts.failed))
         }

@@ -109,8 +109,9 @@ final class CommandHelpTests: XCTestCase {
             let words = entry.head.split(separator: " ", omittingEmptySubsequences: true)
             guard let long = words.first(where: { $0.hasPrefix("--") }) else { return nil }
             let name = String(long.trimmingCharacters(in: CharacterSet(charactersIn: ",")))
-            let index = words.firstIndex(of: long).map { words.index(after: $0) }
-            let takesValue = index.map { $0 < words.endIndex && words[$0].hasPrefix("<") } ?? false
+            // The names (`-m, --max-time, --timeout`) come first, then the value's `<name>` if it takes one.
+            let names = words.prefix { $0.hasPrefix("-") || $0.hasPrefix("<") }
+            let takesValue = names.contains { $0.hasPrefix("<") }
             return ListedOption(name: name, takesValue: takesValue, description: entry.text)
         }
     }
@@ -182,6 +183,8 @@ final class CommandHelpTests: XCTestCase {
                     extra.append(value)
                 }
                 extra += subject.companions[option.name] ?? []
+                // -s keeps the run's error (the sentinel) off stderr; -S brings it back.
+                if option.name == "--silent" { extra.append("--show-error") }
                 let (accepted, why) = try reachesSentinel(subject, extra)
                 XCTAssertTrue(accepted, "wirelens \(key) --help lists \(option.name), which it refuses: \(why)")
             }
