@@ -79,6 +79,9 @@ struct ProbeCommand: CheckedCommand {
         try retry.apply(count: retries, to: &options)
         if let method, let problem = RequestTextCheck.problem(method: method) { throw UsageError("-X: \(problem)") }
         guard repeatCount >= 1 else { throw UsageError("--repeat must be 1 or more, not \(repeatCount)") }
+        if uploadFile == "-" {
+            throw UsageError("-T - (stdin) is read as a pipe: give --upload /dev/stdin --upload-size N")
+        }
         let size = try uploadSize.map { text throws(UsageError) in
             guard let bytes = ByteSize.parse(text) else {
                 throw UsageError("--upload-size '\(text)' is not a size; write e.g. 10MiB, 512KB or 4096")

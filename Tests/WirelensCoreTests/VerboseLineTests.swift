@@ -16,6 +16,8 @@ final class VerboseLineTests: XCTestCase {
         XCTAssertEqual(VerboseLine.lines(.headerIn, "Set-Cookie: id=42\r\n"), ["< Set-Cookie: [REDACTED]"])
         XCTAssertEqual(VerboseLine.lines(.headerIn, "Location: https://u:p@b.test/x?sig=1\r\n"),
                        ["< Location: https://[REDACTED]@b.test/x?sig=[REDACTED]"])
+        XCTAssertEqual(VerboseLine.lines(.text, "Server auth using Basic with user 'bob'\n"),
+                       ["* Server auth using Basic with user '[REDACTED]'"])
         XCTAssertEqual(VerboseLine.lines(.text, "Issue another request to this URL: 'http://u:pw@c.test/'\n"),
                        ["* Issue another request to this URL: 'http://[REDACTED]@c.test/'"])
     }

@@ -19,11 +19,19 @@ public enum VerboseLine {
         if pieces.last == "" { pieces.removeLast() }
         return pieces.map { line in
             switch kind {
-            case .text: "* " + Redactor.message(line)
+            case .text: "* " + informational(line)
             case .headerOut: "> " + header(line)
             case .headerIn: "< " + header(line)
             }
         }
+    }
+
+    /// A line of libcurl's own text redacted as a message, and the user name libcurl names when it sends URL
+    /// credentials ("Server auth using Basic with user 'bob'"): user info is never printed.
+    static func informational(_ line: String) -> String {
+        let redacted = Redactor.message(line)
+        guard redacted.contains("auth using"), let quote = redacted.range(of: " with user '") else { return redacted }
+        return redacted[..<quote.upperBound] + Redactor.mask + "'"
     }
 
     /// A header block line redacted: `METHOD TARGET HTTP/x` with the target as a URL, `Name: value` by its name, a
