@@ -93,7 +93,11 @@ struct DownloadCommand: CheckedCommand {
             // A 416 to a file that already holds everything is success too.
             judged = result.interrupted ? .interrupted : .success
             let from = outcome.resumedFrom > 0 ? ", resumed from byte \(outcome.resumedFrom)" : ""
-            message = report.quiet ? nil : "\(output): \(size) bytes, length checked\(from)"
+            // --compressed: the length checked is the encoded one; the file holds the decoded body.
+            let final = outcome.records.last?.transactions.last
+            let wire = final?.responseBodyWireBytes.flatMap { $0 == final?.responseBodyBytes ? nil : $0 }
+            let bytes = wire.map { _ in "\(final?.responseBodyBytes ?? 0) bytes decoded from \(size)" } ?? "\(size) bytes"
+            message = report.quiet ? nil : "\(output): \(bytes), length checked\(from)"
         case .short(let have, let expected):
             judged = lastStatus == .success ? .transfer : lastStatus
             let of = expected.map { " of \($0)" } ?? ""

@@ -184,6 +184,12 @@ final class CurlSpellingTests: XCTestCase {
         XCTAssertEqual(try CLIHarness.run(["probe", "-o", "/dev/null", "--format", "json", "--report", plain, url]).status, 0)
         XCTAssertNil(try CLIHarness.firstTransaction(ofReport: plain).transaction["responseBodyWireBytes"])
         XCTAssertEqual(try peer.textAnswers().last?.encoding, nil)
+        // download --compressed checks the length against the encoded Content-Length, and keeps the decoded file.
+        let downloaded = temporaryPath("download.txt")
+        let download = try CLIHarness.run(["download", "--compressed", url, "-o", downloaded])
+        XCTAssertEqual(download.status, 0, download.stderr)
+        XCTAssertTrue(download.stderr.contains("200000 bytes decoded from \(sent), length checked"), download.stderr)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: downloaded)), try Data(contentsOf: URL(fileURLWithPath: theirs)))
     }
 
     /// -m/--max-time expiring is a timeout: exit 8, where curl's is its own 28.
