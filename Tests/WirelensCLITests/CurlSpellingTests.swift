@@ -222,6 +222,18 @@ final class CurlSpellingTests: XCTestCase {
         for value in [encoded, "s3cr3t", "cookie-value-1", "token-value-2"] {
             XCTAssertFalse(byUs.stderr.contains(value), "\(value) in:\n\(byUs.stderr)")
         }
+        // HTTP/2 over TLS: libcurl names the request's headers in its own text ("h2h3 [:path: ...]").
+        let servers = try TestServers.get()
+        let h2 = servers.https("/small.txt?token=token-value-3")
+        let h2Curl = try curl(["-sS", "-v", "-k", "--http2", "-o", "/dev/null", "-u", "bob:s3cr3t", h2])
+        XCTAssertTrue(h2Curl.stderr.contains("token-value-3") && h2Curl.stderr.contains(encoded), "curl -v's premise")
+        let h2Ours = try CLIHarness.run(["probe", "-v", "-k", "--http2", "-q", "-o", "/dev/null", "-u", "bob:s3cr3t",
+                                         "--report", temporaryPath("h2.txt"), h2])
+        XCTAssertEqual(h2Ours.status, 0, h2Ours.stderr)
+        XCTAssertTrue(h2Ours.stderr.contains("> GET /small.txt?token=[REDACTED] HTTP/2"), h2Ours.stderr)
+        for value in [encoded, "s3cr3t", "token-value-3"] {
+            XCTAssertFalse(h2Ours.stderr.contains(value), "\(value) in:\n\(h2Ours.stderr)")
+        }
         // Without -v, no verbose line.
         let quiet = try CLIHarness.run(["probe", "-q", "-o", "/dev/null", "--report", temporaryPath("q.txt"), url])
         XCTAssertFalse(quiet.stderr.contains("> GET"), quiet.stderr)

@@ -29,9 +29,23 @@ public enum VerboseLine {
     /// A line of libcurl's own text redacted as a message, and the user name libcurl names when it sends URL
     /// credentials ("Server auth using Basic with user 'bob'"): user info is never printed.
     static func informational(_ line: String) -> String {
+        if let field = bracketedHeader(line) { return field }
         let redacted = Redactor.message(line)
         guard redacted.contains("auth using"), let quote = redacted.range(of: " with user '") else { return redacted }
         return redacted[..<quote.upperBound] + Redactor.mask + "'"
+    }
+
+    /// An HTTP/2 request header as libcurl prints it in its text ("h2h3 [:path: /a?token=x]"; libcurl 8 writes
+    /// "[HTTP/2] [1] [name: value]"), redacted as a header (`:path` as a URL); nil for any other line.
+    static func bracketedHeader(_ line: String) -> String? {
+        guard line.hasSuffix("]"), let open = line.lastIndex(of: "[") else { return nil }
+        let inner = line[line.index(after: open)..<line.index(before: line.endIndex)]
+        guard let colon = inner.range(of: ": ", options: [], range: inner.index(after: inner.startIndex)..<inner.endIndex)
+        else { return nil }
+        let name = String(inner[..<colon.lowerBound])
+        let value = String(inner[colon.upperBound...])
+        let redacted = name == ":path" ? Redactor.url(value) : Redactor.header(HeaderField(name: name, value: value)).value
+        return Redactor.message(String(line[..<open])) + "[\(name): \(redacted)]"
     }
 
     /// A header block line redacted: `METHOD TARGET HTTP/x` with the target as a URL, `Name: value` by its name, a
