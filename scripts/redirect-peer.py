@@ -13,13 +13,20 @@ Endpoints (any request body is read fully first):
   ANY /redirect[/...]?to=URL[&status=302]  that status (default 302), Location: URL
   ANY /record/...[?status=N]          recorded as above; 200 "recorded\\n", or status N
   ANY /retry-after/VALUE              503 with Retry-After: VALUE (as given)
+  GET /text/N                         N bytes of text ("wirelens 0\n", "wirelens 1\n", ...
+                                      cut at N); gzip-encoded when the request's Accept-Encoding
+                                      names gzip; logged as {"listener", "path", "sentBodyLength",
+                                      "encoding"} with the body bytes written
 Anything else: 404.
+Recorded requests also carry "bodyLength" and "bodySHA256" of the body received.
 
 It stops on SIGTERM/SIGINT, when its parent process goes away, and after
 --max-seconds (default 120).
 """
 
 import argparse
+import gzip
+import hashlib
 import json
 import os
 import signal
@@ -55,6 +62,7 @@ class Handler(BaseHTTPRequestHandler):
         _log({"listener": f"{host}:{port}", "connection": True})
 
     def _read_body(self):
+        body = bytearray()
         length = self.headers.get("Content-Length")
         if length is not None:
             remaining = int(length)
@@ -62,6 +70,7 @@ class Handler(BaseHTTPRequestHandler):
                 chunk = self.rfile.read(min(remaining, 1 << 16))
                 if not chunk:
                     break
+                body += chunk
                 remaining -= len(chunk)
         elif "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
             while True:
@@ -70,8 +79,9 @@ class Handler(BaseHTTPRequestHandler):
                     while self.rfile.readline() not in (b"\r\n", b"\n", b""):
                         pass
                     break
-                self.rfile.read(size)
+                body += self.rfile.read(size)
                 self.rfile.readline()
+        return bytes(body)
 
     def _answer(self, status, body=b"", headers=()):
         self.send_response(status)
@@ -83,7 +93,7 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.write(body)
 
     def _handle(self):
-        self._read_body()
+        body = self._read_body()
         parts = urlsplit(self.path)
         path = parts.path
         if path.startswith("/redirect"):
@@ -98,10 +108,22 @@ class Handler(BaseHTTPRequestHandler):
                 "method": self.command,
                 "path": self.path,
                 "headers": [[name, value] for name, value in self.headers.items()],
+                "bodyLength": len(body),
+                "bodySHA256": hashlib.sha256(body).hexdigest(),
             }
             _log(entry)
             status = int(parse_qs(parts.query).get("status", ["200"])[0])
             self._answer(status, b"recorded\n")
+        elif path.startswith("/text/"):
+            size = int(path[len("/text/"):])
+            text = "".join(f"wirelens {i}\n" for i in range(size // 10 + 1)).encode()[:size]
+            encoded = "gzip" in (self.headers.get("Accept-Encoding") or "").lower()
+            body = gzip.compress(text, mtime=0) if encoded else text
+            host, port = self.server.server_address[:2]
+            _log({"listener": f"{host}:{port}", "path": self.path, "sentBodyLength": len(body),
+                  "encoding": "gzip" if encoded else None})
+            headers = [("Content-Type", "text/plain")] + ([("Content-Encoding", "gzip")] if encoded else [])
+            self._answer(200, body, headers=headers)
         elif path.startswith("/retry-after/"):
             value = unquote(path[len("/retry-after/"):])
             self._answer(503, b"busy\n", headers=[("Retry-After", value)])

@@ -1,6 +1,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
 #include "wl_curl.h"
@@ -67,6 +68,13 @@ int wl_socket_local_port(int fd) {
     if (address.ss_family == AF_INET) return ntohs(((struct sockaddr_in *)&address)->sin_port);
     if (address.ss_family == AF_INET6) return ntohs(((struct sockaddr_in6 *)&address)->sin6_port);
     return -1;
+}
+
+int wl_socket_unacknowledged(int fd) {
+    int bytes = 0;
+    /* SIOCOUTQ (linux/sockios.h, = TIOCOUTQ): bytes in the send queue the peer has not acknowledged yet. */
+    if (ioctl(fd, TIOCOUTQ, &bytes) != 0) return -1;
+    return bytes;
 }
 
 int wl_wake_create(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }

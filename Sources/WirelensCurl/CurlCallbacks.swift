@@ -3,6 +3,7 @@ internal import CCurlShim
 #if canImport(Glibc)
 import Glibc
 #endif
+import WirelensCore
 
 // libcurl's callbacks. Each receives the transfer's `CurlEasy` as its user pointer and passes the event on to the
 // handle's observer; the multi handle keeps every added easy handle alive until it is removed, so the pointer is
@@ -99,6 +100,19 @@ func wlDebugCallback(_ handle: UnsafeMutableRawPointer?, _ type: curl_infotype, 
     let easy = Unmanaged<CurlEasy>.fromOpaque(user).takeUnretainedValue()
     // The observer is reached only for what it wants: most lines carry no fact, and the incoming traffic matters only
     // to an observer that asked for it.
+    if easy.verbose {
+        let verbose: VerboseLine.Kind? = switch type {
+        case CURLINFO_TEXT: .text
+        case CURLINFO_HEADER_OUT: .headerOut
+        case CURLINFO_HEADER_IN: .headerIn
+        default: nil
+        }
+        if let verbose {
+            data.withMemoryRebound(to: UInt8.self, capacity: size) {
+                VerboseText.write(verbose, UnsafeBufferPointer(start: $0, count: size))
+            }
+        }
+    }
     let kind: TrafficKind
     switch type {
     case CURLINFO_TEXT:

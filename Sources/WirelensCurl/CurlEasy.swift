@@ -25,6 +25,8 @@ public final class CurlEasy {
     var ownHeaders: CurlHeaderList?
     /// SO_SNDBUF for a socket this transfer makes; nil leaves the kernel's default.
     var sendBuffer: Int?
+    /// True when libcurl's verbose text goes to stderr, redacted (`-v`, `VerboseText`).
+    var verbose = false
     /// True when the transfer may only use a connection libcurl already has (an h2c joiner,
     /// `TransferSettings.PriorKnowledgeRole.joins`): the sockopt callback then refuses a new socket before it connects.
     var refusesNewConnection = false
@@ -57,6 +59,7 @@ public final class CurlEasy {
         reportsIncomingTraffic = false
         ownHeaders = nil
         sendBuffer = nil
+        verbose = false
         refusesNewConnection = false
         refusedNewConnection = false
     }

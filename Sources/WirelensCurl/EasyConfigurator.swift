@@ -141,6 +141,16 @@ public struct EasyConfigurator {
             // A backstop only: the engine enforces the total timeout itself, a little earlier.
             try long(CURLOPT_TIMEOUT_MS, Int(remaining / 1000) + 1000, "CURLOPT_TIMEOUT_MS")
         }
+        switch options.addressFamily {
+        case .any: break
+        case .ipv4: try long(CURLOPT_IPRESOLVE, Int(CURL_IPRESOLVE_V4), "CURLOPT_IPRESOLVE")
+        case .ipv6: try long(CURLOPT_IPRESOLVE, Int(CURL_IPRESOLVE_V6), "CURLOPT_IPRESOLVE")
+        }
+        if let list = headers.resolve { try easy.set(CURLOPT_RESOLVE, list: list, "CURLOPT_RESOLVE") }
+        if let list = headers.connectTo { try easy.set(CURLOPT_CONNECT_TO, list: list, "CURLOPT_CONNECT_TO") }
+        // "": every encoding this libcurl decodes, named in Accept-Encoding; the body is delivered decoded.
+        if options.compressed { try string(CURLOPT_ACCEPT_ENCODING, "", "CURLOPT_ACCEPT_ENCODING") }
+        easy.verbose = options.verbose
         if let proxy = options.proxy { try string(CURLOPT_PROXY, proxy, "CURLOPT_PROXY") }
         if let ca = options.caFile { try string(CURLOPT_CAINFO, ca, "CURLOPT_CAINFO") }
         if options.insecure {

@@ -15,13 +15,16 @@ public struct EasyInfo {
     public var redirectURL: String?
     public var requestSize: Int64 = 0
     public var headerSize: Int64 = 0
+    /// The response body's bytes as they came (CURLINFO_SIZE_DOWNLOAD_T: before content decoding), when asked for.
+    public var bodyBytesReceived: Int64?
 
     /// No facts (a transfer whose facts could not be read).
     public init() {}
 
     /// Reads the facts of a finished transfer; the addresses only when `addresses` is true (the prerequest
     /// callback usually had them already, and they are strings). A getinfo that fails throws, naming the info.
-    public init(_ easy: CurlEasy, addresses: Bool = true) throws(CurlError) {
+    /// `receivedBody` reads the body's bytes as they came too (`bodyBytesReceived`).
+    public init(_ easy: CurlEasy, addresses: Bool = true, receivedBody: Bool = false) throws(CurlError) {
         timers = CurlTimers(
             nameLookup: try easy.offset(CURLINFO_NAMELOOKUP_TIME_T, "CURLINFO_NAMELOOKUP_TIME_T"),
             connect: try easy.offset(CURLINFO_CONNECT_TIME_T, "CURLINFO_CONNECT_TIME_T"),
@@ -40,6 +43,7 @@ public struct EasyInfo {
         redirectURL = try easy.string(CURLINFO_REDIRECT_URL, "CURLINFO_REDIRECT_URL")
         requestSize = Int64(try easy.long(CURLINFO_REQUEST_SIZE, "CURLINFO_REQUEST_SIZE"))
         headerSize = Int64(try easy.long(CURLINFO_HEADER_SIZE, "CURLINFO_HEADER_SIZE"))
+        if receivedBody { bodyBytesReceived = try easy.offset(CURLINFO_SIZE_DOWNLOAD_T, "CURLINFO_SIZE_DOWNLOAD_T") }
     }
 
     /// The protocol name as Apple's networkProtocolName gives it.

@@ -15,6 +15,10 @@ public final class RequestHeaderLists {
     private let lists: [[CurlHeaderList?]]
     /// The lines of each list, same order, for transfers that add headers of their own.
     private let lines: [[[String]]]
+    /// The run's `--resolve` entries (CURLOPT_RESOLVE) and `--connect-to` entries (CURLOPT_CONNECT_TO), kept as long
+    /// as the header lists for the same reason: libcurl reads them when each transfer starts.
+    let resolve: CurlHeaderList?
+    let connectTo: CurlHeaderList?
 
     /// The lists for the run's headers; the engine has checked their text (`RequestTextCheck`) already.
     public init(options: ProbeOptions) throws(CurlError) {
@@ -36,6 +40,8 @@ public final class RequestHeaderLists {
         made.append(try CurlHeaderList(["User-Agent: \(userAgent)"]))
         lists = [[made[0], made[1]], [made[2], made[3]]]
         proxy = made[4]
+        resolve = try CurlHeaderList(options.resolve)
+        connectTo = try CurlHeaderList(options.connectTo)
     }
 
     /// The list for a transfer.

@@ -7,4 +7,10 @@ public enum SocketQuery {
         let port = wl_socket_local_port(socket)
         return port > 0 ? Int(port) : nil
     }
+
+    /// The bytes written to a TCP socket that its peer has not acknowledged yet, sent or not (SIOCOUTQ), or nil.
+    public static func unacknowledgedBytes(_ socket: Int32) -> Int? {
+        let bytes = wl_socket_unacknowledged(socket)
+        return bytes >= 0 ? Int(bytes) : nil
+    }
 }

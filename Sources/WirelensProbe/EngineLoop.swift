@@ -28,6 +28,8 @@ final class EngineLoop: CurlLoopDriver {
     /// earliest of them is due for its next look (monotonic ns).
     private var awaitingAcknowledgement = 0
     private var nextAcknowledgementLook = Int64.max
+    /// When the progress display's unacknowledged bytes are next counted (monotonic ns; `countUnacknowledged`).
+    private var nextUnacknowledgedCount: Int64 = 0
     /// The per-connection tables: open sockets and the transfers on each (libcurl's socket callbacks fill it), and
     /// the TLS facts of each connection for the transactions that reuse it; pruned as libcurl closes connections.
     private let sockets = ConnectionSockets()
@@ -120,6 +122,7 @@ final class EngineLoop: CurlLoopDriver {
             failed(error)
         }
         watchBodyAcknowledgements()
+        countUnacknowledged()
         sampleConnections()
         collectFinishedTransfers()
         enforceTimeouts()
@@ -247,6 +250,27 @@ final class EngineLoop: CurlLoopDriver {
         awaitingAcknowledgement = waiting
         nextAcknowledgementLook = nextLook
     }
+
+    /// Refreshes the progress display's count of request body bytes the server has not acknowledged yet, at most every
+    /// `unacknowledgedInterval`: each upload's bytes handed to libcurl less those acknowledged (written to the socket
+    /// by libcurl, CURLINFO_SIZE_UPLOAD_T, less what its send queue still holds unacknowledged, SIOCOUTQ). Without a
+    /// display, or without uploads, nothing is read.
+    private func countUnacknowledged() {
+        guard let progress, uploadsActive > 0 else { return }
+        let now = MonotonicClock.now()
+        guard now >= nextUnacknowledgedCount else { return }
+        nextUnacknowledgedCount = now + Self.unacknowledgedInterval
+        for ctx in active.values where ctx.sendsBody {
+            let written = (try? ctx.handle.uploadedBytes()) ?? 0
+            let queued = ctx.tcpSocket.flatMap(SocketQuery.unacknowledgedBytes).map(Int64.init) ?? 0
+            let pending = max(0, ctx.bodyOffset - max(0, written - queued))
+            progress.unacknowledged(changedBy: pending - ctx.unacknowledgedCounted)
+            ctx.unacknowledgedCounted = pending
+        }
+    }
+
+    /// How often the progress display's unacknowledged bytes are counted (ns).
+    static let unacknowledgedInterval: Int64 = 100_000_000
 
     /// How often the TCP facts of uploads whose body's end is on its way are looked at when the watch cannot say
     /// when its next look is due (`BodyArrival.nextLook` spaces them 2 to 10 ms apart, closer as the end nears):
@@ -453,10 +477,15 @@ final class EngineLoop: CurlLoopDriver {
         }
         active[ObjectIdentifier(easy)] = nil
         if ctx.sendsBody { uploadsActive -= 1 }
+        if ctx.unacknowledgedCounted != 0 {
+            // Ended: its bytes are acknowledged, or (failed) counted as wasted by whoever shows the progress.
+            progress?.unacknowledged(changedBy: -ctx.unacknowledgedCounted)
+            ctx.unacknowledgedCounted = 0
+        }
         let end = MonotonicClock.now()
         let info: EasyInfo
         do {
-            info = try EasyInfo(easy, addresses: ctx.localIP == nil || ctx.remoteIP == nil)
+            info = try EasyInfo(easy, addresses: ctx.localIP == nil || ctx.remoteIP == nil, receivedBody: options.compressed)
         } catch {
             info = EasyInfo()
             ctx.engineFailure = ctx.engineFailure ?? error

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Foundation
 import WirelensCore
 
 /// A checked description of a probe run: which tasks to run, built from what the user asked for.
@@ -22,8 +23,13 @@ public struct ProbePlan: Sendable, Equatable {
     ///   - uploadPath: a file to stream as the body; with `uploadSize`, a pipe to read that many bytes from.
     ///   - uploadSize: a generated body of this many bytes, or the length of the pipe's body.
     ///   - form: multipart/form-data fields (the method is then POST unless given).
+    ///   - data: curl's `-d` and `--data-binary` arguments (POST unless given): one `--data-binary @FILE` alone is
+    ///     streamed from disk, anything else is read and joined with `&`.
+    ///   - dataContentType: the Content-Type a data body gets, as curl's `application/x-www-form-urlencoded`; nil when
+    ///     the user's own header names one.
     public init(urls: [String], method: String?, uploadPath: String?, uploadSize: Int64?, repeatCount: Int,
-                outputPath: String?, form: [FormField] = []) throws(ProbeError) {
+                outputPath: String?, form: [FormField] = [], data: [RequestData] = [],
+                dataContentType: String? = "application/x-www-form-urlencoded") throws(ProbeError) {
         guard !urls.isEmpty else { throw ProbeError.malformedURL("", reason: "no URL given") }
         for url in urls { _ = try TargetURL(url) }
         if !form.isEmpty {
@@ -31,6 +37,13 @@ public struct ProbePlan: Sendable, Equatable {
             let multipart = MultipartForm(parts: try Self.parts(form), boundary: MultipartForm.randomBoundary(using: &random))
             body = .pieces(multipart.body)
             headers = [HeaderField(name: "Content-Type", value: multipart.contentType)]
+        } else if !data.isEmpty {
+            if data.count == 1, case .file(let path, binary: true) = data[0], path != "-" {
+                body = .file(path: path, size: try Self.readableFileSize(path))
+            } else {
+                body = .pieces(BodyPieces([.bytes(try RequestData.body(data, read: Self.contents(of:)))]))
+            }
+            if let dataContentType { headers = [HeaderField(name: "Content-Type", value: dataContentType)] }
         } else if let uploadPath, let uploadSize {
             try Self.checkPipe(uploadPath)
             body = .pipe(path: uploadPath, size: uploadSize)
@@ -45,7 +58,8 @@ public struct ProbePlan: Sendable, Equatable {
             try Self.checkWritable(outputPath)
         }
         self.urls = urls
-        self.method = (method ?? (body == .none ? "GET" : form.isEmpty ? "PUT" : "POST")).uppercased()
+        self.method = (method ?? (body == .none && data.isEmpty ? "GET" : form.isEmpty && data.isEmpty ? "PUT" : "POST"))
+            .uppercased()
         self.repeatCount = repeatCount
         self.outputPath = outputPath
     }
@@ -71,6 +85,16 @@ public struct ProbePlan: Sendable, Equatable {
             }
         }
         return parts
+    }
+
+    /// The whole contents of a file (`-`: stdin, read to its end), for a `-d @FILE` body.
+    static func contents(of path: String) throws(ProbeError) -> [UInt8] {
+        if path == "-" { return Array(FileHandle.standardInput.readDataToEndOfFile()) }
+        _ = try readableFileSize(path)
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ProbeError.localFile(path: path, reason: "cannot be read")
+        }
+        return Array(data)
     }
 
     /// The size of a regular, readable file.

@@ -39,7 +39,8 @@ public struct ResumableDownload: Sendable {
         var records: [TaskRecord] = []
         var verdict = DownloadCheck.Verdict.short(have: resumedFrom, expected: nil)
         var random = SystemRandomNumberGenerator()
-        let policy = RetryPolicy(maxRetries: retries)
+        let policy = RetryPolicy(maxRetries: retries, maxTime: engine.options.retry.maxTime)
+        let started = MonotonicClock.now()
         for attempt in 0...max(0, retries) {
             let offset = attempt == 0 ? resumedFrom : Self.regularSize(of: path) ?? 0
             var spec = TaskSpec(url: url, outputPath: path)
@@ -52,13 +53,19 @@ public struct ResumableDownload: Sendable {
             let final = record.transactions.last
             let failed = record.error.map { $0.errorClass != .http } ?? false
             // Not a regular file (/dev/null, a pipe): what it holds is what this attempt wrote to it.
-            let held = Self.regularSize(of: path) ?? offset + (final?.responseBodyBytes ?? 0)
+            var held = Self.regularSize(of: path) ?? offset + (final?.responseBodyBytes ?? 0)
+            // --compressed: Content-Length counts the encoded body, which is what came over the wire.
+            if let wire = final?.responseBodyWireBytes,
+               final?.responseHeaders?.contains(where: { $0.name.lowercased() == "content-encoding" }) == true {
+                held = offset + wire
+            }
             verdict = DownloadCheck.verdict(status: record.statusCode, headers: final?.responseHeaders ?? [],
                                             requestedFrom: offset, sizeOnDisk: held,
                                             transferFailed: failed)
             let errorClass = record.error?.errorClass
             records.append(record)
-            guard case .short = verdict, !interrupted(), errorClass != .cancelled, attempt < retries else { break }
+            guard case .short = verdict, !interrupted(), errorClass != .cancelled, attempt < retries,
+                  policy.allowsRetry(elapsed: (MonotonicClock.now() - started) / 1000) else { break }
             // A short file without a transport error (the server closed early) backs off like a network error.
             let delay = policy.delay(retry: attempt + 1, error: errorClass ?? .network, status: nil,
                                      retryAfter: nil, unit: Double.random(in: 0..<1, using: &random)) ?? policy.baseDelay

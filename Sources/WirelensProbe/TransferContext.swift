@@ -86,6 +86,8 @@ final class TransferContext: TransferObserver {
     var sockets: ConnectionSockets?
     /// This transfer's connection socket, found when the connection was ready; nil once libcurl closed it.
     var tcpSocket: Int32?
+    /// The body bytes this transfer counts as not acknowledged in the progress display (`TransferProgress`).
+    var unacknowledgedCounted: Int64 = 0
     /// True once the connection's socket was found (it stays true after the socket closed).
     var connectionSocketKnown = false
     /// The kernel's snapshots of the connection over this transfer.
@@ -438,7 +440,7 @@ final class TransferContext: TransferObserver {
         var facts = tcp.finish()
         facts?.shared = tcpShared
         facts?.handshakeRTT = handshakeRTT
-        return TransferObservation(
+        var seen = TransferObservation(
             kind: kind, url: target.text, method: method, hostIsIPLiteral: target.hostIsIPLiteral,
             usesTLS: target.scheme == "https", fetchStart: fetchStart, connectionReady: connectionReady,
             socketOpened: socketOpenedAt, connected: connectedAt, requestEnd: requestEnd, responseStart: responseStart, headerOutAt: headerOutAt,
@@ -455,6 +457,8 @@ final class TransferContext: TransferObserver {
             responseHeaders: captureHeaders ? headers : nil, requestBodyBytes: requestBodyBytes,
             responseBodyBytes: responseBodyBytes, retryWait: retryWait,
             error: error, tcp: facts, readsTCP: readsTCP, connectionTotals: tcp.lastSnapshot.map(TCPTotals.init))
+        seen.responseBodyWireBytes = info.bodyBytesReceived
+        return seen
     }
 
     /// One event of libcurl's verbose output other than its informational text.

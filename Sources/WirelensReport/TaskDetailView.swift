@@ -66,6 +66,10 @@ struct TaskDetailView {
             out += ReportText.keyValue("Received", transfer(body: tx.responseBodyBytes, headers: tx.responseHeaderBytes,
                                                             speed: tx.downloadSpeed))
         }
+        if let wire = tx.responseBodyWireBytes, wire != tx.responseBodyBytes {
+            out += ReportText.keyValue("Decoded", "\(ByteSize.format(tx.responseBodyBytes)) delivered from "
+                                       + "\(ByteSize.format(wire)) on the wire (--compressed)")
+        }
         if let wait = tx.expectContinueWait {
             out += ReportText.keyValue("100-continue", "waited \(DurationText.format(micros: wait)) "
                                        + "for 100 Continue before sending the body")

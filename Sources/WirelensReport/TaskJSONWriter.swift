@@ -56,6 +56,9 @@ public enum TaskJSONWriter {
         raw(",\"requestBodyBytes\":", &bytes); JSONBytes.appendInt(m.requestBodyBytes, to: &bytes)
         raw(",\"responseHeaderBytes\":", &bytes); JSONBytes.appendInt(m.responseHeaderBytes, to: &bytes)
         raw(",\"responseBodyBytes\":", &bytes); JSONBytes.appendInt(m.responseBodyBytes, to: &bytes)
+        if let wire = m.responseBodyWireBytes {
+            raw(",\"responseBodyWireBytes\":", &bytes); JSONBytes.appendInt(wire, to: &bytes)
+        }
         raw(",\"uploadBytesPerSecond\":", &bytes); double(m.uploadSpeed?.rounded(), &bytes)
         raw(",\"downloadBytesPerSecond\":", &bytes); double(m.downloadSpeed?.rounded(), &bytes)
         raw(",\"expectContinueWaitMs\":", &bytes); millis(m.expectContinueWait, &bytes)

@@ -97,7 +97,8 @@ public struct WriteOutValues: Sendable, Equatable {
             case "remote_port": .integer(Int64(last.remotePort ?? 0))
             case "local_ip": .text(last.localAddress ?? "")
             case "local_port": .integer(Int64(last.localPort ?? 0))
-            case "size_download": .integer(last.responseBodyBytes)
+            // curl's size_download counts the body as it came, before --compressed decodes it.
+            case "size_download": .integer(last.responseBodyWireBytes ?? last.responseBodyBytes)
             case "size_upload": .integer(last.requestBodyBytes)
             case "size_header": .integer(attempt.reduce(0) { $0 + $1.responseHeaderBytes })
             case "size_request": .integer(attempt.reduce(0) { $0 + $1.requestHeaderBytes + $1.requestBodyBytes })

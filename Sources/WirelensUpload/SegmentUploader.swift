@@ -143,9 +143,12 @@ public struct SegmentUploader: Sendable {
                     section.bytesSentTwice += body
                     section.timeLostToRetriesMs += Format.millis(fromMicros: record.duration)
                     failuresInARow += 1
-                    if case .exhausted(let count) = queue.fail(segment.index, maxRetries: plan.maxRetries), failure == nil {
+                    // Past --retry-max-time a failed segment is not tried again: it counts as exhausted.
+                    let inTime = plan.retryMaxTime.map { MonotonicClock.wallMicros() - started < $0 } ?? true
+                    if case .exhausted(let count) = queue.fail(segment.index, maxRetries: inTime ? plan.maxRetries : 0),
+                       failure == nil {
                         failure = ("segment \(segment.index) (\(segment.contentRange(total: plan.fileSize))) failed "
-                                   + "\(count) times, the last: \(reason); giving up (--retries \(plan.maxRetries))",
+                                   + "\(count) times, the last: \(reason); giving up (--retry \(plan.maxRetries))",
                                    .failed(record, otherwise: .refused))
                         engine.cancel()
                     } else if failuresInARow >= failureLimit, failure == nil {

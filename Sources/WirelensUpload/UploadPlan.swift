@@ -24,6 +24,8 @@ public struct UploadPlan: Sendable, Equatable {
     public var parallel: Int
     /// Retries per segment after its first attempt.
     public var maxRetries: Int
+    /// No segment is retried once this many µs passed since the upload began (`--retry-max-time`); nil: no limit.
+    public var retryMaxTime: Int64?
     /// The preset's name, if one was asked for.
     public var preset: String?
 

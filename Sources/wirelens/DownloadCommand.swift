@@ -24,8 +24,8 @@ struct DownloadCommand: CheckedCommand {
     @Flag(help: "Continue a partial file from its end instead of starting again.")
     var resume = false
 
-    @Option(help: "Further attempts after a failed or short one, each resuming from the file's end (with --resume).")
-    var retries = 0
+    @OptionGroup(title: "Retries")
+    var retry: RetryFlags
 
     @OptionGroup(title: "Connections, protocol, timeouts and TLS")
     var protocols: ProtocolFlags
@@ -41,11 +41,16 @@ struct DownloadCommand: CheckedCommand {
 
     /// The engine options, checked from the flags.
     private func checked() throws(UsageError) -> ProbeOptions {
-        let options = try transfer.probeOptions(concurrency: 1, retries: 0, protocols: protocols)
-        guard retries >= 0 else { throw UsageError("--retries must be 0 or more, not \(retries)") }
+        var options = try transfer.probeOptions(concurrency: 1, retries: 0, protocols: protocols)
+        let retries = try retry.count() ?? 0
         if !resume && retries > 0 {
-            throw UsageError("--retries on a download needs --resume: a retry continues the file from its end")
+            throw UsageError("--retry on a download needs --resume: a retry continues the file from its end")
         }
+        if resume, options.compressed {
+            throw UsageError("--compressed and --resume do not go together: a range of a compressed answer is not a range of the file")
+        }
+        // The attempts are the download's own (ResumableDownload): the engine retries none.
+        options.retry.maxTime = try retry.maxTime()
         return options
     }
 
@@ -67,7 +72,7 @@ struct DownloadCommand: CheckedCommand {
         let bytes = TransferProgress()
         let engine = try Engine(options: options, progress: bytes)
         let trap = SignalTrap { engine.cancel() }
-        let download = ResumableDownload(url: url, path: output, resume: resume, retries: retries)
+        let download = ResumableDownload(url: url, path: output, resume: resume, retries: try retry.count() ?? 0)
         let started = MonotonicClock.wallMicros()
         // A long download shows its progress on stderr: bytes received in this run and the rate (the total is not
         // known before the answer, so no ETA); nothing in the first second, nothing with --quiet.
@@ -88,7 +93,11 @@ struct DownloadCommand: CheckedCommand {
             // A 416 to a file that already holds everything is success too.
             judged = result.interrupted ? .interrupted : .success
             let from = outcome.resumedFrom > 0 ? ", resumed from byte \(outcome.resumedFrom)" : ""
-            message = report.quiet ? nil : "\(output): \(size) bytes, length checked\(from)"
+            // --compressed: the length checked is the encoded one; the file holds the decoded body.
+            let final = outcome.records.last?.transactions.last
+            let wire = final?.responseBodyWireBytes.flatMap { $0 == final?.responseBodyBytes ? nil : $0 }
+            let bytes = wire.map { _ in "\(final?.responseBodyBytes ?? 0) bytes decoded from \(size)" } ?? "\(size) bytes"
+            message = report.quiet ? nil : "\(output): \(bytes), length checked\(from)"
         case .short(let have, let expected):
             judged = lastStatus == .success ? .transfer : lastStatus
             let of = expected.map { " of \($0)" } ?? ""

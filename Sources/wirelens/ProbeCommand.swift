@@ -18,9 +18,17 @@ struct ProbeCommand: CheckedCommand {
     @Option(name: [.customShort("X"), .customLong("request")], help: "HTTP method (default GET, or PUT with a body).")
     var method: String?
 
-    @Option(name: .customLong("upload"),
-            help: "Stream this file as the request body (a pipe, such as /dev/stdin, with --upload-size: that many bytes).")
+    @Option(name: [.customShort("T"), .customLong("upload-file"), .customLong("upload")],
+            help: "Stream this file as the request body, PUT unless -X says otherwise (a pipe, such as /dev/stdin, with --upload-size: that many bytes; unlike curl, no -T -).")
     var uploadFile: String?
+
+    @Option(name: [.customShort("d"), .customLong("data")],
+            help: "POST this text (@FILE: the file without its line breaks; @-: stdin), form-encoded as curl's; repeatable, joined with &.")
+    var data: [String] = []
+
+    @Option(name: .customLong("data-binary"),
+            help: "POST this text or @FILE as it is (one @FILE alone is streamed from disk); after any -d, joined with &.")
+    var dataBinary: [String] = []
 
     @Option(name: .customLong("upload-size"),
             help: "Send a generated body of this size (with --upload PIPE: the first that many bytes of the pipe).")
@@ -39,8 +47,8 @@ struct ProbeCommand: CheckedCommand {
     @Option(help: "Tasks in flight at once.")
     var concurrency = 1
 
-    @Option(help: "Retries for connect errors, timeouts, 5xx and 429 (exponential backoff with jitter).")
-    var retries = 0
+    @OptionGroup(title: "Retries")
+    var retry: RetryFlags
 
     @OptionGroup(title: "Connections, protocol, timeouts and TLS")
     var protocols: ProtocolFlags
@@ -57,13 +65,23 @@ struct ProbeCommand: CheckedCommand {
     @OptionGroup(title: "Wire capture")
     var wire: CaptureFlags
 
+    /// The `-d` arguments, then the `--data-binary` ones, as curl's.
+    private var requestData: [RequestData] {
+        data.map { RequestData.parse($0, binary: false) } + dataBinary.map { RequestData.parse($0, binary: true) }
+    }
+
     /// The engine options, the generated body's size and the form's fields, checked from the flags (no file is
     /// read).
     private func checked() throws(UsageError) -> (options: ProbeOptions, size: Int64?, fields: [FormField]) {
         guard !urls.isEmpty else { throw UsageError("give at least one URL, e.g. wirelens probe http://127.0.0.1:8080/") }
-        let options = try transfer.probeOptions(concurrency: concurrency, retries: retries, protocols: protocols)
+        let retries = try retry.count() ?? 0
+        var options = try transfer.probeOptions(concurrency: concurrency, retries: retries, protocols: protocols)
+        try retry.apply(count: retries, to: &options)
         if let method, let problem = RequestTextCheck.problem(method: method) { throw UsageError("-X: \(problem)") }
         guard repeatCount >= 1 else { throw UsageError("--repeat must be 1 or more, not \(repeatCount)") }
+        if uploadFile == "-" {
+            throw UsageError("-T - (stdin) is read as a pipe: give --upload /dev/stdin --upload-size N")
+        }
         let size = try uploadSize.map { text throws(UsageError) in
             guard let bytes = ByteSize.parse(text) else {
                 throw UsageError("--upload-size '\(text)' is not a size; write e.g. 10MiB, 512KB or 4096")
@@ -72,10 +90,13 @@ struct ProbeCommand: CheckedCommand {
         }
         // Both: the body is the first --upload-size bytes of a pipe, read once as they come.
         if uploadFile != nil, size != nil, urls.count * repeatCount > 1 || retries > 0 {
-            throw UsageError("--upload PIPE with --upload-size reads the pipe once: give one URL, --repeat 1 and no --retries")
+            throw UsageError("--upload PIPE with --upload-size reads the pipe once: give one URL, --repeat 1 and no --retry")
         }
         if !form.isEmpty, uploadFile != nil || size != nil {
             throw UsageError("give --form or --upload/--upload-size, not both: a form is the request's body")
+        }
+        if !requestData.isEmpty, !form.isEmpty || uploadFile != nil || size != nil {
+            throw UsageError("give -d/--data-binary, --form or --upload, not two of them: each is the request's body")
         }
         let fields = try form.map { text throws(UsageError) in
             do throws(FormField.ParseError) { return try FormField.parse(text) } catch { throw UsageError(error.message) }
@@ -98,15 +119,17 @@ struct ProbeCommand: CheckedCommand {
         try report.check()
         let printer = try writeOut.parsed().map(WriteOutPrinter.init)
         if let cacert = options.caFile { _ = try ProbePlan.readableFileSize(cacert) }
+        let ownType = options.headers.contains { $0.name.lowercased() == "content-type" }
         let plan = try ProbePlan(urls: urls, method: method, uploadPath: uploadFile, uploadSize: size,
-                                 repeatCount: repeatCount, outputPath: output, form: fields)
+                                 repeatCount: repeatCount, outputPath: output, form: fields, data: requestData,
+                                 dataContentType: ownType ? nil : "application/x-www-form-urlencoded")
         let bytes = TransferProgress()
         let engine = try Engine(options: options, progress: bytes)
         let capture = wire.start(urls: urls)
         let trap = SignalTrap { engine.cancel() }
         // Long transfers show their progress on stderr (nothing in the first second, nothing with --quiet).
         let ticker = self.report.quiet ? nil : ProgressTicker { elapsed in
-            ProgressSnapshot(elapsedMicros: elapsed, bytes: bytes.bytesSent + bytes.bytesReceived)
+            ProgressSnapshot(elapsedMicros: elapsed, bytes: bytes.bytesAcknowledged + bytes.bytesReceived)
         }
         // Without a capture to check the tasks against, the text summary and large JSON reports are written as the
         // run goes: memory does not grow with --repeat.

@@ -21,7 +21,19 @@ struct ReportFlags<Format: ReportFormatChoice>: ParsableArguments {
     var noColor = false
 
     @Flag(name: [.customShort("q"), .customLong("quiet")], help: "No messages but errors.")
-    var quiet = false
+    var quietFlag = false
+
+    @Flag(name: [.customShort("s"), .customLong("silent")], help: "No messages, not even errors (with -S: errors only), as curl -s.")
+    var silent = false
+
+    @Flag(name: [.customShort("S"), .customLong("show-error")], help: "With -s: still write errors, as curl -sS.")
+    var showError = false
+
+    /// No progress and no messages but errors (`-q`, `-s`).
+    var quiet: Bool { quietFlag || silent }
+
+    /// True when not even errors go to stderr (`-s` without `-S`).
+    var silencesErrors: Bool { silent && !showError }
 
     /// JSON reports of more tasks than this are written compact, to keep large reports small and fast.
     static var prettyJSONLimit: Int { 1000 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import WirelensCore
 
 /// The connection, timeout, header and TLS flags every transfer command shares (named as curl's); the protocol and
@@ -19,7 +20,8 @@ struct TransferFlags: ParsableArguments {
     @Option(name: .customLong("idle-timeout"), help: "Fail a transfer when no byte moves for this long.")
     var idleTimeout: String?
 
-    @Option(name: .customLong("timeout"), help: "Fail a task that takes longer than this in all.")
+    @Option(name: [.customShort("m"), .customLong("max-time"), .customLong("timeout")],
+            help: "Fail a task that takes longer than this in all (unlike curl's -m: redirects and retries included).")
     var totalTimeout: String?
 
     @Option(name: .customLong("tcp-sample"), help: "Read the kernel's TCP facts of each transfer this often, e.g. 100ms (0: at its start and end only; off: never).")
@@ -31,6 +33,13 @@ struct TransferFlags: ParsableArguments {
     @Option(name: .customLong("max-redirs"), help: "Redirects to follow, each its own transaction (0: none).")
     var maxRedirects = 10
 
+    @Flag(name: [.customShort("L"), .customLong("location")],
+          help: "Follow redirects (the default in Wirelens, unlike curl: -L is accepted and changes nothing).")
+    var location = false
+
+    @Flag(name: .customLong("no-location"), help: "Do not follow redirects: a 3xx is the answer, as curl without -L.")
+    var noLocation = false
+
     @Flag(name: .customLong("location-trusted"),
           help: "Send secret headers (Authorization, Cookie, tokens) and URL credentials to redirects to other origins too.")
     var locationTrusted = false
@@ -38,6 +47,36 @@ struct TransferFlags: ParsableArguments {
     @Option(name: .customLong("retry-max-wait"),
             help: "The longest wait before a retry, backoff or a server's Retry-After (default 30s, at most 24h).")
     var retryMaxWait: String?
+
+    @Option(name: [.customShort("A"), .customLong("user-agent")], help: "The User-Agent header (default wirelens/VERSION).")
+    var userAgent: String?
+
+    @Option(name: [.customShort("u"), .customLong("user")],
+            help: ArgumentHelp("Basic authentication as user:password (redacted everywhere; unlike curl, no prompt for a missing password).",
+                               valueName: "user:password"))
+    var user: String?
+
+    @Option(name: .customLong("resolve"), help: ArgumentHelp("Connect to ADDR for HOST:PORT instead of resolving HOST (repeatable).",
+                                                            valueName: "host:port:addr"))
+    var resolve: [String] = []
+
+    @Option(name: .customLong("connect-to"),
+            help: ArgumentHelp("Connect to HOST2:PORT2 for requests to HOST1:PORT1, keeping the URL's name (repeatable).",
+                               valueName: "host1:port1:host2:port2"))
+    var connectTo: [String] = []
+
+    @Flag(name: [.customShort("4"), .customLong("ipv4")], help: "Resolve names to IPv4 addresses only.")
+    var ipv4 = false
+
+    @Flag(name: [.customShort("6"), .customLong("ipv6")], help: "Resolve names to IPv6 addresses only.")
+    var ipv6 = false
+
+    @Flag(help: "Ask for a compressed response and deliver it decoded; the report counts both sizes.")
+    var compressed = false
+
+    @Flag(name: [.customShort("v"), .customLong("verbose")],
+          help: "libcurl's verbose text on stderr, as curl -v, with every secret masked.")
+    var verbose = false
 
     @Option(help: "Proxy URL.")
     var proxy: String?
@@ -74,7 +113,8 @@ struct TransferFlags: ParsableArguments {
             guard wait <= Self.longestRetryWait else { throw UsageError("--retry-max-wait must be at most 24h, not \(retryMaxWait ?? "")") }
             o.retry.maxDelay = wait
         }
-        o.maxRedirects = maxRedirects
+        if noLocation, location { throw UsageError("give -L/--location or --no-location, not both") }
+        o.maxRedirects = noLocation ? 0 : maxRedirects
         o.trustedRedirects = locationTrusted
         o.proxy = proxy
         o.caFile = cacert
@@ -90,6 +130,22 @@ struct TransferFlags: ParsableArguments {
             o.tcpSampleInterval = sample
         }
         o.sendBuffer = try Self.socketBuffer(sndbuf, "--sndbuf")
+        if ipv4, ipv6 { throw UsageError("give -4/--ipv4 or -6/--ipv6, not both") }
+        o.addressFamily = ipv4 ? .ipv4 : ipv6 ? .ipv6 : .any
+        for entry in resolve {
+            if let problem = HostMapping.resolveProblem(entry) { throw UsageError("--resolve \(problem)") }
+        }
+        for entry in connectTo {
+            if let problem = HostMapping.connectToProblem(entry) { throw UsageError("--connect-to \(problem)") }
+        }
+        o.resolve = resolve
+        o.connectTo = connectTo
+        o.compressed = compressed
+        o.verbose = verbose
+        if let userAgent {
+            if let problem = RequestTextCheck.problem(name: "User-Agent", value: userAgent) { throw UsageError("-A: \(problem)") }
+            o.userAgent = userAgent
+        }
         o.headers = try headers.map { line throws(UsageError) in
             guard let field = HeaderField.parse(line) else {
                 throw UsageError("-H '\(RequestTextCheck.oneLine(Redactor.message(line)))' is not a header; write \"Name: value\"")
@@ -99,7 +155,22 @@ struct TransferFlags: ParsableArguments {
             }
             return field
         }
+        if let user {
+            let field = try Self.basicAuthorization(user)
+            // As curl: a -H Authorization of the user's own is sent instead.
+            if !o.headers.contains(where: { $0.name.lowercased() == "authorization" }) { o.headers.insert(field, at: 0) }
+        }
         return o
+    }
+
+    /// `-u user:password` as the Authorization header curl sends (Basic, RFC 7617): a header, so that it is redacted
+    /// and kept from other origins as every secret header is (`RedirectPolicy`, `Redactor`).
+    static func basicAuthorization(_ user: String) throws(UsageError) -> HeaderField {
+        guard let colon = user.firstIndex(of: ":"), colon != user.startIndex else {
+            throw UsageError("-u needs user:password (Wirelens does not prompt for a password)")
+        }
+        // Base64 leaves no byte of the user's text that could split the request.
+        return HeaderField(name: "Authorization", value: "Basic " + Data(user.utf8).base64EncodedString())
     }
 
     /// A socket buffer size flag (SO_SNDBUF, SO_RCVBUF) in bytes, 1 KiB to 64 MiB, or nil when not given.

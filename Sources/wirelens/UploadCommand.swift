@@ -20,7 +20,7 @@ struct UploadCommand: CheckedCommand {
             With --part-url, parts carry Content-Range only when the template has no {offset}.
 
             A failed segment (transport error, 408, 429 or a 5xx but 501) goes to the tail of the queue and is sent again, \
-            up to --retries times; any other 4xx stops the upload at once. Accepted segments are journalled \
+            up to --retry times; any other 4xx stops the upload at once. Accepted segments are journalled \
             (SQLite, under $XDG_STATE_HOME/wirelens/ or ~/.local/state/wirelens/), keyed by the file's identity \
             and URL: after a crash, the same command with --resume sends only the missing segments, at the \
             journal's segment size. --resume without a journal entry starts from the first segment (with a note).
@@ -42,8 +42,8 @@ struct UploadCommand: CheckedCommand {
     @Option(help: "Segments in flight at once (default 4).")
     var parallel: Int?
 
-    @Option(help: "Retries per segment (default 3, as the OSS iOS SDK).")
-    var retries: Int?
+    @OptionGroup(title: "Retries")
+    var retry: RetryFlags
 
     @Option(help: "Settings of a known client: \(UploadPreset.all.map(\.name).joined(separator: ", ")).")
     var preset: String?
@@ -88,8 +88,8 @@ struct UploadCommand: CheckedCommand {
         let preset = try self.presetValue()
         let parallel = parallel ?? preset?.parallel ?? Self.defaultParallel
         guard parallel >= 1 else { throw UsageError("--parallel must be 1 or more, not \(parallel)") }
-        let retries = retries ?? preset?.retries ?? Self.defaultRetries
-        guard retries >= 0 else { throw UsageError("--retries must be 0 or more, not \(retries)") }
+        let retries = try retry.count() ?? preset?.retries ?? Self.defaultRetries
+
         let sizing = try self.sizing(preset: preset)
         if resume, noJournal { throw UsageError("--resume needs the journal; drop --no-journal") }
         var options = try transfer.probeOptions(concurrency: parallel, retries: 0, protocols: protocols)
@@ -118,7 +118,7 @@ struct UploadCommand: CheckedCommand {
         let printer = try writeOut.parsed().map(WriteOutPrinter.init)
         let identity = try FileIdentity.read(file)
         guard identity.size > 0 else { throw ProbeError.localFile(path: file, reason: "the file is empty: nothing to upload") }
-        let plan: UploadPlan
+        var plan: UploadPlan
         if let partURL {
             plan = UploadPlan(filePath: file, fileSize: identity.size, url: url, partTemplate: partURL,
                               completeURL: completeURL, sizing: sizing, parallel: parallel, maxRetries: retries,
@@ -129,6 +129,7 @@ struct UploadCommand: CheckedCommand {
             if let completeURL { p.completeURL = completeURL }
             plan = p
         }
+        plan.retryMaxTime = try retry.maxTime()
         let bytes = TransferProgress()
         let engine = try Engine(options: options, progress: bytes)
 
@@ -151,7 +152,8 @@ struct UploadCommand: CheckedCommand {
         let trap = SignalTrap { engine.cancel() }
         let total = plan.fileSize
         let ticker = report.quiet ? nil : ProgressTicker { elapsed in
-            let moved = counts.skippedBytes + max(0, bytes.bytesSent - counts.wastedBytes)
+            // Acknowledged by the server, not merely handed to libcurl or the kernel.
+            let moved = counts.skippedBytes + max(0, bytes.bytesAcknowledged - counts.wastedBytes)
             return ProgressSnapshot(elapsedMicros: elapsed, bytes: min(total, moved), totalBytes: total,
                                     segments: .init(done: counts.done, inFlight: counts.inFlight, failed: counts.failed))
         }

@@ -57,6 +57,10 @@ struct Wirelens: AsyncParsableCommand {
         } catch {
             Foundation.exit(ErrorExit.code(parsing: error, arguments: arguments))
         }
+        // -s without -S: a command line that parsed writes no error of its run (a usage error above was written).
+        if let reporting = command as? any ReportingCommand, reporting.silencesErrors {
+            Console.silenced.store(true, ordering: .relaxed)
+        }
         var code = ExitStatus.success.rawValue
         do {
             if var asynchronous = command as? any AsyncParsableCommand {

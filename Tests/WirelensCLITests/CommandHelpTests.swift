@@ -43,7 +43,7 @@ final class CommandHelpTests: XCTestCase {
         return [
             "probe": Subject(path: ["probe"], arguments: [url]),
             "download": Subject(path: ["download"], arguments: [url, "-o", scratch + "/out.bin"],
-                                companions: ["--retries": ["--resume"]]),
+                                companions: ["--retry": ["--resume"]]),
             "upload": Subject(path: ["upload"], arguments: [file, url]),
             "compare": Subject(path: ["compare"], arguments: [url]),
             "render": Subject(path: ["render"], arguments: [missing + ".json"]),
@@ -76,6 +76,9 @@ final class CommandHelpTests: XCTestCase {
             "--reset-after": "1MiB", "--stall": "1s", "--fault-status": "503", "--retry-after": "1",
             "--fail-parts": "0.5", "--fail-seed": "7", "--threads": "2", "--filter": "tcp port 8080",
             "--probe": scratch + "/probe.json", "--format": "text", "--write-out": "%{http_code}",
+            "--retry": "1", "--retry-max-time": "10s", "--max-time": "10s", "--user-agent": "agent/1",
+            "--user": "user:password", "--resolve": "a.test:80:127.0.0.1", "--connect-to": "a.test:80:127.0.0.1:8080",
+            "--data": "a=1", "--data-binary": "@" + file, "--upload-file": file,
         ]
         return samples[option]
     }
@@ -106,8 +109,9 @@ final class CommandHelpTests: XCTestCase {
             let words = entry.head.split(separator: " ", omittingEmptySubsequences: true)
             guard let long = words.first(where: { $0.hasPrefix("--") }) else { return nil }
             let name = String(long.trimmingCharacters(in: CharacterSet(charactersIn: ",")))
-            let index = words.firstIndex(of: long).map { words.index(after: $0) }
-            let takesValue = index.map { $0 < words.endIndex && words[$0].hasPrefix("<") } ?? false
+            // The names (`-m, --max-time, --timeout`) come first, then the value's `<name>` if it takes one.
+            let names = words.prefix { $0.hasPrefix("-") || $0.hasPrefix("<") }
+            let takesValue = names.contains { $0.hasPrefix("<") }
             return ListedOption(name: name, takesValue: takesValue, description: entry.text)
         }
     }
@@ -179,6 +183,8 @@ final class CommandHelpTests: XCTestCase {
                     extra.append(value)
                 }
                 extra += subject.companions[option.name] ?? []
+                // -s keeps the run's error (the sentinel) off stderr; -S brings it back.
+                if option.name == "--silent" { extra.append("--show-error") }
                 let (accepted, why) = try reachesSentinel(subject, extra)
                 XCTAssertTrue(accepted, "wirelens \(key) --help lists \(option.name), which it refuses: \(why)")
             }

@@ -143,4 +143,31 @@ final class UserTripTests: XCTestCase {
         XCTAssertEqual(read.status, 0, read.stderr)
         XCTAssertEqual(read.stdout, "16 0 0 True\n")
     }
+
+    /// The upload's progress counts what the server acknowledged, not what was handed to libcurl and the kernel: with
+    /// the target reading at 512 KiB/s into a 64 KiB receive buffer, no line may show more than that rate allows by
+    /// its elapsed time (plus half a second, the buffers and the bucket's burst: 256 KiB). Main showed 100% at 1 s.
+    func testUploadProgressCountsAcknowledgedBytes() throws {
+        let rate = 512 * 1024
+        let peer = try SegmentPeer.start(rate: rate, receiveBuffer: 64 * 1024)
+        defer { peer.stop() }
+        let file = temporaryPath("two.bin")
+        let size = 2 << 20
+        try Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 7) }).write(to: URL(fileURLWithPath: file))
+        let outcome = try CLIHarness.run(["upload", file, peer.uploadURL("acked"), "--segment-size", "2MiB",
+                                          "--parallel", "1", "--no-journal", "--report", temporaryPath("a.txt")])
+        XCTAssertEqual(outcome.status, 0, outcome.stderr)
+        // "progress 1.00s 562.3 KiB/2.00 MiB (27%) ...": stderr is no terminal, so plain lines once a second.
+        let lines = outcome.stderr.split(separator: "\n").filter { $0.hasPrefix("progress ") }
+        XCTAssertFalse(lines.isEmpty, "a 4 s upload shows its progress: \(outcome.stderr)")
+        for line in lines {
+            let words = line.split(separator: " ")
+            let elapsed = try XCTUnwrap(Double(words[1].dropLast()), String(line))
+            XCTAssertTrue(words[1].hasSuffix("s") && !words[1].hasSuffix("ms"), String(line))
+            let percent = try XCTUnwrap(line.split(separator: "(").dropFirst().first?.split(separator: "%").first
+                                            .flatMap { Int($0) }, String(line))
+            let allowed = (Double(rate) * (elapsed + 0.5) + 256 * 1024) / Double(size) * 100
+            XCTAssertLessThanOrEqual(Double(percent), allowed, String(line))
+        }
+    }
 }

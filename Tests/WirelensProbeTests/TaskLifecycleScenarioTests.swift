@@ -235,6 +235,21 @@ final class TaskLifecycleScenarioTests: XCTestCase {
         XCTAssertEqual(done.error?.message, "HTTP status 503 from http://a.example/")
     }
 
+    /// `--retry 5 --retry-max-time 250ms`, as curl's: a retry starts only while less than 250 ms passed since the task
+    /// began (its own attempt may run past it); the failure at 260 ms ends the task with one retry of five.
+    func testRetryMaxTimeStopsRetries() throws {
+        var life = TaskLifecycle(index: 0, url: "http://a.example/", method: "GET", sendsBody: false,
+                                 rules: F.rules { $0.retry = RetryPolicy(maxRetries: 5, baseDelay: 200_000, maxTime: 250_000) })
+        _ = life.start(at: 0)
+        _ = life.access("http://a.example/", at: 0)
+        XCTAssertEqual(life.end(F.transaction(status: 503), at: 0), .park(until: 100 * ms))
+        _ = life.wake(at: 100 * ms)
+        _ = life.access("http://a.example/", at: 100 * ms)
+        let done = try record(life.end(F.transaction(.retry, status: 503), at: 260 * ms))
+        XCTAssertEqual(done.retries, 1)
+        XCTAssertEqual(done.error?.errorClass, .http)
+    }
+
     /// What is not retried: a 404, a TLS failure, a cancelled transfer; and nothing follows once the run was cancelled.
     func testOutcomesThatAreNotRetried() throws {
         for (status, error) in [(404, nil), (nil, ErrorClass.tls), (nil, .cancelled), (503, nil)] as [(Int?, ErrorClass?)] {

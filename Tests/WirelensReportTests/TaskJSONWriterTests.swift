@@ -21,6 +21,7 @@ final class TaskJSONWriterTests: XCTestCase {
         odd.transactions[0].alpn = "h2"
         odd.transactions[0].requestBodyBytes = 10_485_760
         odd.transactions[0].responseBodyBytes = 7
+        odd.transactions[0].responseBodyWireBytes = 3  // --compressed: the body as it came
         odd.transactions[0].expectContinueWait = 1_000_001
         odd.transactions[0].phases.send = 333_333
         odd.transactions[0].phases.wait = 1

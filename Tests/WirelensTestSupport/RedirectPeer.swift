@@ -20,6 +20,12 @@ public final class RedirectPeer {
         public var path: String?
         /// The headers as received, `[name, value]` in order (nil for a connection).
         public var headers: [[String]]?
+        /// The request body's length and SHA-256 (hex), as received.
+        public var bodyLength: Int?
+        public var bodySHA256: String?
+        /// For `/text/N`: the body's bytes as written (gzip-encoded when asked) and the encoding.
+        public var sentBodyLength: Int?
+        public var encoding: String?
 
         /// The values of the headers of that name (case-insensitive).
         public func values(_ name: String) -> [String] {
@@ -57,6 +63,16 @@ public final class RedirectPeer {
     /// The records of a log's text (the script's --log file).
     public static func records(inLog text: String) throws -> [Record] {
         try text.split(separator: "\n").map { try JSONDecoder().decode(Record.self, from: Data($0.utf8)) }
+    }
+
+    /// The `/text/N` answers written so far, oldest first.
+    public func textAnswers() throws -> [Record] {
+        try records().filter { $0.path?.hasPrefix("/text/") == true }
+    }
+
+    /// `http://HOST:PORT/PATH` on listener `index`.
+    public func url(_ path: String, host: String = "127.0.0.1", index: Int = 0) -> String {
+        "http://\(host):\(ports[index])\(path)"
     }
 
     /// The requests recorded for `/record/<tag>`.

@@ -171,7 +171,7 @@ struct TransactionCoding: Codable {
         case kind, url, method, timestamps, offsetsMs, phasesMs, networkProtocolName, reusedConnection, connectionId,
              proxyConnection, localAddress, localPort, remoteAddress, remotePort, tlsVersion, tlsCipher, alpn,
              statusCode, requestHeaderBytes, requestBodyBytes, responseHeaderBytes, responseBodyBytes,
-             uploadBytesPerSecond, downloadBytesPerSecond, expectContinueWaitMs, retryWaitMs, retryAfterMs,
+             responseBodyWireBytes, uploadBytesPerSecond, downloadBytesPerSecond, expectContinueWaitMs, retryWaitMs, retryAfterMs,
              connectionOpenedAt, connectionClosedAt, curlTimersUs,
              responseHeaders, statusText, contentType, error, tcp, diagnosis
     }
@@ -208,6 +208,8 @@ struct TransactionCoding: Codable {
         try c.encode(m.requestBodyBytes, forKey: .requestBodyBytes)
         try c.encode(m.responseHeaderBytes, forKey: .responseHeaderBytes)
         try c.encode(m.responseBodyBytes, forKey: .responseBodyBytes)
+        // Only with --compressed: the body's bytes before decoding.
+        if let wire = m.responseBodyWireBytes { try c.encode(wire, forKey: .responseBodyWireBytes) }
         try c.encode(m.uploadSpeed.map { $0.rounded() }, forKey: .uploadBytesPerSecond)
         try c.encode(m.downloadSpeed.map { $0.rounded() }, forKey: .downloadBytesPerSecond)
         try c.encode(m.expectContinueWait.map(Format.millis(fromMicros:)), forKey: .expectContinueWaitMs)
@@ -262,6 +264,7 @@ struct TransactionCoding: Codable {
         m.requestBodyBytes = try c.decode(Int64.self, forKey: .requestBodyBytes)
         m.responseHeaderBytes = try c.decode(Int64.self, forKey: .responseHeaderBytes)
         m.responseBodyBytes = try c.decode(Int64.self, forKey: .responseBodyBytes)
+        m.responseBodyWireBytes = try c.decodeIfPresent(Int64.self, forKey: .responseBodyWireBytes)
         m.expectContinueWait = try c.decodeIfPresent(Double.self, forKey: .expectContinueWaitMs)
             .map(Format.micros(fromMillis:))
         m.retryWait = try c.decodeIfPresent(Double.self, forKey: .retryWaitMs).map(Format.micros(fromMillis:))

@@ -33,6 +33,9 @@ public struct TransactionMetrics: Sendable, Equatable {
     public var requestBodyBytes: Int64 = 0
     public var responseHeaderBytes: Int64 = 0
     public var responseBodyBytes: Int64 = 0
+    /// With `--compressed`: the response body's bytes as they came over the connection, before content decoding
+    /// (`responseBodyBytes` counts them as delivered, decoded); nil otherwise.
+    @CompactOptional public var responseBodyWireBytes: Int64? = nil
     /// Time in µs between the request headers and the first body byte when `Expect: 100-continue` was sent.
     @CompactOptional public var expectContinueWait: Int64? = nil
     /// For a retry: the µs waited before it (the backoff, or the server's Retry-After capped at the retry policy's

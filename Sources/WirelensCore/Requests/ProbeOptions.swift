@@ -52,11 +52,31 @@ public struct ProbeOptions: Sendable, Codable, Equatable {
     public var readsKernelFacts = true
     /// The send buffer of each new connection's socket (SO_SNDBUF, bytes); nil leaves it to the kernel's auto-tuning.
     public var sendBuffer: Int?
+    /// `HOST:PORT:ADDR[,ADDR]` entries that take the place of name resolution (CURLOPT_RESOLVE, `--resolve`).
+    public var resolve: [String] = []
+    /// `HOST:PORT:CONNECT-HOST:CONNECT-PORT` entries: connect elsewhere, keep the URL's name (CURLOPT_CONNECT_TO).
+    public var connectTo: [String] = []
+    /// The IP versions names resolve to (CURLOPT_IPRESOLVE, `-4`/`-6`).
+    public var addressFamily: AddressFamily = .any
+    /// Ask for a compressed response (every encoding libcurl decodes) and deliver it decoded (`--compressed`).
+    public var compressed = false
+    /// Write libcurl's verbose text to stderr, redacted (`-v`).
+    public var verbose = false
+
+    /// The IP versions a host name may resolve to.
+    public enum AddressFamily: String, Sendable, Codable, Equatable {
+        /// Whatever the name resolves to.
+        case any
+        /// IPv4 addresses only.
+        case ipv4
+        /// IPv6 addresses only.
+        case ipv6
+    }
 
     public init() {}
 
-    // trustedRedirects and allowsLinkLocalRedirects stay out of reports: saved reports lack them, and the
-    // synthesized decoder would refuse those.
+    // trustedRedirects, allowsLinkLocalRedirects and the flags after sendBuffer stay out of reports: saved reports
+    // lack them, and the synthesized decoder would refuse those.
     private enum CodingKeys: String, CodingKey {
         case concurrency, maxHostConnections, maxConnections, httpVersion, reuseConnections, multiplex
         case connectTimeout = "connectTimeoutUs", idleTimeout = "idleTimeoutUs", totalTimeout = "totalTimeoutUs"

@@ -9,15 +9,25 @@ public struct RetryPolicy: Sendable, Codable, Equatable {
     /// The largest backoff delay in microseconds, and the largest Retry-After honoured (`--retry-max-wait`): a
     /// server that asks for a longer wait gets this one.
     public var maxDelay: Int64
+    /// No retry starts once this many microseconds passed since the task began (`--retry-max-time`, as curl's:
+    /// the attempt then started may last longer); nil: no such limit. Not in reports (older ones lack it).
+    public var maxTime: Int64?
 
     private enum CodingKeys: String, CodingKey {
         case maxRetries, baseDelay = "baseDelayUs", maxDelay = "maxDelayUs"
     }
 
-    public init(maxRetries: Int = 0, baseDelay: Int64 = 250_000, maxDelay: Int64 = 30_000_000) {
+    public init(maxRetries: Int = 0, baseDelay: Int64 = 250_000, maxDelay: Int64 = 30_000_000, maxTime: Int64? = nil) {
         self.maxRetries = maxRetries
         self.baseDelay = baseDelay
         self.maxDelay = maxDelay
+        self.maxTime = maxTime
+    }
+
+    /// True when a retry may still start `elapsed` µs after the task began (`maxTime`).
+    public func allowsRetry(elapsed: Int64) -> Bool {
+        guard let maxTime else { return true }
+        return elapsed < maxTime
     }
 
     /// The HTTP statuses worth another attempt, for probe retries and segment retries alike: curl's `--retry`

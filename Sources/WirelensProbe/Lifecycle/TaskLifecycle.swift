@@ -218,7 +218,9 @@ struct TaskLifecycle {
             sendsBody = sendsBody && hop.keepsBody
             return prepare(.redirect)
         }
-        guard rules.retry.maxRetries > retries else { return finish(at: end) }
+        guard rules.retry.maxRetries > retries, rules.retry.allowsRetry(elapsed: (end - started) / 1000) else {
+            return finish(at: end)
+        }
         let asked = retryAfter.flatMap {
             RetryPolicy.parseRetryAfter($0, nowMicros: rules.anchor.wallMicros(ofMonotonic: end))
         }

@@ -61,6 +61,8 @@ struct TransferObservation {
     var readsTCP: Bool
     /// The kernel's totals of the connection at the transfer's last snapshot.
     var connectionTotals: TCPTotals? = nil
+    /// The response body's bytes as they came over the connection, before content decoding (`--compressed` only).
+    var responseBodyWireBytes: Int64? = nil
 
     /// True when the transfer ran on a connection from the pool: it had a connection and libcurl opened none.
     var reusedConnection: Bool { connectionReady != nil && numConnects == 0 }
@@ -92,6 +94,7 @@ struct TransferObservation {
         m.requestBodyBytes = requestBodyBytes
         m.responseHeaderBytes = responseHeaderBytes
         m.responseBodyBytes = responseBodyBytes
+        m.responseBodyWireBytes = responseBodyWireBytes
         if expectSent, let sent = headerOutAt {
             let bodyStart = firstBodyOutAt ?? responseStart ?? end
             m.expectContinueWait = max(0, bodyStart - sent) / 1000
