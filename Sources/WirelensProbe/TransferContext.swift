@@ -63,6 +63,8 @@ final class TransferContext: TransferObserver {
     var headerOutAt: Int64?
     var firstBodyOutAt: Int64?
     var responseStart: Int64?
+    /// When the last response byte was handed over (a header line or a body chunk): a completed response's end.
+    var lastReceivedAt: Int64?
     var lastActivity: Int64
     /// When libcurl made the socket of the connection this attempt opened.
     var connectionOpened: Int64?
@@ -165,11 +167,13 @@ final class TransferContext: TransferObserver {
 
     /// A response header line (status lines included).
     func onHeader(_ bytes: UnsafeBufferPointer<UInt8>) {
-        if tracksActivity { lastActivity = MonotonicClock.now() }
+        let now = MonotonicClock.now()
+        lastReceivedAt = now
+        if tracksActivity { lastActivity = now }
         if let code = RawHeader.statusCode(bytes) {
             status = code
             inFinalResponse = code >= 200
-            if inFinalResponse, responseStart == nil { responseStart = MonotonicClock.now() }
+            if inFinalResponse, responseStart == nil { responseStart = now }
             if inFinalResponse {
                 location = nil
                 retryAfter = nil
@@ -195,7 +199,9 @@ final class TransferContext: TransferObserver {
 
     /// A chunk of the response body; returns the count consumed (less makes libcurl fail the transfer).
     func onBody(_ data: UnsafeRawPointer?, count: Int) -> Int {
-        if tracksActivity { lastActivity = MonotonicClock.now() }
+        let now = MonotonicClock.now()
+        lastReceivedAt = now
+        if tracksActivity { lastActivity = now }
         responseBodyBytes += Int64(count)
         progress?.received(count)
         guard !response.discards, let data else { return count }
@@ -380,6 +386,7 @@ final class TransferContext: TransferObserver {
         headerOutAt = nil
         firstBodyOutAt = nil
         responseStart = nil
+        lastReceivedAt = nil
         socketOpenedAt = nil
         connectedAt = nil
         connectionOpened = nil
@@ -458,6 +465,7 @@ final class TransferContext: TransferObserver {
             responseBodyBytes: responseBodyBytes, retryWait: retryWait,
             error: error, tcp: facts, readsTCP: readsTCP, connectionTotals: tcp.lastSnapshot.map(TCPTotals.init))
         seen.responseBodyWireBytes = info.bodyBytesReceived
+        seen.lastReceived = lastReceivedAt
         return seen
     }
 

@@ -68,6 +68,24 @@ final class SummaryTests: XCTestCase {
             .connections.maxOpenAtOnce, 2, "without the close, the span runs to the transaction's end")
     }
 
+    /// nginx's `keepalive_requests 3`: libcurl closed the connection at the end of its third transaction (70 ms) and
+    /// opened the next one at 75 ms, while the second transaction's end was stamped only after both (80 ms, when the
+    /// engine heard of it). The close ends the connection, whichever order the transactions come in.
+    func testTheCloseEndsAConnectionWhateverItsOtherTransactionsSay() {
+        let second = Fixture.transaction(fetchStart: t + 20 * ms, responseEnd: t + 80 * ms, reused: true,
+                                         connectionId: 0, localPort: 50_000)
+        var third = Fixture.transaction(fetchStart: t + 50 * ms, responseEnd: t + 70 * ms, reused: true,
+                                        connectionId: 0, localPort: 50_000)
+        third.connectionClosed = t + 70 * ms
+        let next = Fixture.transaction(fetchStart: t + 75 * ms, responseEnd: t + 200 * ms, reused: false,
+                                       connectionId: 1, localPort: 50_001)
+        for order in [[second, third, next], [third, second, next]] {
+            let c = Summary.build(tasks: order.enumerated().map { Fixture.task(index: $0, transactions: [$1]) })
+                .connections
+            XCTAssertEqual(c.maxOpenAtOnce, 1)
+        }
+    }
+
     func testConnectionSharedByOverlappingTransactionsCountsOnce() {
         // Three HTTP/2 streams multiplexed on connection #4 at the same time.
         let txs = (0..<3).map { i in

@@ -35,6 +35,19 @@ final class TransferObservationTests: XCTestCase {
         XCTAssertEqual(m.diagnosis?.verdict, .unknown)
     }
 
+    /// libcurl hands a finished transfer's connection to the next transfer inside `curl_multi_perform`, before the
+    /// engine hears of the end: a completed response ends at its last byte's callback; a failed one when it failed.
+    func testACompletedResponseEndsAtItsLastByte() {
+        var seen = observation()
+        seen.lastReceived = 9_500_000
+        let m = seen.metrics(anchor: anchor, throughProxy: false)
+        XCTAssertEqual(m.timeline.responseEnd, anchor.wallMicros + 9_500)
+        XCTAssertEqual(m.phases.receive, 500)
+        XCTAssertEqual(m.phases.total, 9_500)
+        seen.error = TransferError(errorClass: .network, message: "reset")
+        XCTAssertEqual(seen.metrics(anchor: anchor, throughProxy: false).phases.total, 10_000)
+    }
+
     /// A status line seen before the response began (an interim answer) is no status; without one, neither its
     /// text nor its type is kept.
     func testNoResponseNoStatus() {

@@ -5,7 +5,8 @@ extension Summary {
     /// A connection is open from its handshake to the moment libcurl closed its socket, as a capture counts it (SYN to
     /// FIN or RST). Its span runs from the moment libcurl made its socket (`TransactionMetrics.connectionOpened`, just
     /// before the SYN; else the first transaction's handshake or request) to the close when libcurl closed
-    /// it while a transaction was on it (`TransactionMetrics.connectionClosed`), else to its last transaction's end:
+    /// it while a transaction was on it (`TransactionMetrics.connectionClosed`: once known, no transaction's own stamp
+    /// moves it later), else to its last transaction's end:
     /// a connection left in the pool and closed later (idle, at the end of the run) is counted up to its last use, so
     /// the figure never exceeds what the wire shows, and under a connection limit (libcurl opens a connection only
     /// once another has closed) it is the wire's.
@@ -15,7 +16,7 @@ extension Summary {
     /// count unless the concurrency is in the thousands. Overlaps between a span let go and one that begins later
     /// are then not counted, so the peak can only be understated, and only in runs of more than `limit` connections.
     public struct ConnectionTally: Sendable {
-        private var spans: [ConnectionKey: (start: Int64, end: Int64)] = [:]
+        private var spans: [ConnectionKey: (start: Int64, end: Int64, closed: Bool)] = [:]
         private var opened = 0
         private var reused = 0
         private var distinct = 0
@@ -41,11 +42,14 @@ extension Summary {
             let start = tx.connectionOpened ?? tx.timeline.connectStart ?? tx.timeline.requestStart
                 ?? tx.timeline.fetchStart
             let end = tx.connectionClosed ?? tx.timeline.responseEnd ?? tx.timeline.requestEnd ?? start
+            let closed = tx.connectionClosed != nil
             if let span = spans[key] {
-                spans[key] = (min(span.start, start), max(span.end, end))
+                // Once libcurl closed the socket, that is the end, whatever a transaction's own stamps say.
+                let end = span.closed ? span.end : closed ? end : max(span.end, end)
+                spans[key] = (min(span.start, start), end, span.closed || closed)
                 return
             }
-            spans[key] = (start, end)
+            spans[key] = (start, end, closed)
             distinct += 1
             if spans.count > limit { letGoOfOlderHalf() }
         }
@@ -59,7 +63,8 @@ extension Summary {
         }
 
         /// The most spans open at one instant: +1 at each start, -1 at each end, ends before starts at the same instant.
-        private static func peak<S: Sequence>(of spans: S) -> Int where S.Element == (start: Int64, end: Int64) {
+        private static func peak<S: Sequence>(of spans: S) -> Int
+            where S.Element == (start: Int64, end: Int64, closed: Bool) {
             let events = spans.flatMap { [($0.start, 1), ($0.end, -1)] }.sorted { ($0.0, $0.1) < ($1.0, $1.1) }
             var open = 0
             var peak = 0

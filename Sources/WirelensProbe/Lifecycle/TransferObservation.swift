@@ -22,7 +22,11 @@ struct TransferObservation {
     var firstBodyOutAt: Int64?
     /// True when the request asked for a 100 Continue.
     var expectSent: Bool
+    /// When the engine saw the transfer end: after `curl_multi_perform` returned, by when libcurl may already have
+    /// started the next transfer on the same connection.
     var end: Int64
+    /// When the last response byte was handed over (the last header line or body chunk).
+    var lastReceived: Int64? = nil
     /// When libcurl made the socket of the connection the transfer opened.
     var connectionOpened: Int64?
     /// When libcurl closed the connection while the transfer was on it.
@@ -74,7 +78,7 @@ struct TransferObservation {
         let reused = reusedConnection
         let raw = RawTimings(
             fetchStart: fetchStart, connectionReady: connectionReady, requestEnd: requestEnd,
-            responseStart: responseStart, end: end, curl: curlTimers, reusedConnection: reused,
+            responseStart: responseStart, end: completedAt, curl: curlTimers, reusedConnection: reused,
             hostIsIPLiteral: hostIsIPLiteral, usesTLS: usesTLS, socketOpened: socketOpened, connected: connected)
         let computed = PhaseMath.compute(raw, anchor: anchor)
         var m = TransactionMetrics(kind: kind, url: url, method: method, timeline: computed.timeline,
@@ -117,6 +121,13 @@ struct TransferObservation {
         m.tcp = tcp
         m.connectionTotals = connectionTotals
         return m
+    }
+
+    /// When the transfer ended: a completed response at its last byte (libcurl hands its connection to the next
+    /// transfer before the engine hears of the end), a failed one when the engine saw it fail.
+    var completedAt: Int64 {
+        guard error == nil, responseStart != nil, let lastReceived else { return end }
+        return min(end, lastReceived)
     }
 
     /// Why the transfer has no kernel facts (said in its `unknown` diagnosis).
