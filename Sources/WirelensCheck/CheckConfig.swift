@@ -20,7 +20,8 @@ import Yams
 ///
 /// A check without `timeout:` is bounded by `defaults: { timeout: … }` at the top level, else by `defaultTimeout`;
 /// one without `buckets:` has `defaults: { buckets: […] }`, else `Histogram.defaultBounds`. A check's interval
-/// (`every:`, default `CheckDefinition.defaultInterval`) may not be shorter than its timeout: a run could outlast it.
+/// (`every:`) may not be shorter than its timeout: a run could outlast it (without `every:`, the interval is
+/// `CheckDefinition.defaultInterval` or the timeout, whichever is longer).
 public struct CheckConfig: Sendable, Equatable {
     public var checks: [CheckDefinition]
 
@@ -133,7 +134,6 @@ public struct CheckConfig: Sendable, Equatable {
         var buckets = defaults.buckets
         var every: Int64?
         var everyNode: Node?
-        var timeoutNode: Node?
         var keepAlive = false
         var allowsLinkLocalRedirects = false
         var expectations: [Expectation] = []
@@ -189,9 +189,7 @@ public struct CheckConfig: Sendable, Equatable {
                 case "h2c", "h2c-prior-knowledge": options.httpVersion = .http2PriorKnowledge
                 default: throw reader.error(v, k, "'\(text)' is not one of auto, http/1.1, h2, h2c")
                 }
-            case "timeout":
-                options.totalTimeout = try reader.duration(v, k)
-                timeoutNode = v
+            case "timeout": options.totalTimeout = try reader.duration(v, k)
             case "connect_timeout": options.connectTimeout = try reader.duration(v, k)
             case "idle_timeout": options.idleTimeout = try reader.duration(v, k)
             case "retries": options.retry.maxRetries = try reader.int(v, k, 0...100)
@@ -215,12 +213,10 @@ public struct CheckConfig: Sendable, Equatable {
         if let expectNode {
             expectations = try parseExpect(expectNode, key: reader.path(key, "expect"), reader: reader)
         }
-        let interval = every ?? CheckDefinition.defaultInterval
-        if let timeout = options.totalTimeout, interval < timeout {
-            let text = "the interval \(DurationText.format(micros: interval))\(every == nil ? " (the default)" : "") is shorter "
-                + "than the timeout \(DurationText.format(micros: timeout)); a run could outlast it: give every ≥ timeout"
-            if let everyNode { throw reader.error(everyNode, reader.path(key, "every"), text) }
-            throw reader.error(timeoutNode ?? node, reader.path(key, timeoutNode == nil ? "every" : "timeout"), text)
+        if let every, let everyNode, let timeout = options.totalTimeout, every < timeout {
+            throw reader.error(everyNode, reader.path(key, "every"),
+                               "\(DurationText.format(micros: every)) is shorter than the check's timeout "
+                                   + "\(DurationText.format(micros: timeout)); a run could outlast its interval: give every ≥ timeout")
         }
         if !expectations.contains(where: { if case .status = $0 { true } else { false } }) {
             expectations.insert(.succeeded, at: 0)

@@ -43,8 +43,9 @@ public struct CheckDefinition: Sendable, Equatable {
         self.buckets = buckets
     }
 
-    /// How often `serve` runs it, µs: `every:` or the default.
-    public var interval: Int64 { every ?? Self.defaultInterval }
+    /// How often `serve` runs it, µs: `every:`, else the default or its timeout, whichever is longer (a run never
+    /// outlasts its interval for want of one).
+    public var interval: Int64 { every ?? max(Self.defaultInterval, options.totalTimeout ?? 0) }
 
     /// The options the check's task runs with: its own, with redirects into link-local addresses refused unless
     /// the check allows them (an exporter that follows a server's redirect to 169.254.169.254 reads cloud metadata),

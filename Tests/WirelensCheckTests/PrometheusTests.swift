@@ -113,7 +113,7 @@ final class PrometheusTests: XCTestCase {
     func testServeIsScrapedByPrometheus() async throws {
         let s = try TestServers.get()
         let config = try CheckCommandTests.writeConfig(mixedConfig(s).replacingOccurrences(
-            of: "    expect: { status: 200 }\n  - name: tls", with: "    every: 1s\n    expect: { status: 200 }\n  - name: tls"))
+            of: "    expect: { status: 200 }\n  - name: tls", with: "    every: 1s\n    timeout: 1s\n    expect: { status: 200 }\n  - name: tls"))
         let database = CheckCommandTests.temporaryPath("history.sqlite")
         let tsdb = CheckCommandTests.temporaryPath("tsdb")
         let promConfig = CheckCommandTests.temporaryPath("prometheus.yml")
