@@ -11,8 +11,13 @@ import Glibc
 /// `wirelens serve` under stress: SIGTERM while a check hangs, slowloris clients, oversized requests, an address
 /// already in use, a damaged history database.
 final class ServeCommandTests: XCTestCase {
-    /// Starts `serve` with the configuration text and extra arguments; returns it and its port.
+    /// Starts `serve` with the configuration text and extra arguments; returns it, its port and the config's path.
     private func startServe(_ configText: String, _ arguments: [String]) throws -> (ServerProcess, Int, String) {
+        try Self.startServe(configText, arguments)
+    }
+
+    /// Starts `serve` with the configuration text and extra arguments; returns it, its port and the config's path.
+    static func startServe(_ configText: String, _ arguments: [String]) throws -> (ServerProcess, Int, String) {
         let config = try CheckCommandTests.writeConfig(configText)
         let serve = try ServerProcess(CheckCommandTests.binary,
                                       ["serve", "--config", config, "--listen", "127.0.0.1:0"] + arguments)

@@ -11,17 +11,9 @@ import Glibc
 /// them), runs that overrun their interval skipped and counted, each check's `keep_alive` honoured on the shared
 /// pool (as nginx logs its connections), and the vantage and shard flags refused with one line when malformed.
 final class ServeScaleTests: XCTestCase {
-    /// Starts `serve` with the configuration text and extra arguments; returns it, its port and the config's path.
-    private func startServe(_ configText: String, _ arguments: [String] = ["--no-history"]) throws
-        -> (ServerProcess, Int, String) {
-        let config = try CheckCommandTests.writeConfig(configText)
-        let serve = try ServerProcess(CheckCommandTests.binary,
-                                      ["serve", "--config", config, "--listen", "127.0.0.1:0"] + arguments)
-        guard let port = serve.announcedPort() else {
-            unlink(config)
-            throw TestServerError(message: "serve printed no address: \(serve.stderr)")
-        }
-        return (serve, port, config)
+    /// Starts `serve` with the configuration text (no history); returns it, its port and the config's path.
+    private func startServe(_ configText: String) throws -> (ServerProcess, Int, String) {
+        try ServeCommandTests.startServe(configText, ["--no-history"])
     }
 
     /// /metrics, through curl.
