@@ -76,6 +76,7 @@ final class CommandHelpTests: XCTestCase {
             "--reset-after": "1MiB", "--stall": "1s", "--fault-status": "503", "--retry-after": "1",
             "--fail-parts": "0.5", "--fail-seed": "7", "--threads": "2", "--filter": "tcp port 8080",
             "--probe": scratch + "/probe.json", "--format": "text", "--write-out": "%{http_code}",
+            "--vantage": "eu-west-1", "--shard": "1/2",
         ]
         return samples[option]
     }
