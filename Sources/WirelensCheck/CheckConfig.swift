@@ -18,7 +18,10 @@ import Yams
 ///       upload_throughput: { min: 1MB/s }
 /// ```
 ///
-/// A check without `timeout:` is bounded by `defaults: { timeout: … }` at the top level, else by `defaultTimeout`.
+/// A check without `timeout:` is bounded by `defaults: { timeout: … }` at the top level, else by `defaultTimeout`;
+/// one without `buckets:` has `defaults: { buckets: […] }`, else `Histogram.defaultBounds`. A check's interval
+/// (`every:`) may not be shorter than its timeout: a run could outlast it (without `every:`, the interval is
+/// `CheckDefinition.defaultInterval` or the timeout, whichever is longer).
 public struct CheckConfig: Sendable, Equatable {
     public var checks: [CheckDefinition]
 
@@ -34,7 +37,7 @@ public struct CheckConfig: Sendable, Equatable {
     public static let checkKeys = [
         "name", "url", "method", "upload", "headers", "every", "keep_alive", "expect", "http_version", "timeout",
         "connect_timeout", "idle_timeout", "retries", "max_redirects", "trusted_redirects", "allow_link_local_redirects",
-        "insecure", "cacert", "proxy", "expect_100", "user_agent",
+        "insecure", "cacert", "proxy", "expect_100", "user_agent", "buckets",
     ]
 
     /// The keys `expect:` accepts.
@@ -77,15 +80,18 @@ public struct CheckConfig: Sendable, Equatable {
         }
         guard let root else { throw CheckConfigError(file: file, line: 1, key: "checks", message: "the file is empty; list checks under 'checks:'") }
         var checksNode: Node?
-        var timeout = defaultTimeout
+        var defaults = Defaults()
         for entry in try reader.mapping(root, "") {
             switch entry.name {
             case "checks": checksNode = entry.value
             case "defaults":
                 for item in try reader.mapping(entry.value, "defaults") {
                     let k = reader.path("defaults", item.name)
-                    guard item.name == "timeout" else { throw reader.error(item.keyNode, k, "unknown key; defaults takes timeout") }
-                    timeout = try reader.duration(item.value, k)
+                    switch item.name {
+                    case "timeout": defaults.timeout = try reader.duration(item.value, k)
+                    case "buckets": defaults.buckets = try reader.buckets(item.value, k)
+                    default: throw reader.error(item.keyNode, k, "unknown key; defaults takes timeout and buckets")
+                    }
                 }
             default:
                 throw reader.error(entry.keyNode, entry.name, "unknown key; the top level has 'checks' and 'defaults'")
@@ -98,7 +104,7 @@ public struct CheckConfig: Sendable, Equatable {
         var checks: [CheckDefinition] = []
         var names: [String: Int] = [:]
         for (index, node) in sequence.enumerated() {
-            let check = try parseCheck(node, key: "checks[\(index)]", defaultTimeout: timeout, reader: reader)
+            let check = try parseCheck(node, key: "checks[\(index)]", defaults: defaults, reader: reader)
             if let line = names[check.name] {
                 throw reader.error(node, "checks[\(index)].name", "'\(check.name)' is already the name of the check on line \(line)")
             }
@@ -108,16 +114,26 @@ public struct CheckConfig: Sendable, Equatable {
         return CheckConfig(checks: checks)
     }
 
-    /// One entry of `checks:`; `defaultTimeout` (µs) bounds it unless it gives its own `timeout:`.
-    static func parseCheck(_ node: Node, key: String, defaultTimeout: Int64,
+    /// What `defaults:` gives the checks that do not say.
+    struct Defaults {
+        /// µs.
+        var timeout = CheckConfig.defaultTimeout
+        /// Histogram bucket bounds, µs.
+        var buckets = Histogram.defaultBounds
+    }
+
+    /// One entry of `checks:`; `defaults` fill in the timeout and buckets it does not give.
+    static func parseCheck(_ node: Node, key: String, defaults: Defaults,
                            reader: ConfigReader) throws(CheckConfigError) -> CheckDefinition {
         var name: String?
         var url: String?
         var method: String?
         var body = BodySource.none
         var options = ProbeOptions()
-        options.totalTimeout = defaultTimeout
+        options.totalTimeout = defaults.timeout
+        var buckets = defaults.buckets
         var every: Int64?
+        var everyNode: Node?
         var keepAlive = false
         var allowsLinkLocalRedirects = false
         var expectations: [Expectation] = []
@@ -158,7 +174,10 @@ public struct CheckConfig: Sendable, Equatable {
                     }
                     options.headers.append(HeaderField(name: header.name, value: value))
                 }
-            case "every": every = try reader.duration(v, k)
+            case "every":
+                every = try reader.duration(v, k)
+                everyNode = v
+            case "buckets": buckets = try reader.buckets(v, k)
             case "keep_alive": keepAlive = try reader.bool(v, k)
             case "expect": expectNode = v
             case "http_version":
@@ -194,12 +213,18 @@ public struct CheckConfig: Sendable, Equatable {
         if let expectNode {
             expectations = try parseExpect(expectNode, key: reader.path(key, "expect"), reader: reader)
         }
+        if let every, let everyNode, let timeout = options.totalTimeout, every < timeout {
+            throw reader.error(everyNode, reader.path(key, "every"),
+                               "\(DurationText.format(micros: every)) is shorter than the check's timeout "
+                                   + "\(DurationText.format(micros: timeout)); a run could outlast its interval: give every ≥ timeout")
+        }
         if !expectations.contains(where: { if case .status = $0 { true } else { false } }) {
             expectations.insert(.succeeded, at: 0)
         }
         return CheckDefinition(name: name, url: url, method: method ?? (body == .none ? "GET" : "PUT"), body: body,
                                options: options, every: every, keepAlive: keepAlive, expectations: expectations,
-                               line: node.mark?.line ?? 0, allowsLinkLocalRedirects: allowsLinkLocalRedirects)
+                               line: node.mark?.line ?? 0, allowsLinkLocalRedirects: allowsLinkLocalRedirects,
+                               buckets: buckets)
     }
 
     /// `upload: { size: 1MiB }` or `upload: { file: /path }`.

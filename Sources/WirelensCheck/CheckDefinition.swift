@@ -21,9 +21,15 @@ public struct CheckDefinition: Sendable, Equatable {
     /// Follow redirects into link-local addresses (`allow_link_local_redirects: true`); by default a check refuses
     /// them, and the refusal is its failure (see `engineOptions`).
     public var allowsLinkLocalRedirects: Bool
+    /// The bounds of its histograms' buckets under `serve`, µs (`buckets:`).
+    public var buckets: [Int64]
+
+    /// The interval of a check without `every:`.
+    public static let defaultInterval: Int64 = 60_000_000
 
     public init(name: String, url: String, method: String, body: BodySource, options: ProbeOptions, every: Int64?,
-                keepAlive: Bool, expectations: [Expectation], line: Int, allowsLinkLocalRedirects: Bool = false) {
+                keepAlive: Bool, expectations: [Expectation], line: Int, allowsLinkLocalRedirects: Bool = false,
+                buckets: [Int64] = Histogram.defaultBounds) {
         self.name = name
         self.url = url
         self.method = method
@@ -34,13 +40,20 @@ public struct CheckDefinition: Sendable, Equatable {
         self.expectations = expectations
         self.line = line
         self.allowsLinkLocalRedirects = allowsLinkLocalRedirects
+        self.buckets = buckets
     }
 
-    /// The options the check's engine runs with: its own, with redirects into link-local addresses refused unless
-    /// the check allows them (an exporter that follows a server's redirect to 169.254.169.254 reads cloud metadata).
+    /// How often `serve` runs it, µs: `every:`, else the default or its timeout, whichever is longer (a run never
+    /// outlasts its interval for want of one).
+    public var interval: Int64 { every ?? max(Self.defaultInterval, options.totalTimeout ?? 0) }
+
+    /// The options the check's task runs with: its own, with redirects into link-local addresses refused unless
+    /// the check allows them (an exporter that follows a server's redirect to 169.254.169.254 reads cloud metadata),
+    /// and connections reused only with `keep_alive: true` (else each run opens a fresh one and closes it after).
     public var engineOptions: ProbeOptions {
         var options = self.options
         options.allowsLinkLocalRedirects = allowsLinkLocalRedirects
+        options.reuseConnections = keepAlive
         return options
     }
 

@@ -2,22 +2,39 @@ import Foundation
 import WirelensCore
 import WirelensProbe
 
-/// Runs checks through the probe engine and evaluates their assertions.
+/// Runs checks through one long-lived probe engine and evaluates their assertions.
 ///
-/// Each check runs as one probe task on an engine with its own options. By default every run gets a new engine,
-/// so connect and TLS are measured each time; a check with `keep_alive: true` keeps its engine (and its
-/// connection pool) across rounds.
+/// Every check of the process (scheduled runs, `/probe`, a `check` round) runs as one probe task on the same engine:
+/// one loop thread and one connection pool, whatever the number of checks. Each check's task carries the check's own
+/// options (`TaskOptions`: headers, timeouts, TLS, HTTP version), and its `keep_alive` governs its part of the pool:
+/// by default a run opens a fresh connection and closes it after (CURLOPT_FRESH_CONNECT and FORBID_REUSE), so connect
+/// and TLS are measured every time; a check with `keep_alive: true` reuses pooled connections across rounds.
 ///
 /// `stop()` cancels the runs in flight and refuses new ones: they return nil, no result.
 public actor CheckRunner {
-    private var engines: [String: Engine] = [:]
-    /// The engines of the runs in flight, so that `stop()` can cancel them.
-    private var running: [UUID: Engine] = [:]
+    /// The engine, made at the first run; nil until then, or when it could not be made (`engineFailure`).
+    private var engine: Engine?
+    private var engineFailure: ProbeError?
+    /// Each check's task options, built once per check (by name, made again when its options change).
+    private var taskOptions: [String: TaskOptions] = [:]
     private var stopped = false
+    /// The engine's limit of checks in flight at once; runs beyond it wait inside the engine, their timeout not started.
+    public let inFlightLimit: Int
     /// The most bytes of a response body kept for `body_contains`.
     public static let bodyLimit = 1 << 20
+    /// The default `inFlightLimit`: the engine's connections (and so file descriptors) stay below it plus its pool.
+    public static let defaultInFlightLimit = 256
 
-    public init() {}
+    public init(inFlightLimit: Int = CheckRunner.defaultInFlightLimit) {
+        self.inFlightLimit = max(1, inFlightLimit)
+    }
+
+    /// The options of the shared engine: its concurrency and its pool of kept connections; the checks bring the rest.
+    static func engineOptions(inFlightLimit: Int) -> ProbeOptions {
+        var options = ProbeOptions()
+        options.concurrency = inFlightLimit
+        return options
+    }
 
     /// Runs every check once, concurrently, and returns the results in configuration order (after `stop()`, the
     /// results of the checks that finished).
@@ -35,7 +52,7 @@ public actor CheckRunner {
     /// Cancels the runs in flight (their transfers end at once) and every later run: they return nil.
     public func stop() {
         stopped = true
-        for engine in running.values { engine.cancel() }
+        engine?.cancel()
     }
 
     /// Runs one check once; nil when the runner was stopped before or during the run.
@@ -43,18 +60,17 @@ public actor CheckRunner {
         guard !stopped else { return nil }
         let started = Int64(Date().timeIntervalSince1970 * 1e6)
         let engine: Engine
+        let options: TaskOptions
         do {
-            engine = try self.engine(for: check)
+            engine = try sharedEngine()
+            options = try self.options(for: check)
         } catch {
             return CheckResult(name: check.name, url: check.url, startedAt: started, record: nil,
                                failure: error.description, assertions: [], certificateExpiry: nil)
         }
         async let certificate: Result<Int64, ProbeError>? = check.certificateDays == nil ? nil
             : CertificateExpiry.earliest(url: check.url, options: check.options)
-        let id = UUID()
-        running[id] = engine
-        let records = await engine.run([check.taskSpec(bodyLimit: Self.bodyLimit)])
-        running[id] = nil
+        let records = await engine.run([check.taskSpec(bodyLimit: Self.bodyLimit)], options: options)
         guard !stopped else { return nil }
         let expiry = await certificate
         guard let record = records.first else {
@@ -73,12 +89,26 @@ public actor CheckRunner {
                            assertions: assertions, certificateExpiry: extras.certificateExpiry)
     }
 
-    /// The check's engine: a kept one for `keep_alive` checks, else a new one.
-    private func engine(for check: CheckDefinition) throws(ProbeError) -> Engine {
-        guard check.keepAlive else { return try Engine(options: check.engineOptions) }
-        if let engine = engines[check.name] { return engine }
-        let engine = try Engine(options: check.engineOptions)
-        engines[check.name] = engine
-        return engine
+    /// The engine every check runs on, made at the first run.
+    private func sharedEngine() throws(ProbeError) -> Engine {
+        if let engine { return engine }
+        if let engineFailure { throw engineFailure }
+        do {
+            let made = try Engine(options: Self.engineOptions(inFlightLimit: inFlightLimit))
+            engine = made
+            return made
+        } catch {
+            engineFailure = error
+            throw error
+        }
+    }
+
+    /// The check's task options: made once, again only when the check's options changed.
+    private func options(for check: CheckDefinition) throws(ProbeError) -> TaskOptions {
+        let wanted = check.engineOptions
+        if let known = taskOptions[check.name], known.options == wanted { return known }
+        let made = try TaskOptions(wanted)
+        taskOptions[check.name] = made
+        return made
     }
 }

@@ -7,14 +7,18 @@ import WirelensStore
 
 /// `wirelens serve`: runs every configured check on its schedule and serves their latest results on /metrics,
 /// plus /probe?target=NAME, an on-demand run of a configured check (never an arbitrary URL).
+///
+/// All checks run on one `CheckRunner` (one engine, one loop thread, one connection pool). Each check has a
+/// lightweight task that sleeps until its next tick (`Schedule`: spread over the interval by the check's name),
+/// runs the check, and counts the ticks it missed while the run went on as skipped: runs never queue up.
 public final class CheckService: Sendable {
     /// The default interval of a check without `every:`.
-    public static let defaultInterval: Int64 = 60_000_000
+    public static let defaultInterval: Int64 = CheckDefinition.defaultInterval
     /// The Content-Type of the exposition format.
     public static let exposition = "text/plain; version=0.0.4; charset=utf-8"
 
     private let config: CheckConfig
-    private let runner = CheckRunner()
+    private let runner: CheckRunner
     public let board: ResultBoard
     private let answers = AnswerCount()
     private let group: MultiThreadedEventLoopGroup
@@ -29,10 +33,12 @@ public final class CheckService: Sendable {
     /// `board` holds the results (and hands them to the history); `problem` receives history trouble, once per
     /// new kind of trouble rather than per result.
     public init(config: CheckConfig, host: String, port: Int, limits: ServeLimits = ServeLimits(), board: ResultBoard,
+                inFlightLimit: Int = CheckRunner.defaultInFlightLimit,
                 problem: @escaping @Sendable (String) -> Void) async throws(ListenFailure) {
         self.config = config
         self.board = board
-        let runner = self.runner
+        let runner = CheckRunner(inFlightLimit: inFlightLimit)
+        self.runner = runner
         let answers = self.answers
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         self.group = group
@@ -68,18 +74,30 @@ public final class CheckService: Sendable {
         }
         self.port = channel.localAddress?.port ?? port
         schedulers = config.checks.map { check in
-            Task {
-                let schedule = Schedule(interval: check.every ?? Self.defaultInterval)
-                // Spread the first runs over a tenth of the interval, so that checks do not all start at once.
-                let offset = Int64(Double(schedule.interval) * schedule.jitter * Double.random(in: 0..<1))
-                try? await Task.sleep(nanoseconds: UInt64(offset) * 1000)
-                while !Task.isCancelled, let result = await runner.run(check) {
-                    if let trouble = await board.record(result) { problem(trouble.description) }
-                    try? await Task.sleep(nanoseconds: UInt64(schedule.nextDelay()) * 1000)
-                }
-            }
+            Task { await Self.schedule(check, runner: runner, board: board, problem: problem) }
         }
     }
+
+    /// Runs one check at its ticks until cancelled or the runner stops; a tick that passes while the check's run
+    /// is still going is skipped and counted, never queued.
+    static func schedule(_ check: CheckDefinition, runner: CheckRunner, board: ResultBoard,
+                         problem: @Sendable (String) -> Void) async {
+        let schedule = Schedule(interval: check.interval)
+        let offset = schedule.offset(name: check.name)
+        var tick = schedule.tick(atOrAfter: wallClock(), offset: offset)
+        while !Task.isCancelled {
+            let wait = tick - wallClock()
+            if wait > 0 { try? await Task.sleep(nanoseconds: UInt64(wait) * 1000) }
+            guard !Task.isCancelled, let result = await runner.run(check) else { return }
+            let next = schedule.tick(atOrAfter: wallClock(), offset: offset)
+            let skipped = schedule.skippedTicks(tick: tick, next: next)
+            if let trouble = await board.record(result, skipped: skipped) { problem(trouble.description) }
+            tick = next
+        }
+    }
+
+    /// Now, wall-clock µs since the epoch.
+    static func wallClock() -> Int64 { Int64(Date().timeIntervalSince1970 * 1e6) }
 
     /// Stops: cancels the checks in flight (their results are dropped, not recorded as failures) and the schedules,
     /// closes the listener, lets the answers under way finish (a cancelled /probe is answered 503; bounded: 2 s),
@@ -104,7 +122,7 @@ public final class CheckService: Sendable {
         let components = URLComponents(string: uri)
         switch components?.path ?? uri {
         case "/metrics":
-            return .init(status: .ok, contentType: exposition, body: PrometheusRenderer.render(await board.results()))
+            return .init(status: .ok, contentType: exposition, body: await board.exposition())
         case "/probe":
             let names = config.checks.map(\.name)
             guard let target = components?.queryItems?.first(where: { $0.name == "target" })?.value else {
@@ -117,7 +135,7 @@ public final class CheckService: Sendable {
                 return .text(.serviceUnavailable, "serve is stopping; the check was cancelled\n")
             }
             if let trouble = await board.record(result) { problem(trouble.description) }
-            return .init(status: .ok, contentType: exposition, body: PrometheusRenderer.render([result]))
+            return .init(status: .ok, contentType: exposition, body: PrometheusRenderer.render([result], vantage: board.vantage))
         case "/":
             return .text(.ok, "wirelens serve: /metrics (latest results), /probe?target=NAME (run a configured check)\n")
         default:

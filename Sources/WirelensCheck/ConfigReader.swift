@@ -115,6 +115,25 @@ struct ConfigReader {
     }
 
     /// `parent.child`, or `child` at the top.
+    /// Histogram bucket bounds: a list of durations (µs), strictly increasing, at most `Histogram.maxBuckets`.
+    func buckets(_ node: Node, _ key: String) throws(CheckConfigError) -> [Int64] {
+        guard let sequence = node.sequence, !sequence.isEmpty else {
+            throw error(node, key, "must be a list of durations, e.g. [5ms, 50ms, 500ms, 5s]")
+        }
+        guard sequence.count <= Histogram.maxBuckets else {
+            throw error(node, key, "has \(sequence.count) buckets; give at most \(Histogram.maxBuckets)")
+        }
+        var bounds: [Int64] = []
+        for (index, item) in sequence.enumerated() {
+            let bound = try duration(item, "\(key)[\(index)]")
+            if let last = bounds.last, bound <= last {
+                throw error(item, "\(key)[\(index)]", "must be larger than the bucket before it (\(DurationText.format(micros: last)))")
+            }
+            bounds.append(bound)
+        }
+        return bounds
+    }
+
     func path(_ parent: String, _ child: String) -> String {
         parent.isEmpty ? child : "\(parent).\(child)"
     }

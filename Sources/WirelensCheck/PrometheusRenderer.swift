@@ -6,7 +6,11 @@ import WirelensCore
 /// Names follow blackbox_exporter where the meaning is the same (`probe_success`, `probe_duration_seconds`,
 /// `probe_http_duration_seconds{phase}`, `probe_http_status_code`, `probe_http_version`,
 /// `probe_ssl_earliest_cert_expiry`); Wirelens' own figures are `wirelens_*`. Every sample carries the check's
-/// name as the `check` label. A phase that did not happen has no sample (never a 0).
+/// name as the `check` label, and the instance's vantage point as the `vantage` label when it has one. A phase that
+/// did not happen has no sample (never a 0).
+///
+/// With `CheckStatistics` (`serve`), each check also has counters of its runs, failures by reason and skipped ticks,
+/// and classic histograms of its total time and of each phase (`wirelens_check_*`).
 public enum PrometheusRenderer {
     /// The metric families, in output order.
     enum Metric: String, CaseIterable {
@@ -30,6 +34,11 @@ public enum PrometheusRenderer {
         case diagnosis = "wirelens_diagnosis_info"
         case assertion = "wirelens_assertion_success"
         case timestamp = "wirelens_check_timestamp_seconds"
+        case runs = "wirelens_check_runs_total"
+        case failures = "wirelens_check_failures_total"
+        case skipped = "wirelens_check_skipped_total"
+        case durationHistogram = "wirelens_check_duration_seconds"
+        case phaseHistogram = "wirelens_check_phase_duration_seconds"
 
         /// The family's HELP text.
         var help: String {
@@ -57,22 +66,47 @@ public enum PrometheusRenderer {
             case .diagnosis: "1 for the verdict naming what held the final transaction back (see the README's verdict set)."
             case .assertion: "1 when the assertion held."
             case .timestamp: "When the check last ran, in Unix seconds."
+            case .runs: "Runs of the check that ended with a result (scheduled and /probe)."
+            case .failures: "Failed runs by reason: the task's error class, setup, or assertion."
+            case .skipped: "Scheduled runs skipped because the check's previous run was still going."
+            case .durationHistogram: "The check's task (redirects and retries included), per run."
+            case .phaseHistogram: "Each phase of the HTTP request per run, summed over its transactions (as probe_http_duration_seconds)."
+            }
+        }
+
+        /// The family's TYPE.
+        var type: String {
+            switch self {
+            case .runs, .failures, .skipped: "counter"
+            case .durationHistogram, .phaseHistogram: "histogram"
+            default: "gauge"
             }
         }
     }
 
-    /// One sample: its check, its other labels and its value as text.
+    /// One sample: its check, its other labels, its value as text, and the suffix of its series' name (`_bucket`,
+    /// `_sum`, `_count` of a histogram).
     struct Sample {
         let check: String
         let labels: [(String, String)]
         let value: String
+        var suffix = ""
     }
 
-    /// The exposition text for the results (one result per check; later results of a check win).
-    public static func render(_ results: [CheckResult]) -> String {
+    /// The exposition text for the results (one result per check; later results of a check win), each sample
+    /// labelled with `vantage` when given, with each check's `statistics` when given.
+    public static func render(_ results: [CheckResult], vantage: String? = nil,
+                              statistics: [String: CheckStatistics] = [:]) -> String {
         var samples: [Metric: [Sample]] = [:]
-        func add(_ metric: Metric, _ check: String, _ value: String, labels: [(String, String)] = []) {
-            samples[metric, default: []].append(Sample(check: check, labels: labels, value: value))
+        func add(_ metric: Metric, _ check: String, _ value: String, labels: [(String, String)] = [], suffix: String = "") {
+            samples[metric, default: []].append(Sample(check: check, labels: labels, value: value, suffix: suffix))
+        }
+        func histogram(_ metric: Metric, _ check: String, _ histogram: Histogram, labels: [(String, String)] = []) {
+            for bucket in histogram.cumulative {
+                add(metric, check, "\(bucket.count)", labels: labels + [("le", bucket.le)], suffix: "_bucket")
+            }
+            add(metric, check, seconds(histogram.sum), labels: labels, suffix: "_sum")
+            add(metric, check, "\(histogram.count)", labels: labels, suffix: "_count")
         }
         var latest: [String: CheckResult] = [:]
         var order: [String] = []
@@ -81,6 +115,19 @@ public enum PrometheusRenderer {
         }
         for name in order {
             guard let result = latest[name] else { continue }
+            if let stats = statistics[name] {
+                add(.runs, name, "\(stats.runs)")
+                for reason in stats.failures.keys.sorted() {
+                    add(.failures, name, "\(stats.failures[reason] ?? 0)", labels: [("reason", reason)])
+                }
+                add(.skipped, name, "\(stats.skipped)")
+                histogram(.durationHistogram, name, stats.total)
+                for phase in phaseNames {
+                    if let phaseHistogram = stats.phases[phase] {
+                        histogram(.phaseHistogram, name, phaseHistogram, labels: [("phase", phase)])
+                    }
+                }
+            }
             add(.success, name, result.passed ? "1" : "0")
             add(.timestamp, name, seconds(result.startedAt))
             for assertion in result.assertions {
@@ -117,17 +164,28 @@ public enum PrometheusRenderer {
             }
         }
         var out = ""
+        let vantageLabel = vantage.map { ",vantage=\"\(escape($0))\"" } ?? ""
         for metric in Metric.allCases {
             guard let list = samples[metric] else { continue }
-            out += "# HELP \(metric.rawValue) \(metric.help)\n# TYPE \(metric.rawValue) gauge\n"
+            out += "# HELP \(metric.rawValue) \(metric.help)\n# TYPE \(metric.rawValue) \(metric.type)\n"
             for sample in list {
-                let labels = [("check", sample.check)] + sample.labels
-                let text = labels.map { "\($0.0)=\"\(escape($0.1))\"" }.joined(separator: ",")
-                out += "\(metric.rawValue){\(text)} \(sample.value)\n"
+                out += metric.rawValue
+                out += sample.suffix
+                out += "{check=\""
+                out += escape(sample.check)
+                out += "\""
+                out += vantageLabel
+                for (name, value) in sample.labels {
+                    out += ",\(name)=\"\(escape(value))\""
+                }
+                out += "} \(sample.value)\n"
             }
         }
         return out
     }
+
+    /// blackbox_exporter's phase names, in timeline order.
+    static let phaseNames = ["resolve", "connect", "tls", "processing", "transfer"]
 
     /// blackbox_exporter's phases summed over the task's transactions: resolve (dns), connect, tls, processing
     /// (send and wait: from the connection to the first response byte) and transfer (receive); a phase that
@@ -160,6 +218,8 @@ public enum PrometheusRenderer {
 
     /// A label value escaped as the exposition format asks (backslash, double quote, newline).
     static func escape(_ value: String) -> String {
+        guard value.utf8.contains(where: { $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\n") })
+        else { return value }
         var out = ""
         for c in value {
             switch c {

@@ -28,11 +28,7 @@ public final class Engine: Sendable {
         self.options = options
         // The CLI and the check configuration refuse these already; an engine made otherwise refuses them too
         // rather than let libcurl send a header that splits the request.
-        for field in options.headers + [HeaderField(name: "User-Agent", value: options.userAgent)] {
-            if let problem = RequestTextCheck.problem(name: field.name, value: field.value) {
-                throw ProbeError.engine(problem)
-            }
-        }
+        try TaskOptions.checkHeaders(options)
         let anchor = MonotonicClock.anchor()
         self.anchor = anchor
         let settings = CurlMulti.Settings(
@@ -84,15 +80,16 @@ public final class Engine: Sendable {
     /// dropped, and this returns what was gathered.
     ///
     /// - Parameters:
+    ///   - taskOptions: the tasks' own options (see `TaskOptions`); nil runs them with the engine's.
     ///   - onTaskFinished: called on the engine's loop thread with each task as it ends, in the order they end.
     ///   - keepsRecords: false returns no records: each went to `onTaskFinished` only, so a run of any length
     ///     holds only the tasks in flight.
-    public func run(_ specs: [TaskSpec], rounds: Int = 1, keepsRecords: Bool = true,
+    public func run(_ specs: [TaskSpec], options taskOptions: TaskOptions? = nil, rounds: Int = 1, keepsRecords: Bool = true,
                     onTaskFinished: (@Sendable (TaskRecord) -> Void)? = nil) async -> [TaskRecord] {
         let count = specs.count * max(0, rounds)
         guard count > 0 else { return [] }
         return await withCheckedContinuation { continuation in
-            let order = EngineLoop.Order(specs: specs, count: count, keepsRecords: keepsRecords,
+            let order = EngineLoop.Order(specs: specs, taskOptions: taskOptions, count: count, keepsRecords: keepsRecords,
                                          onTaskFinished: onTaskFinished) { continuation.resume(returning: $0) }
             // An engine shut down takes no work: the run gets no records.
             if !loop.post(.submit(order)) { continuation.resume(returning: []) }

@@ -11,11 +11,14 @@ final class EngineLoop: CurlLoopDriver {
     let anchor: ClockAnchor
     let progress: TransferProgress?
     let multi: CurlMulti
-    /// The redirect, retry and timeout rules every task's lifecycle follows.
-    private let rules: LifecycleRules
+    /// The engine's own options as a profile: the rules and header lists of tasks submitted without options of
+    /// their own.
+    private let engineProfile: TaskProfile
+    /// The profiles of the task options submitted so far, each with the options object it was built from (held, so
+    /// that its identifier stays its own); emptied when it grows past `profileLimit`.
+    private var profiles: [ObjectIdentifier: (owner: TaskOptions, profile: TaskProfile)] = [:]
     /// Raised when the run is cancelled, for a pipe body's reader waiting for its writer.
     private let pipeStop: PipeStop
-    private let headerLists: RequestHeaderLists
 
     /// Submitted tasks not started yet, batch by batch, oldest first (a TaskState is made when a task starts).
     private var submissions: [Submission] = []
@@ -55,6 +58,8 @@ final class EngineLoop: CurlLoopDriver {
     /// Tasks submitted together: `count` of them, task i running `specs[i % specs.count]`.
     struct Order: Sendable {
         let specs: [TaskSpec]
+        /// The tasks' own options; nil: the engine's.
+        let taskOptions: TaskOptions?
         let count: Int
         let keepsRecords: Bool
         let onTaskFinished: (@Sendable (TaskRecord) -> Void)?
@@ -73,6 +78,7 @@ final class EngineLoop: CurlLoopDriver {
     /// An order taken in by the loop, with its batch.
     private struct Submission {
         let specs: [TaskSpec]
+        let profile: TaskProfile
         let count: Int
         let batch: Batch
         /// The engine-wide index of the first task, set when the loop takes the submission in.
@@ -87,8 +93,7 @@ final class EngineLoop: CurlLoopDriver {
         self.progress = progress
         self.anchor = anchor
         self.multi = multi
-        rules = LifecycleRules(options: options, anchor: anchor)
-        headerLists = try RequestHeaderLists(options: options)
+        engineProfile = try TaskProfile(options: options, anchor: anchor)
         let sockets = sockets
         let roles = priorKnowledgeRoles
         multi.onSocketClose = { socket in
@@ -102,9 +107,14 @@ final class EngineLoop: CurlLoopDriver {
     func receive(_ command: Command) {
         switch command {
         case .submit(let order):
-            enqueue(Submission(specs: order.specs, count: order.count,
-                               batch: Batch(count: order.count, keepsRecords: order.keepsRecords,
-                                            onTaskFinished: order.onTaskFinished, completion: order.completion)))
+            let batch = Batch(count: order.count, keepsRecords: order.keepsRecords, onTaskFinished: order.onTaskFinished,
+                              completion: order.completion)
+            guard let profile = profile(for: order.taskOptions) else {
+                // Header lists libcurl could not allocate: the tasks are dropped, as after a cancel.
+                for slot in 0..<order.count { batch.settle(slot: slot, record: nil) }
+                return
+            }
+            enqueue(Submission(specs: order.specs, profile: profile, count: order.count, batch: batch))
         case .cancel:
             cancelAll()
         case .inspect(let answer):
@@ -145,6 +155,21 @@ final class EngineLoop: CurlLoopDriver {
 
     // MARK: Tasks
 
+    /// The most task options whose profiles are kept; past it the table starts again (tasks in flight hold theirs).
+    static let profileLimit = 4096
+
+    /// The profile of tasks with these options (the engine's for nil), built on first use; nil when libcurl could
+    /// not make its header lists.
+    private func profile(for taskOptions: TaskOptions?) -> TaskProfile? {
+        guard let taskOptions else { return engineProfile }
+        let key = ObjectIdentifier(taskOptions)
+        if let known = profiles[key] { return known.profile }
+        guard let made = try? TaskProfile(options: taskOptions.options, anchor: anchor) else { return nil }
+        if profiles.count >= Self.profileLimit { profiles.removeAll() }
+        profiles[key] = (taskOptions, made)
+        return made
+    }
+
     private func enqueue(_ submitted: Submission) {
         var submission = submitted
         submission.firstIndex = nextTaskIndex
@@ -171,7 +196,7 @@ final class EngineLoop: CurlLoopDriver {
             let submission = submissions[0]
             let slot = submission.next
             let task = TaskState(index: submission.firstIndex + slot, spec: submission.specs[slot % submission.specs.count],
-                                 batch: submission.batch, batchSlot: slot, rules: rules)
+                                 batch: submission.batch, batchSlot: slot, profile: submission.profile)
             if slot + 1 == submission.count { submissions.removeFirst() } else { submissions[0].next = slot + 1 }
             tasksInFlight += 1
             perform(task.lifecycle.start(at: MonotonicClock.now()), for: task)
@@ -279,10 +304,10 @@ final class EngineLoop: CurlLoopDriver {
 
     /// Takes a kernel snapshot of each transfer's connection whose last one is `tcpSampleInterval` old.
     private func sampleConnections() {
-        guard options.readsKernelFacts, options.tcpSampleInterval > 0, !active.isEmpty else { return }
+        guard !active.isEmpty else { return }
         let now = MonotonicClock.now()
-        let interval = options.tcpSampleInterval * 1000
-        for ctx in active.values where ctx.tcpSocket != nil && now - ctx.tcpSampledAt >= interval {
+        for ctx in active.values where ctx.tcpSocket != nil && ctx.task.profile.samplesTCP
+            && now - ctx.tcpSampledAt >= ctx.task.profile.options.tcpSampleInterval * 1000 {
             ctx.sampleTCP(at: now)
         }
     }
@@ -297,15 +322,14 @@ final class EngineLoop: CurlLoopDriver {
             look = max(0, (nextAcknowledgementLook - stamp + 999_999) / 1_000_000)
         }
         var next = Int64.max
-        if options.readsKernelFacts, options.tcpSampleInterval > 0 {
-            for ctx in active.values where ctx.tcpSocket != nil {
-                next = min(next, ctx.tcpSampledAt + options.tcpSampleInterval * 1000)
+        for ctx in active.values {
+            let profile = ctx.task.profile
+            if ctx.tcpSocket != nil, profile.samplesTCP {
+                next = min(next, ctx.tcpSampledAt + profile.options.tcpSampleInterval * 1000)
             }
+            if profile.rules.hasTimeouts { next = min(next, ctx.task.lifecycle.nextTimeout(activity: ctx.activity)) }
         }
         for task in waiting { next = min(next, task.lifecycle.wakeTime ?? .max) }
-        if rules.hasTimeouts {
-            for ctx in active.values { next = min(next, ctx.task.lifecycle.nextTimeout(activity: ctx.activity)) }
-        }
         guard next != .max else { return Int32(min(1000, look)) }
         let millis = (next - (now ?? MonotonicClock.now())) / 1_000_000 + 1
         return Int32(max(0, min(1000, look, millis)))
@@ -317,6 +341,8 @@ final class EngineLoop: CurlLoopDriver {
     /// and adds its easy handle to the multi handle.
     private func startTransaction(_ task: TaskState, _ attempt: TaskLifecycle.Attempt) {
         let now = MonotonicClock.now()
+        let options = task.profile.options
+        let rules = task.profile.rules
         var target: TargetURL
         let access: TaskLifecycle.Access
         do {
@@ -367,7 +393,8 @@ final class EngineLoop: CurlLoopDriver {
             ctx.priorKnowledge = (role, priorKnowledgeRoles, settings)
         }
         do {
-            try EasyConfigurator(options: options, headers: headerLists).configure(handle, for: settings, observer: ctx)
+            try EasyConfigurator(options: options, headers: task.profile.headerLists)
+                .configure(handle, for: settings, observer: ctx)
         } catch {
             failBeforeStart(task, at: now, error: TransferError(errorClass: .other, message: error.description),
                             discarding: ctx)
@@ -420,10 +447,9 @@ final class EngineLoop: CurlLoopDriver {
     /// Aborts transfers whose task passed its total timeout or that moved no byte for the idle timeout, and ends
     /// parked tasks past their deadline.
     private func enforceTimeouts() {
-        guard rules.hasTimeouts else { return }
         let now = MonotonicClock.now()
         var expired: [(TransferContext, ErrorClass)] = []
-        for ctx in active.values {
+        for ctx in active.values where ctx.task.profile.rules.hasTimeouts {
             if case .abort(let reason) = ctx.task.lifecycle.checkTimeouts(at: now, activity: ctx.activity) {
                 expired.append((ctx, reason))
             }
@@ -432,10 +458,14 @@ final class EngineLoop: CurlLoopDriver {
             ctx.abortReason = reason
             complete(ctx, result: nil)
         }
-        if rules.totalTimeout != nil, !waiting.isEmpty {
+        if !waiting.isEmpty {
             var stillWaiting: [TaskState] = []
             var overdue: [(TaskState, TaskLifecycle.Action)] = []
             for task in waiting {
+                guard task.profile.rules.totalTimeout != nil else {
+                    stillWaiting.append(task)
+                    continue
+                }
                 let action = task.lifecycle.checkTimeouts(at: now)
                 if case .none = action { stillWaiting.append(task) } else { overdue.append((task, action)) }
             }
@@ -493,7 +523,8 @@ final class EngineLoop: CurlLoopDriver {
         let metrics = transaction(ctx, info: info, result: result, end: end)
         let task = ctx.task
         for dead in ctx.deadAttempts {
-            perform(task.lifecycle.resent(dead.metrics(anchor: anchor, throughProxy: rules.throughProxy)), for: task)
+            perform(task.lifecycle.resent(dead.metrics(anchor: anchor, throughProxy: task.profile.rules.throughProxy)),
+                    for: task)
         }
         // Judged before anything connects there: the Location's origin, by libcurl's parser as every URL.
         let location = info.redirectURL.map { TaskLifecycle.Location(url: $0, origin: try? TargetURL.origin(of: $0)) }
@@ -519,7 +550,8 @@ final class EngineLoop: CurlLoopDriver {
         do throws(CurlError) {
             try multi.remove(easy)
             easy.reset()
-            try EasyConfigurator(options: options, headers: headerLists).configure(easy, for: settings, observer: ctx)
+            try EasyConfigurator(options: ctx.task.profile.options, headers: ctx.task.profile.headerLists)
+                .configure(easy, for: settings, observer: ctx)
             try multi.add(easy)
             ctx.restartedInLibcurl()
             return true
@@ -540,7 +572,7 @@ final class EngineLoop: CurlLoopDriver {
         ctx.settleTLSFacts(reused: info.numConnects == 0)
         let seen = ctx.observation(info: info, numConnects: info.numConnects, error: transferError(ctx, result: result),
                                    end: end)
-        return seen.metrics(anchor: anchor, throughProxy: rules.throughProxy)
+        return seen.metrics(anchor: anchor, throughProxy: ctx.task.profile.rules.throughProxy)
     }
 
     /// The transfer's failure: a libcurl call about it that failed (class other), the reason the engine aborted it,
@@ -549,7 +581,7 @@ final class EngineLoop: CurlLoopDriver {
         if let failure = ctx.engineFailure {
             return TransferError(errorClass: .other, message: failure.description)
         }
-        if let reason = ctx.abortReason { return rules.abortError(reason) }
+        if let reason = ctx.abortReason { return ctx.task.profile.rules.abortError(reason) }
         guard case .failure(let error)? = result else { return nil }
         let code = Int(error.code)
         if let refusal = ctx.refusal {

@@ -6,16 +6,19 @@ final class TaskState {
     let spec: TaskSpec
     let batch: Batch
     let batchSlot: Int
+    /// The options, rules and header lists of the task's transfers (the engine's, or the task's own).
+    let profile: TaskProfile
     var lifecycle: TaskLifecycle
     /// The body kept in memory by the latest transaction that had one (`ResponseSink.memory`).
     var responseBody: ResponseBody?
 
-    init(index: Int, spec: TaskSpec, batch: Batch, batchSlot: Int, rules: LifecycleRules) {
+    init(index: Int, spec: TaskSpec, batch: Batch, batchSlot: Int, profile: TaskProfile) {
         self.spec = spec
         self.batch = batch
         self.batchSlot = batchSlot
+        self.profile = profile
         lifecycle = TaskLifecycle(index: index, url: spec.url, method: spec.method, sendsBody: spec.body != .none,
-                                  rules: rules)
+                                  rules: profile.rules)
     }
 }
 

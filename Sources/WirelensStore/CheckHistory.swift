@@ -68,6 +68,10 @@ public final class CheckHistory: Sendable {
             try db.create(index: "check_result_by_check_time", on: HistoryEntry.databaseTableName,
                           columns: ["check", "startedAt"])
         }
+        // The vantage point of the instance that ran the check (`--vantage`); rows before it have none.
+        migrator.registerMigration("vantage") { db in
+            try db.alter(table: HistoryEntry.databaseTableName) { t in t.add(column: "vantage", .text) }
+        }
         return migrator
     }
 

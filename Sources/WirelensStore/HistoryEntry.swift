@@ -31,11 +31,13 @@ public struct HistoryEntry: Sendable, Equatable, Codable, FetchableRecord, Persi
     public var uploadSpeed: Double?
     /// Response body bytes per second over the receive phase.
     public var downloadSpeed: Double?
+    /// The vantage point of the instance that ran the check (`--vantage`); nil without one.
+    public var vantage: String?
 
     public init(check: String, startedAt: Int64, passed: Bool, statusCode: Int? = nil, errorClass: String? = nil,
                 queue: Int64? = nil, dns: Int64? = nil, connect: Int64? = nil, tls: Int64? = nil, send: Int64? = nil,
                 wait: Int64? = nil, receive: Int64? = nil, ttfb: Int64? = nil, total: Int64? = nil, retries: Int = 0,
-                reused: Bool = false, uploadSpeed: Double? = nil, downloadSpeed: Double? = nil) {
+                reused: Bool = false, uploadSpeed: Double? = nil, downloadSpeed: Double? = nil, vantage: String? = nil) {
         self.check = check
         self.startedAt = startedAt
         self.passed = passed
@@ -54,6 +56,7 @@ public struct HistoryEntry: Sendable, Equatable, Codable, FetchableRecord, Persi
         self.reused = reused
         self.uploadSpeed = uploadSpeed
         self.downloadSpeed = downloadSpeed
+        self.vantage = vantage
     }
 
     /// The phases the history compares, in timeline order.

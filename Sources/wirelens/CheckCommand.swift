@@ -37,13 +37,19 @@ struct CheckCommand: CheckedCommand {
     @Flag(name: [.customShort("q"), .customLong("quiet")], help: "No messages but errors.")
     var quiet = false
 
-    /// The checked flags: the schedule (nil: one round) and the configuration.
-    private func checked() throws(UsageError) -> (schedule: Schedule?, checks: CheckConfig) {
+    @OptionGroup(title: "Vantage points")
+    var fleet: FleetFlags
+
+    /// The checked flags: the schedule (nil: one round), the vantage and the configuration (this shard's checks).
+    private func checked() throws(UsageError) -> (schedule: Schedule?, checks: CheckConfig, vantage: String?) {
         let schedule = try every.map { text throws(UsageError) in
             Schedule(interval: try TransferFlags.duration(text, "--every") ?? 0)
         }
+        let (vantage, shard) = try fleet.checked()
         do throws(CheckConfigError) {
-            return (schedule, try CheckConfig.load(path: config, environment: ProcessInfo.processInfo.environment))
+            var checks = try CheckConfig.load(path: config, environment: ProcessInfo.processInfo.environment)
+            if let shard { checks.checks = shard.select(checks.checks) }
+            return (schedule, checks, vantage)
         } catch {
             throw UsageError(error.description)
         }
@@ -55,7 +61,7 @@ struct CheckCommand: CheckedCommand {
 
     /// Runs the checks; ends with 1 when one failed, 12 when the history could not be used.
     func run() async throws {
-        let (schedule, checks) = try checked()
+        let (schedule, checks, vantage) = try checked()
         if let reportPath { try ProbePlan.checkWritable(reportPath) }
         // A history that cannot be used is a warning: the checks run, print and export without it.
         let (store, unavailable) = history.open()
@@ -68,13 +74,13 @@ struct CheckCommand: CheckedCommand {
             round += 1
             let results = await runner.runRound(checks.checks)
             var stored = !unavailable
-            if let store, case .failed(let report) = store.store(results.map(\.historyEntry)) {
+            if let store, case .failed(let report) = store.store(results.map { $0.historyEntry(vantage: vantage) }) {
                 stored = false
                 if let report { Console.error(report.description) }
             }
             // A failed check outweighs the history's trouble.
             status = !results.allSatisfy(\.passed) ? .checkFailed : stored ? .success : .historyUnavailable
-            let text = format == .prometheus ? PrometheusRenderer.render(results) : CheckText.render(results)
+            let text = format == .prometheus ? PrometheusRenderer.render(results, vantage: vantage) : CheckText.render(results)
             if let reportPath {
                 do {
                     try ReportFile.write(to: reportPath) { emit in try emit(Array(text.utf8)) }

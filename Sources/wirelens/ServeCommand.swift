@@ -12,8 +12,10 @@ struct ServeCommand: CheckedCommand {
         discussion: """
             GET /metrics: the latest result of every check (Prometheus exposition text). GET /probe?target=NAME: \
             runs the configured check NAME now and answers with its result; only configured checks can be run, \
-            never an arbitrary URL. Each check runs every its 'every:' (default 60s), with ±10% jitter, bounded by its \
-            'timeout:' (default 10s). SIGINT or SIGTERM stop it at once: the checks in flight are cancelled (no result \
+            never an arbitrary URL. Each check runs every its 'every:' (default 60s), at a place within the interval \
+            fixed by its name (so checks spread out and keep their spacing across restarts), bounded by its \
+            'timeout:' (default 10s); a run still going at its next tick skips that tick (counted in \
+            wirelens_check_skipped_total). --vantage labels every sample; --shard K/N runs a share of the checks. SIGINT or SIGTERM stop it at once: the checks in flight are cancelled (no result \
             recorded). Exit codes: 0 after SIGINT/SIGTERM, 12 when the history database could not be used meanwhile \
             (the checks ran and were served), 13 when the --listen address cannot be used, 2 a configuration error.
             """)
@@ -35,15 +37,22 @@ struct ServeCommand: CheckedCommand {
     @OptionGroup(title: "History")
     var history: HistoryFlags
 
-    /// The checked flags: the address, the connection limits and the configuration.
+    @OptionGroup(title: "Vantage points")
+    var fleet: FleetFlags
+
+    /// The checked flags: the address, the connection limits, the vantage and the configuration (this shard's
+    /// checks).
     private func checked() throws(UsageError) -> (address: (host: String, port: Int), limits: ServeLimits,
-                                                  checks: CheckConfig) {
+                                                  checks: CheckConfig, vantage: String?) {
         var limits = ServeLimits()
         let address = try Self.parseListen(listen)
         limits.headerTimeout = try TransferFlags.duration(headerTimeout, "--header-timeout") ?? limits.headerTimeout
         limits.idleTimeout = try TransferFlags.duration(idleTimeout, "--idle-timeout") ?? limits.idleTimeout
+        let (vantage, shard) = try fleet.checked()
         do throws(CheckConfigError) {
-            return (address, limits, try CheckConfig.load(path: config, environment: ProcessInfo.processInfo.environment))
+            var checks = try CheckConfig.load(path: config, environment: ProcessInfo.processInfo.environment)
+            if let shard { checks.checks = shard.select(checks.checks) }
+            return (address, limits, checks, vantage)
         } catch {
             throw UsageError(error.description)
         }
@@ -56,9 +65,10 @@ struct ServeCommand: CheckedCommand {
     /// Serves until SIGINT/SIGTERM; exit 0 then (12 when the history could not be used), 2 on a configuration
     /// error, 13 when the address cannot be used.
     func run() async throws {
-        let (address, limits, checks) = try checked()
+        let (address, limits, checks, vantage) = try checked()
         let opened = history.open()
-        let board = ResultBoard(order: checks.checks.map(\.name), history: opened.store, historyFailed: opened.unavailable)
+        let board = ResultBoard(checks: checks.checks, history: opened.store, historyFailed: opened.unavailable,
+                                vantage: vantage)
         let service = try await CheckService(config: checks, host: address.host, port: address.port, limits: limits,
                                              board: board, problem: { Console.error($0) })
         Console.error("serving \(checks.checks.count) checks on http://\(Self.urlHost(address.host)):\(service.port)/metrics")

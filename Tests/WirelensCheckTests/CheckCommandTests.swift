@@ -10,9 +10,8 @@ import Glibc
 
 /// `wirelens check` end to end: exit codes, output, the schedule and SIGTERM, history that survives kill -9.
 final class CheckCommandTests: XCTestCase {
-    static var binary: String {
-        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("wirelens").path
-    }
+    /// The executable under test (`WIRELENS_BIN` names another, e.g. main's, to see a new test fail there).
+    static var binary: String { WirelensCLI.path }
 
     static func temporaryPath(_ name: String) -> String {
         FileManager.default.temporaryDirectory.appendingPathComponent("wl-\(UUID().uuidString)-\(name)").path

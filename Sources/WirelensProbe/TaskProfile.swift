@@ -1,0 +1,19 @@
+import WirelensCore
+import WirelensCurl
+
+/// What the loop builds from one set of task options: the options, the lifecycle rules and the libcurl header lists
+/// their transfers use. Loop-owned: made and read on the engine's loop thread only.
+final class TaskProfile {
+    let options: ProbeOptions
+    let rules: LifecycleRules
+    let headerLists: RequestHeaderLists
+
+    init(options: ProbeOptions, anchor: ClockAnchor) throws(CurlError) {
+        self.options = options
+        rules = LifecycleRules(options: options, anchor: anchor)
+        headerLists = try RequestHeaderLists(options: options)
+    }
+
+    /// True when the profile's transfers read the kernel's facts while they run.
+    var samplesTCP: Bool { options.readsKernelFacts && options.tcpSampleInterval > 0 }
+}
