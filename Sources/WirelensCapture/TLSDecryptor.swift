@@ -1,0 +1,373 @@
+import WirelensCaptureModel
+
+/// The record decryption of one TLS 1.2 or 1.3 connection, record by record as its two byte streams are
+/// reassembled: the application data of each side comes out in order, the handshake messages that change keys
+/// (TLS 1.3 Finished and KeyUpdate) are followed, nothing is kept beyond one record per side.
+///
+/// Keys come from the key log by the ClientHello's random: the TLS 1.2 master secret expanded with both randoms,
+/// or the TLS 1.3 handshake and traffic secrets. A resumed TLS 1.2 session whose line is missing takes the master
+/// secret an earlier full handshake of the capture had under the same session id or ticket.
+struct TLSDecryptor {
+    /// Where the decryption stands; `failure` says why it stopped when it did.
+    enum Outcome: Equatable {
+        /// No encrypted record yet, or keys awaited.
+        case waiting
+        case decrypting
+        case failed(TLSInfo.Decryption, String)
+    }
+
+    /// Decrypted application data: bytes, the time of the record's first and last pieces (µs), and the ALPN
+    /// protocol the server chose when the handshake told it.
+    typealias Plaintext = (UnsafeRawBufferPointer, Int64, Int64, String?) -> Void
+
+    /// What one side's records need.
+    private struct Direction {
+        /// The record being collected: its 5-byte header, then its payload.
+        var record: [UInt8] = []
+        var recordStart: Int64 = 0
+        var cipher: AEADCipher?
+        var iv: [UInt8] = []
+        var sequence: UInt64 = 0
+        /// TLS 1.3: the secret the current keys come from (for KeyUpdate), and whether the handshake is over.
+        var secret: [UInt8] = []
+        var application = false
+        /// TLS 1.2: the side sent its ChangeCipherSpec, its records from here on are encrypted.
+        var encrypted = false
+        /// Decrypted handshake bytes not yet a whole message.
+        var handshake: [UInt8] = []
+        /// Whole records waiting for the keys (a live capture sees the server's first encrypted records before
+        /// its client writes the key log line): header + payload, first and last piece times.
+        var pending: [([UInt8], Int64, Int64)] = []
+        var pendingBytes = 0
+        var failed = false
+        var decryptedRecords = 0
+    }
+
+    /// The largest record accepted (RFC 8446: 2^14 + 256 of ciphertext).
+    static let maxRecord = 5 + (1 << 14) + 256
+    /// Encrypted bytes held per side while the keys are awaited.
+    static let maxPending = 256 * 1024
+    /// Decrypted handshake bytes held at most per side while a message is incomplete.
+    static let maxHandshake = 128 * 1024
+
+    private let keyLog: KeyLog
+    private let clientRandom: [UInt8]
+    private let serverRandom: [UInt8]
+    private let suite: TLSCipherSuite?
+    private let suiteID: UInt16
+    private let tls13: Bool
+    /// TLS 1.2: the ClientHello's session id and ticket, and the ServerHello's session id (equal: resumed).
+    private let sessionIdentities: [[UInt8]]
+    private var client = Direction()
+    private var server = Direction()
+    private var keysReady = false
+    private(set) var outcome = Outcome.waiting
+    /// What stopped one side after records were decrypted.
+    private(set) var note: String?
+    /// The ALPN protocol the server chose in its EncryptedExtensions (TLS 1.3).
+    private(set) var chosenALPN: String?
+    /// A scratch buffer for plaintext, reused for every record.
+    private var scratch = [UInt8](repeating: 0, count: TLSDecryptor.maxRecord)
+
+    /// The decryption of the connection whose hellos gave these values.
+    init(keyLog: KeyLog, clientRandom: [UInt8], serverRandom: [UInt8], suite: UInt16, tls13: Bool,
+         sessionIdentities: [[UInt8]]) {
+        self.keyLog = keyLog
+        self.clientRandom = clientRandom
+        self.serverRandom = serverRandom
+        self.suiteID = suite
+        self.suite = TLSCipherSuite.supported[suite]
+        self.tls13 = tls13
+        self.sessionIdentities = sessionIdentities.filter { !$0.isEmpty }
+        if self.suite == nil {
+            outcome = .failed(.unsupportedCipherSuite, "cipher suite \(TLSCipherSuite.name(of: suite)) is not "
+                + "decrypted (AES-GCM and ChaCha20-Poly1305 are)")
+        }
+    }
+
+    /// The suite's name, for the report.
+    var suiteName: String { TLSCipherSuite.name(of: suiteID) }
+
+    /// True when records of that side are still worth following.
+    func wantsBytes(fromClient: Bool) -> Bool {
+        if case .failed = outcome { return false }
+        return !(fromClient ? client.failed : server.failed)
+    }
+
+    /// How the decryption went, and why it stopped where it did.
+    var status: (TLSInfo.Decryption, String?) {
+        switch outcome {
+        case .decrypting: return (.decrypted, note)
+        case .failed(let kind, let why): return (kind, why)
+        case .waiting:
+            if keysReady || (client.pending.isEmpty && server.pending.isEmpty && keyLog.knows(clientRandom)) {
+                return (.decrypted, nil)
+            }
+            return (.keysMissing, Self.missing)
+        }
+    }
+
+    static let missing = "the key log has no secrets for this connection's client random"
+
+    /// True once application data was decrypted (or is being): the HTTP reading of the plaintext is exact.
+    var decrypts: Bool { outcome == .decrypting }
+
+    /// A whole-or-partial record piece from one side: `type` and the record's header bytes come with its first
+    /// piece. `plaintext` receives the application data (bytes, first-piece time, last-piece time).
+    mutating func piece(_ payload: UnsafeRawBufferPointer, header: (UInt8, UInt8, UInt8), first: Bool, last: Bool,
+                        fromClient: Bool, time: Int64, plaintext: Plaintext) {
+        if case .failed = outcome { return }
+        if fromClient {
+            Self.collect(payload, header: header, first: first, &client, time: time)
+        } else {
+            Self.collect(payload, header: header, first: first, &server, time: time)
+        }
+        guard last else { return }
+        var record: [UInt8] = []
+        var start: Int64 = 0
+        if fromClient {
+            swap(&record, &client.record)
+            start = client.recordStart
+        } else {
+            swap(&record, &server.record)
+            start = server.recordStart
+        }
+        guard record.count >= 5 else { return }
+        record[3] = UInt8((record.count - 5) >> 8)
+        record[4] = UInt8((record.count - 5) & 0xff)
+        whole(record, fromClient: fromClient, start: start, end: time, plaintext: plaintext)
+        if fromClient { client.record = record } else { server.record = record }
+    }
+
+    private static func collect(_ payload: UnsafeRawBufferPointer, header: (UInt8, UInt8, UInt8), first: Bool,
+                                _ d: inout Direction, time: Int64) {
+        if first {
+            d.record.removeAll(keepingCapacity: true)
+            d.record.append(header.0)
+            d.record.append(header.1)
+            d.record.append(header.2)
+            d.record.append(0)
+            d.record.append(0)
+            d.recordStart = time
+        }
+        guard d.record.count + payload.count <= maxRecord else {
+            d.failed = true
+            return
+        }
+        d.record.append(contentsOf: payload)
+    }
+
+    /// One whole record (header included) from one side.
+    private mutating func whole(_ record: [UInt8], fromClient: Bool, start: Int64, end: Int64,
+                                plaintext: Plaintext) {
+        let type = record[0]
+        if !tls13 {
+            if type == 20 {
+                if fromClient { client.encrypted = true; client.sequence = 0 } else { server.encrypted = true; server.sequence = 0 }
+                return
+            }
+            guard fromClient ? client.encrypted : server.encrypted else { return }
+        } else if type != 23 {
+            return  // TLS 1.3: CCS for compatibility, clear alerts; hellos are read by TLSConversation
+        }
+        if !keysReady {
+            if !prepareKeys() {
+                hold(record, fromClient: fromClient, start: start, end: end)
+                return
+            }
+            // Records that waited for the keys go first, in order.
+            for side in [true, false] {
+                let held = side ? client.pending : server.pending
+                if side { client.pending = []; client.pendingBytes = 0 } else { server.pending = []; server.pendingBytes = 0 }
+                for (bytes, s, e) in held { decrypt(bytes, fromClient: side, start: s, end: e, plaintext: plaintext) }
+            }
+        }
+        decrypt(record, fromClient: fromClient, start: start, end: end, plaintext: plaintext)
+    }
+
+    private mutating func hold(_ record: [UInt8], fromClient: Bool, start: Int64, end: Int64) {
+        let total = (fromClient ? client.pendingBytes : server.pendingBytes) + record.count
+        guard keyLog.grows, total <= Self.maxPending else {
+            outcome = .failed(.keysMissing, Self.missing)
+            client.pending = []
+            server.pending = []
+            return
+        }
+        if fromClient {
+            client.pending.append((record, start, end))
+            client.pendingBytes = total
+        } else {
+            server.pending.append((record, start, end))
+            server.pendingBytes = total
+        }
+    }
+
+    /// Finds the secrets and sets both sides' ciphers; false while the key log has none for the client random.
+    private mutating func prepareKeys() -> Bool {
+        guard let suite else { return false }
+        let secrets = keyLog.secrets(for: clientRandom)
+        if tls13 {
+            guard let secrets, let clientSecret = secrets.clientHandshake ?? secrets.clientTraffic,
+                  let serverSecret = secrets.serverHandshake ?? secrets.serverTraffic else { return false }
+            Self.setTLS13(&client, suite, secret: clientSecret, application: secrets.clientHandshake == nil)
+            Self.setTLS13(&server, suite, secret: serverSecret, application: secrets.serverHandshake == nil)
+        } else {
+            var master = secrets?.masterSecret
+            for identity in sessionIdentities where master == nil { master = keyLog.learnt(identity) }
+            guard let master else { return false }
+            for identity in sessionIdentities { keyLog.learn(identity, masterSecret: master) }
+            let keys = TLSKeySchedule.tls12Keys(suite, masterSecret: master, clientRandom: clientRandom,
+                                                serverRandom: serverRandom)
+            client.cipher = AEADCipher(suite.algorithm, key: keys.client.key)
+            client.iv = keys.client.iv
+            server.cipher = AEADCipher(suite.algorithm, key: keys.server.key)
+            server.iv = keys.server.iv
+        }
+        keysReady = true
+        if client.cipher == nil || server.cipher == nil {
+            outcome = .failed(.undecryptable, "libcrypto refused the keys")
+        }
+        return true
+    }
+
+    private static func setTLS13(_ d: inout Direction, _ suite: TLSCipherSuite, secret: [UInt8], application: Bool) {
+        let keys = TLSKeySchedule.tls13Keys(suite, secret: secret)
+        d.cipher = AEADCipher(suite.algorithm, key: keys.key)
+        d.iv = keys.iv
+        d.secret = secret
+        d.sequence = 0
+        d.application = application
+    }
+
+    /// Decrypts one record of one side and hands on what it carries.
+    private mutating func decrypt(_ record: [UInt8], fromClient: Bool, start: Int64, end: Int64,
+                                  plaintext: Plaintext) {
+        if case .failed = outcome { return }
+        guard let suite else { return }
+        var d = fromClient ? client : server
+        if fromClient { client = Direction() } else { server = Direction() }
+        defer { if fromClient { client = d } else { server = d } }
+        guard !d.failed else { return }
+        var opened = open(record, &d, suite)
+        if opened == nil, tls13, !d.application, let secrets = keyLog.secrets(for: clientRandom),
+           let traffic = fromClient ? secrets.clientTraffic : secrets.serverTraffic {
+            // The end of the handshake was missed: the application keys may be the ones.
+            Self.setTLS13(&d, suite, secret: traffic, application: true)
+            opened = open(record, &d, suite)
+        }
+        guard let (type, length) = opened else {
+            d.failed = true
+            if outcome == .decrypting {
+                note = "record \(d.sequence) from the \(fromClient ? "client" : "server") did not authenticate: "
+                    + "that side is not decrypted further"
+            } else {
+                outcome = .failed(.undecryptable, "the key log's secrets do not decrypt this connection (wrong key)")
+            }
+            return
+        }
+        d.sequence &+= 1
+        d.decryptedRecords += 1
+        if outcome == .waiting { outcome = .decrypting }
+        switch type {
+        case 23:
+            scratch.withUnsafeBytes { buffer in
+                plaintext(UnsafeRawBufferPointer(rebasing: buffer[0..<length]), start, end, chosenALPN)
+            }
+        case 22:
+            handshake(length, &d, suite, fromClient: fromClient)
+        default:
+            break  // alerts, and anything else
+        }
+    }
+
+    /// Authenticates and decrypts `record` into `scratch`: the inner content type and the plaintext's length.
+    private mutating func open(_ record: [UInt8], _ d: inout Direction, _ suite: TLSCipherSuite) -> (UInt8, Int)? {
+        guard let cipher = d.cipher else { return nil }
+        var nonce = [UInt8](repeating: 0, count: 12)
+        var aad: [UInt8]
+        let explicit = suite.explicitNonceLength(tls13: tls13)
+        let payloadCount = record.count - 5
+        guard payloadCount >= explicit + AEADCipher.tagLength else { return nil }
+        let sequence = d.sequence
+        if explicit > 0 {
+            for i in 0..<4 { nonce[i] = d.iv[i] }
+            for i in 0..<8 { nonce[4 + i] = record[5 + i] }
+        } else {
+            for i in 0..<12 { nonce[i] = d.iv[i] }
+            for i in 0..<8 { nonce[4 + i] ^= UInt8(truncatingIfNeeded: sequence >> (56 - 8 * UInt64(i))) }
+        }
+        if tls13 {
+            aad = Array(record[0..<5])
+        } else {
+            let length = payloadCount - explicit - AEADCipher.tagLength
+            aad = (0..<8).map { UInt8(truncatingIfNeeded: sequence >> (56 - 8 * UInt64($0))) }
+            aad += [record[0], record[1], record[2], UInt8(length >> 8), UInt8(length & 0xff)]
+        }
+        let count: Int? = record.withUnsafeBytes { bytes in
+            nonce.withUnsafeBytes { n in
+                aad.withUnsafeBytes { a in
+                    scratch.withUnsafeMutableBytes { out in
+                        cipher.open(UnsafeRawBufferPointer(rebasing: bytes[(5 + explicit)...]), nonce: n, aad: a,
+                                    into: out)
+                    }
+                }
+            }
+        }
+        guard var length = count else { return nil }
+        guard tls13 else { return (record[0], length) }
+        // TLS 1.3: the content type is the last non-zero byte; zeros after it are padding.
+        while length > 0, scratch[length - 1] == 0 { length -= 1 }
+        guard length > 0 else { return nil }
+        return (scratch[length - 1], length - 1)
+    }
+
+    /// Decrypted handshake bytes (in `scratch`): TLS 1.3's Finished ends the handshake keys, a KeyUpdate moves to the
+    /// next traffic secret, EncryptedExtensions tells the ALPN protocol; TLS 1.2's Finished is passed over.
+    private mutating func handshake(_ length: Int, _ d: inout Direction, _ suite: TLSCipherSuite, fromClient: Bool) {
+        guard tls13 else { return }
+        guard d.handshake.count + length <= Self.maxHandshake else {
+            d.handshake = []
+            return
+        }
+        d.handshake += scratch[0..<length]
+        var position = 0
+        while d.handshake.count - position >= 4 {
+            let size = Int(d.handshake[position + 1]) << 16 | Int(d.handshake[position + 2]) << 8
+                | Int(d.handshake[position + 3])
+            guard d.handshake.count - position - 4 >= size else { break }
+            let type = d.handshake[position]
+            let body = d.handshake[(position + 4)..<(position + 4 + size)]
+            position += 4 + size
+            switch type {
+            case 8 where !fromClient:  // EncryptedExtensions
+                chosenALPN = Self.alpn(in: Array(body))
+            case 20 where !d.application:  // Finished: the traffic secret from the next record on
+                if let secrets = keyLog.secrets(for: clientRandom),
+                   let traffic = fromClient ? secrets.clientTraffic : secrets.serverTraffic {
+                    Self.setTLS13(&d, suite, secret: traffic, application: true)
+                } else {
+                    d.failed = true
+                    outcome = .failed(.keysMissing, "the key log has no traffic secrets for this connection")
+                }
+            case 24 where d.application:  // KeyUpdate
+                let next = TLSKeySchedule.nextSecret(suite, after: d.secret)
+                Self.setTLS13(&d, suite, secret: next, application: true)
+            default:
+                break
+            }
+        }
+        d.handshake.removeFirst(position)
+    }
+
+    /// The protocol of the ALPN extension in an EncryptedExtensions body.
+    private static func alpn(in body: [UInt8]) -> String? {
+        var reader = TLSConversation.Reader(bytes: body)
+        guard let total = reader.u16(), var extensions = reader.sub(Int(total)) else { return nil }
+        while let type = extensions.u16(), let size = extensions.u16(), var data = extensions.sub(Int(size)) {
+            if type == 0x0010, data.skip(2), let n = data.u8(), let name = data.take(Int(n)) {
+                return String(decoding: name, as: UTF8.self)
+            }
+        }
+        return nil
+    }
+}
