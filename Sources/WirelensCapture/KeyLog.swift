@@ -19,6 +19,12 @@ public final class KeyLog {
         var serverHandshake: [UInt8]?
         var clientTraffic: [UInt8]?
         var serverTraffic: [UInt8]?
+
+        /// True when nothing more is to come for the session: its master secret, or all four TLS 1.3 secrets.
+        var complete: Bool {
+            masterSecret != nil
+                || (clientHandshake != nil && serverHandshake != nil && clientTraffic != nil && serverTraffic != nil)
+        }
     }
 
     /// The file the log was read from (for messages); nil for text given directly.
@@ -76,8 +82,9 @@ public final class KeyLog {
 
     /// The secrets for `clientRandom`, reading on in the file when they are not known yet.
     func secrets(for clientRandom: [UInt8]) -> Secrets? {
-        if let found = entries[clientRandom] { return found }
-        guard grows, let path, let more = try? Self.read(path, from: offset), !more.isEmpty else { return nil }
+        let found = entries[clientRandom]
+        if found?.complete == true { return found }
+        guard grows, let path, let more = try? Self.read(path, from: offset), !more.isEmpty else { return found }
         take(more)
         return entries[clientRandom]
     }

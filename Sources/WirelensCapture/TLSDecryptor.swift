@@ -31,6 +31,9 @@ struct TLSDecryptor {
         /// TLS 1.3: the secret the current keys come from (for KeyUpdate), and whether the handshake is over.
         var secret: [UInt8] = []
         var application = false
+        /// TLS 1.3: the side's Finished was read, and the key log did not hold its traffic secret yet (a live capture
+        /// reads it as the client writes it).
+        var needsTraffic = false
         /// TLS 1.2: the side sent its ChangeCipherSpec, its records from here on are encrypted.
         var encrypted = false
         /// Decrypted handshake bytes not yet a whole message.
@@ -47,6 +50,8 @@ struct TLSDecryptor {
     static let maxRecord = 5 + (1 << 14) + 256
     /// Encrypted bytes held per side while the keys are awaited.
     static let maxPending = 256 * 1024
+    /// Records held at most per side while the keys are awaited (with `maxPending` bytes).
+    static let maxPendingRecords = 1024
     /// Decrypted handshake bytes held at most per side while a message is incomplete.
     static let maxHandshake = 128 * 1024
 
@@ -170,24 +175,54 @@ struct TLSDecryptor {
         } else if type != 23 {
             return  // TLS 1.3: CCS for compatibility, clear alerts; hellos are read by TLSConversation
         }
-        if !keysReady {
-            if !prepareKeys() {
-                hold(record, fromClient: fromClient, start: start, end: end)
-                return
-            }
-            // Records that waited for the keys go first, in order.
-            for side in [true, false] {
-                let held = side ? client.pending : server.pending
-                if side { client.pending = []; client.pendingBytes = 0 } else { server.pending = []; server.pendingBytes = 0 }
-                for (bytes, s, e) in held { decrypt(bytes, fromClient: side, start: s, end: e, plaintext: plaintext) }
-            }
+        // Records that waited for their keys go first, in order; this one waits behind them.
+        flush(fromClient: fromClient, plaintext: plaintext)
+        guard (fromClient ? client.pending : server.pending).isEmpty, resolve(fromClient: fromClient) else {
+            hold(record, fromClient: fromClient, start: start, end: end)
+            return
         }
         decrypt(record, fromClient: fromClient, start: start, end: end, plaintext: plaintext)
+        flush(fromClient: !fromClient, plaintext: plaintext)
+    }
+
+    /// True once that side's keys are set: the connection's secrets found, and (TLS 1.3) the traffic secret that
+    /// follows its Finished.
+    private mutating func resolve(fromClient: Bool) -> Bool {
+        if case .failed = outcome { return false }
+        if !keysReady, !prepareKeys() { return false }
+        guard fromClient ? client.needsTraffic : server.needsTraffic else { return true }
+        guard let suite, let secrets = keyLog.secrets(for: clientRandom),
+              let traffic = fromClient ? secrets.clientTraffic : secrets.serverTraffic else { return false }
+        if fromClient {
+            Self.setTLS13(&client, suite, secret: traffic, application: true)
+            client.needsTraffic = false
+        } else {
+            Self.setTLS13(&server, suite, secret: traffic, application: true)
+            server.needsTraffic = false
+        }
+        return true
+    }
+
+    /// Decrypts the records of one side that waited for keys, as far as the keys now go.
+    private mutating func flush(fromClient: Bool, plaintext: Plaintext) {
+        for _ in 0..<Self.maxPendingRecords {
+            guard let (bytes, start, end) = (fromClient ? client.pending : server.pending).first,
+                  resolve(fromClient: fromClient) else { return }
+            if fromClient {
+                client.pending.removeFirst()
+                client.pendingBytes -= bytes.count
+            } else {
+                server.pending.removeFirst()
+                server.pendingBytes -= bytes.count
+            }
+            decrypt(bytes, fromClient: fromClient, start: start, end: end, plaintext: plaintext)
+        }
     }
 
     private mutating func hold(_ record: [UInt8], fromClient: Bool, start: Int64, end: Int64) {
         let total = (fromClient ? client.pendingBytes : server.pendingBytes) + record.count
-        guard keyLog.grows, total <= Self.maxPending else {
+        let count = (fromClient ? client.pending : server.pending).count + 1
+        guard keyLog.grows, total <= Self.maxPending, count <= Self.maxPendingRecords else {
             outcome = .failed(.keysMissing, Self.missing)
             client.pending = []
             server.pending = []
@@ -345,6 +380,8 @@ struct TLSDecryptor {
                 if let secrets = keyLog.secrets(for: clientRandom),
                    let traffic = fromClient ? secrets.clientTraffic : secrets.serverTraffic {
                     Self.setTLS13(&d, suite, secret: traffic, application: true)
+                } else if keyLog.grows {
+                    d.needsTraffic = true
                 } else {
                     d.failed = true
                     outcome = .failed(.keysMissing, "the key log has no traffic secrets for this connection")

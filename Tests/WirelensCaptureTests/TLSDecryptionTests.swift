@@ -320,4 +320,67 @@ final class TLSDecryptionTests: XCTestCase {
         XCTAssertTrue(stderr.contains("/nonexistent/keys.log"), stderr)
         XCTAssertEqual(text, "")
     }
+
+    // MARK: probe --capture over HTTPS
+
+    /// The shared test nginx's h2 figures per client port, as tshark reads `capture` with `keyLog`.
+    private func tsharkFigures(capture: String, keyLog: String, serverPort: Int) throws -> [Int: [Int]] {
+        let nginx = try TLSNginx.shared.get()
+        let recorded = Recorded(capture: capture, keyLog: keyLog,
+                                nginx: TLSNginx(copying: nginx, ports: [serverPort]))
+        return try tshark(recorded, keyLog: keyLog)
+    }
+
+    /// A live `probe --capture` of 50 HTTPS h2 requests at concurrency 4 verifies every stream: libcurl writes the
+    /// key log the probe set up, every transaction is joined to its stream, no disagreement, and the streams per
+    /// connection and at once are tshark's with the same key log. The kept key log (`--keylog`) is mode 0600 and
+    /// none of its secrets is in either report; without `--keylog` the temporary one is gone after the run.
+    func testALiveHTTPSProbeVerifiesEveryStream() throws {
+        let servers = try TestServers.get()
+        let directory = LoopbackCapture.temporaryPath("tmpdir")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let pcap = directory + "-live.pcap", wire = directory + "-wire.json", kept = directory + "-keys.log"
+        let probeReport = directory + "-probe.json"
+        toRemove += [pcap, wire, kept, probeReport]
+        unsetenv("SSLKEYLOGFILE")
+        let run = try WirelensCLI.run(["probe", servers.https("/bytes/1k.bin"), "--cacert", servers.certPath, "--http2",
+                                       "--repeat", "50", "--concurrency", "4", "--capture", "--capture-file", pcap,
+                                       "--capture-report", wire, "--keylog", kept, "--format", "json",
+                                       "--report", probeReport, "-q"], timeout: 90)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertTrue(run.stderr.contains("the wire agrees with the report"), run.stderr)
+        let doc = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: wire)))
+            as? [String: Any])
+        let v = try XCTUnwrap(doc["verification"] as? [String: Any])
+        XCTAssertEqual((v["disagreements"] as? [Any])?.count, 0, "\(v)")
+        XCTAssertNil(v["notVerifiable"], "every connection decrypted")
+        let transactions = try XCTUnwrap(v["transactions"] as? [[String: Any]])
+        XCTAssertEqual(transactions.count, 50)
+        XCTAssertTrue(transactions.allSatisfy { $0["exchange"] is Int }, "every transaction joined to its stream")
+        let mine = Self.figures(doc).filter { $0.value[1] > 0 }
+        XCTAssertEqual(mine.values.reduce(0) { $0 + $1[1] }, 50, "\(mine)")
+        XCTAssertEqual(mine, try tsharkFigures(capture: pcap, keyLog: kept, serverPort: servers.httpsPort)
+            .filter { $0.value[1] > 0 }, "streams and streams at once per connection")
+        // The key log: kept where asked, private, and in no report.
+        var status = stat()
+        XCTAssertEqual(stat(kept, &status), 0)
+        XCTAssertEqual(status.st_mode & 0o777, 0o600)
+        let secrets = try String(contentsOfFile: kept, encoding: .utf8).split(separator: "\n")
+            .compactMap { $0.split(separator: " ").last.map(String.init) }.filter { $0.count >= 64 }
+        XCTAssertFalse(secrets.isEmpty)
+        let reports = try String(contentsOfFile: wire, encoding: .utf8) + String(contentsOfFile: probeReport, encoding: .utf8)
+        for secret in secrets { XCTAssertFalse(reports.lowercased().contains(secret.lowercased())) }
+
+        // Without --keylog: a temporary key log (in TMPDIR) decrypts the run and is deleted after it.
+        setenv("TMPDIR", directory, 1)
+        defer { unsetenv("TMPDIR") }
+        let again = try WirelensCLI.run(["probe", servers.https("/bytes/1k.bin"), "--cacert", servers.certPath,
+                                         "--http2", "--repeat", "8", "--concurrency", "4", "--capture",
+                                         "--capture-report", wire, "--format", "json", "-q"], timeout: 90)
+        unsetenv("TMPDIR")
+        XCTAssertEqual(again.status, 0, again.stderr)
+        XCTAssertTrue(again.stderr.contains("the wire agrees with the report"), again.stderr)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory), [], "the key log is deleted")
+    }
 }

@@ -100,6 +100,12 @@ struct TLSNginx: Sendable {
         throw TestServerError(message: "nginx for the TLS tests did not start")
     }
 
+    /// The same directory with other servers' ports (for the oracle, which tells clients from servers by port).
+    init(copying other: TLSNginx, ports: [Int]) {
+        directory = other.directory
+        servers = ports.map { var s = Server(version: "", openSSLName: "", ianaName: ""); s.port = $0; return s }
+    }
+
     /// The server forced to `ianaName`.
     func server(_ ianaName: String) -> Server? { servers.first { $0.ianaName == ianaName } }
 
