@@ -92,13 +92,13 @@ struct HTTPConversation {
                     return
                 }
                 // The TLS reading is moved out while it runs, so that its plaintext can go to this conversation's
-                // HTTP reading (moved, not copied: its storage stays unique).
-                guard var reading = tls else { return }
-                tls = nil
-                reading.receive(bytes, fromClient: fromClient, time: time) { plain, client, start, end, alpn in
+                // HTTP reading (swapped, not copied: no retain or release of its storage).
+                var reading: TLSConversation?
+                swap(&reading, &tls)
+                reading?.receive(bytes, fromClient: fromClient, time: time) { plain, client, start, end, alpn in
                     decrypted(plain, fromClient: client, start: start, end: end, alpn: alpn)
                 }
-                tls = reading
+                swap(&reading, &tls)
                 return
             }
             if http2 != nil {

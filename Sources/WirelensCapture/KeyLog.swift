@@ -48,6 +48,8 @@ public final class KeyLog {
     /// whose key log line is missing (bounded: `maxLearnt`).
     private var learnt: [[UInt8]: [UInt8]] = [:]
     static let maxLearnt = 4096
+    /// The plaintext buffer of the record being decrypted, shared by every connection (one record at a time).
+    let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: TLSDecryptor.maxRecord, alignment: 16)
 
     /// Why a key log cannot be read.
     public struct ReadError: Error, Sendable, CustomStringConvertible {
@@ -72,6 +74,8 @@ public final class KeyLog {
         path = nil
         take(Array(text.utf8) + [10])
     }
+
+    deinit { scratch.deallocate() }
 
     /// The warning to print about malformed lines, or nil when every line was well formed.
     public var warning: String? {

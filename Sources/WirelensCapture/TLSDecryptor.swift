@@ -71,8 +71,8 @@ struct TLSDecryptor {
     private(set) var note: String?
     /// The ALPN protocol the server chose in its EncryptedExtensions (TLS 1.3).
     private(set) var chosenALPN: String?
-    /// A scratch buffer for plaintext, reused for every record.
-    private var scratch = [UInt8](repeating: 0, count: TLSDecryptor.maxRecord)
+    /// The plaintext of the record being read: one buffer for every connection of the analysis (the key log's).
+    private var scratch: UnsafeMutableRawBufferPointer { keyLog.scratch }
 
     /// The decryption of the connection whose hellos gave these values.
     init(keyLog: KeyLog, clientRandom: [UInt8], serverRandom: [UInt8], suite: UInt16, tls13: Bool,
@@ -279,9 +279,10 @@ struct TLSDecryptor {
                                   plaintext: Plaintext) {
         if case .failed = outcome { return }
         guard let suite else { return }
-        var d = fromClient ? client : server
-        if fromClient { client = Direction() } else { server = Direction() }
-        defer { if fromClient { client = d } else { server = d } }
+        // The side's state is swapped out while it is worked on (no copy of its buffers).
+        var d = Direction()
+        if fromClient { swap(&d, &client) } else { swap(&d, &server) }
+        defer { if fromClient { swap(&d, &client) } else { swap(&d, &server) } }
         guard !d.failed else { return }
         var opened = open(record, &d, suite)
         if opened == nil, tls13, !d.application, let secrets = keyLog.secrets(for: clientRandom),
@@ -305,9 +306,7 @@ struct TLSDecryptor {
         if outcome == .waiting { outcome = .decrypting }
         switch type {
         case 23:
-            scratch.withUnsafeBytes { buffer in
-                plaintext(UnsafeRawBufferPointer(rebasing: buffer[0..<length]), start, end, chosenALPN)
-            }
+            plaintext(UnsafeRawBufferPointer(rebasing: scratch[0..<length]), start, end, chosenALPN)
         case 22:
             handshake(length, &d, suite, fromClient: fromClient)
         default:
@@ -341,10 +340,8 @@ struct TLSDecryptor {
         let count: Int? = record.withUnsafeBytes { bytes in
             nonce.withUnsafeBytes { n in
                 aad.withUnsafeBytes { a in
-                    scratch.withUnsafeMutableBytes { out in
-                        cipher.open(UnsafeRawBufferPointer(rebasing: bytes[(5 + explicit)...]), nonce: n, aad: a,
-                                    into: out)
-                    }
+                    cipher.open(UnsafeRawBufferPointer(rebasing: bytes[(5 + explicit)...]), nonce: n, aad: a,
+                                into: scratch)
                 }
             }
         }

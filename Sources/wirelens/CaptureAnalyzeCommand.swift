@@ -50,15 +50,6 @@ struct CaptureAnalyzeCommand: AsyncParsableCommand {
                 throw CommandFailure(.localFile, "cannot read probe report '\(probePath)': \(error.localizedDescription)")
             }
         }
-        var keyLog: KeyLog?
-        if let keyLogPath {
-            do {
-                keyLog = try KeyLog(path: keyLogPath)
-            } catch {
-                throw CommandFailure(.localFile, error.description)
-            }
-            if let warning = keyLog?.warning { Console.error("warning: \(warning)") }
-        }
         // SIGINT or SIGTERM stops the reading; what was read is analysed and written, marked interrupted. A pipe
         // whose writer stopped in the middle of a record keeps the reading thread waiting: a second signal ends
         // the process at once.
@@ -75,6 +66,15 @@ struct CaptureAnalyzeCommand: AsyncParsableCommand {
         } catch {
             if case .badFilter = error { throw CommandFailure(.usage, error.description) }
             throw CommandFailure(.localFile, error.description)
+        }
+        var keyLog: KeyLog?
+        if let keyLogPath {
+            do {
+                keyLog = try KeyLog(path: keyLogPath)
+            } catch {
+                throw CommandFailure(.localFile, error.description)
+            }
+            if let warning = keyLog?.warning { Console.error("warning: \(warning)") }
         }
         var outcome: CaptureAnalyzer.Outcome
         let status: Int32

@@ -372,6 +372,17 @@ final class TLSDecryptionTests: XCTestCase {
         let reports = try String(contentsOfFile: wire, encoding: .utf8) + String(contentsOfFile: probeReport, encoding: .utf8)
         for secret in secrets { XCTAssertFalse(reports.lowercased().contains(secret.lowercased())) }
 
+        // The same capture and report checked afterwards: with the key log every stream agrees; without it the
+        // verification cannot see the streams and says so instead of agreeing (main said "the wire agrees").
+        let withKeys = try WirelensCLI.run(["capture", "analyze", pcap, "--probe", probeReport, "--keylog", kept])
+        XCTAssertEqual(withKeys.status, 0, withKeys.stderr)
+        XCTAssertTrue(withKeys.stdout.contains("Verification: the wire agrees with the probe report"), withKeys.stdout)
+        let withoutKeys = try WirelensCLI.run(["capture", "analyze", pcap, "--probe", probeReport])
+        XCTAssertEqual(withoutKeys.status, 0, withoutKeys.stderr)
+        XCTAssertTrue(withoutKeys.stdout.contains("Verification: 50 of 50 transactions not verifiable without keys"),
+                      withoutKeys.stdout)
+        XCTAssertFalse(withoutKeys.stdout.contains("the wire agrees"), withoutKeys.stdout)
+
         // Without --keylog: a temporary key log (in TMPDIR) decrypts the run and is deleted after it.
         setenv("TMPDIR", directory, 1)
         defer { unsetenv("TMPDIR") }
