@@ -42,24 +42,45 @@ final class AEADCipher {
     func open(_ sealed: UnsafeRawBufferPointer, nonce: UnsafeRawBufferPointer, aad: UnsafeRawBufferPointer,
               into output: UnsafeMutableRawBufferPointer) -> Int? {
         let length = sealed.count - Self.tagLength
-        guard length >= 0, nonce.count == Self.nonceLength, output.count >= length,
-              let sealedBase = sealed.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return nil }
-        guard EVP_DecryptInit_ex(context, nil, nil, nil, nonce.baseAddress?.assumingMemoryBound(to: UInt8.self)) == 1
+        guard length >= 0, begin(nonce: nonce, aad: aad),
+              let count = update(UnsafeRawBufferPointer(rebasing: sealed[..<length]), into: output),
+              finish(tag: UnsafeRawBufferPointer(rebasing: sealed[length...])) else { return nil }
+        return count
+    }
+
+    /// Starts a record: its nonce (12 bytes) and additional data. Its ciphertext follows in `update`s, its tag in
+    /// `finish`, so that a record is decrypted piece by piece as its packets arrive.
+    func begin(nonce: UnsafeRawBufferPointer, aad: UnsafeRawBufferPointer) -> Bool {
+        guard nonce.count == Self.nonceLength,
+              EVP_DecryptInit_ex(context, nil, nil, nil, nonce.baseAddress?.assumingMemoryBound(to: UInt8.self)) == 1
+        else { return false }
+        var written: Int32 = 0
+        guard aad.count > 0 else { return true }
+        return EVP_DecryptUpdate(context, nil, &written, aad.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                                 Int32(aad.count)) == 1
+    }
+
+    /// Decrypts a piece of the record's ciphertext into `output` (at least as long); the bytes written.
+    func update(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) -> Int? {
+        guard input.count > 0 else { return 0 }
+        guard output.count >= input.count, let base = input.baseAddress?.assumingMemoryBound(to: UInt8.self)
         else { return nil }
         var written: Int32 = 0
-        if aad.count > 0 {
-            guard EVP_DecryptUpdate(context, nil, &written, aad.baseAddress?.assumingMemoryBound(to: UInt8.self),
-                                    Int32(aad.count)) == 1 else { return nil }
+        guard EVP_DecryptUpdate(context, output.baseAddress?.assumingMemoryBound(to: UInt8.self), &written, base,
+                                Int32(input.count)) == 1 else { return nil }
+        return Int(written)
+    }
+
+    /// Ends the record with its tag: true when the tag authenticates it (AEAD modes write nothing more here).
+    func finish(tag: UnsafeRawBufferPointer) -> Bool {
+        guard tag.count == Self.tagLength else { return false }
+        var copy = (UInt64(0), UInt64(0))
+        return withUnsafeMutableBytes(of: &copy) { buffer in
+            buffer.copyMemory(from: tag)
+            var written: Int32 = 0
+            var sink: UInt8 = 0
+            return EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_AEAD_SET_TAG, Int32(Self.tagLength), buffer.baseAddress) == 1
+                && EVP_DecryptFinal_ex(context, &sink, &written) == 1
         }
-        let out = output.baseAddress?.assumingMemoryBound(to: UInt8.self)
-        var total = 0
-        if length > 0 {
-            guard EVP_DecryptUpdate(context, out, &written, sealedBase, Int32(length)) == 1 else { return nil }
-            total = Int(written)
-        }
-        let tag = UnsafeMutableRawPointer(mutating: sealedBase + length)
-        guard EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_AEAD_SET_TAG, Int32(Self.tagLength), tag) == 1,
-              EVP_DecryptFinal_ex(context, out.map { $0 + total }, &written) == 1 else { return nil }
-        return total + Int(written)
     }
 }

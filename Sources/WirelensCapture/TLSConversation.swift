@@ -13,7 +13,8 @@ struct TLSConversation {
         var header: [UInt8] = []
         var remaining = 0
         var recordType: UInt8 = 0
-        var recordVersion: (UInt8, UInt8) = (3, 3)
+        /// The record's version bytes and payload length.
+        var recordVersion: (UInt8, UInt8, Int) = (3, 3, 0)
         /// Handshake-record payload collected until the hello is parsed (bounded).
         var handshake: [UInt8] = []
         var helloDone = false
@@ -79,7 +80,7 @@ struct TLSConversation {
 
     /// In-order bytes from one side, arrived at `time` (µs); decrypted application data goes to `plaintext`.
     mutating func receive(_ bytes: UnsafeRawBufferPointer, fromClient: Bool, time: Int64, plaintext: Plaintext) {
-        var pieces: [(UInt8, (UInt8, UInt8), UnsafeRawBufferPointer, Bool, Bool)] = []
+        var pieces: [(UInt8, (UInt8, UInt8, Int), UnsafeRawBufferPointer, Bool, Bool)] = []
         if fromClient {
             Self.records(bytes, &client) { pieces.append(($0, $1, $2, $3, $4)) }
         } else {
@@ -89,7 +90,7 @@ struct TLSConversation {
             record(type, payload, first, last, fromClient, time)
             if decryptor != nil, decryptor?.wantsBytes(fromClient: fromClient) == true {
                 let alpn = storedInfo.chosenALPN
-                decryptor?.piece(payload, header: (type, version.0, version.1), first: first, last: last,
+                decryptor?.piece(payload, header: (type, version.0, version.1, version.2), first: first, last: last,
                                  fromClient: fromClient, time: time) { plaintext($0, fromClient, $1, $2, alpn ?? $3) }
             }
         }
@@ -113,7 +114,7 @@ struct TLSConversation {
     /// Splits bytes into records; calls `body` with each piece of record payload (type, bytes, is first piece,
     /// is last piece).
     private static func records(_ bytes: UnsafeRawBufferPointer, _ d: inout Direction,
-                                _ body: (UInt8, (UInt8, UInt8), UnsafeRawBufferPointer, Bool, Bool) -> Void) {
+                                _ body: (UInt8, (UInt8, UInt8, Int), UnsafeRawBufferPointer, Bool, Bool) -> Void) {
         // The pieces point into `bytes`: the caller uses them before `bytes` goes away.
         guard !d.lost else { return }
         var i = 0
@@ -129,7 +130,7 @@ struct TLSConversation {
                     return
                 }
                 d.recordType = type
-                d.recordVersion = (d.header[1], d.header[2])
+                d.recordVersion = (d.header[1], d.header[2], Int(d.header[3]) << 8 | Int(d.header[4]))
                 d.remaining = Int(d.header[3]) << 8 | Int(d.header[4])
                 d.header = []
                 if d.remaining == 0 {

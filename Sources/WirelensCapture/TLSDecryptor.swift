@@ -44,6 +44,16 @@ struct TLSDecryptor {
         var pendingBytes = 0
         var failed = false
         var decryptedRecords = 0
+        /// The record under way is decrypted piece by piece as its packets come (application data with the keys
+        /// set): its payload length and bytes seen, TLS 1.2 GCM's explicit nonce, the plaintext so far (a buffer of
+        /// `maxRecord` bytes, made on first use), its tag.
+        var streaming = false
+        var recordLength = 0
+        var streamed = 0
+        var explicitNonce: [UInt8] = []
+        var plain: [UInt8] = []
+        var plainCount = 0
+        var tag: [UInt8] = []
     }
 
     /// The largest record accepted (RFC 8446: 2^14 + 256 of ciphertext).
@@ -119,9 +129,22 @@ struct TLSDecryptor {
 
     /// A whole-or-partial record piece from one side: `type` and the record's header bytes come with its first
     /// piece. `plaintext` receives the application data (bytes, first-piece time, last-piece time).
-    mutating func piece(_ payload: UnsafeRawBufferPointer, header: (UInt8, UInt8, UInt8), first: Bool, last: Bool,
-                        fromClient: Bool, time: Int64, plaintext: Plaintext) {
+    mutating func piece(_ payload: UnsafeRawBufferPointer, header: (UInt8, UInt8, UInt8, Int), first: Bool,
+                        last: Bool, fromClient: Bool, time: Int64, plaintext: Plaintext) {
         if case .failed = outcome { return }
+        if first {
+            let stream = outcome == .decrypting && keysReady && header.0 == 23
+                && Self.streams(fromClient ? client : server, tls13: tls13)
+            if fromClient { client.streaming = stream } else { server.streaming = stream }
+        }
+        if fromClient ? client.streaming : server.streaming {
+            var d = Direction()
+            if fromClient { swap(&d, &client) } else { swap(&d, &server) }
+            defer { if fromClient { swap(&d, &client) } else { swap(&d, &server) } }
+            stream(payload, header, first: first, last: last, &d, fromClient: fromClient, time: time,
+                   plaintext: plaintext)
+            return
+        }
         if fromClient {
             Self.collect(payload, header: header, first: first, &client, time: time)
         } else {
@@ -144,7 +167,7 @@ struct TLSDecryptor {
         if fromClient { client.record = record } else { server.record = record }
     }
 
-    private static func collect(_ payload: UnsafeRawBufferPointer, header: (UInt8, UInt8, UInt8), first: Bool,
+    private static func collect(_ payload: UnsafeRawBufferPointer, header: (UInt8, UInt8, UInt8, Int), first: Bool,
                                 _ d: inout Direction, time: Int64) {
         if first {
             d.record.removeAll(keepingCapacity: true)
@@ -284,59 +307,165 @@ struct TLSDecryptor {
         if fromClient { swap(&d, &client) } else { swap(&d, &server) }
         defer { if fromClient { swap(&d, &client) } else { swap(&d, &server) } }
         guard !d.failed else { return }
-        var opened = open(record, &d, suite)
-        if opened == nil, tls13, !d.application, let secrets = keyLog.secrets(for: clientRandom),
+        var result = open(record, &d, suite)
+        if result == nil, tls13, !d.application, let secrets = keyLog.secrets(for: clientRandom),
            let traffic = fromClient ? secrets.clientTraffic : secrets.serverTraffic {
             // The end of the handshake was missed: the application keys may be the ones.
             Self.setTLS13(&d, suite, secret: traffic, application: true)
-            opened = open(record, &d, suite)
+            result = open(record, &d, suite)
         }
-        guard let (type, length) = opened else {
-            d.failed = true
-            if outcome == .decrypting {
-                note = "record \(d.sequence) from the \(fromClient ? "client" : "server") did not authenticate: "
-                    + "that side is not decrypted further"
-            } else {
-                outcome = .failed(.undecryptable, "the key log's secrets do not decrypt this connection (wrong key)")
-            }
-            return
+        guard let (type, length) = result else { return failed(&d, fromClient: fromClient) }
+        opened(type, UnsafeRawBufferPointer(rebasing: scratch[0..<length]), &d, suite, fromClient: fromClient,
+               start: start, end: end, plaintext: plaintext)
+    }
+
+    /// A record that did not authenticate: the side stops (the connection, when nothing was decrypted yet).
+    private mutating func failed(_ d: inout Direction, fromClient: Bool) {
+        d.failed = true
+        if outcome == .decrypting {
+            note = "record \(d.sequence) from the \(fromClient ? "client" : "server") did not authenticate: "
+                + "that side is not decrypted further"
+        } else {
+            outcome = .failed(.undecryptable, "the key log's secrets do not decrypt this connection (wrong key)")
         }
+    }
+
+    /// An authenticated record's plaintext of content `type`: application data goes on, handshake messages are read.
+    private mutating func opened(_ type: UInt8, _ bytes: UnsafeRawBufferPointer, _ d: inout Direction,
+                                 _ suite: TLSCipherSuite, fromClient: Bool, start: Int64, end: Int64,
+                                 plaintext: Plaintext) {
         d.sequence &+= 1
         d.decryptedRecords += 1
         if outcome == .waiting { outcome = .decrypting }
         switch type {
         case 23:
-            plaintext(UnsafeRawBufferPointer(rebasing: scratch[0..<length]), start, end, chosenALPN)
+            plaintext(bytes, start, end, chosenALPN)
         case 22:
-            handshake(length, &d, suite, fromClient: fromClient)
+            handshake(bytes, &d, suite, fromClient: fromClient)
         default:
             break  // alerts, and anything else
         }
     }
 
+    /// True when that side's next application-data record can be decrypted piece by piece: its keys are the
+    /// traffic keys and nothing waits before it.
+    private static func streams(_ d: borrowing Direction, tls13: Bool) -> Bool {
+        !d.failed && !d.needsTraffic && d.pending.isEmpty && d.cipher != nil
+            && (tls13 ? d.application : d.encrypted && d.decryptedRecords > 0)
+    }
+
+    /// One piece of a record decrypted as it comes: the explicit nonce (TLS 1.2 GCM) starts the cipher, the
+    /// ciphertext is decrypted into the side's plaintext buffer, the tag ends it with the record's last piece.
+    private mutating func stream(_ payload: UnsafeRawBufferPointer, _ header: (UInt8, UInt8, UInt8, Int), first: Bool,
+                                 last: Bool, _ d: inout Direction, fromClient: Bool, time: Int64,
+                                 plaintext: Plaintext) {
+        guard !d.failed, let suite, let cipher = d.cipher else { return }
+        let explicit = suite.explicitNonceLength(tls13: tls13)
+        let tagLength = AEADCipher.tagLength
+        if first {
+            d.recordStart = time
+            d.recordLength = header.3
+            d.streamed = 0
+            d.plainCount = 0
+            d.tag.removeAll(keepingCapacity: true)
+            d.explicitNonce.removeAll(keepingCapacity: true)
+            if d.plain.isEmpty { d.plain = [UInt8](repeating: 0, count: Self.maxRecord) }
+            guard d.recordLength >= explicit + tagLength, d.recordLength + 5 <= Self.maxRecord,
+                  explicit > 0 || begin(cipher, &d, header, explicitNonce: []) else {
+                return failed(&d, fromClient: fromClient)
+            }
+        }
+        let cipherEnd = d.recordLength - tagLength
+        var i = 0
+        while i < payload.count {
+            let position = d.streamed
+            let n: Int
+            if position < explicit {
+                n = min(explicit - position, payload.count - i)
+                d.explicitNonce.append(contentsOf: UnsafeRawBufferPointer(rebasing: payload[i..<(i + n)]))
+                if position + n == explicit, !begin(cipher, &d, header, explicitNonce: d.explicitNonce) {
+                    return failed(&d, fromClient: fromClient)
+                }
+            } else if position < cipherEnd {
+                n = min(cipherEnd - position, payload.count - i)
+                let offset = d.plainCount
+                let written = d.plain.withUnsafeMutableBytes { out in
+                    cipher.update(UnsafeRawBufferPointer(rebasing: payload[i..<(i + n)]),
+                                  into: UnsafeMutableRawBufferPointer(rebasing: out[offset...]))
+                }
+                guard let written else { return failed(&d, fromClient: fromClient) }
+                d.plainCount += written
+            } else {
+                n = min(d.recordLength - position, payload.count - i)
+                d.tag.append(contentsOf: UnsafeRawBufferPointer(rebasing: payload[i..<(i + n)]))
+            }
+            i += n
+            d.streamed += n
+        }
+        guard last else { return }
+        d.streaming = false
+        guard d.streamed == d.recordLength, d.tag.withUnsafeBytes({ cipher.finish(tag: $0) }) else {
+            return failed(&d, fromClient: fromClient)
+        }
+        var plain: [UInt8] = []
+        swap(&plain, &d.plain)
+        defer { swap(&plain, &d.plain) }
+        var length = d.plainCount
+        var type = header.0
+        if tls13 {
+            // The content type is the last non-zero byte; zeros after it are padding.
+            while length > 0, plain[length - 1] == 0 { length -= 1 }
+            guard length > 0 else { return failed(&d, fromClient: fromClient) }
+            type = plain[length - 1]
+            length -= 1
+        }
+        plain.withUnsafeBytes { bytes in
+            opened(type, UnsafeRawBufferPointer(rebasing: bytes[0..<length]), &d, suite, fromClient: fromClient,
+                   start: d.recordStart, end: time, plaintext: plaintext)
+        }
+    }
+
+    /// Starts the cipher on a record of side `d` with its nonce and additional data.
+    private func begin(_ cipher: AEADCipher, _ d: inout Direction, _ header: (UInt8, UInt8, UInt8, Int),
+                       explicitNonce: [UInt8]) -> Bool {
+        let plainLength = d.recordLength - explicitNonce.count - AEADCipher.tagLength
+        let nonce = Self.nonce(iv: d.iv, sequence: d.sequence, explicit: explicitNonce)
+        let aad = tls13
+            ? [header.0, header.1, header.2, UInt8(d.recordLength >> 8), UInt8(d.recordLength & 0xff)]
+            : Self.aad(sequence: d.sequence, header: (header.0, header.1, header.2), plainLength: plainLength)
+        return nonce.withUnsafeBytes { n in aad.withUnsafeBytes { a in cipher.begin(nonce: n, aad: a) } }
+    }
+
+    /// A record's nonce: TLS 1.2 GCM's 4-byte salt and the record's explicit 8 bytes, else the 12-byte IV XOR the
+    /// sequence number.
+    private static func nonce(iv: [UInt8], sequence: UInt64, explicit: some Collection<UInt8>) -> [UInt8] {
+        var nonce = [UInt8](repeating: 0, count: 12)
+        if !explicit.isEmpty {
+            for i in 0..<4 { nonce[i] = iv[i] }
+            for (i, b) in explicit.prefix(8).enumerated() { nonce[4 + i] = b }
+        } else {
+            for i in 0..<12 { nonce[i] = iv[i] }
+            for i in 0..<8 { nonce[4 + i] ^= UInt8(truncatingIfNeeded: sequence >> (56 - 8 * UInt64(i))) }
+        }
+        return nonce
+    }
+
+    /// TLS 1.2's additional data: sequence number, type, version, plaintext length.
+    private static func aad(sequence: UInt64, header: (UInt8, UInt8, UInt8), plainLength: Int) -> [UInt8] {
+        (0..<8).map { UInt8(truncatingIfNeeded: sequence >> (56 - 8 * UInt64($0))) }
+            + [header.0, header.1, header.2, UInt8(plainLength >> 8), UInt8(plainLength & 0xff)]
+    }
+
     /// Authenticates and decrypts `record` into `scratch`: the inner content type and the plaintext's length.
     private mutating func open(_ record: [UInt8], _ d: inout Direction, _ suite: TLSCipherSuite) -> (UInt8, Int)? {
         guard let cipher = d.cipher else { return nil }
-        var nonce = [UInt8](repeating: 0, count: 12)
-        var aad: [UInt8]
         let explicit = suite.explicitNonceLength(tls13: tls13)
         let payloadCount = record.count - 5
         guard payloadCount >= explicit + AEADCipher.tagLength else { return nil }
-        let sequence = d.sequence
-        if explicit > 0 {
-            for i in 0..<4 { nonce[i] = d.iv[i] }
-            for i in 0..<8 { nonce[4 + i] = record[5 + i] }
-        } else {
-            for i in 0..<12 { nonce[i] = d.iv[i] }
-            for i in 0..<8 { nonce[4 + i] ^= UInt8(truncatingIfNeeded: sequence >> (56 - 8 * UInt64(i))) }
-        }
-        if tls13 {
-            aad = Array(record[0..<5])
-        } else {
-            let length = payloadCount - explicit - AEADCipher.tagLength
-            aad = (0..<8).map { UInt8(truncatingIfNeeded: sequence >> (56 - 8 * UInt64($0))) }
-            aad += [record[0], record[1], record[2], UInt8(length >> 8), UInt8(length & 0xff)]
-        }
+        let nonce = Self.nonce(iv: d.iv, sequence: d.sequence, explicit: record[5..<(5 + explicit)])
+        let aad = tls13 ? Array(record[0..<5])
+            : Self.aad(sequence: d.sequence, header: (record[0], record[1], record[2]),
+                       plainLength: payloadCount - explicit - AEADCipher.tagLength)
         let count: Int? = record.withUnsafeBytes { bytes in
             nonce.withUnsafeBytes { n in
                 aad.withUnsafeBytes { a in
@@ -353,15 +482,16 @@ struct TLSDecryptor {
         return (scratch[length - 1], length - 1)
     }
 
-    /// Decrypted handshake bytes (in `scratch`): TLS 1.3's Finished ends the handshake keys, a KeyUpdate moves to the
+    /// Decrypted handshake bytes: TLS 1.3's Finished ends the handshake keys, a KeyUpdate moves to the
     /// next traffic secret, EncryptedExtensions tells the ALPN protocol; TLS 1.2's Finished is passed over.
-    private mutating func handshake(_ length: Int, _ d: inout Direction, _ suite: TLSCipherSuite, fromClient: Bool) {
+    private mutating func handshake(_ bytes: UnsafeRawBufferPointer, _ d: inout Direction, _ suite: TLSCipherSuite,
+                                    fromClient: Bool) {
         guard tls13 else { return }
-        guard d.handshake.count + length <= Self.maxHandshake else {
+        guard d.handshake.count + bytes.count <= Self.maxHandshake else {
             d.handshake = []
             return
         }
-        d.handshake += scratch[0..<length]
+        d.handshake.append(contentsOf: bytes)
         var position = 0
         while d.handshake.count - position >= 4 {
             let size = Int(d.handshake[position + 1]) << 16 | Int(d.handshake[position + 2]) << 8
