@@ -119,10 +119,13 @@ struct TLSNginx: Sendable {
         return false
     }
 
+    /// Stops the nginx of `directory` (waiting at most 2 s for it to exit) and removes the directory.
     static func stop(_ directory: String) {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
         guard let text = try? String(contentsOfFile: directory + "/nginx.pid", encoding: .utf8),
               let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)) else { return }
         kill(pid, SIGQUIT)
+        for _ in 0..<40 where kill(pid, 0) == 0 { usleep(50_000) }
     }
 
     private static func accepts(_ port: Int) -> Bool {
