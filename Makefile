@@ -6,7 +6,7 @@
 #   make demo    build, then scripts/demo.sh (reports/demo/)
 #   make bench   release build (Swift runtime linked statically), then scripts/bench.py,
 #                scripts/bench-uploads.py, scripts/bench-memory.py (reports/bench/) and
-#                scripts/bench-capture.py (reports/bench/capture/); with BASE=REF also
+#                scripts/bench-capture.py and scripts/bench-tls.py (reports/bench/capture/); with BASE=REF also
 #                scripts/bench-baseline.py: this tree against REF's build, paired (reports/bench/baseline/)
 #   make output-diff BASE=REF   this tree's outputs against REF's on a fixed set of runs (scripts/output-diff.py)
 #   make install     release build, stripped, with a man page per command and bash/zsh/fish completions, under
@@ -112,6 +112,7 @@ bench: deps
 	$(PYTHON) scripts/bench-uploads.py --wirelens "$$($(SWIFT) build -c release $(RELEASE_FLAGS) $(SWIFT_FLAGS) --show-bin-path)/wirelens" $(BENCH_ARGS)
 	$(PYTHON) scripts/bench-memory.py --wirelens "$$($(SWIFT) build -c release $(RELEASE_FLAGS) $(SWIFT_FLAGS) --show-bin-path)/wirelens" $(BENCH_ARGS)
 	$(PYTHON) scripts/bench-capture.py --wirelens "$$($(SWIFT) build -c release $(RELEASE_FLAGS) $(SWIFT_FLAGS) --show-bin-path)/wirelens" $(BENCH_ARGS)
+	$(PYTHON) scripts/bench-tls.py --wirelens "$$($(SWIFT) build -c release $(RELEASE_FLAGS) $(SWIFT_FLAGS) --show-bin-path)/wirelens" $(BENCH_ARGS)
 	if [ -n "$(BASE)" ]; then $(PYTHON) scripts/bench-baseline.py --base "$$(bash scripts/build-baseline.sh $(BASE))" --new "$(BIN_RELEASE)" $(BENCH_ARGS); fi
 
 output-diff: deps

@@ -63,7 +63,7 @@ let package = Package(
         ),
         .target(
             name: "WirelensCapture",
-            dependencies: ["WirelensCore", "WirelensCaptureModel", "WirelensConcurrency", "CPcap", "CNghttp2"]
+            dependencies: ["WirelensCore", "WirelensCaptureModel", "WirelensConcurrency", "CPcap", "CNghttp2", "COpenSSL"]
         ),
         .target(
             name: "WirelensTarget",

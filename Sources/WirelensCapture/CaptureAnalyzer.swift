@@ -13,9 +13,9 @@ public enum CaptureAnalyzer {
     /// Analyses the file at `path`, keeping every connection in the report (in order of their first packets).
     ///
     /// - Throws: a `CaptureError` when the file cannot be opened, has an unsupported link type, or the filter is bad.
-    public static func analyze(path: String, filter: String? = nil) throws(CaptureError) -> Outcome {
+    public static func analyze(path: String, filter: String? = nil, keyLog: KeyLog? = nil) throws(CaptureError) -> Outcome {
         var all: [TCPConnection] = []
-        var outcome = try analyze(path: path, filter: filter) { all.append($0) }
+        var outcome = try analyze(path: path, filter: filter, keyLog: keyLog) { all.append($0) }
         all.sort { $0.index < $1.index }
         outcome.report.connections = all
         return outcome
@@ -27,9 +27,9 @@ public enum CaptureAnalyzer {
     /// `connections` stay empty; its summary covers them all.
     ///
     /// - Throws: a `CaptureError` when the file cannot be opened, has an unsupported link type, or the filter is bad.
-    public static func analyze(path: String, filter: String? = nil,
+    public static func analyze(path: String, filter: String? = nil, keyLog: KeyLog? = nil,
                                onConnection: (TCPConnection) -> Void) throws(CaptureError) -> Outcome {
-        analyze(try PacketFile(path: path, filter: filter), onConnection: onConnection)
+        analyze(try PacketFile(path: path, filter: filter), keyLog: keyLog, onConnection: onConnection)
     }
 
     /// The report of `file` before any packet: its name, filter, link type and snapshot length.
@@ -40,10 +40,10 @@ public enum CaptureAnalyzer {
     /// Reads the opened `file` to its end (or to the damage that stops it, or until `stop` is requested), handing
     /// over connections as above. A stopped analysis is marked `interrupted`: it covers the packets read until
     /// then, and the connections still open are handed over as the capture left them, as at the end of a file.
-    public static func analyze(_ file: PacketFile, until stop: StopRequest? = nil,
+    public static func analyze(_ file: PacketFile, until stop: StopRequest? = nil, keyLog: KeyLog? = nil,
                                onConnection: (TCPConnection) -> Void) -> Outcome {
         var report = head(of: file)
-        var analysis = Analysis(linkType: file.linkType)
+        var analysis = Analysis(linkType: file.linkType, keyLog: keyLog)
         var readError: CaptureError?
         do {
             let reading = try file.forEachPacket(until: stop) { packet, decoded in
@@ -81,8 +81,10 @@ public enum CaptureAnalyzer {
         private var first: Int64?
         private var last: Int64?
 
-        public init(linkType: LinkType) {
+        /// An analysis of packets of `linkType`; TLS connections are decrypted with `keyLog` when given.
+        public init(linkType: LinkType, keyLog: KeyLog? = nil) {
             self.init(linkType: linkType, maxTombstones: ConnectionTracker.defaultMaxTombstones)
+            tracker.keyLog = keyLog
         }
 
         /// An analysis that keeps at most `maxTombstones` closed connections' 4-tuples and `maxClosing` closed
@@ -166,6 +168,17 @@ public enum CaptureAnalyzer {
             if without > 0 {
                 list.append(Caveat(id: "no-handshake", text: "\(without) connections began before the capture: "
                     + "no handshake time, and their client/server roles are guessed from the port numbers."))
+            }
+            let inferred = report.summary.inferredConnections
+            if inferred > 0 {
+                let reasons = report.summary.notDecrypted.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }
+                let noLog = report.summary.notDecrypted.keys.contains(TLSInfo.Decryption.noKeyLog.rawValue)
+                list.append(Caveat(id: "tls-inferred", text: "\(inferred) of \(report.summary.tlsConnections) TLS "
+                    + "connections were not decrypted (\(reasons.joined(separator: ", "))): their "
+                    + "\(report.summary.inferredExchanges) exchanges are inferred from the direction changes of "
+                    + "encrypted records, so requests per connection, HTTP/2 streams and their concurrency, "
+                    + "pipelining, methods and statuses cannot be verified on them"
+                    + (noLog ? "; give --keylog with the client's key log (SSLKEYLOGFILE) to decrypt them." : ".")))
             }
             if report.packets.undecodable > 0 {
                 list.append(Caveat(id: "undecodable", text: "\(report.packets.undecodable) packets were cut before "

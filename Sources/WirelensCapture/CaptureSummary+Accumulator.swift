@@ -41,7 +41,16 @@ extension CaptureSummary {
             perServer[c.server, default: (0, 0, ConcurrencyPeak())].peak.closed(at: c.inUseUntil)
             totals.exchanges += c.exchanges.count
             totals.maxExchangesPerConnection = max(totals.maxExchangesPerConnection, c.exchanges.count)
+            if let tls = c.tls {
+                totals.tlsConnections += 1
+                if tls.exchangesInferred {
+                    totals.inferredConnections += 1
+                    totals.inferredExchanges += c.exchanges.count
+                    totals.notDecrypted[tls.decryption.rawValue, default: 0] += 1
+                }
+            }
             for e in c.exchanges {
+                if e.stream == nil && !e.inferred { totals.http1Exchanges += 1 }
                 if e.complete { totals.completeExchanges += 1 }
                 if e.pipelined { totals.pipelinedRequests += 1 }
                 totals.maxPipelineDepth = max(totals.maxPipelineDepth, e.pipelineDepth)

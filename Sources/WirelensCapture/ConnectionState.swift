@@ -30,8 +30,9 @@ struct ConnectionState {
 
     /// Starts connection number `index` (in order of first packets) at its first captured segment;
     /// `clientIsSource` says who opened it; `targets` masks secrets in its request targets.
-    init(index: Int, first segment: TCPSegment, time: Int64, clientIsSource: Bool, targets: TargetRedactor) {
-        http = HTTPConversation(targets: targets)
+    init(index: Int, first segment: TCPSegment, time: Int64, clientIsSource: Bool, targets: TargetRedactor,
+         keyLog: KeyLog? = nil) {
+        http = HTTPConversation(targets: targets, keyLog: keyLog)
         let client = clientIsSource ? segment.source : segment.destination
         let server = clientIsSource ? segment.destination : segment.source
         record = TCPConnection(client: client, server: server, firstPacketAt: time)

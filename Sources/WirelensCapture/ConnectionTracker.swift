@@ -34,6 +34,8 @@ struct ConnectionTracker {
     private var nextIndex = 0
     /// Masks secrets in request targets, for every connection.
     private let targets = TargetRedactor()
+    /// Decrypts the TLS connections, when a key log was given.
+    var keyLog: KeyLog?
     private var packetsSinceSweep = 0
     private var lastSweepAt: Int64 = .min
 
@@ -226,7 +228,7 @@ struct ConnectionTracker {
             clientIsSource = segment.destination.port <= segment.source.port
         }
         var state = ConnectionState(index: nextIndex, first: segment, time: time, clientIsSource: clientIsSource,
-                                    targets: targets)
+                                    targets: targets, keyLog: keyLog)
         nextIndex += 1
         state.begin(segment, time: time)
         summary.opened(state.record)

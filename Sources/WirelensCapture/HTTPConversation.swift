@@ -22,8 +22,12 @@ struct HTTPConversation {
     /// The record-layer reading when the connection carries TLS.
     private(set) var tls: TLSConversation?
 
-    /// The frame-layer reading when the connection speaks HTTP/2 with prior knowledge.
+    /// The frame-layer reading when the connection speaks HTTP/2 with prior knowledge (or inside decrypted TLS).
     private(set) var http2: HTTP2Conversation?
+    /// The key log that decrypts TLS connections; nil reads them at the record layer only.
+    private let keyLog: KeyLog?
+    /// What the decrypted plaintext of a TLS connection holds, once its first bytes told.
+    private var plaintextHTTP2: Bool?
 
     /// The capture began after the connection's first bytes: each side is read from its next message start, and
     /// the server's bytes may come first.
@@ -36,8 +40,11 @@ struct HTTPConversation {
     /// What stopped the HTTP/1.x parsing, for the report.
     var notes: [String] { http1.notes }
 
-    /// The exchanges read or inferred.
-    var allExchanges: [HTTPExchange] { tls?.exchanges ?? http2?.exchanges ?? exchanges }
+    /// The exchanges read or inferred (a TLS connection's are inferred unless its records were decrypted).
+    var allExchanges: [HTTPExchange] {
+        if mayHoldFrames, let tls, !tls.decrypts { return tls.exchanges }
+        return http2?.exchanges ?? exchanges
+    }
     /// Notes of the HTTP, HTTP/2 and TLS readings.
     var allNotes: [String] {
         var seeking: [String] = []
@@ -57,8 +64,9 @@ struct HTTPConversation {
 
     /// A conversation whose request targets go through `targets` (one per capture, so that the query names it
     /// has found harmless serve every connection).
-    init(targets: TargetRedactor = TargetRedactor()) {
+    init(targets: TargetRedactor = TargetRedactor(), keyLog: KeyLog? = nil) {
         http1 = HTTP1Exchanges(targets: targets)
+        self.keyLog = keyLog
     }
 
     /// True while bytes from that side are still parsed (so that reordered segments are worth keeping).
@@ -79,7 +87,18 @@ struct HTTPConversation {
         if detected == nil { detect(bytes, fromClient: fromClient) }
         if mayHoldFrames {
             if tls != nil {
-                tls?.receive(bytes, fromClient: fromClient, time: time)
+                guard keyLog != nil else {
+                    tls?.receive(bytes, fromClient: fromClient, time: time) { _, _, _, _, _ in }
+                    return
+                }
+                // The TLS reading is moved out while it runs, so that its plaintext can go to this conversation's
+                // HTTP reading (swapped, not copied: no retain or release of its storage).
+                var reading: TLSConversation?
+                swap(&reading, &tls)
+                reading?.receive(bytes, fromClient: fromClient, time: time) { plain, client, start, end, alpn in
+                    decrypted(plain, fromClient: client, start: start, end: end, alpn: alpn)
+                }
+                swap(&reading, &tls)
                 return
             }
             if http2 != nil {
@@ -95,6 +114,34 @@ struct HTTPConversation {
             http2 = HTTP2Conversation(upgrading: upgrade, targets: targets)
             if let offset = responses.switchedAt, offset < bytes.count {
                 http2?.receive(UnsafeRawBufferPointer(rebasing: bytes[offset...]), fromClient: false, time: time)
+            }
+        }
+    }
+
+    /// Decrypted application data of a TLS connection: read as HTTP/2 when the server chose h2 or the client's
+    /// first bytes are the connection preface, else as HTTP/1.x. The record's bytes but its last count from the
+    /// record's first piece (`start`), its last byte from its last piece (`end`).
+    private mutating func decrypted(_ bytes: UnsafeRawBufferPointer, fromClient: Bool, start: Int64, end: Int64,
+                                    alpn: String?) {
+        guard !bytes.isEmpty else { return }
+        if plaintextHTTP2 == nil {
+            let h2 = alpn == "h2" || (fromClient && bytes.starts(with: "PRI * HTTP/2.0".utf8.prefix(bytes.count)))
+            plaintextHTTP2 = h2
+            if h2 {
+                http2 = HTTP2Conversation(targets: targets)
+                requests.stop()
+                responses.stop()
+            }
+        }
+        let parts = start == end || bytes.count == 1
+            ? [(bytes, end)]
+            : [(UnsafeRawBufferPointer(rebasing: bytes[..<(bytes.count - 1)]), start),
+               (UnsafeRawBufferPointer(rebasing: bytes[(bytes.count - 1)...]), end)]
+        for (part, time) in parts {
+            if plaintextHTTP2 == true {
+                http2?.receive(part, fromClient: fromClient, time: time)
+            } else {
+                withParser(fromClient: fromClient) { parser, sink in parser.feed(part, time: time, events: &sink) }
             }
         }
     }
@@ -145,7 +192,7 @@ struct HTTPConversation {
 
     /// Marks the HTTP/1.x exchanges without a final response cut short.
     private mutating func cutUnanswered() {
-        guard !mayHoldFrames else { return }
+        guard !mayHoldFrames || plaintextHTTP2 == false else { return }
         http1.cutUnanswered()
     }
 
@@ -173,9 +220,12 @@ struct HTTPConversation {
     private mutating func detect(_ bytes: UnsafeRawBufferPointer, fromClient: Bool) {
         if bytes.count >= 2, bytes[0] == 0x16, bytes[1] == 0x03 {
             http1.detected = .tls
-            tls = TLSConversation()
-            requests.stop()
-            responses.stop()
+            tls = TLSConversation(keyLog: keyLog)
+            // With a key log the parsers wait for the decrypted plaintext.
+            if keyLog == nil {
+                requests.stop()
+                responses.stop()
+            }
         } else if fromClient, bytes.starts(with: "PRI ".utf8) {
             http1.detected = .h2c
             http2 = HTTP2Conversation(targets: targets)

@@ -18,9 +18,9 @@ public final class LiveCapture: Sendable {
         let dumper: OpaquePointer?
         var analysis: CaptureAnalyzer.Analysis
 
-        init(handle: OpaquePointer, linkType: LinkType, dumper: OpaquePointer?) {
+        init(handle: OpaquePointer, linkType: LinkType, dumper: OpaquePointer?, keyLog: KeyLog?) {
             self.handle = handle
-            analysis = CaptureAnalyzer.Analysis(linkType: linkType)
+            analysis = CaptureAnalyzer.Analysis(linkType: linkType, keyLog: keyLog)
             self.dumper = dumper
         }
 
@@ -66,10 +66,12 @@ public final class LiveCapture: Sendable {
     private let thread = Mutex<BackgroundThread<Session>?>(nil)
     private let stopRequest = StopRequest()
 
-    /// Opens `interface` for capture with `filter`; writes the packets to `filePath` when given.
+    /// Opens `interface` for capture with `filter`; writes the packets to `filePath` when given; decrypts TLS with
+    /// the key log at `keyLogPath` (which the run's client writes as it goes: it is read on as it grows).
     ///
     /// - Throws: `CaptureError.cannotCapture` with libpcap's reason (permission denied included).
-    public init(interface: String, filter: String, filePath: String? = nil, bufferBytes: Int = 256 << 20,
+    public init(interface: String, filter: String, filePath: String? = nil, keyLogPath: String? = nil,
+                bufferBytes: Int = 256 << 20,
                 snapshotLength: Int = 262_144) throws(CaptureError) {
         self.interface = interface
         self.filter = filter
@@ -116,7 +118,9 @@ public final class LiveCapture: Sendable {
             dumper = opened
         }
         self.linkType = linkType
-        opened = Parcel(Session(handle: handle, linkType: linkType, dumper: dumper))
+        let keyLog = keyLogPath.flatMap { try? KeyLog(path: $0) }
+        keyLog?.grows = true
+        opened = Parcel(Session(handle: handle, linkType: linkType, dumper: dumper, keyLog: keyLog))
     }
 
     deinit {

@@ -101,6 +101,10 @@ public enum ProbeVerifier {
                 check.disagreements += order.violations
                 result.transactions[member] = check
             }
+            if let tls = c.tls, tls.exchangesInferred {
+                result.notVerifiable.append(.init(connection: index, transactions: members.count,
+                                                  reason: tls.decryption.rawValue))
+            }
             if pairsExchanges {
                 result.requestsPerConnection.append(.init(connection: index, wireExchanges: c.exchanges.count,
                                                           probeTransactions: members.count))
@@ -262,18 +266,23 @@ public enum ProbeVerifier {
         return best?.index
     }
 
+    /// True when a TLS connection was not decrypted: its exchanges are inferred.
+    private static func inferred(_ c: TCPConnection) -> Bool { c.tls?.exchangesInferred ?? false }
+
     /// True when a TLS connection's inferred exchanges count its requests: its transactions are HTTP/1.x (or got no
     /// response) without a request body (a body may wait for a 100 Continue, which splits one request in two runs of
     /// records).
     private static func countsEncryptedRequests(_ c: TCPConnection, _ transactions: [TransactionMetrics]) -> Bool {
-        c.applicationProtocol == "tls" && transactions.allSatisfy {
+        c.applicationProtocol == "tls" && inferred(c) && transactions.allSatisfy {
             ($0.networkProtocolName ?? "http/1.1").hasPrefix("http/1") && $0.requestBodyBytes == 0
         }
     }
 
-    /// True when the connection's exchanges are read from the wire (HTTP/1.x, h2c), not inferred (TLS).
+    /// True when the connection's exchanges are read from the wire (HTTP/1.x, h2c, decrypted TLS), not inferred
+    /// (TLS without keys).
     private static func pairs(_ c: TCPConnection) -> Bool {
         c.applicationProtocol?.hasPrefix("http/1") == true || c.applicationProtocol == "h2c"
+            || (c.applicationProtocol == "tls" && c.tls?.exchangesInferred == false)
     }
 
     private static func requestTime(_ tx: TransactionMetrics) -> Int64 {

@@ -121,7 +121,10 @@ extension TCPConnection: Encodable {
 
     private enum HTTP2Keys: String, CodingKey { case clientFrames, serverFrames, streams, maxConcurrentStreams, resetStreams }
 
-    private enum TLSKeys: String, CodingKey { case serverName, offeredALPN, version, chosenALPN }
+    private enum TLSKeys: String, CodingKey {
+        case serverName, offeredALPN, version, chosenALPN, cipherSuite, resumed, decryption, decryptionNote,
+             exchangesInferred
+    }
 
     private enum HandshakeKeys: String, CodingKey { case synAt, synAckAt, ackAt, rttMs }
     private enum GapKeys: String, CodingKey { case startAt, durationMs }
@@ -161,6 +164,11 @@ extension TCPConnection: Encodable {
             try t.encode(tls.offeredALPN, forKey: .offeredALPN)
             try t.encode(tls.version, forKey: .version)
             try t.encode(tls.chosenALPN, forKey: .chosenALPN)
+            try t.encode(tls.cipherSuite, forKey: .cipherSuite)
+            try t.encode(tls.resumed, forKey: .resumed)
+            try t.encode(tls.decryption.rawValue, forKey: .decryption)
+            try t.encode(tls.decryptionNote, forKey: .decryptionNote)
+            try t.encode(tls.exchangesInferred, forKey: .exchangesInferred)
         } else {
             try c.encodeNil(forKey: .tls)
         }

@@ -22,6 +22,15 @@ public struct CaptureSummary: Sendable, Equatable {
     public var resets = 0
     public var captureGaps = 0
     public var captureGapBytes: Int64 = 0
+    /// TLS connections, and those whose records were not decrypted (their exchanges inferred), with the exchanges
+    /// inferred on them; HTTP/1.x exchanges read (the ones pipelining figures are about). Not in the JSON summary:
+    /// each connection's `tls.exchangesInferred` and the `tls-inferred` caveat carry them.
+    public var tlsConnections = 0
+    public var inferredConnections = 0
+    public var inferredExchanges = 0
+    public var http1Exchanges = 0
+    /// Why the TLS connections were not decrypted, and how many of each ("no-key-log": 3).
+    public var notDecrypted: [String: Int] = [:]
 
     public init() {}
 }

@@ -4,8 +4,11 @@ import WirelensCore
 extension ProbeVerification: Encodable {
     private enum Keys: String, CodingKey {
         case connectTolerance, orderSlackMs, disagreements, connectionsOpenedByProbe, connectionsOnWire, hosts,
-             maxConcurrent, configuredTotalLimit, requestsPerConnection, strayExchanges, foreignConnections, transactions
+             maxConcurrent, configuredTotalLimit, requestsPerConnection, strayExchanges, foreignConnections, transactions,
+             notVerifiable
     }
+
+    private enum NotVerifiableKeys: String, CodingKey { case connection, transactions, reason }
 
     public func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: Keys.self)
@@ -21,6 +24,16 @@ extension ProbeVerification: Encodable {
         try c.encode(strayExchanges, forKey: .strayExchanges)
         try c.encode(foreignConnections, forKey: .foreignConnections)
         try c.encode(transactions, forKey: .transactions)
+        // Only when the run had TLS connections without keys (a clear-text verification is unchanged).
+        if !notVerifiable.isEmpty {
+            var list = c.nestedUnkeyedContainer(forKey: .notVerifiable)
+            for item in notVerifiable {
+                var n = list.nestedContainer(keyedBy: NotVerifiableKeys.self)
+                try n.encode(item.connection, forKey: .connection)
+                try n.encode(item.transactions, forKey: .transactions)
+                try n.encode(item.reason, forKey: .reason)
+            }
+        }
     }
 }
 

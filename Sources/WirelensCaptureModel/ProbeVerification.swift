@@ -128,7 +128,25 @@ public struct ProbeVerification: Sendable, Equatable {
         }
     }
 
+    /// A TLS connection of the run whose records were not decrypted: its requests, streams and their concurrency
+    /// cannot be checked (they are only inferred); not a disagreement, never an agreement either.
+    public struct NotVerifiable: Sendable, Equatable {
+        public var connection: Int
+        /// Transactions of the report on it.
+        public var transactions: Int
+        /// Why it was not decrypted (a `TLSInfo.Decryption` value: "no-key-log", "keys-missing"…).
+        public var reason: String
+
+        public init(connection: Int, transactions: Int, reason: String) {
+            self.connection = connection
+            self.transactions = transactions
+            self.reason = reason
+        }
+    }
+
     public var transactions: [TransactionCheck] = []
+    /// The run's TLS connections that could not be verified without their keys.
+    public var notVerifiable: [NotVerifiable] = []
     /// Transactions the probe says opened a new connection.
     public var connectionsOpenedByProbe = 0
     /// Connections from the probe's local addresses to its servers whose SYN falls within the run.

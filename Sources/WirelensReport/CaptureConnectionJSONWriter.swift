@@ -50,7 +50,15 @@ public struct CaptureConnectionJSONWriter {
             Self.raw(",\"offeredALPN\":", &bytes); Self.strings(tls.offeredALPN, &bytes)
             Self.raw(",\"version\":", &bytes); Self.string(tls.version, &bytes)
             Self.raw(",\"chosenALPN\":", &bytes); Self.string(tls.chosenALPN, &bytes)
-            Self.raw("}", &bytes)
+            Self.raw(",\"cipherSuite\":", &bytes); Self.string(tls.cipherSuite, &bytes)
+            switch tls.resumed {
+            case true?: Self.raw(",\"resumed\":true", &bytes)
+            case false?: Self.raw(",\"resumed\":false", &bytes)
+            case nil: Self.raw(",\"resumed\":null", &bytes)
+            }
+            Self.raw(",\"decryption\":", &bytes); Self.string(tls.decryption.rawValue, &bytes)
+            Self.raw(",\"decryptionNote\":", &bytes); Self.string(tls.decryptionNote, &bytes)
+            Self.raw(tls.exchangesInferred ? ",\"exchangesInferred\":true}" : ",\"exchangesInferred\":false}", &bytes)
         } else {
             Self.raw("null", &bytes)
         }

@@ -58,9 +58,12 @@ public struct CaptureTextRenderer: Sendable {
         lines.append(style.paint("Summary", .bold))
         lines += ReportText.keyValue("connections", "\(s.connections) (\(s.connectionsWithHandshake) with handshake), "
             + "at most \(s.maxConcurrentConnections) at once")
+        // Pipelining is about HTTP/1.x: not printed for a capture of HTTP/2 and encrypted exchanges only.
+        let pipelining = s.http1Exchanges > 0 || s.exchanges == 0
+            ? "\(s.pipelinedRequests) pipelined (depth up to \(s.maxPipelineDepth)), " : ""
+        let inferred = s.inferredExchanges > 0 ? ", \(s.inferredExchanges) of them inferred from TLS records" : ""
         lines += ReportText.keyValue("exchanges", "\(s.exchanges) (\(s.completeExchanges) complete), "
-            + "\(s.pipelinedRequests) pipelined (depth up to \(s.maxPipelineDepth)), "
-            + "up to \(s.maxExchangesPerConnection) per connection")
+            + pipelining + "up to \(s.maxExchangesPerConnection) per connection" + inferred)
         lines += ReportText.keyValue("bytes", "client → server \(ByteSize.format(s.clientBytes)), "
             + "server → client \(ByteSize.format(s.serverBytes))")
         let trouble = "\(s.retransmissions) retransmissions, \(s.outOfOrder) out of order, \(s.zeroWindow) zero window, "
@@ -93,7 +96,11 @@ public struct CaptureTextRenderer: Sendable {
     /// Disagreements first, then what the wire confirmed.
     private func verificationLines(_ v: ProbeVerification, style: ANSIStyle) -> [String] {
         var lines: [String] = []
-        if v.disagreements.isEmpty {
+        let unverified = v.notVerifiable.reduce(0) { $0 + $1.transactions }
+        if v.disagreements.isEmpty && unverified > 0 {
+            lines.append(style.paint("Verification: \(unverified) of \(v.transactions.count) transactions not "
+                + "verifiable without keys", .bold))
+        } else if v.disagreements.isEmpty {
             lines.append(style.paint("Verification: the wire agrees with the probe report", .bold))
         } else {
             lines.append(style.paint("Verification: \(ReportText.count(v.disagreements.count, "disagreement")) "
@@ -129,6 +136,12 @@ public struct CaptureTextRenderer: Sendable {
             let why = foreign.reason == .beganBeforeRun ? "began before the run" : "not the probe's target"
             lines += ReportText.keyValue("foreign", "#\(foreign.connection) \(foreign.client) → \(foreign.server): \(why), "
                 + ReportText.count(foreign.exchanges, "exchange") + " (not checked)")
+        }
+        if !v.notVerifiable.isEmpty {
+            let list = v.notVerifiable.map { "#\($0.connection) (\($0.reason))" }
+            lines += TextLayout.wrap("TLS connections not decrypted: " + list.joined(separator: ", ") + "; their "
+                + "requests, HTTP/2 streams and concurrency are only inferred (give the client's key log)",
+                firstPrefix: "  ", restPrefix: "    ").map { style.paint($0, .yellow) }
         }
         if !v.requestsPerConnection.isEmpty {
             let counts = v.requestsPerConnection.map { "#\($0.connection): \($0.wireExchanges)" }
@@ -171,6 +184,14 @@ public struct CaptureTextRenderer: Sendable {
             items.append("ALPN offered \(tls.offeredALPN.isEmpty ? "none" : tls.offeredALPN.joined(separator: ",").sanitized)")
             if let version = tls.version { items.append(version) }
             if let chosen = tls.chosenALPN { items.append("chose \(TextLayout.sanitize(chosen))") }
+            if let suite = tls.cipherSuite { items.append(suite) }
+            if tls.resumed == true { items.append("resumed") }
+            switch tls.decryption {
+            case .decrypted: items.append("decrypted")
+            case .noKeyLog: items.append("not decrypted (no key log): exchanges inferred")
+            default: items.append("not decrypted (\(tls.decryption.rawValue)): exchanges inferred")
+            }
+            if let note = tls.decryptionNote { items.append(TextLayout.sanitize(note)) }
             lines += TextLayout.fill(items, separator: " · ", firstPrefix: "    TLS ", restPrefix: "        ")
         }
         if let h2 = c.http2 {

@@ -9,10 +9,12 @@ import WirelensReport
 struct CaptureAnalyzeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "analyze",
-        abstract: "Analyse a .pcap or .pcapng file: TCP connections and their HTTP/1.x exchanges.",
+        abstract: "Analyse a .pcap or .pcapng file: TCP connections and their HTTP/1.x and HTTP/2 exchanges.",
         discussion: "Reads the file once, streaming. Link types: Ethernet (802.1Q), Linux cooked v1/v2 "
             + "('tcpdump -i any'), BSD loopback, raw IP. The JSON report is wirelens.capture/1 "
-            + "(docs/capture-schema.md). A damaged or cut file still gets a report of the packets before the "
+            + "(docs/capture-schema.md). With --keylog, TLS 1.2 and 1.3 connections (AES-GCM, ChaCha20-Poly1305) are "
+            + "decrypted and read like clear text; without it their exchanges are inferred from record directions. "
+            + "A damaged or cut file still gets a report of the packets before the "
             + "damage, and exit code \(ExitStatus.localFile.rawValue). SIGINT or SIGTERM stops the reading: the report "
             + "then covers the packets read until then, marked interrupted, and the exit code is "
             + "\(ExitStatus.interrupted.rawValue) (\(ExitStatus.terminated.rawValue) after SIGTERM).")
@@ -26,6 +28,11 @@ struct CaptureAnalyzeCommand: AsyncParsableCommand {
     @Option(name: .customLong("probe"), help: ArgumentHelp(
         "Check this probe report (wirelens.report/1 JSON) against the capture.", valueName: "report.json"))
     var probePath: String?
+
+    @Option(name: .customLong("keylog"), help: ArgumentHelp(
+        "Decrypt TLS with this NSS key log (the SSLKEYLOGFILE format of curl, browsers and Wireshark).",
+        valueName: "file"))
+    var keyLogPath: String?
 
     @OptionGroup var output: ReportFlags<CaptureFormat>
 
@@ -60,12 +67,21 @@ struct CaptureAnalyzeCommand: AsyncParsableCommand {
             if case .badFilter = error { throw CommandFailure(.usage, error.description) }
             throw CommandFailure(.localFile, error.description)
         }
+        var keyLog: KeyLog?
+        if let keyLogPath {
+            do {
+                keyLog = try KeyLog(path: keyLogPath)
+            } catch {
+                throw CommandFailure(.localFile, error.description)
+            }
+            if let warning = keyLog?.warning { Console.error("warning: \(warning)") }
+        }
         var outcome: CaptureAnalyzer.Outcome
         let status: Int32
         if let probe {
             // The verification joins transactions to connections: keep them all (a probe run's are few).
             var all: [TCPConnection] = []
-            outcome = CaptureAnalyzer.analyze(file, until: stop) { all.append($0) }
+            outcome = CaptureAnalyzer.analyze(file, until: stop, keyLog: keyLog) { all.append($0) }
             all.sort { $0.index < $1.index }
             outcome.report.connections = all
             outcome.report.verification = ProbeVerifier.verify(probe, against: outcome.report)
@@ -78,7 +94,7 @@ struct CaptureAnalyzeCommand: AsyncParsableCommand {
                 // A report that could not be written to its file is written again to stdout: read the file again.
                 let source = try reader ?? PacketFile(path: path, filter: filter)
                 reader = nil
-                let result = CaptureAnalyzer.analyze(source, until: stop, onConnection: onConnection)
+                let result = CaptureAnalyzer.analyze(source, until: stop, keyLog: keyLog, onConnection: onConnection)
                 last = result
                 return result.report
             }

@@ -18,12 +18,22 @@ struct CaptureFlags: ParsableArguments {
     @Option(name: .customLong("capture-interface"), help: ArgumentHelp("Capture on this interface instead of the one that routes to the targets.", valueName: "name"))
     var interface: String?
 
+    @Option(name: .customLong("keylog"), help: ArgumentHelp("Keep the TLS key log of the run's HTTPS connections in this file (mode 0600; implies --capture). Without it the key log is a temporary file, deleted after the analysis.", valueName: "file"))
+    var keyLogPath: String?
+
     /// True when any capture option was given.
-    var wanted: Bool { enabled || filePath != nil || reportPath != nil || interface != nil }
+    var wanted: Bool { enabled || filePath != nil || reportPath != nil || interface != nil || keyLogPath != nil }
+
+    /// Sets up the key log libcurl writes for the run's HTTPS connections (before libcurl is initialised); nil when
+    /// no capture is wanted or no URL is HTTPS.
+    func prepareKeyLog(urls: [String]) throws(CommandFailure) -> CaptureKeyLog? {
+        guard wanted else { return nil }
+        return try CaptureKeyLog.prepare(keep: keyLogPath, urls: urls)
+    }
 
     /// Starts capturing the traffic to `urls`' servers; nil (after one line on stderr) when capture is not
     /// wanted or not possible: the probe runs either way.
-    func start(urls: [String]) -> LiveCapture? {
+    func start(urls: [String], keyLog: CaptureKeyLog? = nil) -> LiveCapture? {
         guard wanted else { return nil }
         var servers: [Endpoint] = []
         for text in urls {
@@ -37,7 +47,9 @@ struct CaptureFlags: ParsableArguments {
         var target = CaptureTarget.plan(servers: servers)
         if let interface { target.interface = interface }
         do {
-            let capture = try LiveCapture(interface: target.interface, filter: target.filter, filePath: filePath)
+            // The key log is read as libcurl writes it (empty now).
+            let capture = try LiveCapture(interface: target.interface, filter: target.filter, filePath: filePath,
+                                          keyLogPath: keyLog?.path)
             capture.start()
             return capture
         } catch {
@@ -67,9 +79,12 @@ struct CaptureFlags: ParsableArguments {
                                 to: STDOUT_FILENO)
         }
         var line = "capture on \(capture.interface): \(analysis.packets.total) packets, \(kernel.dropped) dropped by the kernel"
+        let unverified = verification.notVerifiable.reduce(0) { $0 + $1.transactions }
         if let first = verification.disagreements.first {
             line += "; the wire disagrees with the report: \(first)"
             if verification.disagreements.count > 1 { line += " (and \(verification.disagreements.count - 1) more)" }
+        } else if unverified > 0 {
+            line += "; \(unverified) transactions on TLS connections not verifiable without keys"
         } else {
             line += "; the wire agrees with the report"
         }

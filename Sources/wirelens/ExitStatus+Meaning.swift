@@ -7,7 +7,7 @@ extension ExitStatus {
         case .success: "every task finished with a status below 400"
         case .checkFailed: "wirelens check: a check failed one of its assertions; wirelens history: a regression was flagged"
         case .usage: "bad usage: unknown option, bad value, malformed URL, unsupported scheme"
-        case .localFile: "a local file could not be read or written (upload, output, report, CA file), or a capture is unreadable, cut or damaged"
+        case .localFile: "a local file could not be read or written (upload, output, report, CA file, TLS key log), or a capture is unreadable, cut or damaged"
         case .httpError: "a task ended with an HTTP status of 400 or more"
         case .dns: "name resolution failed"
         case .connect: "connection failed: refused, unreachable, reset or dropped mid-exchange, or the proxy failed"

@@ -115,6 +115,9 @@ struct ProbeCommand: CheckedCommand {
 
     /// Runs the probe and writes its report; ends with the run's exit code.
     func run() async throws {
+        // First: libcurl reads SSLKEYLOGFILE when it is initialised.
+        let keyLog = try wire.prepareKeyLog(urls: urls)
+        defer { keyLog?.remove() }
         let (options, size, fields) = try checked()
         try report.check()
         let printer = try writeOut.parsed().map(WriteOutPrinter.init)
@@ -125,7 +128,7 @@ struct ProbeCommand: CheckedCommand {
                                  dataContentType: ownType ? nil : "application/x-www-form-urlencoded")
         let bytes = TransferProgress()
         let engine = try Engine(options: options, progress: bytes)
-        let capture = wire.start(urls: urls)
+        let capture = wire.start(urls: urls, keyLog: keyLog)
         let trap = SignalTrap { engine.cancel() }
         // Long transfers show their progress on stderr (nothing in the first second, nothing with --quiet).
         let ticker = self.report.quiet ? nil : ProgressTicker { elapsed in

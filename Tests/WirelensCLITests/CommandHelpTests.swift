@@ -75,7 +75,7 @@ final class CommandHelpTests: XCTestCase {
             "--latency": "1ms", "--rate": "1MiB/s", "--rcvbuf": "64KiB", "--max-requests": "5",
             "--reset-after": "1MiB", "--stall": "1s", "--fault-status": "503", "--retry-after": "1",
             "--fail-parts": "0.5", "--fail-seed": "7", "--threads": "2", "--filter": "tcp port 8080",
-            "--probe": scratch + "/probe.json", "--format": "text", "--write-out": "%{http_code}",
+            "--probe": scratch + "/probe.json", "--keylog": file, "--format": "text", "--write-out": "%{http_code}",
             "--retry": "1", "--retry-max-time": "10s", "--max-time": "10s", "--user-agent": "agent/1",
             "--user": "user:password", "--resolve": "a.test:80:127.0.0.1", "--connect-to": "a.test:80:127.0.0.1:8080",
             "--data": "a=1", "--data-binary": "@" + file, "--upload-file": file,
