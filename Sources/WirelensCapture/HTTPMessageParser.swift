@@ -121,6 +121,12 @@ struct HTTPMessageParser {
                 headerBytes = 0
                 bodyBytes = 0
             case .startLine, .headers, .chunkSize, .chunkDataEnd, .trailers:
+                if case .headers = state, line.isEmpty {
+                    i = readHeaders(bytes, from: i, time: time, events: &events)
+                    if i == count { return }
+                    if case .headers = state {} else { continue }
+                    // A header line cut by the end of the bytes, or too long: read below.
+                }
                 let end = Self.newline(in: bytes, from: i)
                 if state == .startLine || state == .headers { headerBytes += min(end + 1, count) - i }
                 guard line.count + (end - i) <= Self.maxLine else {
@@ -167,6 +173,28 @@ struct HTTPMessageParser {
                 return
             }
         }
+    }
+
+    /// Reads the header lines that lie whole in `bytes` from `start`, in place, one after another (without going
+    /// through the state dispatch for each), up to the blank line that ends them; returns where it stopped: after
+    /// that blank line, or at a line that the bytes cut or that is too long (for `feed` to read), or at the end.
+    private mutating func readHeaders(_ bytes: UnsafeRawBufferPointer, from start: Int, time: Int64,
+                                      events: inout some HTTPMessageSink) -> Int {
+        var i = start
+        let count = bytes.count
+        while i < count {
+            let end = Self.newline(in: bytes, from: i)
+            guard end < count, end - i <= Self.maxLine else { return i }
+            headerBytes += end + 1 - i
+            let line = Self.trimmingCR(UnsafeRawBufferPointer(rebasing: bytes[i..<end]))
+            i = end + 1
+            if line.isEmpty {
+                headersDone(time: time, events: &events)
+                return i
+            }
+            parseHeader(line)
+        }
+        return i
     }
 
     /// Accounts for `count` bytes the capture did not hold: skipped inside a known-length body, fatal elsewhere.
