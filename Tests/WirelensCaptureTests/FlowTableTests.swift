@@ -8,7 +8,7 @@ final class FlowTableTests: XCTestCase {
     func testLookupsAndRemovalsAgreeWithADictionary() {
         var table = FlowTable()
         var model: [FlowKey: Int] = [:]
-        var random = SplitMix(seed: 0xF10A_7AB1)
+        var random = SeededGenerator(seed: 0xF10A_7AB1)
         let server = Endpoint(address: IPAddress(v4: 10, 0, 0, 1), port: 80)
         // 3000 client ports on 4 addresses: the table grows several times and its probe runs get long.
         let keys = (0..<3000).map { i in
@@ -51,18 +51,5 @@ final class FlowTableTests: XCTestCase {
                                  flags: .syn, window: 65535, windowScale: nil, payloadLength: 0,
                                  payload: UnsafeRawBufferPointer(start: nil, count: 0))
         return ConnectionState(index: index, first: segment, time: 0, clientIsSource: true, targets: TargetRedactor())
-    }
-
-    /// SplitMix64: a fixed sequence from a seed.
-    private struct SplitMix {
-        var state: UInt64
-        init(seed: UInt64) { state = seed }
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
     }
 }
