@@ -97,14 +97,27 @@ struct JSONByteCursor {
 
     /// The six digits of an instant's fraction of a second (µs, 0 to 999 999), then its closing `Z"`.
     mutating func fraction(_ micros: Int64) {
-        var rest = micros
-        for i in stride(from: 5, through: 0, by: -1) {
-            position[i] = UInt8(48 + rest % 10)
-            rest /= 10
-        }
+        let value = Int(micros)
+        let pairs = Self.digitPairs.utf8Start
+        let high = value / 10_000, middle = value / 100 % 100, low = value % 100
+        position[0] = pairs[2 * high]
+        position[1] = pairs[2 * high + 1]
+        position[2] = pairs[2 * middle]
+        position[3] = pairs[2 * middle + 1]
+        position[4] = pairs[2 * low]
+        position[5] = pairs[2 * low + 1]
         position[6] = UInt8(ascii: "Z")
         position[7] = UInt8(ascii: "\"")
         position += 8
+    }
+
+    /// "00" to "99", two bytes each.
+    private static var digitPairs: StaticString {
+        """
+        00010203040506070809101112131415161718192021222324252627282930313233343536373839\
+        40414243444546474849505152535455565758596061626364656667686970717273747576777879\
+        8081828384858687888990919293949596979899
+        """
     }
 
     /// Bytes that the shared writer (`JSONBytes`) appends to an array: for the rare pieces written no faster here.
