@@ -17,8 +17,8 @@ struct ConnectionTracker {
         var serial: Int
     }
 
-    /// The connections in progress, as values changed in place (one access per packet).
-    private var open: [FlowKey: ConnectionState] = [:]
+    /// The connections in progress, as values changed in place (one lookup per packet).
+    private var open = FlowTable()
     /// Closed connections in the table (waiting out `closedQuiet`), by 4-tuple and connection index, in the order
     /// they closed; entries of those since finished are stale and skipped.
     private var closing = FIFOQueue<(key: FlowKey, index: Int)>()
@@ -77,25 +77,29 @@ struct ConnectionTracker {
     var openCount: Int { open.count }
 
     /// Exchanges held by the connections in the table.
-    var openExchanges: Int { open.values.reduce(0) { $0 + $1.exchangeCount } }
+    var openExchanges: Int {
+        var total = 0
+        open.forEach { total += $1.exchangeCount }
+        return total
+    }
 
     /// Accounts for one segment captured at `time` (µs since the epoch).
     mutating func handle(_ segment: TCPSegment, time: Int64) {
         let key = FlowKey(segment.source, segment.destination)
-        if let slot = open.index(forKey: key) {
-            let step = open.values[slot].track(segment, time: time)
+        if let slot = open.slot(of: key) {
+            let step = open[slot: slot].track(segment, time: time)
             if step.startsNew {
-                finish(open.values[slot])
-                open[key] = start(segment, time: time, key: key)
+                if let old = open.remove(key) { finish(old) }
+                open.insert(start(segment, time: time, key: key), at: key)
             } else {
-                if let old = step.movedFrom { summary.moved(open.values[slot].record, from: old) }
-                if step.closed { noteClosed(key, index: open.values[slot].record.index, now: time) }
+                if let old = step.movedFrom { summary.moved(open[slot: slot].record, from: old) }
+                if step.closed { noteClosed(key, index: open[slot: slot].record.index, now: time) }
             }
         } else if let tombstone = tombstones[key], Self.isLate(segment, after: tombstone, time: time) {
             tombstones[key]?.lastPacketAt = time
         } else {
             tombstones[key] = nil
-            open[key] = start(segment, time: time, key: key)
+            open.insert(start(segment, time: time, key: key), at: key)
         }
         packetsSinceSweep += 1
         if lastSweepAt == .min { lastSweepAt = time }
@@ -122,8 +126,7 @@ struct ConnectionTracker {
     /// table, finished as the capture left it (in the order they began), one at a time.
     mutating func finishAll(_ body: (TCPConnection) -> Void) {
         takeFinished(body)
-        let states = open.values.sorted(by: { $0.record.index < $1.record.index })
-        open = [:]
+        let states = open.removeAll().sorted(by: { $0.record.index < $1.record.index })
         closing.removeAll()
         tombstones = [:]
         tombstoneOrder.removeAll()
@@ -144,14 +147,14 @@ struct ConnectionTracker {
     }
 
     /// True when the connection `entry` names is still the one in the table `open` at its 4-tuple.
-    private static func holds(_ open: [FlowKey: ConnectionState], _ entry: (key: FlowKey, index: Int)) -> Bool {
-        guard let slot = open.index(forKey: entry.key) else { return false }
-        return open.values[slot].record.index == entry.index
+    private static func holds(_ open: FlowTable, _ entry: (key: FlowKey, index: Int)) -> Bool {
+        guard let slot = open.slot(of: entry.key) else { return false }
+        return open[slot: slot].record.index == entry.index
     }
 
     /// Finishes the closed connection at the 4-tuple `key` and lays a tombstone in its place.
     private mutating func retire(_ key: FlowKey, now: Int64) {
-        guard let state = open.removeValue(forKey: key) else { return }
+        guard let state = open.remove(key) else { return }
         finish(state)
         nextSerial += 1
         tombstones[key] = Tombstone(client: state.record.client, clientISN: state.record.clientISN,
@@ -174,7 +177,7 @@ struct ConnectionTracker {
         lastSweepAt = now
         var done: [(key: FlowKey, index: Int)] = []
         var watermark = now
-        for (key, state) in open {
+        open.forEach { key, state in
             if state.isClosed && now - state.record.lastPacketAt > Self.closedQuiet {
                 done.append((key, state.record.index))
             } else {

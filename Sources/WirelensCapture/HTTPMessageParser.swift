@@ -121,6 +121,12 @@ struct HTTPMessageParser {
                 headerBytes = 0
                 bodyBytes = 0
             case .startLine, .headers, .chunkSize, .chunkDataEnd, .trailers:
+                if case .headers = state, line.isEmpty {
+                    i = readHeaders(bytes, from: i, time: time, events: &events)
+                    if i == count { return }
+                    if case .headers = state {} else { continue }
+                    // A header line cut by the end of the bytes, or too long: read below.
+                }
                 let end = Self.newline(in: bytes, from: i)
                 if state == .startLine || state == .headers { headerBytes += min(end + 1, count) - i }
                 guard line.count + (end - i) <= Self.maxLine else {
@@ -167,6 +173,28 @@ struct HTTPMessageParser {
                 return
             }
         }
+    }
+
+    /// Reads the header lines that lie whole in `bytes` from `start`, in place, one after another (without going
+    /// through the state dispatch for each), up to the blank line that ends them; returns where it stopped: after
+    /// that blank line, or at a line that the bytes cut or that is too long (for `feed` to read), or at the end.
+    private mutating func readHeaders(_ bytes: UnsafeRawBufferPointer, from start: Int, time: Int64,
+                                      events: inout some HTTPMessageSink) -> Int {
+        var i = start
+        let count = bytes.count
+        while i < count {
+            let end = Self.newline(in: bytes, from: i)
+            guard end < count, end - i <= Self.maxLine else { return i }
+            headerBytes += end + 1 - i
+            let line = Self.trimmingCR(UnsafeRawBufferPointer(rebasing: bytes[i..<end]))
+            i = end + 1
+            if line.isEmpty {
+                headersDone(time: time, events: &events)
+                return i
+            }
+            parseHeader(line)
+        }
+        return i
     }
 
     /// Accounts for `count` bytes the capture did not hold: skipped inside a known-length body, fatal elsewhere.
@@ -301,6 +329,13 @@ struct HTTPMessageParser {
         return UnsafeRawPointer(found) - base
     }
 
+    /// The index of the first space in `line` at or after `start`, if any.
+    private static func space(in line: UnsafeRawBufferPointer, from start: Int) -> Int? {
+        guard start < line.count, let base = line.baseAddress else { return nil }
+        guard let found = memchr(base + start, 32, line.count - start) else { return nil }
+        return UnsafeRawPointer(found) - base
+    }
+
     /// The line without its trailing CR.
     private static func trimmingCR(_ line: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
         guard let last = line.last, last == 13 else { return line }
@@ -405,8 +440,8 @@ struct HTTPMessageParser {
 
     /// `METHOD SP target SP HTTP/x.y`.
     private mutating func parseRequestLine(_ line: UnsafeRawBufferPointer) -> Bool {
-        guard let first = line.firstIndex(of: 32) else { return false }
-        guard let second = line[(first + 1)...].firstIndex(of: 32) else { return false }
+        guard let first = Self.space(in: line, from: 0) else { return false }
+        guard let second = Self.space(in: line, from: first + 1) else { return false }
         let method = UnsafeRawBufferPointer(rebasing: line[..<first])
         let target = UnsafeRawBufferPointer(rebasing: line[(first + 1)..<second])
         let version = UnsafeRawBufferPointer(rebasing: line[(second + 1)...])
@@ -452,16 +487,26 @@ struct HTTPMessageParser {
 
     /// Reads the framing headers: Content-Length, Transfer-Encoding, Upgrade.
     private mutating func parseHeader(_ line: UnsafeRawBufferPointer) {
-        guard let colon = line.firstIndex(of: 58) else { return }
-        // Only three names matter; their lengths tell most other headers apart without comparing.
-        guard colon == 14 || colon == 17 || colon == 7 else { return }
-        let name = UnsafeRawBufferPointer(rebasing: line[..<colon])
-        var start = colon + 1
+        // Only three names matter, of 7, 14 and 17 bytes: a line is one of them when its colon stands right after
+        // that many bytes that spell the name (a name holds no colon, so no earlier colon can precede a match).
+        // Other headers are passed over without a search for their colon.
+        let header: Framing
+        if Self.named(line, "content-length") {
+            header = .contentLength
+        } else if Self.named(line, "transfer-encoding") {
+            header = .transferEncoding
+        } else if Self.named(line, "upgrade") {
+            header = .upgrade
+        } else {
+            return
+        }
+        var start = header.colon + 1
         var end = line.count
         while start < end, line[start] == 32 || line[start] == 9 { start += 1 }
         while end > start, line[end - 1] == 32 || line[end - 1] == 9 { end -= 1 }
         let value = UnsafeRawBufferPointer(rebasing: line[start..<end])
-        if Self.equalsLowercased(name, "content-length") {
+        switch header {
+        case .contentLength:
             var length: Int64 = 0
             var valid = !value.isEmpty
             for b in value {
@@ -472,7 +517,7 @@ struct HTTPMessageParser {
                 length = length * 10 + Int64(b - 48)
             }
             if valid { head.contentLength = length }
-        } else if Self.equalsLowercased(name, "transfer-encoding") {
+        case .transferEncoding:
             let codings = String(decoding: value, as: UTF8.self).lowercased()
                 .split(separator: ",").map { String($0.filter { $0 != " " && $0 != "\t" }) }
             if codings.last == "chunked" {
@@ -480,16 +525,31 @@ struct HTTPMessageParser {
             } else if !codings.isEmpty {
                 head.otherTransferEncoding = true
             }
-        } else if Self.equalsLowercased(name, "upgrade") {
+        case .upgrade:
             head.upgrade = String(decoding: value, as: UTF8.self)
         }
     }
 
-    private static func equalsLowercased(_ bytes: UnsafeRawBufferPointer, _ name: StaticString) -> Bool {
-        guard bytes.count == name.utf8CodeUnitCount else { return false }
-        return name.withUTF8Buffer { expected in
-            zip(bytes, expected).allSatisfy { ($0 | 0x20) == $1 || ($0 == $1) }
+    /// The framing headers read, by the length of their names (where their colon stands).
+    private enum Framing {
+        case contentLength, transferEncoding, upgrade
+
+        var colon: Int {
+            switch self {
+            case .contentLength: 14
+            case .transferEncoding: 17
+            case .upgrade: 7
+            }
         }
+    }
+
+    /// True when `line` is a header named `name` (lowercase): the name, in any case, then a colon.
+    private static func named(_ line: UnsafeRawBufferPointer, _ name: StaticString) -> Bool {
+        let count = name.utf8CodeUnitCount
+        guard line.count > count, line[count] == 58 else { return false }
+        let expected = name.utf8Start
+        for i in 0..<count where line[i] | 0x20 != expected[i] && line[i] != expected[i] { return false }
+        return true
     }
 
     private static func hexValue(_ b: UInt8) -> UInt8? {

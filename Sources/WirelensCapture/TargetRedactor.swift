@@ -28,12 +28,42 @@ final class TargetRedactor {
     /// (whose decoded names the Redactor judges).
     private func needsRewriting(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         let ampersand = UInt8(ascii: "&"), hash = UInt8(ascii: "#"), equals = UInt8(ascii: "=")
-        guard let mark = bytes.firstIndex(where: { $0 == UInt8(ascii: "?") || $0 == hash }) else {
-            return bytes.contains(UInt8(ascii: "@"))
+        let at = UInt8(ascii: "@"), percent = UInt8(ascii: "%"), question = UInt8(ascii: "?")
+        var mark = 0
+        while mark < bytes.count, bytes[mark] != question, bytes[mark] != hash {
+            if bytes[mark] == at { return true }
+            mark += 1
         }
+        guard mark < bytes.count else { return false }
         let rest = UnsafeBufferPointer(rebasing: bytes[(mark + 1)...])
-        if rest.contains(UInt8(ascii: "%")) || bytes.contains(UInt8(ascii: "@")) { return true }
-        // The parameter names, in order: when they are the last harmless query's, nothing to look up.
+        // The common case in one pass: no user info or percent-encoding, and the parameter names, in order, are
+        // the last harmless query's (nothing to look up).
+        let repeated = lastQueryNames.withUnsafeBufferPointer { last -> Bool? in
+            var matched = 0
+            var same = true
+            var inName = true
+            for b in rest {
+                if b == percent || b == at { return nil }
+                guard same else { continue }
+                let listed: UInt8
+                if b == ampersand || b == hash {
+                    listed = ampersand
+                    inName = true
+                } else if b == equals {
+                    inName = false
+                    continue
+                } else if inName {
+                    listed = b
+                } else {
+                    continue
+                }
+                if matched < last.count, last[matched] == listed { matched += 1 } else { same = false }
+            }
+            return same && matched == last.count
+        }
+        guard let repeated else { return true }
+        if repeated { return false }
+        // The parameter names, in order.
         var list = scratch
         list.removeAll(keepingCapacity: true)
         var inName = true
@@ -48,7 +78,6 @@ final class TargetRedactor {
             }
         }
         defer { scratch = list }
-        if list == lastQueryNames { return false }
         for part in list.split(separator: ampersand, omittingEmptySubsequences: false) {
             let name = String(decoding: part, as: UTF8.self)
             if names.contains(name) { continue }

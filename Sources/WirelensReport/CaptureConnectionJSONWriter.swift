@@ -12,6 +12,8 @@ public struct CaptureConnectionJSONWriter {
     /// the instants of a capture come in runs within the same second.
     private var cachedSecond: Int64 = .min
     private var cachedPrefix: [UInt8] = []
+    /// Scratch memory an exchange is written into before it is appended (`exchange`).
+    private var scratch: [UInt8] = []
 
     public init() {}
 
@@ -84,34 +86,75 @@ public struct CaptureConnectionJSONWriter {
         Self.raw("]}", &bytes)
     }
 
-    /// One exchange, read in place (a copy of each would retain and release its strings).
+    /// One exchange, read in place (a copy of each would retain and release its strings), written through a
+    /// `JSONByteCursor` into scratch memory bounded by its strings' lengths, then appended at once.
     private mutating func exchange(_ pointer: UnsafePointer<HTTPExchange>, _ bytes: inout [UInt8]) {
-        Self.raw("{\"index\":", &bytes); JSONBytes.appendInt(Int64(pointer.pointee.index), to: &bytes)
-        Self.raw(",\"method\":", &bytes); Self.string(pointer.pointee.method, &bytes)
-        Self.raw(",\"target\":", &bytes); Self.string(pointer.pointee.target, &bytes)
-        Self.raw(",\"httpVersion\":", &bytes); Self.string(pointer.pointee.httpVersion, &bytes)
-        Self.raw(",\"statusCode\":", &bytes); Self.int(pointer.pointee.statusCode, &bytes)
-        Self.raw(",\"interimStatuses\":[", &bytes)
-        for (i, status) in pointer.pointee.interimStatuses.enumerated() {
-            if i > 0 { bytes.append(UInt8(ascii: ",")) }
-            JSONBytes.appendInt(Int64(status), to: &bytes)
+        let e = pointer
+        // Escaping writes at most 6 bytes per UTF-8 byte; the rest (keys, numbers, instants) stays under 1 KB.
+        let bound = 1024 + 21 * e.pointee.interimStatuses.count + Self.escapedBound(e.pointee.method)
+            + Self.escapedBound(e.pointee.target) + Self.escapedBound(e.pointee.httpVersion)
+        if scratch.count < bound { scratch = [UInt8](repeating: 0, count: bound) }
+        var memory: [UInt8] = []
+        swap(&memory, &scratch)
+        defer { swap(&memory, &scratch) }
+        memory.withUnsafeMutableBufferPointer { buffer in
+            var out = JSONByteCursor(buffer.baseAddress!)
+            out.raw("{\"index\":"); out.int(Int64(e.pointee.index))
+            out.raw(",\"method\":"); Self.string(e.pointee.method, &out)
+            out.raw(",\"target\":"); Self.string(e.pointee.target, &out)
+            out.raw(",\"httpVersion\":"); Self.string(e.pointee.httpVersion, &out)
+            out.raw(",\"statusCode\":")
+            if let status = e.pointee.statusCode { out.int(Int64(status)) } else { out.raw("null") }
+            out.raw(",\"interimStatuses\":[")
+            for (i, status) in e.pointee.interimStatuses.enumerated() {
+                if i > 0 { out.byte(UInt8(ascii: ",")) }
+                out.int(Int64(status))
+            }
+            out.raw("],\"interimAt\":"); instant(e.pointee.interimAt, &out)
+            out.raw(",\"requestStartAt\":"); instant(e.pointee.requestStartAt, &out)
+            out.raw(",\"requestEndAt\":"); instant(e.pointee.requestEndAt, &out)
+            out.raw(",\"responseStartAt\":"); instant(e.pointee.responseStartAt, &out)
+            out.raw(",\"responseEndAt\":"); instant(e.pointee.responseEndAt, &out)
+            out.raw(",\"waitMs\":")
+            if let wait = e.pointee.wait { out.millis(wait) } else { out.raw("null") }
+            out.raw(",\"requestHeaderBytes\":"); out.int(Int64(e.pointee.requestHeaderBytes))
+            out.raw(",\"requestBodyBytes\":"); out.int(e.pointee.requestBodyBytes)
+            out.raw(",\"responseHeaderBytes\":"); out.int(Int64(e.pointee.responseHeaderBytes))
+            out.raw(",\"responseBodyBytes\":"); out.int(e.pointee.responseBodyBytes)
+            out.raw(e.pointee.pipelined ? ",\"pipelined\":true,\"pipelineDepth\":" : ",\"pipelined\":false,\"pipelineDepth\":")
+            out.int(Int64(e.pointee.pipelineDepth))
+            out.raw(",\"stream\":")
+            if let stream = e.pointee.stream { out.int(Int64(stream)) } else { out.raw("null") }
+            out.raw(e.pointee.inferred ? ",\"inferred\":true" : ",\"inferred\":false")
+            out.raw(e.pointee.cutShort ? ",\"cutShort\":true" : ",\"cutShort\":false")
+            out.raw(e.pointee.complete ? ",\"complete\":true}" : ",\"complete\":false}")
+            bytes.append(contentsOf: out.written)
         }
-        Self.raw("],\"interimAt\":", &bytes); instant(pointer.pointee.interimAt, &bytes)
-        Self.raw(",\"requestStartAt\":", &bytes); instant(pointer.pointee.requestStartAt, &bytes)
-        Self.raw(",\"requestEndAt\":", &bytes); instant(pointer.pointee.requestEndAt, &bytes)
-        Self.raw(",\"responseStartAt\":", &bytes); instant(pointer.pointee.responseStartAt, &bytes)
-        Self.raw(",\"responseEndAt\":", &bytes); instant(pointer.pointee.responseEndAt, &bytes)
-        Self.raw(",\"waitMs\":", &bytes); Self.millis(pointer.pointee.wait, &bytes)
-        Self.raw(",\"requestHeaderBytes\":", &bytes); JSONBytes.appendInt(Int64(pointer.pointee.requestHeaderBytes), to: &bytes)
-        Self.raw(",\"requestBodyBytes\":", &bytes); JSONBytes.appendInt(pointer.pointee.requestBodyBytes, to: &bytes)
-        Self.raw(",\"responseHeaderBytes\":", &bytes); JSONBytes.appendInt(Int64(pointer.pointee.responseHeaderBytes), to: &bytes)
-        Self.raw(",\"responseBodyBytes\":", &bytes); JSONBytes.appendInt(pointer.pointee.responseBodyBytes, to: &bytes)
-        Self.raw(pointer.pointee.pipelined ? ",\"pipelined\":true,\"pipelineDepth\":" : ",\"pipelined\":false,\"pipelineDepth\":", &bytes)
-        JSONBytes.appendInt(Int64(pointer.pointee.pipelineDepth), to: &bytes)
-        Self.raw(",\"stream\":", &bytes); Self.int(pointer.pointee.stream, &bytes)
-        Self.raw(pointer.pointee.inferred ? ",\"inferred\":true" : ",\"inferred\":false", &bytes)
-        Self.raw(pointer.pointee.cutShort ? ",\"cutShort\":true" : ",\"cutShort\":false", &bytes)
-        Self.raw(pointer.pointee.complete ? ",\"complete\":true}" : ",\"complete\":false}", &bytes)
+    }
+
+    /// The most bytes `value` takes as a JSON string (every UTF-8 byte escaped as `\u00XX`, and the quotes).
+    private static func escapedBound(_ value: String?) -> Int {
+        guard let value else { return 0 }
+        return 6 * value.utf8.count + 2
+    }
+
+    private static func string(_ value: String?, _ out: inout JSONByteCursor) {
+        if let value { out.string(value) } else { out.raw("null") }
+    }
+
+    /// An instant (or null) through the cursor, as `instant(_:_:)` writes it into an array.
+    private mutating func instant(_ micros: Int64?, _ out: inout JSONByteCursor) {
+        guard let micros else {
+            out.raw("null")
+            return
+        }
+        let second = Self.second(of: micros)
+        guard cachePrefix(of: second) else {
+            out.appending { JSONBytes.appendInstant(micros: micros, to: &$0) }
+            return
+        }
+        cachedPrefix.withUnsafeBufferPointer { out.bytes($0) }
+        out.fraction(micros - second * 1_000_000)
     }
 
     /// One direction's figures, with its throughput over the connection's duration.
@@ -175,29 +218,34 @@ public struct CaptureConnectionJSONWriter {
 
     /// The instant as `JSONBytes.appendInstant` writes it, its date and time of day reused within a second.
     private mutating func instant(_ micros: Int64, _ bytes: inout [UInt8]) {
-        let second = micros >= 0 ? micros / 1_000_000 : (micros - 999_999) / 1_000_000
-        if second != cachedSecond {
-            var text: [UInt8] = []
-            JSONBytes.appendInstant(micros: second * 1_000_000, to: &text)
-            // `"YYYY-MM-DDTHH:MM:SS.000000Z"`: keep what precedes the fraction (other years: no cache).
-            guard text.count == 29 else {
-                JSONBytes.appendInstant(micros: micros, to: &bytes)
-                return
-            }
-            cachedSecond = second
-            cachedPrefix = Array(text[0..<21])
+        let second = Self.second(of: micros)
+        guard cachePrefix(of: second) else {
+            JSONBytes.appendInstant(micros: micros, to: &bytes)
+            return
         }
         bytes.append(contentsOf: cachedPrefix)
-        var fraction = micros - second * 1_000_000
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0, 0, 0)
-        withUnsafeMutableBytes(of: &digits) { d in
-            for i in stride(from: 5, through: 0, by: -1) {
-                d[i] = UInt8(48 + fraction % 10)
-                fraction /= 10
-            }
-            bytes.append(contentsOf: d)
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 8) { memory in
+            var out = JSONByteCursor(memory.baseAddress!)
+            out.fraction(micros - second * 1_000_000)
+            bytes.append(contentsOf: out.written)
         }
-        bytes.append(UInt8(ascii: "Z"))
-        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// The whole second an instant (µs) falls in.
+    private static func second(of micros: Int64) -> Int64 {
+        micros >= 0 ? micros / 1_000_000 : (micros - 999_999) / 1_000_000
+    }
+
+    /// Makes `cachedPrefix` the text of `second` up to the fraction; false when its text is not of the usual
+    /// length (a year of other than four digits: no cache).
+    private mutating func cachePrefix(of second: Int64) -> Bool {
+        guard second != cachedSecond else { return true }
+        var text: [UInt8] = []
+        JSONBytes.appendInstant(micros: second * 1_000_000, to: &text)
+        // `"YYYY-MM-DDTHH:MM:SS.000000Z"`: keep what precedes the fraction.
+        guard text.count == 29 else { return false }
+        cachedSecond = second
+        cachedPrefix = Array(text[0..<21])
+        return true
     }
 }

@@ -1,0 +1,55 @@
+import WirelensCaptureModel
+import XCTest
+@testable import WirelensCapture
+
+/// The flat flow table against a Dictionary (the oracle) over a fixed-seed run of inserts and removals: keys that
+/// collide in their buckets, removals from the middle of probe runs, growth while full runs are held.
+final class FlowTableTests: XCTestCase {
+    func testLookupsAndRemovalsAgreeWithADictionary() {
+        var table = FlowTable()
+        var model: [FlowKey: Int] = [:]
+        var random = SeededGenerator(seed: 0xF10A_7AB1)
+        let server = Endpoint(address: IPAddress(v4: 10, 0, 0, 1), port: 80)
+        // 3000 client ports on 4 addresses: the table grows several times and its probe runs get long.
+        let keys = (0..<3000).map { i in
+            FlowKey(Endpoint(address: IPAddress(v4: 10, 0, 1, UInt8(i % 4)), port: UInt16(20_000 + i / 4)), server)
+        }
+        var nextIndex = 0
+        for step in 0..<40_000 {
+            let key = keys[Int(random.next() % UInt64(keys.count))]
+            if model[key] == nil, random.next() % 3 != 0 {
+                table.insert(Self.state(index: nextIndex, key: key), at: key)
+                model[key] = nextIndex
+                nextIndex += 1
+            } else if model[key] != nil {
+                XCTAssertEqual(table.remove(key)?.record.index, model[key], "step \(step)")
+                model[key] = nil
+                XCTAssertNil(table.remove(key), "step \(step): removed twice")
+            }
+            if step % 1000 == 0 {
+                for probe in keys {
+                    XCTAssertEqual(table.slot(of: probe).map { table[slot: $0].record.index }, model[probe],
+                                   "step \(step)")
+                }
+            }
+        }
+        XCTAssertEqual(table.count, model.count)
+        var seen: [Int] = []
+        table.forEach { key, state in
+            XCTAssertEqual(model[key], state.record.index)
+            seen.append(state.record.index)
+        }
+        XCTAssertEqual(seen.sorted(), model.values.sorted())
+        XCTAssertEqual(table.removeAll().map(\.record.index).sorted(), model.values.sorted())
+        XCTAssertEqual(table.count, 0)
+        XCTAssertNil(table.slot(of: keys[0]))
+    }
+
+    /// A connection numbered `index` on the 4-tuple `key`, begun by a SYN from its lower end.
+    private static func state(index: Int, key: FlowKey) -> ConnectionState {
+        let segment = TCPSegment(source: key.lower, destination: key.upper, sequence: 1, acknowledgement: 0,
+                                 flags: .syn, window: 65535, windowScale: nil, payloadLength: 0,
+                                 payload: UnsafeRawBufferPointer(start: nil, count: 0))
+        return ConnectionState(index: index, first: segment, time: 0, clientIsSource: true, targets: TargetRedactor())
+    }
+}
