@@ -454,7 +454,7 @@ final class TransferContext: TransferObserver {
             statusText: statusText, contentType: contentType,
             responseHeaders: captureHeaders ? headers : nil, requestBodyBytes: requestBodyBytes,
             responseBodyBytes: responseBodyBytes, retryWait: retryWait,
-            error: error, tcp: facts, readsTCP: readsTCP, connectionTotals: tcp.lastSnapshot.map(TCPTotals.init))
+            error: error, tcp: consume facts, readsTCP: readsTCP, connectionTotals: tcp.lastSnapshot.map(TCPTotals.init))
     }
 
     /// One event of libcurl's verbose output other than its informational text.
