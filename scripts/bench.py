@@ -16,7 +16,10 @@
     rusage) is what the samples every 100 ms cost (target: at most 1%).
 
 Tools are interleaved (A B C A B C A B C) over --rounds rounds (default 5) and the
-median is reported. Full run: 20000 requests and a 1 GiB file; --quick: 2000
+median is reported. The kernel facts' cost on the GET path is judged from pairs of their own: after the tools,
+each round runs --facts-pairs pairs (default 4) of the text-summary probe with kernel facts and with
+--tcp-sample off, back to back, the order alternating from pair to pair (on/off, off/on, ...); the target is
+the median of the per-pair rate ratios. Full run: 20000 requests and a 1 GiB file; --quick: 2000
 requests and a 64 MiB file, written to reports/bench/raw/quick/ unless --out is
 given, so a smoke run never replaces the real results in reports/bench/.
 
@@ -211,11 +214,18 @@ def median_of(runs, key):
     return statistics.median(vals) if vals else None
 
 
+def pair_ratios(runs_a, runs_b, key):
+    """A's figure over B's for each pair (runs with the same "pair", else the same round; both ok), in order."""
+    def pair(r):
+        return r.get("pair", r["round"])
+    b_by_pair = {pair(r): r for r in runs_b if r.get("ok") and r.get(key)}
+    return [r[key] / b_by_pair[pair(r)][key] for r in runs_a
+            if r.get("ok") and r.get(key) and pair(r) in b_by_pair]
+
+
 def paired_ratio(runs_a, runs_b, key):
-    """The median over rounds of A's figure over B's in the same round (both runs ok): drift between rounds cancels."""
-    b_by_round = {r["round"]: r for r in runs_b if r.get("ok") and r.get(key)}
-    ratios = [r[key] / b_by_round[r["round"]][key] for r in runs_a
-              if r.get("ok") and r.get(key) and r["round"] in b_by_round]
+    """The median over pairs (or rounds) of A's figure over B's in the same pair: drift between pairs cancels."""
+    ratios = pair_ratios(runs_a, runs_b, key)
     return statistics.median(ratios) if ratios else None
 
 
@@ -234,6 +244,7 @@ class Bench:
         self.requests = args.requests or (2000 if args.quick else 20000)
         self.upload_bytes = (args.upload_mib or (64 if args.quick else 1024)) * MIB
         self.rounds = args.rounds
+        self.facts_pairs = args.facts_pairs
         self.parts = set(args.parts.split(","))
         self.timeout = args.timeout
         default_out = os.path.join(ROOT, "reports", "bench", "raw", "quick") if args.quick \
@@ -332,12 +343,6 @@ class Bench:
                 self.wirelens, "probe", url, "--repeat", str(n), "--concurrency", "16",
                 "--max-host-connections", "16", "--format", "text",
                 "--report", os.path.join(self.raw, f"probe-r{rnd}.txt"), "--quiet"]
-            # The same without kernel facts (--tcp-sample off), right after it in every round: their ratio per
-            # round is what reading TCP_INFO costs.
-            cmds["wirelens-summary-nokernel"] = lambda rnd: [
-                self.wirelens, "probe", url, "--repeat", str(n), "--concurrency", "16",
-                "--max-host-connections", "16", "--format", "text", "--tcp-sample", "off",
-                "--report", os.path.join(self.raw, f"probe-nokernel-r{rnd}.txt"), "--quiet"]
         if self.have["curl"]:
             cmds["curl"] = lambda rnd: [
                 "curl", "-sS", "--parallel", "--parallel-max", "16", "-K", cfg]
@@ -366,6 +371,20 @@ class Bench:
         if m:
             out["status_2xx"] = int(m.group(1))
         return out
+
+    def facts_pair_commands(self):
+        """The text-summary probe with kernel facts (the default) and without (--tcp-sample off): the pairs whose
+        rate ratio is what reading TCP_INFO costs on the GET path."""
+        url = f"{self.base}/small.txt"
+        n = self.requests
+
+        def probe(name, extra):
+            return lambda tag: [
+                self.wirelens, "probe", url, "--repeat", str(n), "--concurrency", "16",
+                "--max-host-connections", "16", "--format", "text", *extra,
+                "--report", os.path.join(self.raw, f"probe-{name}-{tag}.txt"), "--quiet"]
+        return {"wirelens-summary-kernel": probe("kernel", []),
+                "wirelens-summary-nokernel": probe("nokernel", ["--tcp-sample", "off"])}
 
     def warm_up(self, argv, name):
         """One unmeasured run so the first measured tool does not pay for cold caches."""
@@ -396,7 +415,29 @@ class Bench:
                 runs[tool].append(r)
                 self.say_run("GET", tool, rnd, r,
                              f"{r['rps']:.0f} req/s" if r["rps"] else "-")
+            if self.have["wirelens"]:
+                self.run_facts_pairs(rnd, runs)
         return runs
+
+    def run_facts_pairs(self, rnd, runs):
+        """The round's pairs of kernel facts on and off, back to back, the order alternating from pair to pair (and
+        the first pair's from round to round), so that neither side always runs first or after the same tool."""
+        cmds = self.facts_pair_commands()
+        on, off = list(cmds)
+        for slot in range(self.facts_pairs):
+            pair = f"{rnd}.{slot + 1}"
+            order = (on, off) if (rnd + slot) % 2 == 1 else (off, on)
+            for tool in order:
+                argv = cmds[tool](f"r{pair}")
+                so = os.path.join(self.raw, f"get-{tool}-r{pair}.out")
+                se = os.path.join(self.raw, f"get-{tool}-r{pair}.err")
+                r = measure(argv, so, se, self.timeout, self.launcher)
+                r.update({"round": rnd, "pair": pair, "first": tool == order[0], "argv": argv,
+                          "requests": self.requests})
+                r["rps"] = self.requests / r["wall_s"] if r["wall_s"] > 0 else None
+                r["ok"] = r["exit"] == 0 and not r["timed_out"]
+                runs.setdefault(tool, []).append(r)
+                self.say_run("GET", tool, rnd, r, f"{r['rps']:.0f} req/s (pair {pair})" if r["rps"] else "-")
 
     # -- (b) upload -----------------------------------------------------------
     def make_upload_file(self):
@@ -566,13 +607,26 @@ class Bench:
             "rps_wirelens_summary_vs_instrumented_floor": ratio(g("wirelens-summary", "rps"),
                                                                 g("libcurl-floor-instrumented", "rps")),
             "upload_wirelens_vs_curl": ratio(u("wirelens", "mb_per_s"), u("curl", "mb_per_s")),
-            "rps_kernel_facts_on_vs_off": paired_ratio(gets.get("wirelens-summary", []),
+            "rps_kernel_facts_on_vs_off": paired_ratio(gets.get("wirelens-summary-kernel", []),
                                                        gets.get("wirelens-summary-nokernel", []), "rps"),
             "upload_cpu_sampling_vs_start_end": paired_ratio(uploads.get("wirelens", []),
                                                              uploads.get("wirelens-nosample", []), "cpu_s"),
             "upload_sampling_instruction_share": (self.sampling or {}).get("share"),
-            "cpu_kernel_facts_on_vs_off": paired_ratio(gets.get("wirelens-summary", []),
+            "cpu_kernel_facts_on_vs_off": paired_ratio(gets.get("wirelens-summary-kernel", []),
                                                        gets.get("wirelens-summary-nokernel", []), "cpu_s"),
+        }
+        # The spread of the per-pair rate ratios, and how the order within a pair moved them.
+        on_runs = gets.get("wirelens-summary-kernel", [])
+        off_runs = gets.get("wirelens-summary-nokernel", [])
+        each = pair_ratios(on_runs, off_runs, "rps")
+        firsts = {r["pair"] for r in on_runs if r.get("first")}
+        on_first = pair_ratios([r for r in on_runs if r.get("pair") in firsts], off_runs, "rps")
+        off_first = pair_ratios([r for r in on_runs if r.get("pair") not in firsts], off_runs, "rps")
+        q = statistics.quantiles(each, n=4) if len(each) >= 2 else None
+        ratios["kernel_facts_pairs"] = {
+            "rps_ratios": each, "pairs": len(each), "quartiles": q,
+            "median_on_first": statistics.median(on_first) if on_first else None,
+            "median_off_first": statistics.median(off_first) if off_first else None,
         }
         rss = u("wirelens", "max_peak_rss_mib")
 
@@ -595,7 +649,8 @@ class Bench:
              "value": ratios["rps_wirelens_summary_vs_h2load"],
              "met": verdict(ratios["rps_wirelens_summary_vs_h2load"],
                             (ratios["rps_wirelens_summary_vs_h2load"] or 0) >= TARGET_RPS_VS_H2LOAD)},
-            {"name": "requests/s with kernel facts >= 0.97x without (--tcp-sample off; median of per-round ratios)",
+            {"name": "requests/s with kernel facts >= 0.97x without (--tcp-sample off; median of per-pair ratios, "
+                     "order alternating)",
              "value": ratios["rps_kernel_facts_on_vs_off"],
              "met": verdict(ratios["rps_kernel_facts_on_vs_off"],
                             (ratios["rps_kernel_facts_on_vs_off"] or 0) >= TARGET_KERNEL_FACTS_COST)},
@@ -651,15 +706,17 @@ class Bench:
         desc = {
             "wirelens": "`wirelens probe URL --repeat N --concurrency 16 --max-host-connections 16 --format json --report F`",
             "wirelens-summary": "the same with `--format text` (summary only, no per-transaction JSON)",
-            "wirelens-summary-nokernel": "the same with `--tcp-sample off` (no TCP_INFO read: the cost of the kernel's facts)",
+            "wirelens-summary-kernel": "wirelens-summary again, in the kernel-facts pairs (with each run below)",
+            "wirelens-summary-nokernel": "the same with `--tcp-sample off` (no TCP_INFO read: the cost of the kernel's "
+                                         "facts), paired with the one above, the order alternating",
             "curl": "`curl --parallel --parallel-max 16 -K urls.cfg`",
             "h2load": "`h2load --h1 -n N -c 16 URL`",
             "libcurl-floor": "scripts/libcurl-floor.c: libcurl's multi loop alone (no timing, no verbose, no report)",
             "libcurl-floor-instrumented": "the same loop with the libcurl options Wirelens sets (verbose text to a "
                                           "debug callback, header and prerequest callbacks, error buffer, header list)",
         }
-        for tool in ("wirelens", "wirelens-summary", "wirelens-summary-nokernel", "curl", "h2load", "libcurl-floor",
-                     "libcurl-floor-instrumented"):
+        for tool in ("wirelens", "wirelens-summary", "wirelens-summary-kernel", "wirelens-summary-nokernel", "curl",
+                     "h2load", "libcurl-floor", "libcurl-floor-instrumented"):
             d = med["get"].get(tool)
             if d is None:
                 L.append(f"| {tool} | {desc[tool]} | not run | not run | 0/0 |")
@@ -715,10 +772,18 @@ class Bench:
                  f"{f(ratios.get('rps_instrumented_floor_vs_libcurl_floor'), '{:.2f}')}x of the bare floor; Wirelens reaches "
                  f"{f(ratios.get('rps_wirelens_summary_vs_instrumented_floor'), '{:.2f}')}x of that instrumented floor.")
         L.append("")
-        L.append("The kernel's facts on the GET path: the rate ratio above is from wall time, which moves by tens of "
-                 "percent between runs on this shared machine; the same pairs' CPU time (user + system of the "
-                 "process) moves less: with kernel facts it is "
-                 f"{f(ratios.get('cpu_kernel_facts_on_vs_off'), '{:.3f}')}x the CPU time without (median of per-round "
+        kp = ratios.get("kernel_facts_pairs") or {}
+        quart = kp.get("quartiles")
+        L.append(f"The kernel's facts on the GET path: {kp.get('pairs', 0)} pairs ({self.facts_pairs} per round, "
+                 "after the tools), each the text-summary probe with kernel facts and with `--tcp-sample off` back to "
+                 "back, the order alternating from pair to pair; the target is the median of the per-pair rate "
+                 "ratios (quartiles "
+                 f"{'n/a' if not quart else f'{quart[0]:.3f} / {quart[2]:.3f}'}; median "
+                 f"{f(kp.get('median_on_first'), '{:.3f}')} in the pairs that ran with facts first, "
+                 f"{f(kp.get('median_off_first'), '{:.3f}')} in those that ran without first). Wall time moves by "
+                 "tens of percent between runs on this shared machine; the same pairs' CPU time (user + system of "
+                 "the process) moves less: with kernel facts it is "
+                 f"{f(ratios.get('cpu_kernel_facts_on_vs_off'), '{:.3f}')}x the CPU time without (median of per-pair "
                  "ratios), i.e. the facts cost that share of Wirelens' own CPU per GET (one getsockopt(TCP_INFO) per "
                  "keep-alive transfer, its decoding, the facts and the diagnosis).")
         L.append("")
@@ -814,6 +879,8 @@ def main():
                     help="2000 requests and a 64 MiB upload (smoke test)")
     ap.add_argument("--wirelens", help="wirelens binary (default .build/release/wirelens)")
     ap.add_argument("--rounds", type=int, default=5, help="rounds (default 5)")
+    ap.add_argument("--facts-pairs", type=int, default=4,
+                    help="pairs of GET runs with and without kernel facts per round (default 4)")
     ap.add_argument("--parts", default="get,upload",
                     help="which parts to run: get, upload or both (default get,upload); with one part, write to "
                          "--out (the results of the other are not measured)")

@@ -109,8 +109,11 @@ final class ConnectionSockets {
     func attach(_ ctx: TransferContext, to socket: Int32, at now: Int64, multiplexes: Bool) -> TCPInfo? {
         guard let entry = entries[socket] else { return nil }
         if !entry.users.isEmpty {
-            let h2 = entry.users.contains { $0.alpn == "h2" } || entry.connectionId.flatMap { tls[$0]?.alpn } == "h2"
-            guard multiplexes, h2 || ctx.alpn == "h2" || ctx.speaksPriorKnowledge else {
+            // Whether the connection speaks h2 is asked only where streams may run at once (a run over HTTP/1.1 never
+            // looks its TLS facts up).
+            guard multiplexes, ctx.alpn == "h2" || ctx.speaksPriorKnowledge
+                    || entry.users.contains(where: { $0.alpn == "h2" })
+                    || entry.connectionId.flatMap({ tls[$0]?.alpn }) == "h2" else {
                 let info = TCPInfoReader.read(socket: socket)
                 for done in entry.users { done.endTCP(with: info, at: now) }
                 entry.users = [ctx]

@@ -463,7 +463,7 @@ final class TransferContext: TransferObserver {
             statusText: statusText, contentType: contentType,
             responseHeaders: captureHeaders ? headers : nil, requestBodyBytes: requestBodyBytes,
             responseBodyBytes: responseBodyBytes, retryWait: retryWait,
-            error: error, tcp: facts, readsTCP: readsTCP, connectionTotals: tcp.lastSnapshot.map(TCPTotals.init))
+            error: error, tcp: consume facts, readsTCP: readsTCP, connectionTotals: tcp.lastSnapshot.map(TCPTotals.init))
         seen.responseBodyWireBytes = info.bodyBytesReceived
         seen.lastReceived = lastReceivedAt
         return seen

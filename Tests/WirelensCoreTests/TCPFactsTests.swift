@@ -53,6 +53,41 @@ final class TCPFactsTests: XCTestCase {
         XCTAssertEqual(Set(gaps.dropLast()).count, 1)
     }
 
+    /// Which snapshots become samples, by a plain model of the rule: each snapshot once a later one came, if it is a
+    /// multiple of the stride; past `sampleLimit` every other sample goes and the stride doubles; the last always.
+    private func modelSampleIndices(_ n: Int) -> [Int] {
+        var kept: [Int] = []
+        var stride = 1
+        func keep(_ i: Int) {
+            kept.append(i)
+            if kept.count > TCPFacts.Builder.sampleLimit {
+                kept = kept.enumerated().filter { $0.offset % 2 == 0 }.map(\.element)
+                stride *= 2
+            }
+        }
+        for i in 1..<max(n, 1) where (i - 1) % stride == 0 { keep(i - 1) }
+        if (n - 1) % stride == 0 { keep(n - 1) } else { kept.append(n - 1) }
+        return kept
+    }
+
+    /// Short transfers keep no array until a third snapshot: whatever the count, the samples are the model's, each
+    /// with its own snapshot's figures (acked since the first, the time since the first).
+    func testSamplesOfEveryCountFollowTheRule() throws {
+        for n in [1, 2, 3, 4, 5, 64, 65, 66, 67, 129, 130, 200, 257, 300] {
+            var builder = TCPFacts.Builder()
+            for i in 0..<n {
+                builder.add(snapshot(acked: 7 + UInt64(i) * 1000, sent: 0, retrans: 0, rtt: 1000 + UInt32(i), cwnd: 10,
+                                     window: 65536, rate: 1000, busy: 0, rwnd: 0), at: 3 + Int64(i) * 10)
+            }
+            let facts = try XCTUnwrap(builder.finish())
+            let expected = modelSampleIndices(n)
+            XCTAssertEqual(facts.samples.map(\.at), expected.map { Int64($0) * 10 }, "\(n) snapshots")
+            XCTAssertEqual(facts.samples.map(\.acked), expected.map { UInt64($0) * 1000 }, "\(n) snapshots")
+            XCTAssertEqual(facts.samples.map(\.rtt), expected.map { 1000 + UInt32($0) }, "\(n) snapshots")
+            XCTAssertEqual(facts.span, Int64(n - 1) * 10)
+        }
+    }
+
     func testNoSnapshotGivesNoFacts() {
         var empty = TCPFacts.Builder()
         XCTAssertNil(empty.finish())

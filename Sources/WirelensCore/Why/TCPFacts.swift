@@ -139,8 +139,10 @@ public struct TCPFacts: Sendable, Equatable, Codable {
 
     /// Gathers the snapshots of one transfer, keeping a bounded number of samples.
     ///
-    /// A snapshot becomes a sample only once a later one came (the last is made a sample by `finish()`), so a short
-    /// transfer's two snapshots cost two stores here and one small array at the end.
+    /// A snapshot becomes a sample only once a later one came (the last is made a sample by `finish()`). The first
+    /// snapshot's sample is made only when a third snapshot needs the array, so a transfer shorter than one sampling
+    /// interval (a first and a last snapshot) keeps no array while it runs: two stores here and one array of two
+    /// samples at the end.
     public struct Builder: Sendable {
         /// The most samples kept per transfer: beyond it every other one is dropped and the stride doubles.
         public static let sampleLimit = 64
@@ -155,7 +157,8 @@ public struct TCPFacts: Sendable, Equatable, Codable {
         private var cwndMax: UInt32 = 0
         private var peerWindowMin: UInt32?
         private var deliveryRateMax: UInt64?
-        /// The samples of the snapshots before the last (every `stride`-th of them).
+        /// The samples of the snapshots before the last (every `stride`-th of them); empty until a third snapshot
+        /// came (the first one's sample is then made from `first`).
         private var samples: [TCPSample] = []
         private var sendBuffer: UInt32?
         /// Only every `stride`-th snapshot becomes a sample (doubles each time the samples are thinned).
@@ -182,9 +185,14 @@ public struct TCPFacts: Sendable, Equatable, Codable {
             if count == 0 {
                 first = info
                 firstAt = at
-            } else if let previous = last, (count - 1) % stride == 0 {
-                // The snapshot before this one is no longer the last: it becomes a sample if its turn came.
-                keep(TCPSample(previous, at: lastAt - firstAt, first: first ?? previous))
+            } else if count > 1, let previous = last, let first, (count - 1) % stride == 0 {
+                // The snapshot before this one is no longer the last: it becomes a sample if its turn came (after the
+                // first one's, made now: the first snapshot is always a sample).
+                if samples.isEmpty {
+                    samples.reserveCapacity(4)
+                    samples.append(TCPSample(first, at: 0, first: first))
+                }
+                keep(TCPSample(previous, at: lastAt - firstAt, first: first))
             }
             count += 1
             last = info
@@ -200,8 +208,6 @@ public struct TCPFacts: Sendable, Equatable, Codable {
 
         /// Appends a sample, thinning the samples to every other one (and doubling the stride) past `sampleLimit`.
         private mutating func keep(_ sample: TCPSample) {
-            // Room for a short transfer's first and last samples, and a few more, in one allocation.
-            if samples.capacity == 0 { samples.reserveCapacity(4) }
             samples.append(sample)
             if samples.count > Self.sampleLimit {
                 var thinned: [TCPSample] = []
@@ -218,9 +224,17 @@ public struct TCPFacts: Sendable, Equatable, Codable {
             // The last snapshot is always a sample: the end of the transfer is worth drawing. Taken in its turn it
             // may thin the samples first, as any other; out of turn it is added at the end.
             let end = TCPSample(last, at: lastAt - firstAt, first: first)
-            if (count - 1) % stride == 0 { keep(end) } else { samples.append(end) }
-            let kept = samples
-            samples = []
+            let kept: [TCPSample]
+            if count == 1 {
+                kept = [end]
+            } else if count == 2 {
+                // No array yet: the first snapshot's sample and the last's, in one allocation.
+                kept = [TCPSample(first, at: 0, first: first), end]
+            } else {
+                if (count - 1) % stride == 0 { keep(end) } else { samples.append(end) }
+                kept = samples
+                samples = []
+            }
             let window = Self.median(of: kept) { $0.peerWindow.map { UInt64($0) } }
             let rate = Self.median(of: kept) { $0.appLimited == true ? nil : $0.deliveryRate }
             var facts = TCPFacts(
