@@ -79,6 +79,29 @@ final class DiagnosisTests: XCTestCase {
         XCTAssertNil(unknownSize.evidence.bufferBoundShare)
     }
 
+    /// Six 1448-byte segments filling an 8 KiB buffer, the windows with room: over a path whose minimum round trip
+    /// is 0.9 ms, round trips of 1.2 ms are the buffer's limit; 14 ms means those bytes queued at a full link (what
+    /// an 8 Mbit/s tbf with `--sndbuf 4KiB` showed), where a larger buffer would only lengthen the queue.
+    func testASmallBufferWhoseBytesQueueOnThePathIsTheNetwork() {
+        func facts(rtt: UInt32) -> TCPFacts {
+            var builder = TCPFacts.Builder()
+            builder.noteSendBuffer(8192)
+            builder.add(Fixture.tcpInfo(cwnd: 10, window: 187_392), at: 0)
+            for step in 1...20 {
+                builder.add(Fixture.tcpInfo(acked: UInt64(step) * 400_000, rtt: rtt, cwnd: 18, window: 187_392,
+                                            busy: UInt64(step) * 400_000, unacked: 6, notSent: 0),
+                            at: Int64(step) * 400_000)
+            }
+            return builder.finish()!
+        }
+        let near = upload(facts(rtt: 1_200))
+        XCTAssertEqual(near.verdict, .sendBuffer, near.explanation)
+        XCTAssertEqual(near.evidence.bufferBoundShare ?? 0, 1, accuracy: 1e-9)
+        let queued = upload(facts(rtt: 14_000))
+        XCTAssertEqual(queued.verdict, .network, queued.explanation)
+        XCTAssertEqual(queued.evidence.bufferBoundShare ?? 1, 0, accuracy: 1e-9)
+    }
+
     func testBusyWithinTheCongestionWindowIsTheNetwork() {
         let d = upload(facts(busy: 7_950_000, rwnd: 50_000, sndbuf: 0))
         XCTAssertEqual(d.verdict, .network)

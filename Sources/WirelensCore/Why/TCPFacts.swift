@@ -104,8 +104,10 @@ public struct TCPFacts: Sendable, Equatable, Codable {
     }
 
     /// The buffer's hold on the sender: a sample counts when everything written was sent (nothing waits unsent),
-    /// the bytes in flight fill at least half the socket's send buffer, and both the congestion window (at least
-    /// twice the segments in flight) and the peer's window (room for another segment) would have allowed more.
+    /// the bytes in flight fill at least half the socket's send buffer, both the congestion window (at least
+    /// twice the segments in flight) and the peer's window (room for another segment) would have allowed more, and
+    /// the bytes in flight were not waiting in a queue on the path (`queuedOnThePath`): a full link keeps a queue
+    /// whatever the buffer, and more bytes in flight would only lengthen it.
     /// Nil without the send buffer's size, the unsent count (4.6) or a sample with data in flight.
     public var bufferBound: BufferBound? {
         guard let sendBuffer, sendBuffer > 0, sendMSS > 0 else { return nil }
@@ -116,7 +118,7 @@ public struct TCPFacts: Sendable, Equatable, Codable {
             let bytes = UInt64(sample.unacked) * mss
             let windowRoom = sample.peerWindow.map { bytes + mss <= UInt64($0) } ?? true
             return sample.notSent == 0 && bytes * 2 >= UInt64(sendBuffer)
-                && sample.unacked * 2 <= sample.congestionWindow && windowRoom
+                && sample.unacked * 2 <= sample.congestionWindow && windowRoom && !queuedOnThePath(sample)
         }
         let held = bound.map(\.unacked).sorted()
         let windows = bound.map(\.congestionWindow).sorted()
@@ -124,6 +126,18 @@ public struct TCPFacts: Sendable, Equatable, Codable {
                            segmentsInFlight: held.isEmpty ? 0 : held[held.count / 2],
                            congestionWindow: windows.isEmpty ? 0 : windows[windows.count / 2])
     }
+
+    /// True when a sample's bytes in flight waited in a queue on the path: at least two segments in flight (so
+    /// the receiver acknowledges at once rather than delaying its ACK for a lone segment) and a round trip at
+    /// least twice the connection's minimum and at least `queueDelayFloor` µs above it. A small buffer on a path
+    /// that is not full sees round trips near the minimum; on a full link the same bytes queue at its bottleneck.
+    public func queuedOnThePath(_ sample: TCPSample) -> Bool {
+        guard let minRTT, minRTT > 0, sample.unacked >= 2 else { return false }
+        return UInt64(sample.rtt) >= 2 * UInt64(minRTT) && sample.rtt - minRTT >= Self.queueDelayFloor
+    }
+
+    /// The least queueing delay (µs) taken as a queue on the path rather than scheduling noise: 1 ms.
+    public static let queueDelayFloor: UInt32 = 1_000
 
     /// The share of the bytes sent that were retransmissions, a crude loss rate; nil when nothing was sent.
     public var retransmittedShare: Double? {
