@@ -26,10 +26,9 @@ public final class CheckService: Sendable {
 
     /// Binds the server and starts the schedules; throws ListenFailure when the address cannot be used.
     ///
-    /// `board` holds the results (and hands them to the history); `problem` receives history trouble, once per
-    /// new kind of trouble rather than per result.
-    public init(config: CheckConfig, host: String, port: Int, limits: ServeLimits = ServeLimits(), board: ResultBoard,
-                problem: @escaping @Sendable (String) -> Void) async throws(ListenFailure) {
+    /// `board` holds the results (and hands them to the history's writer, which reports its own trouble).
+    public init(config: CheckConfig, host: String, port: Int, limits: ServeLimits = ServeLimits(), board: ResultBoard)
+        async throws(ListenFailure) {
         self.config = config
         self.board = board
         let runner = self.runner
@@ -37,7 +36,7 @@ public final class CheckService: Sendable {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         self.group = group
         let respond: @Sendable (HTTPMethod, String) async -> MetricsHTTPHandler.Response = { method, uri in
-            await Self.respond(method: method, uri: uri, config: config, runner: runner, board: board, problem: problem)
+            await Self.respond(method: method, uri: uri, config: config, runner: runner, board: board)
         }
         let decoderLimits = {
             var decoder = NIOHTTPDecoderLimitConfiguration()
@@ -74,7 +73,7 @@ public final class CheckService: Sendable {
                 let offset = Int64(Double(schedule.interval) * schedule.jitter * Double.random(in: 0..<1))
                 try? await Task.sleep(nanoseconds: UInt64(offset) * 1000)
                 while !Task.isCancelled, let result = await runner.run(check) {
-                    if let trouble = await board.record(result) { problem(trouble.description) }
+                    await board.record(result)
                     try? await Task.sleep(nanoseconds: UInt64(schedule.nextDelay()) * 1000)
                 }
             }
@@ -97,7 +96,7 @@ public final class CheckService: Sendable {
 
     /// The answer to one request.
     static func respond(method: HTTPMethod, uri: String, config: CheckConfig, runner: CheckRunner,
-                        board: ResultBoard, problem: @Sendable (String) -> Void) async -> MetricsHTTPHandler.Response {
+                        board: ResultBoard) async -> MetricsHTTPHandler.Response {
         guard method == .GET else {
             return .text(.methodNotAllowed, "only GET\n")
         }
@@ -116,7 +115,7 @@ public final class CheckService: Sendable {
             guard let result = await runner.run(check) else {
                 return .text(.serviceUnavailable, "serve is stopping; the check was cancelled\n")
             }
-            if let trouble = await board.record(result) { problem(trouble.description) }
+            await board.record(result)
             return .init(status: .ok, contentType: exposition, body: PrometheusRenderer.render([result]))
         case "/":
             return .text(.ok, "wirelens serve: /metrics (latest results), /probe?target=NAME (run a configured check)\n")

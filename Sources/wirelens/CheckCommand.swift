@@ -15,7 +15,8 @@ struct CheckCommand: CheckedCommand {
             Exit codes: 0 every check passed, 1 a check failed, 2 a configuration or usage error (with the file, \
             line and key at fault), 12 every check passed but the history database could not be used (one warning \
             line names it; the results are still printed and written). A check without 'timeout:' is bounded by 10s \
-            (or the configuration's 'defaults: { timeout: }'). With --every, runs until SIGINT or SIGTERM, which end \
+            (or the configuration's 'defaults: { timeout: }'). With --history-keep, each round removes the runs older \
+            than that from the history (at most 200,000 rows a round, 10,000 per transaction). With --every, runs until SIGINT or SIGTERM, which end \
             it after the current round; the exit code is then the last round's.
             """)
 
@@ -38,12 +39,13 @@ struct CheckCommand: CheckedCommand {
     var quiet = false
 
     /// The checked flags: the schedule (nil: one round) and the configuration.
-    private func checked() throws(UsageError) -> (schedule: Schedule?, checks: CheckConfig) {
+    private func checked() throws(UsageError) -> (schedule: Schedule?, keep: Int64?, checks: CheckConfig) {
         let schedule = try every.map { text throws(UsageError) in
             Schedule(interval: try TransferFlags.duration(text, "--every") ?? 0)
         }
+        let keep = try history.keep()
         do throws(CheckConfigError) {
-            return (schedule, try CheckConfig.load(path: config, environment: ProcessInfo.processInfo.environment))
+            return (schedule, keep, try CheckConfig.load(path: config, environment: ProcessInfo.processInfo.environment))
         } catch {
             throw UsageError(error.description)
         }
@@ -55,7 +57,7 @@ struct CheckCommand: CheckedCommand {
 
     /// Runs the checks; ends with 1 when one failed, 12 when the history could not be used.
     func run() async throws {
-        let (schedule, checks) = try checked()
+        let (schedule, keep, checks) = try checked()
         if let reportPath { try ProbePlan.checkWritable(reportPath) }
         // A history that cannot be used is a warning: the checks run, print and export without it.
         let (store, unavailable) = history.open()
@@ -71,6 +73,10 @@ struct CheckCommand: CheckedCommand {
             if let store, case .failed(let report) = store.store(results.map(\.historyEntry)) {
                 stored = false
                 if let report { Console.error(report.description) }
+            }
+            if let store, let keep, case .failure(let failure) = Self.prune(store, keep: keep) {
+                stored = false
+                if let report = failure.report { Console.error(report.description) }
             }
             // A failed check outweighs the history's trouble.
             status = !results.allSatisfy(\.passed) ? .checkFailed : stored ? .success : .historyUnavailable
@@ -95,6 +101,28 @@ struct CheckCommand: CheckedCommand {
         }
         try ErrorExit.end(status.rawValue)
     }
+
+    /// Removes the runs older than `keep` (µs), at most `pruneBatches` transactions of 10,000 rows per round so that
+    /// a first retention over a large history does not hold the checks up; the rest goes in later rounds.
+    static func prune(_ store: CheckHistory, keep: Int64) -> Result<Int, CheckHistory.PruneFailure> {
+        let cut = Int64(Date().timeIntervalSince1970 * 1e6) - keep
+        var total = 0
+        for _ in 0..<pruneBatches {
+            switch store.prune(before: cut, limit: pruneBatch) {
+            case .success(let removed):
+                total += removed
+                if removed < pruneBatch { return .success(total) }
+            case .failure(let failure):
+                return .failure(failure)
+            }
+        }
+        return .success(total)
+    }
+
+    /// The most rows one retention transaction removes.
+    static let pruneBatch = 10_000
+    /// The most retention transactions per round.
+    static let pruneBatches = 20
 
     /// Sleeps in short slices so that a signal ends the wait at once.
     static func sleep(micros: Int64, unless stop: () -> Bool) async {
