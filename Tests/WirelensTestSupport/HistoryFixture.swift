@@ -5,7 +5,8 @@ public enum HistoryFixture {
     /// Runs SQL through the sqlite3 tool on the database at `path`; its stdout, or an error with its stderr.
     @discardableResult
     public static func sqlite(_ path: String, _ sql: String, timeout: TimeInterval = 60) throws -> String {
-        let outcome = try ProcessRunner.run("/usr/bin/sqlite3", [path, sql], timeout: timeout)
+        // A busy timeout: Wirelens may be writing (WAL lets it read meanwhile, but a checkpoint can hold it briefly).
+        let outcome = try ProcessRunner.run("/usr/bin/sqlite3", ["-cmd", ".timeout 10000", path, sql], timeout: timeout)
         guard outcome.status == 0, !outcome.stderr.contains("Error") else {
             throw TestServerError(message: "sqlite3 failed (\(outcome.status)): \(outcome.stderr)")
         }
