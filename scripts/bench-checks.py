@@ -11,7 +11,7 @@ the process from /proc: CPU time (utime + stime), RSS, open file descriptors, th
 run (CPU seconds over the runs, counted in the history database by sqlite3 after serve stopped), peak RSS
 (VmHWM), the most fds and threads seen, skipped runs (the sum of serve's own counters whose name says "skipped",
 when /metrics has any), and whether memory stayed flat: the mean RSS of the last minute over the first minute's
-(the samples after the start; for runs shorter than two minutes, the first and last fifth).
+(the samples after the start; for runs shorter than two minutes, the first and last third).
 
 The peer: prometheus-blackbox-exporter (module http_2xx, timeout 5 s) driven by a bounded Python driver that
 asks `/probe?target=URL&module=http_2xx` for each of the CHECKS targets once per INTERVAL, spread over it as
@@ -85,10 +85,10 @@ def sample_for(pid, duration, started, stop_early=None):
 
 
 def flatness(samples, duration):
-    """The mean RSS of the last minute over the first minute's (the first and last fifth under two minutes),
-    leaving out the sample taken at the start."""
+    """The mean RSS of the last minute over the first minute's (under two minutes: the first and last third, at
+    least one sample each), leaving out the sample taken at the start."""
     later = [s for s in samples if s["t_s"] > 1]
-    span = 60.0 if duration >= 120 else duration / 5
+    span = 60.0 if duration >= 120 else max(SAMPLE_EVERY, duration / 3)
     first = [s["rss_mib"] for s in later if s["t_s"] <= span + 1]
     last = [s["rss_mib"] for s in later if s["t_s"] >= duration - span - 1]
     if not first or not last:
