@@ -16,8 +16,8 @@ struct CheckCommand: CheckedCommand {
             line and key at fault), 12 every check passed but the history database could not be used (one warning \
             line names it; the results are still printed and written). A check without 'timeout:' is bounded by 10s \
             (or the configuration's 'defaults: { timeout: }'). With --history-keep, each round removes the runs older \
-            than that from the history (at most 200,000 rows a round, 10,000 per transaction). With --every, runs until SIGINT or SIGTERM, which end \
-            it after the current round; the exit code is then the last round's.
+            than that from the history (at most 200,000 rows a round, 10,000 per transaction). With --every, runs \
+            until SIGINT or SIGTERM, which end it after the current round; the exit code is then the last round's.
             """)
 
     @Argument(help: "The checks' configuration (YAML).")
