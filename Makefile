@@ -6,7 +6,9 @@
 #   make demo    build, then scripts/demo.sh (reports/demo/)
 #   make bench   release build (Swift runtime linked statically), then scripts/bench.py,
 #                scripts/bench-uploads.py, scripts/bench-memory.py (reports/bench/) and
-#                scripts/bench-capture.py and scripts/bench-tls.py (reports/bench/capture/); with BASE=REF also
+#                scripts/bench-capture.py and scripts/bench-tls.py (reports/bench/capture/), scripts/bench-checks.py
+#                (reports/bench/CHECKS.md: 2,000 checks every 10 s through serve against blackbox_exporter,
+#                CHECKS_DURATION seconds each, default 300); with BASE=REF also
 #                scripts/bench-baseline.py: this tree against REF's build, paired (reports/bench/baseline/)
 #   make output-diff BASE=REF   this tree's outputs against REF's on a fixed set of runs (scripts/output-diff.py)
 #   make install     release build, stripped, with a man page per command and bash/zsh/fish completions, under
@@ -18,7 +20,8 @@
 #   make clean   swift package clean (keeps dependency checkouts), drop bench raw files
 #
 # Knobs: SWIFT_FLAGS (e.g. SWIFT_FLAGS="--scratch-path .build-mine"),
-#        BENCH_ARGS (e.g. BENCH_ARGS=--quick),
+#        BENCH_ARGS (e.g. BENCH_ARGS=--quick), CHECKS_DURATION (seconds of the checks-at-scale row; default 300,
+#        60 with --quick),
 #        RELEASE_FLAGS (default --static-swift-stdlib: one self-contained binary that starts without
 #        resolving the Swift runtime's shared libraries, about 15 ms less per run; --disable-local-rpath: no
 #        $ORIGIN search path, which an installed binary must not have),
@@ -31,6 +34,7 @@ SHELL := /bin/bash
 SWIFT       ?= swift
 SWIFT_FLAGS ?=
 BENCH_ARGS  ?=
+CHECKS_DURATION ?=
 RELEASE_FLAGS ?= --static-swift-stdlib --disable-local-rpath
 PYTHON      ?= python3
 BASE        ?=
@@ -61,6 +65,7 @@ help:
 	@echo "  make demo    deps + build + scripts/demo.sh (reports/demo/; needs root for its network namespaces)"
 	@echo "  make bench   deps + release build + scripts/bench*.py (reports/bench/; the capture part needs root)"
 	@echo "               BENCH_ARGS=--quick for a short smoke run (writes reports/bench/raw/quick/)"
+	@echo "               CHECKS_DURATION=60 shortens the checks-at-scale row (default 300 s per side)"
 	@echo "               BASE=REF (e.g. BASE=main~3) also runs this tree against REF's build, paired"
 	@echo "  make output-diff BASE=REF   outputs of this tree against REF's on a fixed set of runs"
 	@echo "  make install release build + stripped binary, man pages, bash/zsh/fish completions under DESTDIR+PREFIX"
@@ -113,6 +118,7 @@ bench: deps
 	$(PYTHON) scripts/bench-memory.py --wirelens "$$($(SWIFT) build -c release $(RELEASE_FLAGS) $(SWIFT_FLAGS) --show-bin-path)/wirelens" $(BENCH_ARGS)
 	$(PYTHON) scripts/bench-capture.py --wirelens "$$($(SWIFT) build -c release $(RELEASE_FLAGS) $(SWIFT_FLAGS) --show-bin-path)/wirelens" $(BENCH_ARGS)
 	$(PYTHON) scripts/bench-tls.py --wirelens "$$($(SWIFT) build -c release $(RELEASE_FLAGS) $(SWIFT_FLAGS) --show-bin-path)/wirelens" $(BENCH_ARGS)
+	$(PYTHON) scripts/bench-checks.py --wirelens "$$($(SWIFT) build -c release $(RELEASE_FLAGS) $(SWIFT_FLAGS) --show-bin-path)/wirelens" $(if $(CHECKS_DURATION),--duration $(CHECKS_DURATION)) $(BENCH_ARGS)
 	if [ -n "$(BASE)" ]; then $(PYTHON) scripts/bench-baseline.py --base "$$(bash scripts/build-baseline.sh $(BASE))" --new "$(BIN_RELEASE)" $(BENCH_ARGS); fi
 
 output-diff: deps

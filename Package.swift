@@ -59,7 +59,7 @@ let package = Package(
         // On-disk state through SQLite (GRDB): the resumable upload journal, check history.
         .target(
             name: "WirelensStore",
-            dependencies: ["WirelensCore", "WirelensDigest", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["WirelensCore", "WirelensDigest", "WirelensConcurrency", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .target(
             name: "WirelensCapture",

@@ -3,7 +3,7 @@
 # missing. Quiet when everything is already there. Called by `make deps`.
 set -euo pipefail
 
-PACKAGES=(libcurl4-openssl-dev libnghttp2-dev libpcap-dev libssl-dev libsqlite3-dev nginx-light tshark tcpdump tcptrace nghttp2-client openssl prometheus chromium time iproute2 iptables ethtool valgrind libndpi-bin)
+PACKAGES=(libcurl4-openssl-dev libnghttp2-dev libpcap-dev libssl-dev libsqlite3-dev nginx-light tshark tcpdump tcptrace nghttp2-client openssl prometheus prometheus-blackbox-exporter chromium time iproute2 iptables ethtool valgrind libndpi-bin)
 
 # The package's test (scripts/package-check.sh): dpkg-shlibdeps, readelf/strip, man -l, and the zsh and fish completions.
 PACKAGES+=(dpkg-dev binutils man-db zsh fish)
@@ -30,6 +30,10 @@ if [ ${#missing[@]} -gt 0 ]; then
             # Likewise a system Prometheus (and its node exporter) on 9090/9100: the tests start their own.
             "${SUDO[@]}" service prometheus stop >/dev/null 2>&1 || true
             "${SUDO[@]}" service prometheus-node-exporter stop >/dev/null 2>&1 || true
+        fi
+        if [ "$p" = prometheus-blackbox-exporter ]; then
+            # Its service listens on 9115: the checks-at-scale bench (scripts/bench-checks.py) starts its own.
+            "${SUDO[@]}" service prometheus-blackbox-exporter stop >/dev/null 2>&1 || true
         fi
     done
 fi

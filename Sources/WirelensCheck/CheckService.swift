@@ -30,11 +30,9 @@ public final class CheckService: Sendable {
 
     /// Binds the server and starts the schedules; throws ListenFailure when the address cannot be used.
     ///
-    /// `board` holds the results (and hands them to the history); `problem` receives history trouble, once per
-    /// new kind of trouble rather than per result.
+    /// `board` holds the results (and hands them to the history's writer, which reports its own trouble).
     public init(config: CheckConfig, host: String, port: Int, limits: ServeLimits = ServeLimits(), board: ResultBoard,
-                inFlightLimit: Int = CheckRunner.defaultInFlightLimit,
-                problem: @escaping @Sendable (String) -> Void) async throws(ListenFailure) {
+                inFlightLimit: Int = CheckRunner.defaultInFlightLimit) async throws(ListenFailure) {
         self.config = config
         self.board = board
         let runner = CheckRunner(inFlightLimit: inFlightLimit)
@@ -43,7 +41,7 @@ public final class CheckService: Sendable {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         self.group = group
         let respond: @Sendable (HTTPMethod, String) async -> MetricsHTTPHandler.Response = { method, uri in
-            await Self.respond(method: method, uri: uri, config: config, runner: runner, board: board, problem: problem)
+            await Self.respond(method: method, uri: uri, config: config, runner: runner, board: board)
         }
         let decoderLimits = {
             var decoder = NIOHTTPDecoderLimitConfiguration()
@@ -74,14 +72,13 @@ public final class CheckService: Sendable {
         }
         self.port = channel.localAddress?.port ?? port
         schedulers = config.checks.map { check in
-            Task { await Self.schedule(check, runner: runner, board: board, problem: problem) }
+            Task { await Self.schedule(check, runner: runner, board: board) }
         }
     }
 
     /// Runs one check at its ticks until cancelled or the runner stops; a tick that passes while the check's run
     /// is still going is skipped and counted, never queued.
-    static func schedule(_ check: CheckDefinition, runner: CheckRunner, board: ResultBoard,
-                         problem: @Sendable (String) -> Void) async {
+    static func schedule(_ check: CheckDefinition, runner: CheckRunner, board: ResultBoard) async {
         let schedule = Schedule(interval: check.interval)
         let offset = schedule.offset(name: check.name)
         var tick = schedule.tick(atOrAfter: wallClock(), offset: offset)
@@ -91,7 +88,7 @@ public final class CheckService: Sendable {
             guard !Task.isCancelled, let result = await runner.run(check) else { return }
             let next = schedule.tick(atOrAfter: wallClock(), offset: offset)
             let skipped = schedule.skippedTicks(tick: tick, next: next)
-            if let trouble = await board.record(result, skipped: skipped) { problem(trouble.description) }
+            await board.record(result, skipped: skipped)
             tick = next
         }
     }
@@ -115,7 +112,7 @@ public final class CheckService: Sendable {
 
     /// The answer to one request.
     static func respond(method: HTTPMethod, uri: String, config: CheckConfig, runner: CheckRunner,
-                        board: ResultBoard, problem: @Sendable (String) -> Void) async -> MetricsHTTPHandler.Response {
+                        board: ResultBoard) async -> MetricsHTTPHandler.Response {
         guard method == .GET else {
             return .text(.methodNotAllowed, "only GET\n")
         }
@@ -134,7 +131,7 @@ public final class CheckService: Sendable {
             guard let result = await runner.run(check) else {
                 return .text(.serviceUnavailable, "serve is stopping; the check was cancelled\n")
             }
-            if let trouble = await board.record(result) { problem(trouble.description) }
+            await board.record(result)
             return .init(status: .ok, contentType: exposition, body: PrometheusRenderer.render([result], vantage: board.vantage))
         case "/":
             return .text(.ok, "wirelens serve: /metrics (latest results), /probe?target=NAME (run a configured check)\n")

@@ -1,36 +1,38 @@
 import WirelensStore
 
 /// The latest result and the accumulated statistics of every check, for /metrics, and the hand-off of each result to
-/// the history database.
+/// the history's writer.
 public actor ResultBoard {
     private var latest: [String: CheckResult] = [:]
     private var statistics: [String: CheckStatistics] = [:]
     private let order: [String]
-    private let history: CheckHistory?
+    private let history: HistoryWriter?
+    private let historyUnopened: Bool
     /// The instance's vantage point: the `vantage` of every sample and history row (nil: none).
     public nonisolated let vantage: String?
-    /// True once the history could not be used (not opened, or a write failed): `serve`'s exit code says so.
-    public private(set) var historyFailed: Bool
 
-    /// A board for `checks` (their /metrics order, their histogram buckets); `historyFailed` when the history could
-    /// not be opened.
-    public init(checks: [CheckDefinition], history: CheckHistory?, historyFailed: Bool = false, vantage: String? = nil) {
+    /// A board for `checks` (their /metrics order, their histogram buckets), handing results to `history`;
+    /// `historyFailed` when the history could not be opened.
+    public init(checks: [CheckDefinition], history: HistoryWriter?, historyFailed: Bool = false, vantage: String? = nil) {
         order = checks.map(\.name)
         for check in checks { statistics[check.name] = CheckStatistics(bounds: check.buckets) }
         self.history = history
-        self.historyFailed = historyFailed
+        self.historyUnopened = historyFailed
         self.vantage = vantage
     }
 
-    /// Keeps a result as its check's latest, counts it (and the ticks its check skipped before it) and stores it in
-    /// the history; returns the history's trouble when it is new (the caller warns once, not at every result).
-    public func record(_ result: CheckResult, skipped: Int = 0) -> HistoryTrouble? {
+    /// Keeps a result as its check's latest, counts it (and the ticks its check skipped before it) and hands it to
+    /// the history's writer (which stores it in a later batch and reports its own trouble).
+    public func record(_ result: CheckResult, skipped: Int = 0) {
         latest[result.name] = result
         statistics[result.name]?.add(result)
         if skipped > 0 { statistics[result.name]?.skip(skipped) }
-        guard case .failed(let report) = history?.store([result.historyEntry(vantage: vantage)]) else { return nil }
-        historyFailed = true
-        return report
+        history?.add(result.historyEntry(vantage: vantage))
+    }
+
+    /// True once the history could not be used (not opened, or a result not stored): `serve`'s exit code says so.
+    public var historyFailed: Bool {
+        historyUnopened || history?.failed == true
     }
 
     /// The latest results in configuration order (checks that have not run yet are left out).

@@ -1,11 +1,5 @@
-import GRDB
-
 /// One stored run of one check: its outcome and the final transaction's phases (µs; nil where a phase did not happen).
-public struct HistoryEntry: Sendable, Equatable, Codable, FetchableRecord, PersistableRecord {
-    public static let databaseTableName = "check_result"
-
-    /// The row id; nil before the entry is stored.
-    public var id: Int64?
+public struct HistoryEntry: Sendable, Equatable {
     /// The check's name.
     public var check: String
     /// Wall-clock µs when the run started.
@@ -27,9 +21,9 @@ public struct HistoryEntry: Sendable, Equatable, Codable, FetchableRecord, Persi
     public var total: Int64?
     public var retries: Int
     public var reused: Bool
-    /// Request body bytes per second over the send phase.
+    /// Request body bytes per second over the send phase (stored rounded to whole bytes per second).
     public var uploadSpeed: Double?
-    /// Response body bytes per second over the receive phase.
+    /// Response body bytes per second over the receive phase (stored rounded to whole bytes per second).
     public var downloadSpeed: Double?
     /// The vantage point of the instance that ran the check (`--vantage`); nil without one.
     public var vantage: String?
@@ -76,10 +70,5 @@ public struct HistoryEntry: Sendable, Equatable, Codable, FetchableRecord, Persi
         case "total": total
         default: nil
         }
-    }
-
-    /// Takes the row id GRDB assigned on insert.
-    public mutating func didInsert(_ inserted: InsertionSuccess) {
-        id = inserted.rowID
     }
 }

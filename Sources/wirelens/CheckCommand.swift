@@ -15,8 +15,9 @@ struct CheckCommand: CheckedCommand {
             Exit codes: 0 every check passed, 1 a check failed, 2 a configuration or usage error (with the file, \
             line and key at fault), 12 every check passed but the history database could not be used (one warning \
             line names it; the results are still printed and written). A check without 'timeout:' is bounded by 10s \
-            (or the configuration's 'defaults: { timeout: }'). With --every, runs until SIGINT or SIGTERM, which end \
-            it after the current round; the exit code is then the last round's.
+            (or the configuration's 'defaults: { timeout: }'). With --history-keep, each round removes the runs older \
+            than that from the history (at most 200,000 rows a round, 10,000 per transaction). With --every, runs \
+            until SIGINT or SIGTERM, which end it after the current round; the exit code is then the last round's.
             """)
 
     @Argument(help: "The checks' configuration (YAML).")
@@ -40,16 +41,18 @@ struct CheckCommand: CheckedCommand {
     @OptionGroup(title: "Vantage points")
     var fleet: FleetFlags
 
-    /// The checked flags: the schedule (nil: one round), the vantage and the configuration (this shard's checks).
-    private func checked() throws(UsageError) -> (schedule: Schedule?, checks: CheckConfig, vantage: String?) {
+    /// The checked flags: the schedule (nil: one round), the retention, the vantage and the configuration (this
+    /// shard's checks).
+    private func checked() throws(UsageError) -> (schedule: Schedule?, keep: Int64?, checks: CheckConfig, vantage: String?) {
         let schedule = try every.map { text throws(UsageError) in
             Schedule(interval: try TransferFlags.duration(text, "--every") ?? 0)
         }
+        let keep = try history.keep()
         let (vantage, shard) = try fleet.checked()
         do throws(CheckConfigError) {
             var checks = try CheckConfig.load(path: config, environment: ProcessInfo.processInfo.environment)
             if let shard { checks.checks = shard.select(checks.checks) }
-            return (schedule, checks, vantage)
+            return (schedule, keep, checks, vantage)
         } catch {
             throw UsageError(error.description)
         }
@@ -61,7 +64,7 @@ struct CheckCommand: CheckedCommand {
 
     /// Runs the checks; ends with 1 when one failed, 12 when the history could not be used.
     func run() async throws {
-        let (schedule, checks, vantage) = try checked()
+        let (schedule, keep, checks, vantage) = try checked()
         if let reportPath { try ProbePlan.checkWritable(reportPath) }
         // A history that cannot be used is a warning: the checks run, print and export without it.
         let (store, unavailable) = history.open()
@@ -77,6 +80,10 @@ struct CheckCommand: CheckedCommand {
             if let store, case .failed(let report) = store.store(results.map { $0.historyEntry(vantage: vantage) }) {
                 stored = false
                 if let report { Console.error(report.description) }
+            }
+            if let store, let keep, case .failure(let failure) = Self.prune(store, keep: keep) {
+                stored = false
+                if let report = failure.report { Console.error(report.description) }
             }
             // A failed check outweighs the history's trouble.
             status = !results.allSatisfy(\.passed) ? .checkFailed : stored ? .success : .historyUnavailable
@@ -101,6 +108,28 @@ struct CheckCommand: CheckedCommand {
         }
         try ErrorExit.end(status.rawValue)
     }
+
+    /// Removes the runs older than `keep` (µs), at most `pruneBatches` transactions of 10,000 rows per round so that
+    /// a first retention over a large history does not hold the checks up; the rest goes in later rounds.
+    static func prune(_ store: CheckHistory, keep: Int64) -> Result<Int, CheckHistory.PruneFailure> {
+        let cut = Int64(Date().timeIntervalSince1970 * 1e6) - keep
+        var total = 0
+        for _ in 0..<pruneBatches {
+            switch store.prune(before: cut, limit: pruneBatch) {
+            case .success(let removed):
+                total += removed
+                if removed < pruneBatch { return .success(total) }
+            case .failure(let failure):
+                return .failure(failure)
+            }
+        }
+        return .success(total)
+    }
+
+    /// The most rows one retention transaction removes.
+    static let pruneBatch = 10_000
+    /// The most retention transactions per round.
+    static let pruneBatches = 20
 
     /// Sleeps in short slices so that a signal ends the wait at once.
     static func sleep(micros: Int64, unless stop: () -> Bool) async {

@@ -2,7 +2,8 @@ import ArgumentParser
 import Foundation
 import WirelensStore
 
-/// Where check history lives: `--history PATH`, or the XDG data directory; `--no-history` keeps none.
+/// Where check history lives: `--history PATH`, or the XDG data directory; `--no-history` keeps none;
+/// `--history-keep` how long runs are kept.
 struct HistoryFlags: ParsableArguments {
     @Option(name: .customLong("history"),
             help: "The history database (default $XDG_DATA_HOME/wirelens/history.sqlite or ~/.local/share/wirelens/history.sqlite).")
@@ -10,6 +11,15 @@ struct HistoryFlags: ParsableArguments {
 
     @Flag(name: .customLong("no-history"), help: "Do not store results.")
     var disabled = false
+
+    @Option(name: .customLong("history-keep"),
+            help: "Remove the runs older than this from the history (e.g. 90d, 12h; a bare number is seconds).")
+    var keepText: String?
+
+    /// The retention window in µs, nil when runs are kept for ever; `--history-keep` must be a positive duration.
+    func keep() throws(UsageError) -> Int64? {
+        try TransferFlags.duration(keepText, "--history-keep")
+    }
 
     /// The database's path.
     var resolvedPath: String {

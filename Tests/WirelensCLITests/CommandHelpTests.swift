@@ -70,7 +70,7 @@ final class CommandHelpTests: XCTestCase {
             "--parallel": "2", "--preset": "ios", "--part-url": "http://127.0.0.1:9/p/{index}",
             "--complete-url": "http://127.0.0.1:9/c", "--journal": scratch + "/journal.sqlite",
             "--limits": "1,2", "--modes": "h1", "--workload": "requests:2", "--every": "60s",
-            "--history": scratch + "/history.sqlite", "--since": "1h", "--config": "/nonexistent/\(Self.sentinel).yaml",
+            "--history": scratch + "/history.sqlite", "--history-keep": "90d", "--since": "1h", "--config": "/nonexistent/\(Self.sentinel).yaml",
             "--listen": "127.0.0.1:0", "--header-timeout": "5s", "--data-dir": "/proc/\(Self.sentinel)",
             "--latency": "1ms", "--rate": "1MiB/s", "--rcvbuf": "64KiB", "--max-requests": "5",
             "--reset-after": "1MiB", "--stall": "1s", "--fault-status": "503", "--retry-after": "1",

@@ -300,7 +300,7 @@ final class PrometheusTests: XCTestCase {
             let rows = try run("/usr/bin/python3", ["-c", """
                 import sqlite3, sys
                 db = sqlite3.connect(sys.argv[1])
-                print(" ".join(sorted("%s@%s" % r for r in db.execute('select distinct "check", vantage from check_result'))))
+                print(" ".join(sorted("%s@%s" % r for r in db.execute('select distinct n.name, r.vantage from check_result r join check_name n on n.id = r.checkId'))))
                 """, database])
             let stored = Set(rows.stdout.split(separator: " ").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) })
             XCTAssertEqual(stored, Set(expected.filter { $0.value == vantage }.map { "\($0.key)@\(vantage)" }), rows.stderr)

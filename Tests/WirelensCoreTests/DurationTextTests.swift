@@ -10,6 +10,7 @@ final class DurationTextTests: XCTestCase {
             ("2m", 120_000_000),
             ("2min", 120_000_000),
             ("1h", 3_600_000_000),
+            ("90d", 7_776_000_000_000),
             ("250us", 250),
             ("250µs", 250),
             ("3", 3_000_000),
@@ -25,7 +26,7 @@ final class DurationTextTests: XCTestCase {
     }
 
     func testParseRejectsBadInput() {
-        for text in ["abc", "-1s", "5 parsecs", "", "s", "ms", "1.2.3s", "10d", "5sec", "1e3s", "inf", "nan"] {
+        for text in ["abc", "-1s", "5 parsecs", "", "s", "ms", "1.2.3s", "10days", "5sec", "1e3s", "inf", "nan"] {
             XCTAssertNil(DurationText.parseMicroseconds(text), "\"\(text)\" should not parse")
         }
     }

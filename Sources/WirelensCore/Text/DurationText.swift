@@ -1,11 +1,11 @@
 import Foundation
 
-/// Parses durations written like `500ms`, `15s`, `2m`, `1.5s` or a bare number of seconds.
+/// Parses durations written like `500ms`, `15s`, `2m`, `1.5s`, `90d` or a bare number of seconds.
 public enum DurationText {
     /// Returns the duration in microseconds, or nil if the text is not a non-negative duration.
     public static func parseMicroseconds(_ text: String) -> Int64? {
         guard let (number, unit) = QuantityText.split(text) else { return nil }
-        let unitMicros: [String: Double] = ["": 1e6, "s": 1e6, "ms": 1e3, "us": 1, "µs": 1, "m": 60e6, "min": 60e6, "h": 3600e6]
+        let unitMicros: [String: Double] = ["": 1e6, "s": 1e6, "ms": 1e3, "us": 1, "µs": 1, "m": 60e6, "min": 60e6, "h": 3600e6, "d": 86400e6]
         guard let multiplier = unitMicros[unit] else { return nil }
         let value = number * multiplier
         guard value < 9.0e18 else { return nil }
@@ -13,7 +13,7 @@ public enum DurationText {
     }
 
     /// Parses a duration that must be greater than zero, the one rule of every duration flag and config key:
-    /// a number with a unit (`500ms`, `15s`, `2m`, `1h`) or a bare number of seconds. Returns the microseconds,
+    /// a number with a unit (`500ms`, `15s`, `2m`, `1h`, `90d`) or a bare number of seconds. Returns the microseconds,
     /// or the one-line reason the text was refused, which starts with the quoted text.
     public static func parsePositive(_ text: String) -> Result<Int64, Refusal> {
         if let micros = parseMicroseconds(text) {
