@@ -12,7 +12,8 @@ public struct ProbeVerification: Sendable, Equatable {
     public static let connectToleranceFraction = 0.25
     /// The tolerance as the reports state it.
     public static var toleranceText: String {
-        "±\(connectToleranceFixed / 1000) ms + \(Int(connectToleranceFraction * 100))% of the handshake"
+        "±\(connectToleranceFixed / 1000) ms + \(Int(connectToleranceFraction * 100))% of the handshake, "
+            + "plus the client's pause before its request"
     }
 
     /// One transaction of the probe report checked against the capture.

@@ -230,6 +230,27 @@ final class VerifierChecksTests: XCTestCase {
         XCTAssertEqual(outcome.status, ExitStatus.wireDisagreement.rawValue)
     }
 
+    /// The handshake takes 70 µs on the wire. Connection A's client stays silent 16 ms before its request (a loaded
+    /// machine: libcurl looked at the socket late), and the probe's connect of 16 ms holds that pause: it agrees.
+    /// Connection B's client sends its request 100 µs after the handshake, so the same 16 ms connect disagrees.
+    func testAConnectAsLongAsTheClientsPauseOnTheWireAgrees() throws {
+        let start = capture.clock
+        var a = open(41011)
+        exchange(&a, "/paused", after: 16_000)
+        close(a)
+        var b = open(41012)
+        exchange(&b, "/prompt", after: 100)
+        close(b)
+        task(a, 0, "/paused", opened: true, connectEnd: a.syn - 10 + 16_010)
+        task(b, 0, "/prompt", opened: true, connectEnd: b.syn - 10 + 16_010)
+        let (_, v) = try verify(start: start, end: capture.clock + 100)
+        let transactions = try XCTUnwrap(v["transactions"] as? [[String: Any]])
+        XCTAssertEqual(transactions.map { $0["connectAgrees"] as? Bool }, [true, false], "\(disagreements(v))")
+        let found = disagreements(v)
+        XCTAssertEqual(found.count, 1, "\(found)")
+        XCTAssertTrue(found.first?.hasPrefix("task 1 transaction 0: connect time 16") == true, "\(found)")
+    }
+
     // MARK: (c) every request on the wire
 
     /// A connection carries GET /health then GET /data, and the probe made only /data on it; another connection
