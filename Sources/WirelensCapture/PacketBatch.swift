@@ -1,4 +1,7 @@
 import WirelensCaptureModel
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Packets copied out of libpcap's buffer into one block and decoded, so that a reading thread can hand them
 /// to the analysing thread many at a time (`PacketFile.forEachPacket`).
@@ -68,6 +71,36 @@ final class PacketBatch {
                               timestampNanos: timestampNanos,
                               decoded: PacketDecoder.decode(stored, linkType: linkType)))
         used += bytes.count
+    }
+
+    /// Bytes the storage holds.
+    var capacity: Int { storage.count }
+
+    /// Reads up to `count` bytes of the file open on `descriptor`, from `offset`, into the storage after the bytes
+    /// it holds (`ClassicPcapReader`); returns `pread`'s result.
+    func read(_ descriptor: Int32, at offset: Int64, count: Int) -> Int {
+        let got = pread(descriptor, storage.baseAddress! + used, min(count, storage.count - used), off_t(offset))
+        if got > 0 { used += got }
+        return got
+    }
+
+    /// The fields of the classic pcap record header at `offset` in the storage, in the file's byte order when
+    /// `swapped`.
+    func recordHeader(at offset: Int, swapped: Bool) -> (seconds: UInt32, fraction: UInt32, captured: UInt32,
+                                                          length: UInt32) {
+        let base = UnsafeRawPointer(storage.baseAddress! + offset)
+        let fields = (base.loadUnaligned(as: UInt32.self), base.loadUnaligned(fromByteOffset: 4, as: UInt32.self),
+                      base.loadUnaligned(fromByteOffset: 8, as: UInt32.self),
+                      base.loadUnaligned(fromByteOffset: 12, as: UInt32.self))
+        guard swapped else { return fields }
+        return (fields.0.byteSwapped, fields.1.byteSwapped, fields.2.byteSwapped, fields.3.byteSwapped)
+    }
+
+    /// Adds the packet whose `captured` bytes a file read left at `offset` in the storage, and decodes it in place.
+    func appendInPlace(offset: Int, captured: Int, originalLength: Int, timestampNanos: Int64) {
+        let stored = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(storage)[offset..<(offset + captured)])
+        records.append(Record(offset: offset, captured: captured, originalLength: originalLength,
+                              timestampNanos: timestampNanos, decoded: PacketDecoder.decode(stored, linkType: linkType)))
     }
 
     /// Calls `body` for each packet in the batch, in order, with its decoding.
