@@ -96,24 +96,14 @@ struct ClassicPcapReader {
         }
         while true {
             // Walk the whole records read so far.
-            var pending = Self.recordHeaderBytes  // bytes the next record takes, once its header is read
-            while batch.records.count < PacketBatch.maxRecords, batch.used - scan >= Self.recordHeaderBytes {
-                let fields = batch.recordHeader(at: scan, swapped: swapped)
-                let captured = Int(fields.captured)
-                if captured > Self.maximumCaptured {
-                    return fail(captured > snapshot
-                        ? "invalid packet capture length \(captured), bigger than snaplen of \(snapshot)"
-                        : "invalid packet capture length \(captured), bigger than maximum of \(Self.maximumCaptured)")
-                }
-                pending = Self.recordHeaderBytes + captured
-                guard batch.used - scan >= pending else { break }
-                let fraction = Int64(Int32(bitPattern: fields.fraction))
-                batch.appendInPlace(offset: scan + Self.recordHeaderBytes, captured: min(captured, snapshot),
-                                    originalLength: Int(fields.length),
-                                    timestampNanos: Int64(Int32(bitPattern: fields.seconds)) * 1_000_000_000
-                                        + (nanoseconds ? fraction : fraction * 1000))
-                scan += pending
-                pending = Self.recordHeaderBytes
+            let walk = batch.appendClassicRecords(from: scan, swapped: swapped, nanoseconds: nanoseconds,
+                                                  snapshot: snapshot, maximum: Self.maximumCaptured)
+            scan = walk.scan
+            let pending = walk.pending
+            if let captured = walk.impossible {
+                return fail(captured > snapshot
+                    ? "invalid packet capture length \(captured), bigger than snaplen of \(snapshot)"
+                    : "invalid packet capture length \(captured), bigger than maximum of \(Self.maximumCaptured)")
             }
             filling.consumed = scan
             if batch.records.count == PacketBatch.maxRecords { return filling }
