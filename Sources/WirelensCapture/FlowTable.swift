@@ -90,6 +90,14 @@ struct FlowTable {
         }
     }
 
+    /// Calls `body` with each connection in the table, where it lies (no copy of its state), and its key, in no
+    /// particular order.
+    mutating func forEachInPlace(_ body: (FlowKey, inout ConnectionState) -> Void) {
+        for slot in states.indices where states[slot] != nil {
+            body(keys[slot], &states[slot]!)
+        }
+    }
+
     /// Takes every connection out of the table, in no particular order.
     mutating func removeAll() -> [ConnectionState] {
         let all = states.compactMap { $0 }
