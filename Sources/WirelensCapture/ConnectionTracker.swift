@@ -177,7 +177,8 @@ struct ConnectionTracker {
         lastSweepAt = now
         var done: [(key: FlowKey, index: Int)] = []
         var watermark = now
-        open.forEach { key, state in
+        // In place: a copy of each state would retain each of its references.
+        open.forEachInPlace { key, state in
             if state.isClosed && now - state.record.lastPacketAt > Self.closedQuiet {
                 done.append((key, state.record.index))
             } else {

@@ -35,16 +35,16 @@ struct FlowTable {
 
     /// Puts `state` in the table at `key` (which holds none) and returns its slot.
     @discardableResult
-    mutating func insert(_ state: ConnectionState, at key: FlowKey) -> Int {
+    mutating func insert(_ state: consuming ConnectionState, at key: FlowKey) -> Int {
         if (count + 1) * 2 > buckets.count { grow() }
         let slot: Int
         if let free = freeSlots.popLast() {
             slot = free
-            states[slot] = state
+            states[slot] = consume state  // moved in: a state holds many references, a copy retains each
             keys[slot] = key
         } else {
             slot = states.count
-            states.append(state)
+            states.append(consume state)
             keys.append(key)
         }
         place(slot, key: key)
@@ -63,8 +63,7 @@ struct FlowTable {
             bucket = (bucket + 1) & mask
         }
         let slot = Int(buckets[bucket])
-        let state = states[slot]
-        states[slot] = nil
+        let state = states[slot].take()  // moved out, not copied
         freeSlots.append(slot)
         count -= 1
         // Backward shift: the entries after the hole that would not be found past it move into it.
@@ -88,6 +87,14 @@ struct FlowTable {
     func forEach(_ body: (FlowKey, ConnectionState) -> Void) {
         for slot in states.indices {
             if let state = states[slot] { body(keys[slot], state) }
+        }
+    }
+
+    /// Calls `body` with each connection in the table, where it lies (no copy of its state), and its key, in no
+    /// particular order.
+    mutating func forEachInPlace(_ body: (FlowKey, inout ConnectionState) -> Void) {
+        for slot in states.indices where states[slot] != nil {
+            body(keys[slot], &states[slot]!)
         }
     }
 

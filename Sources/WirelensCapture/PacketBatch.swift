@@ -1,4 +1,7 @@
 import WirelensCaptureModel
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Packets copied out of libpcap's buffer into one block and decoded, so that a reading thread can hand them
 /// to the analysing thread many at a time (`PacketFile.forEachPacket`).
@@ -68,6 +71,65 @@ final class PacketBatch {
                               timestampNanos: timestampNanos,
                               decoded: PacketDecoder.decode(stored, linkType: linkType)))
         used += bytes.count
+    }
+
+    /// Bytes the storage holds.
+    var capacity: Int { storage.count }
+
+    /// Reads up to `count` bytes of the file open on `descriptor`, from `offset`, into the storage after the bytes
+    /// it holds (`ClassicPcapReader`); returns `pread`'s result.
+    func read(_ descriptor: Int32, at offset: Int64, count: Int) -> Int {
+        let got = pread(descriptor, storage.baseAddress! + used, min(count, storage.count - used), off_t(offset))
+        if got > 0 { used += got }
+        return got
+    }
+
+    /// Where a walk of classic pcap records stopped (`appendClassicRecords`).
+    struct Walk {
+        /// Where the first record not added starts.
+        var scan: Int
+        /// Bytes that record takes (its header's 16 when the header itself is not all there yet).
+        var pending: Int
+        /// Its captured length when that is more than the walk accepts (a damaged record).
+        var impossible: Int?
+    }
+
+    /// Adds the whole classic pcap records that a file read left in the storage from `start` on (while the batch
+    /// takes more records), each decoded in place: their headers in the other byte order when `swapped`, their
+    /// fractions in nanoseconds or microseconds, their bytes cut to `snapshot`, none longer than `maximum`.
+    func appendClassicRecords(from start: Int, swapped: Bool, nanoseconds: Bool, snapshot: Int,
+                              maximum: Int) -> Walk {
+        // The records and the filled length are worked on in locals: no access check per record.
+        var list: [Record] = []
+        swap(&list, &records)
+        defer { swap(&list, &records) }
+        let base = UnsafeRawPointer(storage.baseAddress!)
+        let end = used
+        var walk = Walk(scan: start, pending: 16)
+        while list.count < Self.maxRecords, end - walk.scan >= 16 {
+            let header = base + walk.scan
+            var fields = (header.loadUnaligned(as: UInt32.self), header.loadUnaligned(fromByteOffset: 4, as: UInt32.self),
+                          header.loadUnaligned(fromByteOffset: 8, as: UInt32.self),
+                          header.loadUnaligned(fromByteOffset: 12, as: UInt32.self))
+            if swapped { fields = (fields.0.byteSwapped, fields.1.byteSwapped, fields.2.byteSwapped, fields.3.byteSwapped) }
+            let captured = Int(fields.2)
+            guard captured <= maximum else {
+                walk.impossible = captured
+                return walk
+            }
+            walk.pending = 16 + captured
+            guard end - walk.scan >= walk.pending else { return walk }
+            let fraction = Int64(Int32(bitPattern: fields.1))
+            let offset = walk.scan + 16, kept = min(captured, snapshot)
+            list.append(Record(offset: offset, captured: kept, originalLength: Int(fields.3),
+                               timestampNanos: Int64(Int32(bitPattern: fields.0)) * 1_000_000_000
+                                   + (nanoseconds ? fraction : fraction * 1000),
+                               decoded: PacketDecoder.decode(UnsafeRawBufferPointer(start: base + offset, count: kept),
+                                                             linkType: linkType)))
+            walk.scan += walk.pending
+            walk.pending = 16
+        }
+        return walk
     }
 
     /// Calls `body` for each packet in the batch, in order, with its decoding.

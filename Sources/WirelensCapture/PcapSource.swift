@@ -19,6 +19,8 @@ final class PcapSource {
     /// of one can wait for its writer indefinitely, so a stop is watched for while it has nothing buffered.
     private let stream: UnsafeMutablePointer<FILE>
     private let mayWait: Bool
+    /// The reader that walks the file's records itself when it is a regular classic pcap file read unfiltered.
+    private let classic: ClassicPcapReader?
 
     /// Opens `path`, optionally with a BPF filter applied by libpcap.
     init(path: String, filter: String?) throws(CaptureError) {
@@ -52,6 +54,7 @@ final class PcapSource {
         mayWait = fstat(fileno(stream), &status) != 0 || status.st_mode & S_IFMT != S_IFREG
         self.linkType = linkType
         snapshotLength = Int(pcap_snapshot(handle))
+        classic = filter == nil ? ClassicPcapReader(descriptor: fileno(stream), snapshot: snapshotLength) : nil
         // Every property is set from here on: a throw runs deinit, which closes the handle.
         if let filter { try PcapFilter.apply(filter, to: handle) }
     }
@@ -74,6 +77,9 @@ final class PcapSource {
     /// file, a damaged record or `stop`; closes `full` at the end.
     func read(until stop: StopRequest?, into full: HandOffQueue<PacketBatch>, batchBytes: Int) -> Ending {
         defer { full.close() }
+        if let classic {
+            return classic.read(path: path, linkType: linkType, until: stop, into: full, batchBytes: batchBytes)
+        }
         var ending = Ending(failure: nil, stopped: false)
         var header: UnsafeMutablePointer<pcap_pkthdr>?
         var data: UnsafePointer<UInt8>?
