@@ -373,6 +373,7 @@ final class EngineLoop: CurlLoopDriver {
         ctx.sockets = sockets
         ctx.sendBuffer = options.sendBuffer
         ctx.readsTCP = options.readsKernelFacts
+        ctx.keepsFacts = options.keepsTransactionFacts || attempt.sendsBody
         ctx.handshakeStartsTransfer = target.scheme == "http" && !rules.throughProxy
         ctx.multiplexes = options.multiplex && EasyConfigurator.mayUseHTTP2(options.httpVersion, scheme: target.scheme)
         ctx.speaksPriorKnowledge = options.httpVersion == .http2PriorKnowledge

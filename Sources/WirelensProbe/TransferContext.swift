@@ -82,6 +82,9 @@ final class TransferContext: TransferObserver {
     var socket: Int32?
     /// False when the run reads no kernel facts.
     var readsTCP = true
+    /// False when the record keeps only the diagnosis made from the kernel's facts: no facts, no samples, no totals
+    /// (`ProbeOptions.keepsTransactionFacts`; a transfer that sends a body keeps them, as its diagnosis reads them).
+    var keepsFacts = true
     /// SO_SNDBUF for a socket this transfer makes; nil leaves the kernel's default.
     var sendBuffer: Int?
     /// The engine's table of open sockets (set when the transfer starts).
@@ -444,7 +447,7 @@ final class TransferContext: TransferObserver {
     /// What the current attempt saw, ended at `end` with `error`, with libcurl's figures from `info` (`numConnects`:
     /// the connections libcurl opened for it).
     func observation(info: EasyInfo, numConnects: Int, error: TransferError?, end: Int64) -> TransferObservation {
-        var facts = tcp.finish()
+        var facts = tcp.finish(keepingSamples: keepsFacts)
         facts?.shared = tcpShared
         facts?.handshakeRTT = handshakeRTT
         var seen = TransferObservation(
@@ -463,7 +466,8 @@ final class TransferContext: TransferObserver {
             statusText: statusText, contentType: contentType,
             responseHeaders: captureHeaders ? headers : nil, requestBodyBytes: requestBodyBytes,
             responseBodyBytes: responseBodyBytes, retryWait: retryWait,
-            error: error, tcp: consume facts, readsTCP: readsTCP, connectionTotals: tcp.lastSnapshot.map(TCPTotals.init))
+            error: error, tcp: consume facts, readsTCP: readsTCP, keepsFacts: keepsFacts,
+            connectionTotals: keepsFacts ? tcp.lastSnapshot.map(TCPTotals.init) : nil)
         seen.responseBodyWireBytes = info.bodyBytesReceived
         seen.lastReceived = lastReceivedAt
         return seen

@@ -118,7 +118,7 @@ struct ProbeCommand: CheckedCommand {
         // First: libcurl reads SSLKEYLOGFILE when it is initialised.
         let keyLog = try wire.prepareKeyLog(urls: urls)
         defer { keyLog?.remove() }
-        let (options, size, fields) = try checked()
+        var (options, size, fields) = try checked()
         try report.check()
         let printer = try writeOut.parsed().map(WriteOutPrinter.init)
         if let cacert = options.caFile { _ = try ProbePlan.readableFileSize(cacert) }
@@ -126,6 +126,10 @@ struct ProbeCommand: CheckedCommand {
         let plan = try ProbePlan(urls: urls, method: method, uploadPath: uploadFile, uploadSize: size,
                                  repeatCount: repeatCount, outputPath: output, form: fields, data: requestData,
                                  dataContentType: ownType ? nil : "application/x-www-form-urlencoded")
+        // The text summary of many tasks shows each transaction's verdict, never its kernel facts: only the verdicts
+        // are kept (a capture checks the whole report, and one task's detail shows its facts).
+        let tasks = plan.round.count * plan.repeatCount
+        if report.format == .text, tasks > 1, !wire.wanted { options.keepsTransactionFacts = false }
         let bytes = TransferProgress()
         let engine = try Engine(options: options, progress: bytes)
         let capture = wire.start(urls: urls, keyLog: keyLog)

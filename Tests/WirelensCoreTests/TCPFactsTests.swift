@@ -88,6 +88,34 @@ final class TCPFactsTests: XCTestCase {
         }
     }
 
+    /// A record that keeps no samples (the text summary of many tasks) has the same facts otherwise: the medians of a
+    /// short transfer, taken without an array, are the plain upper medians of the samples a full record keeps.
+    func testFactsWithoutSamplesAreTheSameOtherwise() throws {
+        for n in [1, 2, 3, 5, 70] {
+            var full = TCPFacts.Builder()
+            var bare = TCPFacts.Builder()
+            for i in 0..<n {
+                // Windows and rates that go down and up again, one of them zero, so the medians are not an end's.
+                let window = UInt32(((i * 37) % 11) * 4096)
+                let rate = UInt64(((i * 53) % 7 + 1) * 1000)
+                let info = snapshot(acked: UInt64(i) * 1000, sent: 0, retrans: 0, rtt: 1000, cwnd: 10, window: window,
+                                    rate: rate, busy: 0, rwnd: 0)
+                full.add(info, at: Int64(i) * 10)
+                bare.add(info, at: Int64(i) * 10)
+            }
+            var kept = try XCTUnwrap(full.finish())
+            let lean = try XCTUnwrap(bare.finish(keepingSamples: false))
+            XCTAssertTrue(lean.samples.isEmpty, "\(n) snapshots")
+            let windows = kept.samples.compactMap(\.peerWindow).sorted()
+            let rates = kept.samples.compactMap(\.deliveryRate).sorted()
+            XCTAssertEqual(lean.peerWindowMedian, windows[windows.count / 2], "\(n) snapshots")
+            XCTAssertEqual(lean.deliveryRateMedian, rates[rates.count / 2], "\(n) snapshots")
+            XCTAssertEqual(lean.zeroWindowShare, Double(windows.filter { $0 == 0 }.count) / Double(windows.count))
+            kept.samples = []
+            XCTAssertEqual(lean, kept, "\(n) snapshots")
+        }
+    }
+
     func testNoSnapshotGivesNoFacts() {
         var empty = TCPFacts.Builder()
         XCTAssertNil(empty.finish())

@@ -50,6 +50,10 @@ public struct ProbeOptions: Sendable, Codable, Equatable {
     /// False reads no kernel facts at all (`--tcp-sample off`): transactions then have no `tcp`, and an `unknown`
     /// diagnosis unless their phases tell.
     public var readsKernelFacts = true
+    /// False keeps of the kernel's facts only what a run's summary shows: each transaction's diagnosis, made from
+    /// them as always, but not the facts themselves (`tcp`: nil, no samples) nor its connection's totals. For a
+    /// report that prints neither (the text summary of many tasks); everything else keeps them.
+    public var keepsTransactionFacts = true
     /// The send buffer of each new connection's socket (SO_SNDBUF, bytes); nil leaves it to the kernel's auto-tuning.
     public var sendBuffer: Int?
     /// `HOST:PORT:ADDR[,ADDR]` entries that take the place of name resolution (CURLOPT_RESOLVE, `--resolve`).

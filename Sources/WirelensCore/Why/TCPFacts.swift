@@ -233,24 +233,29 @@ public struct TCPFacts: Sendable, Equatable, Codable {
         }
 
         /// The facts of the snapshots added, or nil when there were none; the samples move out of the builder.
-        public mutating func finish() -> TCPFacts? {
+        /// `keepingSamples` false leaves them out of the facts (every other figure is the same): a transfer of two
+        /// snapshots then makes no array at all.
+        public mutating func finish(keepingSamples: Bool = true) -> TCPFacts? {
             guard count > 0, let first, let last else { return nil }
             // The last snapshot is always a sample: the end of the transfer is worth drawing. Taken in its turn it
             // may thin the samples first, as any other; out of turn it is added at the end.
             let end = TCPSample(last, at: lastAt - firstAt, first: first)
-            let kept: [TCPSample]
-            if count == 1 {
-                kept = [end]
-            } else if count == 2 {
-                // No array yet: the first snapshot's sample and the last's, in one allocation.
-                kept = [TCPSample(first, at: 0, first: first), end]
+            var kept: [TCPSample] = []
+            let window: (median: UInt64?, count: Int, zeros: Int)
+            let rate: (median: UInt64?, count: Int, zeros: Int)
+            if count <= 2 {
+                // No array yet: the first snapshot's sample (when it is not the last) and the last's.
+                let start = count == 2 ? TCPSample(first, at: 0, first: first) : nil
+                window = Self.median(start.flatMap(Self.peerWindow), Self.peerWindow(end))
+                rate = Self.median(start.flatMap(Self.rate), Self.rate(end))
+                if keepingSamples { kept = start.map { [$0, end] } ?? [end] }
             } else {
                 if (count - 1) % stride == 0 { keep(end) } else { samples.append(end) }
-                kept = samples
+                window = Self.median(of: samples, Self.peerWindow)
+                rate = Self.median(of: samples, Self.rate)
+                if keepingSamples { kept = samples }
                 samples = []
             }
-            let window = Self.median(of: kept) { $0.peerWindow.map { UInt64($0) } }
-            let rate = Self.median(of: kept) { $0.appLimited == true ? nil : $0.deliveryRate }
             var facts = TCPFacts(
                 span: lastAt - firstAt,
                 bytesSent: delta(last.bytesSent, first.bytesSent),
@@ -275,19 +280,29 @@ public struct TCPFacts: Sendable, Equatable, Codable {
 
         private func delta<T: FixedWidthInteger>(_ now: T?, _ then: T?) -> T? { TCPFacts.delta(now, then) }
 
+        /// A sample's peer window, for its median.
+        private static func peerWindow(_ sample: TCPSample) -> UInt64? { sample.peerWindow.map { UInt64($0) } }
+        /// A sample's delivery rate when the sender was not app-limited, for its median.
+        private static func rate(_ sample: TCPSample) -> UInt64? {
+            sample.appLimited == true ? nil : sample.deliveryRate
+        }
+
+        /// The upper median of at most two values (nil ones skipped), how many there were and how many were 0.
+        static func median(_ a: UInt64?, _ b: UInt64?) -> (median: UInt64?, count: Int, zeros: Int) {
+            switch (a, b) {
+            case (nil, nil): return (nil, 0, 0)
+            case let (x?, nil), let (nil, x?): return (x, 1, x == 0 ? 1 : 0)
+            case let (x?, y?): return (max(x, y), 2, (x == 0 ? 1 : 0) + (y == 0 ? 1 : 0))
+            }
+        }
+
         /// The upper median of the values `value` gives (nil ones skipped), how many there were and how many were 0,
         /// sorted in scratch space on the stack (at most `sampleLimit + 1` samples).
         static func median(of samples: [TCPSample], _ value: (TCPSample) -> UInt64?)
             -> (median: UInt64?, count: Int, zeros: Int) {
             // A short transfer's two samples need no sort.
             if samples.count <= 2 {
-                let a = samples.first.flatMap(value)
-                let b = samples.count == 2 ? value(samples[1]) : nil
-                switch (a, b) {
-                case (nil, nil): return (nil, 0, 0)
-                case let (x?, nil), let (nil, x?): return (x, 1, x == 0 ? 1 : 0)
-                case let (x?, y?): return (max(x, y), 2, (x == 0 ? 1 : 0) + (y == 0 ? 1 : 0))
-                }
+                return median(samples.first.flatMap(value), samples.count == 2 ? value(samples[1]) : nil)
             }
             return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: max(samples.count, 1)) { scratch in
                 var count = 0

@@ -63,6 +63,8 @@ struct TransferObservation {
     /// The kernel's facts over the transfer; `readsTCP` false when the run reads none.
     var tcp: TCPFacts?
     var readsTCP: Bool
+    /// False when the record keeps the diagnosis made from `tcp`, not `tcp` itself (`TransferContext.keepsFacts`).
+    var keepsFacts = true
     /// The kernel's totals of the connection at the transfer's last snapshot.
     var connectionTotals: TCPTotals? = nil
     /// The response body's bytes as they came over the connection, before content decoding (`--compressed` only).
@@ -118,8 +120,10 @@ struct TransferObservation {
         m.diagnosis = Diagnosis.of(.init(
             phases: m.phases, requestBodyBytes: requestBodyBytes, responseBodyBytes: responseBodyBytes, tcp: tcp,
             missingReason: missingFactsReason, throughProxy: throughProxy))
-        m.tcp = tcp
-        m.connectionTotals = connectionTotals
+        if keepsFacts {
+            m.tcp = tcp
+            m.connectionTotals = connectionTotals
+        }
         return m
     }
 
