@@ -144,6 +144,7 @@ struct ConnectionState {
         let start = flags.contains(.syn) ? 0 : sender.space.offset(of: segment.sequence)
         let length = Int64(segment.payloadLength)
         if length > 0 {
+            if fromClient, record.clientFirstDataAt == nil { record.clientFirstDataAt = time }
             sender.stats.wireBytes += length
             sender.stats.truncatedBytes += Int64(segment.missingPayload)
             if let shift = windowShift(of: receiver, peer: sender), let acked = receiver.ackOffset,

@@ -89,7 +89,7 @@ public enum ProbeVerifier {
                         // libcurl ends the connect phase when it next looks at the socket: a client that was slow
                         // to look stays silent on the wire from the handshake to its request, and that pause may
                         // be in the phase too.
-                        let pause = clientPause(c, exchange: matched[rank].map { c.exchanges[$0] })
+                        let pause = clientPause(c)
                         check.connectAgrees = probeConnect >= wire - tolerance && probeConnect <= wire + pause + tolerance
                         if check.connectAgrees == false {
                             check.disagreements.append("connect time \(DurationText.format(micros: probeConnect)) but "
@@ -259,11 +259,11 @@ public enum ProbeVerifier {
         return (compared, violations)
     }
 
-    /// How long (µs) the client stayed silent on a clear-text connection between the end of its handshake (its ACK
-    /// of the SYN/ACK) and its request's first byte; 0 when the capture cannot tell (TLS, no request matched).
-    static func clientPause(_ c: TCPConnection, exchange: HTTPExchange?) -> Int64 {
-        guard c.tls == nil, let ack = c.handshakeAckAt, let request = exchange?.requestStartAt else { return 0 }
-        return max(0, request - ack)
+    /// How long (µs) the client stayed silent between the end of its handshake (its ACK of the SYN/ACK) and its
+    /// first payload byte (its request, or its TLS ClientHello); 0 when the capture cannot tell.
+    static func clientPause(_ c: TCPConnection) -> Int64 {
+        guard let ack = c.handshakeAckAt, let first = c.clientFirstDataAt else { return 0 }
+        return max(0, first - ack)
     }
 
     /// The connection among `candidates` whose lifetime holds `time`; else the nearest one within the clock slack.

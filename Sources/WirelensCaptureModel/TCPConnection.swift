@@ -47,6 +47,8 @@ public struct TCPConnection: Sendable, Equatable {
     public var synAt: Int64?
     public var synAckAt: Int64?
     public var handshakeAckAt: Int64?
+    /// When the client's first payload byte was captured (its request, or its TLS ClientHello); not in the JSON.
+    public var clientFirstDataAt: Int64?
     public var clientToServer = DirectionStats()
     public var serverToClient = DirectionStats()
     public var end = End.open
