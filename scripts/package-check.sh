@@ -172,7 +172,7 @@ print(t["statusCode"], t["responseBodyBytes"])' "$work/probe.json")
     # swift-argument-parser's fish script loop forever (scripts/stage.sh).
     local line expected completions
     for line in "wirelens probe --max-r:--max-redirs" "wirelens probe http://x/ --http2-p:--http2-prior-knowledge" \
-        "wirelens download --connect-t:--connect-timeout" "wirelens capture analyze --fil:--filter" "wirelens pro:probe"; do
+        "wirelens download --connect-ti:--connect-timeout" "wirelens capture analyze --fil:--filter" "wirelens pro:probe"; do
         expected=${line##*:}
         completions=$(timeout 20 fish --no-config -c 'source $argv[1]; complete -C $argv[2]' \
             "$share/fish/vendor_completions.d/wirelens.fish" "${line%:*}" | cut -f1) || true
