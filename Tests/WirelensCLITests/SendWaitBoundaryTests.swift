@@ -56,8 +56,9 @@ final class SendWaitBoundaryTests: XCTestCase {
 
     /// The shaped target of the seed demo (720 KB/s per connection, a receive buffer of 20 ms of it, 50 ms latency)
     /// over an unshaped path: it acknowledges what it read, not what arrived, so "acknowledged" came 10-21 ms after
-    /// "arrived" and varied from segment to segment. Identical segments must show the same wait within 5 ms, less
-    /// what the server's own gap varied.
+    /// "arrived" and varied from segment to segment. Each wait is within item 2's bound of its own server gap
+    /// (`assertBoundaries`), and identical segments show the same wait within 5 ms, plus what the server's own gap
+    /// varied.
     func testIdenticalSegmentsToTheShapedTargetWaitAlike() throws {
         let path = try NetworkPath.up()
         defer { path.down() }
@@ -75,12 +76,12 @@ final class SendWaitBoundaryTests: XCTestCase {
         let checked = try assertBoundaries(reports: reports, capture: capture, serverPort: peer.port)
         XCTAssertEqual(checked.count, 4)
         // The server's own gap is not the same for each segment (the first, on a new upload and connection, took about
-        // 12 ms longer in its capture; a loaded machine adds more): each wait is measured against its own gap, and
-        // those differences must agree within 5 ms.
-        let offsets = checked.map { $0.waitMs - $0.serverGapMs }
-        let spread = (offsets.max() ?? 0) - (offsets.min() ?? 0)
-        XCTAssertLessThanOrEqual(spread, 5, "identical segments: waits \(checked.map(\.waitMs)) ms against the server's "
-                                 + "gaps \(checked.map(\.serverGapMs)) ms")
+        // 12 ms longer in its capture; a loaded machine adds more): the waits may differ by 5 ms plus what the gaps
+        // differed. (main before the estimator: waits of 14 and 50 ms for gaps within 2 ms of each other.)
+        func spread(_ values: [Double]) -> Double { (values.max() ?? 0) - (values.min() ?? 0) }
+        let waits = checked.map(\.waitMs), gaps = checked.map(\.serverGapMs)
+        XCTAssertLessThanOrEqual(spread(waits), 5 + spread(gaps),
+                                 "identical segments: waits \(waits) ms against the server's gaps \(gaps) ms")
     }
 
     // MARK: Helpers
