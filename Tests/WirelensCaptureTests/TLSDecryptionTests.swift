@@ -90,9 +90,10 @@ final class TLSDecryptionTests: XCTestCase {
 
     // MARK: the oracle
 
-    /// tshark's reading of the decrypted capture, per client port: HTTP/1.x requests, HTTP/2 streams the client
+    /// tshark's reading of the decrypted capture, per connection (client port and server port: the kernel may give
+    /// two connections to different servers the same client port): HTTP/1.x requests, HTTP/2 streams the client
     /// opened, and the most streams open at once (from the client's HEADERS to the server's END_STREAM or a
-    /// RST_STREAM either way, frames in capture order), printed as `port h1 streams max` lines.
+    /// RST_STREAM either way, frames in capture order), printed as `client server h1 streams max` lines.
     private static let oracle = """
         import sys
         rows, servers = sys.argv[1], set(int(p) for p in sys.argv[2].split(","))
@@ -101,8 +102,8 @@ final class TLSDecryptionTests: XCTestCase {
             f = line.rstrip("\\n").split("\\t")
             if len(f) < 7: continue
             src, dst = int(f[1]), int(f[2])
-            client = dst if src in servers else src
-            c = conn.setdefault(client, {"h1": 0, "streams": set(), "open": set(), "max": 0})
+            client, server = (dst, src) if src in servers else (src, dst)
+            c = conn.setdefault((client, server), {"h1": 0, "streams": set(), "open": set(), "max": 0})
             fromClient = src == client
             c["h1"] += len([m for m in f[6].split(",") if m]) if fromClient else 0
             types, ids, flags = f[3].split(","), f[4].split(","), f[5].split(",")
@@ -115,11 +116,12 @@ final class TLSDecryptionTests: XCTestCase {
                     c["open"].discard(i)
                 elif t == 3:
                     c["open"].discard(i)
-        for port, c in sorted(conn.items()):
-            print(port, c["h1"], len(c["streams"]), c["max"])
+        for (client, server), c in sorted(conn.items()):
+            print(client, server, c["h1"], len(c["streams"]), c["max"])
         """
 
-    /// `port → [h1 requests, h2 streams, h2 max at once]` as tshark reads the capture with `keyLog`.
+    /// `connection key (Self.key) → [h1 requests, h2 streams, h2 max at once]` as tshark reads the capture with
+    /// `keyLog`.
     private func tshark(_ recorded: Recorded, keyLog: String) throws -> [Int: [Int]] {
         let rows = LoopbackCapture.temporaryPath("rows.tsv")
         toRemove.append(rows)
@@ -135,7 +137,7 @@ final class TLSDecryptionTests: XCTestCase {
         var result: [Int: [Int]] = [:]
         for line in check.stdout.split(separator: "\n") {
             let v = line.split(separator: " ").compactMap { Int($0) }
-            if v.count == 4 { result[v[0]] = Array(v[1...]) }
+            if v.count == 5 { result[v[0] << 16 | v[1]] = Array(v[2...]) }
         }
         return result
     }
@@ -159,7 +161,10 @@ final class TLSDecryptionTests: XCTestCase {
     private static func serverPort(_ c: [String: Any]) -> Int { (c["server"] as? [String: Any])?["port"] as? Int ?? 0 }
     private static func tls(_ c: [String: Any]) -> [String: Any] { c["tls"] as? [String: Any] ?? [:] }
 
-    /// `port → [h1 requests, h2 streams, h2 max at once]` from the analysis.
+    /// A connection's key: its client port and server port.
+    private static func key(_ c: [String: Any]) -> Int { clientPort(c) << 16 | serverPort(c) }
+
+    /// `connection key → [h1 requests, h2 streams, h2 max at once]` from the analysis.
     private static func figures(_ doc: [String: Any]) -> [Int: [Int]] {
         var result: [Int: [Int]] = [:]
         for c in connections(doc) {
@@ -167,7 +172,7 @@ final class TLSDecryptionTests: XCTestCase {
             let h2 = c["http2"] as? [String: Any]
             let h1 = exchanges.filter { $0["stream"] is NSNull && $0["method"] is String }.count
             let streams = h2?["streams"] as? Int ?? 0, most = h2?["maxConcurrentStreams"] as? Int ?? 0
-            if h1 + streams > 0 { result[clientPort(c)] = [h1, streams, most] }
+            if h1 + streams > 0 { result[key(c)] = [h1, streams, most] }
         }
         return result
     }
@@ -182,7 +187,7 @@ final class TLSDecryptionTests: XCTestCase {
         XCTAssertEqual(status, 0, stderr)
         // tshark also decrypts the CBC suite, which the analysis names as not decrypted (its exchanges inferred).
         let cbc = Set(Self.connections(doc).filter { Self.tls($0)["decryption"] as? String == "unsupported-cipher-suite" }
-            .map(Self.clientPort))
+            .map(Self.key))
         XCTAssertEqual(cbc.count, 1)
         XCTAssertEqual(Self.figures(doc).filter { !cbc.contains($0.key) }, wire.filter { !cbc.contains($0.key) },
                        "requests / streams / streams at once per client port")
@@ -224,8 +229,9 @@ final class TLSDecryptionTests: XCTestCase {
         let updated = Self.connections(doc).filter { Self.serverPort($0) == port && Self.tls($0)["serverName"] is NSNull }
         XCTAssertEqual(updated.count, 1)
         let client = try XCTUnwrap(updated.first.map(Self.clientPort))
-        XCTAssertEqual(wire[client], [2, 0, 0], "tshark reads both requests")
-        XCTAssertEqual(Self.figures(doc)[client], [2, 0, 0])
+        let key = try XCTUnwrap(updated.first.map(Self.key))
+        XCTAssertEqual(wire[key], [2, 0, 0], "tshark reads both requests")
+        XCTAssertEqual(Self.figures(doc)[key], [2, 0, 0])
         // The keys were updated on that connection (tshark sees the KeyUpdate messages with the key log).
         let updates = try ProcessRunner.run("/usr/bin/tshark", [
             "-r", recorded.capture, "-o", "tls.keylog_file:\(recorded.keyLog)", "-Y",
@@ -295,7 +301,7 @@ final class TLSDecryptionTests: XCTestCase {
         for c in Self.connections(doc) {
             let kind = Self.tls(c)["decryption"] as? String ?? "?"
             kinds[kind, default: 0] += 1
-            let port = Self.clientPort(c)
+            let port = Self.key(c)
             if Self.serverPort(c) == chacha { XCTAssertEqual(kind, "keys-missing", "\(Self.tls(c))") }
             // What was decrypted reads as tshark reads it with the same log; what was not, tshark could not read.
             if kind == "decrypted" {
