@@ -216,43 +216,18 @@ final class SendWaitBoundaryTests: XCTestCase {
     /// Records the server's interface (s0 in the server namespace) while `body` runs; returns the capture's path.
     private func recordServer(_ path: NetworkPath, port: Int, during body: () throws -> Void) throws -> String {
         let capture = CLIHarness.temporaryPath("server.pcap")
-        let errors = capture + ".err"
-        defer { unlink(errors) }
-        let ip = ["/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip"].first { FileManager.default.isExecutableFile(atPath: $0) }
-            ?? "/usr/sbin/ip"
         // Immediate mode, or packets wait in the kernel's ring and SIGINT loses them; 200 bytes hold every header
-        // and the first bytes of each payload.
-        let pid = try ProcessRunner.spawn(ip, ["netns", "exec", path.serverNamespace, "/usr/bin/tcpdump", "-i", "s0",
-                                               "-n", "-U", "--immediate-mode", "-B", "32768", "-s", "200", "-w", capture,
-                                               "tcp port \(port)"], stdoutPath: "/dev/null", stderrPath: errors)
-        var running = true
-        func stop() -> Int32 {
-            running = false
-            kill(pid, SIGINT)
-            var status: Int32 = 0
-            for _ in 0..<200 {
-                if waitpid(pid, &status, WNOHANG) == pid { return (status >> 8) & 0xff }
-                usleep(25_000)
-            }
-            kill(pid, SIGKILL)
-            _ = waitpid(pid, &status, 0)
-            return -1
+        // and the first bytes of each payload. Released (SIGKILL) if anything below throws.
+        let dump = try path.process(in: path.serverNamespace, "/usr/bin/tcpdump", [
+            "-i", "s0", "-n", "-U", "--immediate-mode", "-B", "32768", "-s", "200", "-w", capture, "tcp port \(port)"])
+        guard dump.waitForText(after: "listening on", seconds: 5) != nil else {
+            throw TestServerError(message: "tcpdump did not listen in the server namespace within 5 s")
         }
-        defer { if running { _ = stop() } }
-        var listening = false
-        for _ in 0..<200 where !listening {
-            if ((try? String(contentsOfFile: errors, encoding: .utf8)) ?? "").contains("listening on") {
-                listening = true
-            } else {
-                usleep(25_000)
-            }
-        }
-        guard listening else { throw TestServerError(message: "tcpdump did not listen in the server namespace within 5 s") }
         try body()
         usleep(200_000)
-        let status = stop()
-        let text = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
-        guard status == 0 else { throw TestServerError(message: "tcpdump ended with \(status): \(text)") }
+        let status = dump.stop(signal: SIGINT, seconds: 5)
+        let text = dump.stderr
+        guard status == 0 else { throw TestServerError(message: "tcpdump ended with \(status.map(String.init) ?? "no exit"): \(text)") }
         if let dropped = text.split(separator: "\n").first(where: { $0.contains("dropped by kernel") }), !dropped.hasPrefix("0 ") {
             throw TestServerError(message: "tcpdump's kernel buffer dropped packets: \(dropped)")
         }
