@@ -142,6 +142,27 @@ def fetch_short(port, path, count):
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=900)
 
 
+def start_tcpdump(in_namespace, path, port, err_path):
+    """Starts tcpdump on lo (through in_namespace, which wraps an argv to run in a namespace) writing the packets of
+    tcp port `port` to path, its stderr to err_path; waits at most 5 s until it listens. Returns the process and
+    its open stderr file, for stop_tcpdump."""
+    err = open(err_path, "w")
+    dump = subprocess.Popen(in_namespace(["tcpdump", "-i", "lo", "-n", "--immediate-mode", "-B", "262144", "-w", path,
+                                          f"tcp port {port}"]), stdout=subprocess.DEVNULL, stderr=err)
+    for _ in range(200):
+        if "listening on" in open(err_path).read():
+            break
+        time.sleep(0.025)
+    return dump, err
+
+
+def stop_tcpdump(dump, err):
+    """Stops a tcpdump from start_tcpdump (SIGINT, so that it writes its statistics) and closes its stderr file."""
+    dump.send_signal(signal.SIGINT)
+    dump.wait(timeout=30)
+    err.close()
+
+
 def make_capture(path, size_mb, nginx_dir, short_connections=0):
     """Captures at least size_mb MB inside the namespace (or, with short_connections, that many connections of one
     small GET each); returns tcpdump's closing statistics."""
@@ -149,24 +170,15 @@ def make_capture(path, size_mb, nginx_dir, short_connections=0):
                         capture_output=True, text=True).stdout
     port = int(dict(line.split("=", 1) for line in up.split()).get("HTTP_PORT"))
     err_path = path + ".tcpdump.err"
-    err = open(err_path, "w")
-    dump = subprocess.Popen(ns(["tcpdump", "-i", "lo", "-n", "--immediate-mode", "-B", "262144", "-w", path,
-                                f"tcp port {port}"]),
-                            stdout=subprocess.DEVNULL, stderr=err)
+    dump, err = start_tcpdump(ns, path, port, err_path)
     try:
-        for _ in range(200):
-            if "listening on" in open(err_path).read():
-                break
-            time.sleep(0.025)
         if short_connections:
             fetch_short(port, path, short_connections)
         else:
             fetch_mix(port, path, size_mb)
         time.sleep(0.3)
     finally:
-        dump.send_signal(signal.SIGINT)
-        dump.wait(timeout=30)
-        err.close()
+        stop_tcpdump(dump, err)
         subprocess.run(ns(["bash", os.path.join(ROOT, "scripts", "nginx-down.sh"), nginx_dir]), capture_output=True)
     stats = open(err_path).read()
     return stats.strip().splitlines()[-3:]

@@ -18,7 +18,6 @@ import importlib.util
 import json
 import os
 import shutil
-import signal
 import statistics
 import subprocess
 import sys
@@ -31,7 +30,8 @@ TARGET_VS_BARE = 0.25
 
 
 def bench_capture():
-    """scripts/bench-capture.py as a module: its bare pcap_loop program is the one measured against here too."""
+    """scripts/bench-capture.py as a module: its bare pcap_loop program is the one measured against here too, and its
+    tcpdump start and stop make the capture."""
     spec = importlib.util.spec_from_file_location("bench_capture", os.path.join(ROOT, "scripts", "bench-capture.py"))
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -63,16 +63,10 @@ def make_capture(work, size_mb):
             for i in range(20):
                 f.write(f'url="{base}/small.txt?c={i}"\noutput=/dev/null\n')
         err_path = capture + ".err"
-        err = open(err_path, "w")
-        dump = subprocess.Popen(ns(["tcpdump", "-i", "lo", "-n", "--immediate-mode", "-B", "262144", "-w", capture,
-                                    f"tcp port {port}"]), stdout=subprocess.DEVNULL, stderr=err)
         env = dict(os.environ, SSLKEYLOGFILE=keylog)
         quiet = dict(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, check=True)
+        dump, err = bench_capture().start_tcpdump(ns, capture, port, err_path)
         try:
-            for _ in range(200):
-                if "listening on" in open(err_path).read():
-                    break
-                time.sleep(0.025)
             deadline = time.monotonic() + 900
             rounds = 0
             while (not os.path.exists(capture) or os.path.getsize(capture) < size_mb * 1_000_000) \
@@ -86,9 +80,7 @@ def make_capture(work, size_mb):
                 subprocess.run(ns(["curl", "-sk", "--http1.1", "-H", "Connection: close", "-K", close]), **quiet)
             time.sleep(0.3)
         finally:
-            dump.send_signal(signal.SIGINT)
-            dump.wait(timeout=30)
-            err.close()
+            bench_capture().stop_tcpdump(dump, err)
             subprocess.run(ns(["bash", os.path.join(ROOT, "scripts", "nginx-down.sh"), nginx_dir]), capture_output=True)
         stats = open(err_path).read().strip().splitlines()[-3:]
         return capture, keylog, stats
