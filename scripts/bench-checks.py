@@ -84,6 +84,17 @@ def sample_for(pid, duration, started, stop_early=None):
     return samples
 
 
+def terminate(proc, timeout):
+    """SIGTERM to proc if it still runs, then its exit code, waiting at most timeout seconds before SIGKILL."""
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+    try:
+        return proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        return proc.wait()
+
+
 def flatness(samples, duration):
     """The mean RSS of the last minute over the first minute's (under two minutes: the first and last third, at
     least one sample each), leaving out the sample taken at the start."""
@@ -146,13 +157,7 @@ class ChecksBench:
             metrics = fetch(f"127.0.0.1:{port}", "/metrics")
             end = proc_sample(proc.pid) if proc.poll() is None else None
         finally:
-            if proc.poll() is None:
-                proc.send_signal(signal.SIGTERM)
-            try:
-                code = proc.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                code = proc.wait()
+            code = terminate(proc, timeout=60)
         runs = int(subprocess.run(["sqlite3", "-cmd", ".timeout 10000", database, "SELECT count(*) FROM check_result"],
                                   capture_output=True, text=True, timeout=120).stdout.strip() or 0)
         passed = int(subprocess.run(["sqlite3", "-cmd", ".timeout 10000", database,
@@ -203,12 +208,7 @@ class ChecksBench:
             thread.join(timeout=self.interval + 30)
             end = proc_sample(proc.pid)
         finally:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                code = proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                code = proc.wait()
+            code = terminate(proc, timeout=30)
         cpu = end["cpu_s"] - cpu0
         result = {"argv": argv, "exit": code, "runs": driver.succeeded + driver.failed, "passed": driver.succeeded,
                   "failed": driver.failed, "skipped": driver.skipped, "errors": driver.errors[:5], "cpu_s": cpu,
