@@ -880,7 +880,7 @@ def main():
     ap.add_argument("--wirelens", help="wirelens binary (default .build/release/wirelens)")
     ap.add_argument("--rounds", type=int, default=5, help="rounds (default 5)")
     ap.add_argument("--facts-pairs", type=int, default=8,
-                    help="pairs of GET runs with and without kernel facts per round (default 4)")
+                    help="pairs of GET runs with and without kernel facts per round (default 8)")
     ap.add_argument("--parts", default="get,upload",
                     help="which parts to run: get, upload or both (default get,upload); with one part, write to "
                          "--out (the results of the other are not measured)")
