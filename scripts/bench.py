@@ -17,7 +17,7 @@
 
 Tools are interleaved (A B C A B C A B C) over --rounds rounds (default 5) and the
 median is reported. The kernel facts' cost on the GET path is judged from pairs of their own: after the tools,
-each round runs --facts-pairs pairs (default 4) of the text-summary probe with kernel facts and with
+each round runs --facts-pairs pairs (default 8) of the text-summary probe with kernel facts and with
 --tcp-sample off, back to back, the order alternating from pair to pair (on/off, off/on, ...); the target is
 the median of the per-pair rate ratios. Full run: 20000 requests and a 1 GiB file; --quick: 2000
 requests and a 64 MiB file, written to reports/bench/raw/quick/ unless --out is
@@ -879,8 +879,8 @@ def main():
                     help="2000 requests and a 64 MiB upload (smoke test)")
     ap.add_argument("--wirelens", help="wirelens binary (default .build/release/wirelens)")
     ap.add_argument("--rounds", type=int, default=5, help="rounds (default 5)")
-    ap.add_argument("--facts-pairs", type=int, default=4,
-                    help="pairs of GET runs with and without kernel facts per round (default 4)")
+    ap.add_argument("--facts-pairs", type=int, default=8,
+                    help="pairs of GET runs with and without kernel facts per round (default 8)")
     ap.add_argument("--parts", default="get,upload",
                     help="which parts to run: get, upload or both (default get,upload); with one part, write to "
                          "--out (the results of the other are not measured)")

@@ -84,104 +84,132 @@ public enum PrometheusRenderer {
         }
     }
 
-    /// One sample: its check, its other labels, its value as text, and the suffix of its series' name (`_bucket`,
-    /// `_sum`, `_count` of a histogram).
-    struct Sample {
-        let check: String
-        let labels: [(String, String)]
-        let value: String
-        var suffix = ""
-    }
-
     /// The exposition text for the results (one result per check; later results of a check win), each sample
     /// labelled with `vantage` when given, with each check's `statistics` when given.
+    ///
+    /// Written family by family straight into the text (each family's samples in the checks' order), so a scrape of
+    /// thousands of checks holds the text and nothing per sample beside it.
     public static func render(_ results: [CheckResult], vantage: String? = nil,
                               statistics: [String: CheckStatistics] = [:]) -> String {
-        var samples: [Metric: [Sample]] = [:]
-        func add(_ metric: Metric, _ check: String, _ value: String, labels: [(String, String)] = [], suffix: String = "") {
-            samples[metric, default: []].append(Sample(check: check, labels: labels, value: value, suffix: suffix))
-        }
-        func histogram(_ metric: Metric, _ check: String, _ histogram: Histogram, labels: [(String, String)] = []) {
-            for bucket in histogram.cumulative {
-                add(metric, check, "\(bucket.count)", labels: labels + [("le", bucket.le)], suffix: "_bucket")
-            }
-            add(metric, check, seconds(histogram.sum), labels: labels, suffix: "_sum")
-            add(metric, check, "\(histogram.count)", labels: labels, suffix: "_count")
-        }
         var latest: [String: CheckResult] = [:]
         var order: [String] = []
         for result in results {
             if latest.updateValue(result, forKey: result.name) == nil { order.append(result.name) }
         }
-        for name in order {
-            guard let result = latest[name] else { continue }
-            if let stats = statistics[name] {
-                add(.runs, name, "\(stats.runs)")
-                for reason in stats.failures.keys.sorted() {
-                    add(.failures, name, "\(stats.failures[reason] ?? 0)", labels: [("reason", reason)])
-                }
-                add(.skipped, name, "\(stats.skipped)")
-                histogram(.durationHistogram, name, stats.total)
-                for phase in phaseNames {
-                    if let phaseHistogram = stats.phases[phase] {
-                        histogram(.phaseHistogram, name, phaseHistogram, labels: [("phase", phase)])
-                    }
-                }
-            }
-            add(.success, name, result.passed ? "1" : "0")
-            add(.timestamp, name, seconds(result.startedAt))
-            for assertion in result.assertions {
-                add(.assertion, name, assertion.passed ? "1" : "0", labels: [("assertion", assertion.name)])
-            }
-            if let expiry = result.certificateExpiry { add(.certificateExpiry, name, "\(expiry / 1_000_000)") }
-            guard let record = result.record else { continue }
-            add(.duration, name, seconds(record.duration))
-            for (phase, value) in phaseDurations(record) {
-                add(.phaseDuration, name, seconds(value), labels: [("phase", phase)])
-            }
-            if let status = record.statusCode { add(.statusCode, name, "\(status)") }
-            if let version = httpVersion(record.transactions.last?.networkProtocolName) { add(.httpVersion, name, version) }
-            add(.redirects, name, "\(record.redirectCount)")
-            add(.retries, name, "\(record.retries)")
-            guard let last = record.transactions.last else { continue }
-            if let queue = last.phases.queue { add(.queueWait, name, seconds(queue)) }
-            if let send = last.phases.send { add(.send, name, seconds(send)) }
-            add(.reused, name, last.reusedConnection ? "1" : "0")
-            if let speed = last.uploadSpeed { add(.uploadSpeed, name, Format.fixed(speed, digits: 1)) }
-            if let speed = last.downloadSpeed { add(.downloadSpeed, name, Format.fixed(speed, digits: 1)) }
-            if let tcp = last.tcp {
-                add(.tcpRTT, name, seconds(Int64(tcp.smoothedRTT)))
-                if let rtt = tcp.minRTT { add(.tcpMinRTT, name, seconds(Int64(rtt))) }
-                if let share = tcp.retransmittedShare { add(.retransmitted, name, Format.fixed(share, digits: 6)) }
-            }
-            if let diagnosis = last.diagnosis {
-                let e = diagnosis.evidence
-                for (reason, share) in [("receive_window", e.receiveWindowLimitedShare), ("send_buffer", e.sendBufferLimitedShare),
-                                        ("network", e.networkShare), ("idle", e.idleShare)] {
-                    if let share { add(.limited, name, Format.fixed(share, digits: 6), labels: [("reason", reason)]) }
-                }
-                add(.diagnosis, name, "1", labels: [("verdict", diagnosis.verdict.rawValue)])
-            }
-        }
-        var out = ""
-        let vantageLabel = vantage.map { ",vantage=\"\(escape($0))\"" } ?? ""
+        var out = ExpositionWriter(vantage: vantage)
         for metric in Metric.allCases {
-            guard let list = samples[metric] else { continue }
-            out += "# HELP \(metric.rawValue) \(metric.help)\n# TYPE \(metric.rawValue) \(metric.type)\n"
-            for sample in list {
-                out += metric.rawValue
-                out += sample.suffix
-                out += "{check=\""
-                out += escape(sample.check)
-                out += "\""
-                out += vantageLabel
-                for (name, value) in sample.labels {
-                    out += ",\(name)=\"\(escape(value))\""
-                }
-                out += "} \(sample.value)\n"
+            out.family = metric
+            for name in order {
+                guard let result = latest[name] else { continue }
+                out.check = escape(name)
+                samples(of: metric, result, statistics[name], into: &out)
             }
         }
-        return out
+        return out.text
+    }
+
+    /// Writes the samples of one family for one check's result (and its statistics, when `serve` keeps them).
+    private static func samples(of metric: Metric, _ result: CheckResult, _ stats: CheckStatistics?,
+                                into out: inout ExpositionWriter) {
+        let record = result.record
+        let last = record?.transactions.last
+        switch metric {
+        case .runs: if let stats { out.add("\(stats.runs)") }
+        case .failures:
+            guard let stats else { return }
+            for reason in stats.failures.keys.sorted() {
+                out.add("\(stats.failures[reason] ?? 0)", label: ("reason", reason))
+            }
+        case .skipped: if let stats { out.add("\(stats.skipped)") }
+        case .durationHistogram: if let stats { histogram(stats.total, into: &out) }
+        case .phaseHistogram:
+            guard let stats else { return }
+            for phase in phaseNames {
+                if let phaseHistogram = stats.phases[phase] { histogram(phaseHistogram, label: ("phase", phase), into: &out) }
+            }
+        case .success: out.add(result.passed ? "1" : "0")
+        case .timestamp: out.add(seconds(result.startedAt))
+        case .assertion:
+            for assertion in result.assertions {
+                out.add(assertion.passed ? "1" : "0", label: ("assertion", assertion.name))
+            }
+        case .certificateExpiry: if let expiry = result.certificateExpiry { out.add("\(expiry / 1_000_000)") }
+        case .duration: if let record { out.add(seconds(record.duration)) }
+        case .phaseDuration:
+            guard let record else { return }
+            for (phase, value) in phaseDurations(record) { out.add(seconds(value), label: ("phase", phase)) }
+        case .statusCode: if let status = record?.statusCode { out.add("\(status)") }
+        case .httpVersion: if let version = httpVersion(last?.networkProtocolName) { out.add(version) }
+        case .redirects: if let record { out.add("\(record.redirectCount)") }
+        case .retries: if let record { out.add("\(record.retries)") }
+        case .queueWait: if let queue = last?.phases.queue { out.add(seconds(queue)) }
+        case .send: if let send = last?.phases.send { out.add(seconds(send)) }
+        case .reused: if let last { out.add(last.reusedConnection ? "1" : "0") }
+        case .uploadSpeed: if let speed = last?.uploadSpeed { out.add(Format.fixed(speed, digits: 1)) }
+        case .downloadSpeed: if let speed = last?.downloadSpeed { out.add(Format.fixed(speed, digits: 1)) }
+        case .tcpRTT: if let tcp = last?.tcp { out.add(seconds(Int64(tcp.smoothedRTT))) }
+        case .tcpMinRTT: if let rtt = last?.tcp?.minRTT { out.add(seconds(Int64(rtt))) }
+        case .retransmitted: if let share = last?.tcp?.retransmittedShare { out.add(Format.fixed(share, digits: 6)) }
+        case .limited:
+            guard let e = last?.diagnosis?.evidence else { return }
+            for (reason, share) in [("receive_window", e.receiveWindowLimitedShare), ("send_buffer", e.sendBufferLimitedShare),
+                                    ("network", e.networkShare), ("idle", e.idleShare)] {
+                if let share { out.add(Format.fixed(share, digits: 6), label: ("reason", reason)) }
+            }
+        case .diagnosis:
+            if let diagnosis = last?.diagnosis { out.add("1", label: ("verdict", diagnosis.verdict.rawValue)) }
+        }
+    }
+
+    /// A classic histogram's series: its cumulative buckets, its sum and its count.
+    private static func histogram(_ histogram: Histogram, label: (String, String)? = nil,
+                                  into out: inout ExpositionWriter) {
+        for bucket in histogram.cumulative {
+            out.add("\(bucket.count)", label: label, le: bucket.le, suffix: "_bucket")
+        }
+        out.add(seconds(histogram.sum), label: label, suffix: "_sum")
+        out.add("\(histogram.count)", label: label, suffix: "_count")
+    }
+
+    /// The text being written: a family's HELP and TYPE go before its first sample (a family without samples is
+    /// left out), every sample of the current `family` and `check` carries the check and the vantage labels.
+    private struct ExpositionWriter {
+        var text = ""
+        /// The family being written, and the check (its label value escaped) whose samples come next.
+        var family = Metric.success {
+            didSet { headed = false }
+        }
+        var check = ""
+        private var headed = false
+        private let vantageLabel: String
+
+        init(vantage: String?) {
+            vantageLabel = vantage.map { ",vantage=\"\(escape($0))\"" } ?? ""
+        }
+
+        /// One sample line: the family's name with `suffix`, the labels (one of its own and a histogram's `le`,
+        /// each when given), the value.
+        mutating func add(_ value: String, label: (String, String)? = nil, le: String? = nil, suffix: String = "") {
+            if !headed {
+                text += "# HELP \(family.rawValue) \(family.help)\n# TYPE \(family.rawValue) \(family.type)\n"
+                headed = true
+            }
+            text += family.rawValue
+            text += suffix
+            text += "{check=\""
+            text += check
+            text += "\""
+            text += vantageLabel
+            if let (name, labelValue) = label {
+                text += ",\(name)=\"\(escape(labelValue))\""
+            }
+            if let le {
+                text += ",le=\"\(escape(le))\""
+            }
+            text += "} "
+            text += value
+            text += "\n"
+        }
     }
 
     /// blackbox_exporter's phase names, in timeline order.

@@ -116,7 +116,9 @@ final class ConnectionSockets {
                     || entry.connectionId.flatMap({ tls[$0]?.alpn }) == "h2" else {
                 let info = TCPInfoReader.read(socket: socket)
                 for done in entry.users { done.endTCP(with: info, at: now) }
-                entry.users = [ctx]
+                // The array's storage is kept: a keep-alive connection hands itself over once per transfer.
+                entry.users.removeAll(keepingCapacity: true)
+                entry.users.append(ctx)
                 entry.idle = nil
                 return info
             }

@@ -239,17 +239,21 @@ public struct TCPFacts: Sendable, Equatable, Codable {
             guard count > 0, let first, let last else { return nil }
             // The last snapshot is always a sample: the end of the transfer is worth drawing. Taken in its turn it
             // may thin the samples first, as any other; out of turn it is added at the end.
-            let end = TCPSample(last, at: lastAt - firstAt, first: first)
             var kept: [TCPSample] = []
             let window: (median: UInt64?, count: Int, zeros: Int)
             let rate: (median: UInt64?, count: Int, zeros: Int)
             if count <= 2 {
-                // No array yet: the first snapshot's sample (when it is not the last) and the last's.
-                let start = count == 2 ? TCPSample(first, at: 0, first: first) : nil
-                window = Self.median(start.flatMap(Self.peerWindow), Self.peerWindow(end))
-                rate = Self.median(start.flatMap(Self.rate), Self.rate(end))
-                if keepingSamples { kept = start.map { [$0, end] } ?? [end] }
+                // No array yet: the first snapshot (when it is not the last) and the last; their samples are made only
+                // to be kept (a sample's window and rate are its snapshot's).
+                let start = count == 2 ? first : nil
+                window = Self.median(start.flatMap(Self.peerWindow), Self.peerWindow(last))
+                rate = Self.median(start.flatMap(Self.rate), Self.rate(last))
+                if keepingSamples {
+                    let end = TCPSample(last, at: lastAt - firstAt, first: first)
+                    kept = count == 2 ? [TCPSample(first, at: 0, first: first), end] : [end]
+                }
             } else {
+                let end = TCPSample(last, at: lastAt - firstAt, first: first)
                 if (count - 1) % stride == 0 { keep(end) } else { samples.append(end) }
                 window = Self.median(of: samples, Self.peerWindow)
                 rate = Self.median(of: samples, Self.rate)
@@ -285,6 +289,12 @@ public struct TCPFacts: Sendable, Equatable, Codable {
         /// A sample's delivery rate when the sender was not app-limited, for its median.
         private static func rate(_ sample: TCPSample) -> UInt64? {
             sample.appLimited == true ? nil : sample.deliveryRate
+        }
+        /// A snapshot's peer window, as its sample's (`TCPSample.init(_:at:first:)`).
+        private static func peerWindow(_ info: TCPInfo) -> UInt64? { info.sendWindow.map { UInt64($0) } }
+        /// A snapshot's delivery rate when the sender was not app-limited, as its sample's.
+        private static func rate(_ info: TCPInfo) -> UInt64? {
+            info.deliveryRateAppLimited == true ? nil : info.deliveryRate
         }
 
         /// The upper median of at most two values (nil ones skipped), how many there were and how many were 0.
