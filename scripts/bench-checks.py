@@ -22,6 +22,11 @@ CPU time (from /proc, the driver's own not counted) over the probes answered wit
 Target: Wirelens' CPU per check run at most 1.5 × blackbox_exporter's per probe (Wirelens records the whole
 timeline and stores every run); memory flat: last-minute RSS at most 1.10 × the first minute's.
 
+The history: `wirelens history --history DB --since 24h` (every check, no name given) over two histories made from
+serve's database (its schema, copied with sqlite3's .backup) by sqlite3, CHECKS more checks with 100 and with 1,000
+runs each, one a minute back from now (at 2,000 checks: 200,000 and 2,000,000 runs). Its peak RSS (wait4) must stay
+under 64 MiB and flat: the larger history's at most 1.25 × the smaller's (the command reads one check at a time).
+
 Writes OUT/checks.json and OUT/CHECKS.md (default reports/bench, or reports/bench/raw/quick with --quick).
 """
 
@@ -44,6 +49,10 @@ import bench  # noqa: E402  (log, paths, tool_version, Bench.machine, run_cleanl
 
 TARGET_CPU_VS_BLACKBOX = 1.5
 TARGET_RSS_GROWTH = 1.10
+# `wirelens history` over every check: peak RSS under this, and the larger history's at most HISTORY_FLAT × the smaller's.
+TARGET_HISTORY_RSS_MIB = 64.0
+HISTORY_FLAT = 1.25
+HISTORY_RUNS_PER_CHECK = (100, 1000)
 SAMPLE_EVERY = 10.0
 TICKS = os.sysconf("SC_CLK_TCK")
 BLACKBOX = "/usr/bin/prometheus-blackbox-exporter"
@@ -221,6 +230,39 @@ class ChecksBench:
                   f" MiB, fds {result['max_fds']}, threads {result['max_threads']}, skipped {driver.skipped}")
         return result
 
+    # -- the history command over every check --------------------------------------------------------------------
+    def run_history(self, tmp):
+        """`wirelens history` (every check) over histories of CHECKS checks with each of HISTORY_RUNS_PER_CHECK
+        runs, made by sqlite3 from serve's database (its schema): wall time, peak RSS, and the command's exit."""
+        source = os.path.join(tmp, "history.sqlite")
+        results = []
+        for per_check in HISTORY_RUNS_PER_CHECK:
+            database = os.path.join(tmp, f"history-{per_check}.sqlite")
+            now_us = int(time.time()) * 1_000_000
+            sql = (f".backup '{database}'\n.open '{database}'\n"
+                   f"WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < {self.checks}) "
+                   "INSERT INTO check_name (name) SELECT printf('history-%05d', i) FROM c;\n"
+                   f"WITH RECURSIVE r(k) AS (SELECT 0 UNION ALL SELECT k + 1 FROM r WHERE k < {per_check - 1}) "
+                   "INSERT INTO check_result (checkId, startedAt, passed, statusCode, queue, dns, connect, send, wait, "
+                   "receive, ttfb, total, retries, reused, downloadSpeed) "
+                   f"SELECT n.id, {now_us} - k * 60000000, 1, 200, 10, 100 + k % 7, 200, 50, 1000 + (k * 37) % 500, "
+                   "300, 1400, 2000 + (k * 53) % 900, 0, 1, 5000 FROM check_name n, r WHERE n.name LIKE 'history-%';\n")
+            r = subprocess.run(["sqlite3", source], input=sql, capture_output=True, text=True, timeout=600)
+            if r.returncode != 0:
+                raise SystemExit(f"bench-checks: could not make the {per_check}-run history:\n{r.stderr}")
+            out = os.path.join(self.raw, f"history-{per_check}.out")
+            m = bench.measure([self.wirelens, "history", "--history", database, "--since", "24h"], out,
+                              os.path.join(self.raw, f"history-{per_check}.err"), 600)
+            with open(out, errors="replace") as f:
+                compared = sum(1 for line in f if line.startswith("history-"))
+            m.update({"runs_per_check": per_check, "checks": self.checks, "checks_compared": compared,
+                      "ok": m["exit"] in (0, 1) and not m["timed_out"] and compared == self.checks})
+            results.append(m)
+            os.remove(database)
+            bench.log(f"wirelens history: {self.checks} checks x {per_check} runs: {m['wall_s']:.2f} s, peak RSS "
+                      f"{m['peak_rss_mib']:.1f} MiB, {compared} checks compared, exit {m['exit']}")
+        return results
+
     # -- the whole run -------------------------------------------------------------------------------------------
     def run(self):
         if not (os.path.isfile(self.wirelens) and os.access(self.wirelens, os.X_OK)):
@@ -241,6 +283,7 @@ class ChecksBench:
             ports = dict(line.split("=", 1) for line in r.stdout.splitlines() if "=" in line)
             url = f"http://127.0.0.1:{ports['HTTP_PORT']}/small.txt"
             wirelens = self.run_wirelens(tmp, url)
+            history = self.run_history(tmp)
             blackbox = self.run_blackbox(tmp, url)
             versions = {"wirelens": bench.tool_version([self.wirelens, "--version"]),
                         "blackbox_exporter": bench.tool_version([BLACKBOX, "--version"]),
@@ -257,15 +300,26 @@ class ChecksBench:
             {"name": f"wirelens memory flat: last-minute RSS ≤ {TARGET_RSS_GROWTH}× the first minute's",
              "value": flat, "met": None if flat is None else flat <= TARGET_RSS_GROWTH},
         ]
+        small, large = history[0], history[-1]
+        history_ok = all(h["ok"] for h in history)
+        history_growth = bench.ratio(large["peak_rss_mib"], small["peak_rss_mib"])
+        targets += [
+            {"name": f"wirelens history over every check: peak RSS < {TARGET_HISTORY_RSS_MIB:g} MiB",
+             "value": large["peak_rss_mib"], "met": history_ok and large["peak_rss_mib"] < TARGET_HISTORY_RSS_MIB},
+            {"name": f"wirelens history over every check: peak RSS flat ({large['runs_per_check']:,} runs per check "
+                     f"≤ {HISTORY_FLAT}× {small['runs_per_check']:,})",
+             "value": history_growth, "met": history_ok and history_growth is not None and history_growth <= HISTORY_FLAT},
+        ]
         doc = {"date": started.isoformat(timespec="seconds"), "quick": self.quick,
                "machine": bench.Bench.machine(self), "versions": versions, "load_average_1m_at_start": load_before,
                "checks": self.checks, "interval_s": self.interval, "duration_s": self.duration,
-               "wirelens": wirelens, "blackbox_exporter": blackbox, "cpu_ratio": ratio, "targets": targets}
+               "wirelens": wirelens, "blackbox_exporter": blackbox, "cpu_ratio": ratio, "history": history,
+               "targets": targets}
         with open(os.path.join(self.out, "checks.json"), "w") as fh:
             json.dump(doc, fh, indent=2)
             fh.write("\n")
         self.write_markdown(os.path.join(self.out, "CHECKS.md"), doc)
-        ok = wirelens["runs"] > 0 and blackbox["passed"] > 0 and wirelens["exit"] == 0
+        ok = wirelens["runs"] > 0 and blackbox["passed"] > 0 and wirelens["exit"] == 0 and history_ok
         return 0 if ok else 1
 
     def write_markdown(self, path, doc):
@@ -301,7 +355,15 @@ class ChecksBench:
              "skipped | RSS last/first minute |",
              "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
              row("wirelens serve", w), row("blackbox_exporter", b), "",
-             f"Wirelens' history after the run: {fmt(w.get('history_mib'), '{:.1f}')} MiB for {w['runs']:,} runs.", ""]
+             f"Wirelens' history after the run: {fmt(w.get('history_mib'), '{:.1f}')} MiB for {w['runs']:,} runs.", "",
+             "`wirelens history --since 24h` over every check (no name given), on histories made by sqlite3 from "
+             "serve's database:", "",
+             "| checks | runs per check | runs | seconds | peak RSS MiB | checks compared | exit |",
+             "|---:|---:|---:|---:|---:|---:|---:|"]
+        for h in doc["history"]:
+            L.append(f"| {h['checks']:,} | {h['runs_per_check']:,} | {h['checks'] * h['runs_per_check']:,} | "
+                     f"{h['wall_s']:.2f} | {h['peak_rss_mib']:.1f} | {h['checks_compared']:,} | {h['exit']} |")
+        L.append("")
         for t in doc["targets"]:
             value = "n/a" if t["value"] is None else f"{t['value']:.2f}"
             L.append(f"Target: {t['name']}: {value}, {verdict(t)}.  ")

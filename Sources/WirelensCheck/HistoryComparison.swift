@@ -92,6 +92,18 @@ public struct HistoryComparison: Sendable, Equatable {
         return HistoryComparison(windowEnd: end, window: window, checks: rows)
     }
 
+    /// Compares every check named, one at a time: `entries` reads one check's runs (since the window before), so
+    /// only one check's runs are held at once, however many checks and runs the history keeps. Checks in name
+    /// order, as `compare(_:check:end:window:rule:)` orders them.
+    public static func compare(checks names: [String], end: Int64, window: Int64, rule: Rule = Rule(),
+                               entries: (String) throws -> [HistoryEntry]) rethrows -> HistoryComparison {
+        var rows: [CheckRow] = []
+        for name in names.sorted() {
+            rows += compare(try entries(name), check: name, end: end, window: window, rule: rule).checks
+        }
+        return HistoryComparison(windowEnd: end, window: window, checks: rows)
+    }
+
     /// A phase's statistics in ms over the entries in which it happened.
     static func stats(_ entries: [HistoryEntry], _ phase: String) -> PhaseStats? {
         PhaseStats(entries.compactMap { $0.phase(named: phase).map { Double($0) / 1000 } })

@@ -198,6 +198,12 @@ public final class CheckHistory: Sendable {
         }
     }
 
+    /// The names of the checks the history has known, in no set order (a check whose runs were all removed is
+    /// still named here, with no entries).
+    public func checkNames() throws -> [String] {
+        try pool.read { db in try String.fetchAll(db, sql: "SELECT name FROM check_name") }
+    }
+
     /// The number of stored entries.
     public func count() throws -> Int {
         try pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM check_result") ?? 0 }

@@ -42,11 +42,18 @@ struct HistoryCommand: CheckedCommand {
         let now = Int64(Date().timeIntervalSince1970 * 1e6)
         let comparison: HistoryComparison
         do {
-            let entries = try store.entries(check: check, since: now - 2 * window)
-            if let check, entries.isEmpty {
-                throw UsageError("no results for check '\(check)' in the last \(DurationText.span(micros: 2 * window))")
+            if let check {
+                let entries = try store.entries(check: check, since: now - 2 * window)
+                if entries.isEmpty {
+                    throw UsageError("no results for check '\(check)' in the last \(DurationText.span(micros: 2 * window))")
+                }
+                comparison = HistoryComparison.compare(entries, check: check, end: now + 1, window: window)
+            } else {
+                // One check's runs at a time: the history may hold millions of runs of thousands of checks.
+                comparison = try HistoryComparison.compare(checks: store.checkNames(), end: now + 1, window: window) {
+                    try store.entries(check: $0, since: now - 2 * window)
+                }
             }
-            comparison = HistoryComparison.compare(entries, check: check, end: now + 1, window: window)
         } catch let error as UsageError {
             throw error
         } catch {

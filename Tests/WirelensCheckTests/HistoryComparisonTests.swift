@@ -60,6 +60,36 @@ final class HistoryComparisonTests: XCTestCase {
         XCTAssertEqual(onlySteady.checks.map(\.check), ["steady"])
     }
 
+    /// `history` without a check name compares every check reading one check's runs at a time (the history may hold
+    /// millions of runs): the same rows, in name order, as the figures the runs were made with.
+    func testEveryCheckIsComparedOneCheckAtATime() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("wl-\(UUID().uuidString).sqlite").path
+        defer { CheckCommandTests.removeDatabase(path) }
+        let history = try CheckHistory(path: path)
+        try history.append(
+            runs("steady", count: 10, before: end - hour, totalMs: [50, 52, 48])
+                + runs("steady", count: 10, before: end, totalMs: [51, 53, 47])
+                + runs("api", count: 10, before: end - hour, totalMs: [100, 110, 90, 105, 95])
+                + runs("api", count: 10, before: end, totalMs: [210, 190, 250, 200, 220])
+                + runs("old", count: 5, before: end - 3 * hour, totalMs: [1]))
+        var asked: [String] = []
+        let comparison = try HistoryComparison.compare(checks: history.checkNames(), end: end, window: hour) { name in
+            asked.append(name)
+            let entries = try history.entries(check: name, since: end - 2 * hour)
+            XCTAssertTrue(entries.allSatisfy { $0.check == name }, "only \(name)'s runs")
+            return entries
+        }
+        XCTAssertEqual(asked, ["api", "old", "steady"])
+        XCTAssertEqual(comparison.checks.map(\.check), ["api", "steady"], "runs older than two windows are left out")
+        XCTAssertEqual(comparison.checks.map(\.currentRuns), [10, 10])
+        XCTAssertEqual(comparison.checks.map(\.previousRuns), [10, 10])
+        let total = try XCTUnwrap(comparison.checks[0].phases.first { $0.phase == "total" })
+        XCTAssertEqual(try XCTUnwrap(total.current?.p50), 210, accuracy: 0.001)
+        XCTAssertEqual(try XCTUnwrap(total.previous?.p50), 100, accuracy: 0.001)
+        XCTAssertTrue(total.regressed)
+        XCTAssertFalse(comparison.checks[1].regressed, "\(comparison.checks[1])")
+    }
+
     func testSmallGrowthOrFewRunsAreNotRegressions() throws {
         // Doubling from 1 ms to 2 ms is under the 5 ms floor; 2 runs are under the minimum of 3.
         let entries = try recorded(
