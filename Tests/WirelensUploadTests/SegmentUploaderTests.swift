@@ -165,6 +165,23 @@ final class SegmentUploaderTests: XCTestCase {
         peer.stop()
     }
 
+    /// A segment that fails after --retry-max-time passed is not tried again, and the error names that limit, not
+    /// the retries it did not use.
+    func testAFailurePastRetryMaxTimeSaysSo() async throws {
+        let peer = try SegmentPeer.start(failParts: 1)
+        let path = try makeFile(64 << 10)
+        var plan = UploadPlan(filePath: path, fileSize: 64 << 10, baseURL: peer.uploadURL("late"), sizing: .fixed(64 << 10),
+                              parallel: 1, maxRetries: 5)
+        plan.retryMaxTime = 1
+        let outcome = try await uploader(plan).run()
+        XCTAssertEqual(outcome.ending, .refused)
+        let failure = try XCTUnwrap(outcome.section.failure)
+        XCTAssertTrue(failure.contains("giving up (--retry-max-time 1µs passed)"), failure)
+        XCTAssertFalse(failure.contains("--retry 5"), failure)
+        XCTAssertEqual(outcome.tasks.count, 1, "no retry once the time passed")
+        peer.stop()
+    }
+
     func testACompleteCallFailingInPassingIsTriedAgain() async throws {
         let peer = try SegmentPeer.start(failComplete: 2)
         let path = try makeFile(300_000)
