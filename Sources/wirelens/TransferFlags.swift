@@ -21,7 +21,7 @@ struct TransferFlags: ParsableArguments {
     var idleTimeout: String?
 
     @Option(name: [.customShort("m"), .customLong("max-time"), .customLong("timeout")],
-            help: "Fail a task that takes longer than this in all (unlike curl's -m: redirects and retries included; 0: no limit, as curl's).")
+            help: "Fail a task that takes longer than this in all (unlike curl's -m: redirects and retries included).")
     var totalTimeout: String?
 
     @Option(name: .customLong("tcp-sample"), help: "Read the kernel's TCP facts of each transfer this often, e.g. 100ms (0: at its start and end only; off: never).")
@@ -185,11 +185,11 @@ struct TransferFlags: ParsableArguments {
     static let longestRetryWait: Int64 = 86_400_000_000
 
     /// A positive duration flag in microseconds (`DurationText.parsePositive`), or nil when not given.
-    /// The task's time limit of `-m`/`--max-time`/`--timeout` (µs), nil for none: 0 means no limit, as curl's -m 0
-    /// does; a refusal names all three spellings, as the user may have typed any of them.
+    /// The task's time limit of `-m`/`--max-time`/`--timeout` (µs), nil without one: greater than 0 like every
+    /// duration (curl's `-m 0` is no limit; here the flag is left out for that), and a refusal names all three
+    /// spellings, as the user may have typed any of them.
     static func totalTimeout(_ text: String?) throws(UsageError) -> Int64? {
-        guard let text, DurationText.parseMicroseconds(text) != 0 else { return nil }
-        return try duration(text, "-m/--max-time/--timeout")
+        try duration(text, "-m/--max-time/--timeout")
     }
 
     static func duration(_ text: String?, _ flag: String) throws(UsageError) -> Int64? {
