@@ -33,28 +33,32 @@ extension CaptureSummary {
 
         /// A connection finished: its figures join the totals.
         mutating func add(_ c: TCPConnection) {
+            add(c, exchanges: ExchangeTally(of: c.exchanges))
+        }
+
+        /// A connection finished whose exchanges are `tally` (its own list may hold none of them: `HTTP1Exchanges`
+        /// folds those of a connection that is not handed over): its figures join the totals.
+        mutating func add(_ c: TCPConnection, exchanges tally: ExchangeTally) {
             totals.connections += 1
             if c.handshakeSeen { totals.connectionsWithHandshake += 1 }
             peak.closed(at: c.inUseUntil)
             perServer[c.server, default: (0, 0, ConcurrencyPeak())].connections += 1
-            perServer[c.server, default: (0, 0, ConcurrencyPeak())].exchanges += c.exchanges.count
+            perServer[c.server, default: (0, 0, ConcurrencyPeak())].exchanges += tally.count
             perServer[c.server, default: (0, 0, ConcurrencyPeak())].peak.closed(at: c.inUseUntil)
-            totals.exchanges += c.exchanges.count
-            totals.maxExchangesPerConnection = max(totals.maxExchangesPerConnection, c.exchanges.count)
+            totals.exchanges += tally.count
+            totals.maxExchangesPerConnection = max(totals.maxExchangesPerConnection, tally.count)
             if let tls = c.tls {
                 totals.tlsConnections += 1
                 if tls.exchangesInferred {
                     totals.inferredConnections += 1
-                    totals.inferredExchanges += c.exchanges.count
+                    totals.inferredExchanges += tally.count
                     totals.notDecrypted[tls.decryption.rawValue, default: 0] += 1
                 }
             }
-            for e in c.exchanges {
-                if e.stream == nil && !e.inferred { totals.http1Exchanges += 1 }
-                if e.complete { totals.completeExchanges += 1 }
-                if e.pipelined { totals.pipelinedRequests += 1 }
-                totals.maxPipelineDepth = max(totals.maxPipelineDepth, e.pipelineDepth)
-            }
+            totals.http1Exchanges += tally.http1
+            totals.completeExchanges += tally.complete
+            totals.pipelinedRequests += tally.pipelined
+            totals.maxPipelineDepth = max(totals.maxPipelineDepth, tally.maxPipelineDepth)
             for (d, isClient) in [(c.clientToServer, true), (c.serverToClient, false)] {
                 if isClient { totals.clientBytes += d.bytes } else { totals.serverBytes += d.bytes }
                 totals.retransmissions += d.retransmissions

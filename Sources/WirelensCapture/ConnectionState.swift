@@ -28,11 +28,17 @@ struct ConnectionState {
     /// uses 3 ms when it knows no round trip).
     static let reorderWindow: Int64 = 3_000
 
+    /// True when the finished connection is handed over with its exchanges; false when only the summary counts it
+    /// (its finished HTTP/1.x exchanges are folded as they end: `HTTP1Exchanges`).
+    let handedOver: Bool
+
     /// Starts connection number `index` (in order of first packets) at its first captured segment;
-    /// `clientIsSource` says who opened it; `targets` masks secrets in its request targets.
+    /// `clientIsSource` says who opened it; `targets` masks secrets in its request targets; `handedOver` says
+    /// whether the finished connection is handed over or only counted.
     init(index: Int, first segment: TCPSegment, time: Int64, clientIsSource: Bool, targets: TargetRedactor,
-         keyLog: KeyLog? = nil) {
-        http = HTTPConversation(targets: targets, keyLog: keyLog)
+         keyLog: KeyLog? = nil, handedOver: Bool = true) {
+        http = HTTPConversation(targets: targets, keyLog: keyLog, keepsExchanges: handedOver)
+        self.handedOver = handedOver
         let client = clientIsSource ? segment.source : segment.destination
         let server = clientIsSource ? segment.destination : segment.source
         record = TCPConnection(client: client, server: server, firstPacketAt: time)
@@ -41,8 +47,11 @@ struct ConnectionState {
         if !rolesSettled { http.beginMidStream() }
     }
 
-    /// Exchanges read (or inferred) so far.
+    /// Exchanges held now (read or inferred, not folded).
     var exchangeCount: Int { http.allExchanges.count }
+
+    /// What the summary counts of the connection's exchanges (folded ones included).
+    var exchangeTally: ExchangeTally { http.exchangeTally }
 
     /// True once both sides sent a FIN, or one sent a reset.
     var isClosed: Bool { reset || (client.finSent && server.finSent) }
@@ -232,7 +241,7 @@ struct ConnectionState {
     /// line tells, once exchanges were read, or after `maxRoleChecks` segments.
     private mutating func settleRoles(_ segment: TCPSegment) {
         roleChecks += 1
-        guard roleChecks <= Self.maxRoleChecks, http.allExchanges.isEmpty else {
+        guard roleChecks <= Self.maxRoleChecks, http.exchangeTotal == 0 else {
             rolesSettled = true
             return
         }

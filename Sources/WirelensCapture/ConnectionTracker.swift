@@ -61,10 +61,14 @@ struct ConnectionTracker {
     let maxTombstones: Int
     /// How many closed connections may wait out `closedQuiet` (`defaultMaxClosing` unless a test says otherwise).
     let maxClosing: Int
+    /// Connections numbered from here on are not handed over: only the summary counts them.
+    let handOverLimit: Int
 
-    init(maxTombstones: Int = Self.defaultMaxTombstones, maxClosing: Int = Self.defaultMaxClosing) {
+    init(maxTombstones: Int = Self.defaultMaxTombstones, maxClosing: Int = Self.defaultMaxClosing,
+         handOverLimit: Int = .max) {
         self.maxTombstones = maxTombstones
         self.maxClosing = maxClosing
+        self.handOverLimit = handOverLimit
     }
 
     /// The tombstones standing now.
@@ -131,10 +135,19 @@ struct ConnectionTracker {
         tombstones = [:]
         tombstoneOrder.removeAll()
         for state in states {
-            let connection = state.finish()
-            summary.add(connection)
-            body(connection)
+            if let connection = count(state) { body(connection) }
         }
+    }
+
+    /// A connection's record leaves the table into the summary; returns it when it is to be handed over.
+    private mutating func count(_ state: ConnectionState) -> TCPConnection? {
+        let connection = state.finish()
+        guard state.handedOver else {
+            summary.add(connection, exchanges: state.exchangeTally)
+            return nil
+        }
+        summary.add(connection)
+        return connection
     }
 
     /// `state` (at `key`) just closed: it waits out `closedQuiet` unless `maxClosing` others already wait, in
@@ -165,9 +178,7 @@ struct ConnectionTracker {
 
     /// A connection's record leaves the table: into the summary and the hand-over queue.
     private mutating func finish(_ state: ConnectionState) {
-        let connection = state.finish()
-        summary.add(connection)
-        finished.append(connection)
+        if let connection = count(state) { finished.append(connection) }
     }
 
     /// Finishes closed connections that have been quiet for `closedQuiet` (a tombstone takes their place),
@@ -232,7 +243,7 @@ struct ConnectionTracker {
             clientIsSource = segment.destination.port <= segment.source.port
         }
         var state = ConnectionState(index: nextIndex, first: segment, time: time, clientIsSource: clientIsSource,
-                                    targets: targets, keyLog: keyLog)
+                                    targets: targets, keyLog: keyLog, handedOver: nextIndex < handOverLimit)
         nextIndex += 1
         state.begin(segment, time: time)
         summary.opened(state.record)

@@ -7,8 +7,20 @@ import WirelensCore
 /// stored values of the conversation, no overlap). What an event asks of the other side's parser (the method
 /// a response answers, a stop) is noted here and applied by the conversation once the running parser returns:
 /// the other parser does not run meanwhile.
+///
+/// A connection that is never handed over (`keepsAll` false: the text summary lists only the first ones) keeps only
+/// the exchanges still under way: each one whose final response has ended and after which another request began is
+/// folded into `foldedTally` (what the summary counts of it) and dropped, and the request targets are not read.
 struct HTTP1Exchanges: HTTPMessageSink {
+    /// The exchanges from number `folded` on (all of them when `keepsAll`).
     private(set) var exchanges: [HTTPExchange] = []
+    /// Exchanges folded into `foldedTally` and dropped from the front of `exchanges`.
+    private(set) var folded = 0
+    private(set) var foldedTally = ExchangeTally()
+    /// False when finished exchanges are folded, not kept.
+    let keepsAll: Bool
+    /// A 101 was read: nothing more is folded (a switch to h2c reads the exchanges).
+    private var switched = false
     /// Exchanges whose final response has ended.
     private(set) var responsesDone = 0
     /// Start of the response message being read (it may turn out to be an interim 1xx).
@@ -27,14 +39,44 @@ struct HTTP1Exchanges: HTTPMessageSink {
     var stopsResponses = false
     var stopsRequests = false
 
-    init(targets: TargetRedactor) {
+    init(targets: TargetRedactor, keepsAll: Bool = true) {
         self.targets = targets
+        self.keepsAll = keepsAll
+    }
+
+    /// Exchanges read so far, folded ones included.
+    var count: Int { folded + exchanges.count }
+
+    /// What the summary counts of the exchanges read (folded ones included).
+    var tally: ExchangeTally {
+        var result = foldedTally
+        for exchange in exchanges { result.add(exchange) }
+        return result
+    }
+
+    /// Exchange number `i` (not folded).
+    private subscript(i: Int) -> HTTPExchange {
+        _read { yield exchanges[i - folded] }
+        _modify { yield &exchanges[i - folded] }
     }
 
     /// Marks the exchanges without a final response cut short.
     mutating func cutUnanswered() {
-        guard responsesDone < exchanges.count else { return }
-        for i in responsesDone..<exchanges.count { exchanges[i].cutShort = true }
+        guard responsesDone < count else { return }
+        for i in responsesDone..<count { self[i].cutShort = true }
+    }
+
+    /// Folds the exchanges no event can change any more: final response ended, and not the last request's.
+    private mutating func fold() {
+        guard !keepsAll, !switched else { return }
+        var done = 0
+        while folded + done < responsesDone, done < exchanges.count - 1 {
+            foldedTally.add(exchanges[done])
+            done += 1
+        }
+        guard done > 0 else { return }
+        exchanges.removeFirst(done)
+        folded += done
     }
 
     /// Applies one parser event to the exchanges.
@@ -46,17 +88,18 @@ struct HTTP1Exchanges: HTTPMessageSink {
     private mutating func request(_ event: HTTPMessageParser.Event) {
         switch event {
         case .start(let time):
-            var exchange = HTTPExchange(index: exchanges.count)
+            var exchange = HTTPExchange(index: count)
             exchange.requestStartAt = time
-            let outstanding = exchanges.count - responsesDone
+            let outstanding = count - responsesDone
             exchange.pipelined = outstanding > 0
             exchange.pipelineDepth = outstanding + 1
             exchanges.append(exchange)
+            fold()
         case .head(let head, let headerBytes, _):
             if detected == nil { detected = .http1 }
             guard let last = exchanges.indices.last else { return }
             exchanges[last].method = head.method
-            exchanges[last].target = head.target.map(targets.redact)
+            if keepsAll { exchanges[last].target = head.target.map(targets.redact) }
             exchanges[last].httpVersion = head.version
             exchanges[last].requestHeaderBytes = headerBytes
             if let method = head.method { methodsAwaited.append(method) }
@@ -88,39 +131,41 @@ struct HTTP1Exchanges: HTTPMessageSink {
         switch event {
         case .start(let time):
             responseMessageStart = time
-            if responsesDone == exchanges.count {
+            if responsesDone == count {
                 // A response without a request in the capture.
-                exchanges.append(HTTPExchange(index: exchanges.count))
+                exchanges.append(HTTPExchange(index: count))
             }
         case .interim(let status, let time):
-            exchanges[responsesDone].interimStatuses.append(status)
-            if exchanges[responsesDone].interimAt == nil { exchanges[responsesDone].interimAt = time }
+            self[responsesDone].interimStatuses.append(status)
+            if self[responsesDone].interimAt == nil { self[responsesDone].interimAt = time }
             responseMessageStart = nil
         case .head(let head, let headerBytes, _):
             let i = responsesDone
             if detected == nil { detected = .http1 }  // only mid-stream can a response come first
-            exchanges[i].responseStartAt = responseMessageStart
-            exchanges[i].statusCode = head.status
-            exchanges[i].responseHeaderBytes = headerBytes
-            if exchanges[i].httpVersion == nil { exchanges[i].httpVersion = head.version }
+            self[i].responseStartAt = responseMessageStart
+            self[i].statusCode = head.status
+            self[i].responseHeaderBytes = headerBytes
+            if self[i].httpVersion == nil { self[i].httpVersion = head.version }
             if head.status == 101 {
+                switched = true
                 if head.upgrade?.lowercased().hasPrefix("h2c") == true { detected = .h2c }
                 stopsRequests = true
             }
         case .end(let time, let bodyBytes):
-            exchanges[responsesDone].responseEndAt = time
-            exchanges[responsesDone].responseBodyBytes = bodyBytes
+            self[responsesDone].responseEndAt = time
+            self[responsesDone].responseBodyBytes = bodyBytes
             responsesDone += 1
             responseMessageStart = nil
+            fold()
         case .http2Preface:
             break
         case .lost(let reason):
             notes.append("responses not parsed further: \(reason)")
         case .cut(_, let bodyBytes):
             let i = responsesDone
-            if exchanges[i].responseStartAt == nil { exchanges[i].responseStartAt = responseMessageStart }
-            exchanges[i].responseBodyBytes = bodyBytes
-            exchanges[i].cutShort = true
+            if self[i].responseStartAt == nil { self[i].responseStartAt = responseMessageStart }
+            self[i].responseBodyBytes = bodyBytes
+            self[i].cutShort = true
         case .resynced(let skipped):
             notes.append("the capture began inside the server's stream: \(skipped) bytes skipped before its first status line")
         }

@@ -50,6 +50,8 @@ struct HTTPMessageParser {
     static let maxSeekLine = 8 * 1024
 
     let role: Role
+    /// False when the request targets are not wanted (`HTTPHead.target` stays nil).
+    var readsTargets = true
     private var state = State.idle
     private var line: [UInt8] = []
     private var head = HTTPHead()
@@ -352,7 +354,7 @@ struct HTTPMessageParser {
                 lose("not an HTTP/1.x \(role == .request ? "request" : "status") line: '\(shown)'", &events)
                 return
             }
-            if role == .request, head.method == "PRI", head.target == "*", head.version == "HTTP/2.0" {
+            if role == .request, Self.isPreface(line) {
                 state = .stopped
                 events.handle(.http2Preface(time: time))
                 return
@@ -449,9 +451,14 @@ struct HTTPMessageParser {
               method.allSatisfy({ ($0 >= 65 && $0 <= 90) || $0 == 45 || $0 == 95 }),
               !target.isEmpty, Self.isVersion(version) else { return false }
         head.method = Self.methodName(method)
-        head.target = String(decoding: target.prefix(2048), as: UTF8.self)
+        if readsTargets { head.target = String(decoding: target.prefix(2048), as: UTF8.self) }
         head.version = Self.versionName(version)
         return true
+    }
+
+    /// True when `line` (a valid request line) is the HTTP/2 connection preface's `PRI * HTTP/2.0`.
+    private static func isPreface(_ line: UnsafeRawBufferPointer) -> Bool {
+        line.count == 14 && line.elementsEqual("PRI * HTTP/2.0".utf8)
     }
 
     /// `HTTP/x.y SP ddd [SP reason]`.
