@@ -194,20 +194,8 @@ struct ConnectionState {
     /// The connection as a finished record, with what is left in the sequence spaces accounted for.
     func finish() -> TCPConnection {
         var result = record
-        for (constant, isClient) in [(client, true), (server, false)] {
-            var half = constant
-            // Holes still open at the end were never captured.
-            var position = half.space.next
-            for held in half.space.pending {
-                if held.start > position {
-                    half.stats.captureGaps += 1
-                    half.stats.captureGapBytes += held.start - position
-                }
-                position = max(position, held.end)
-            }
-            half.stats.bytes = max(half.space.highest, half.space.next)
-            if isClient { result.clientToServer = half.stats } else { result.serverToClient = half.stats }
-        }
+        result.clientToServer = Self.finalStats(of: client)
+        result.serverToClient = Self.finalStats(of: server)
         result.end = reset ? .reset : (client.finSent && server.finSent) ? .closed
             : (client.finSent || server.finSent) ? .halfClosed : .open
         result.exchanges = http.allExchanges
@@ -234,6 +222,22 @@ struct ConnectionState {
         }
         result.notes.append(contentsOf: http.allNotes)
         return result
+    }
+
+    /// The figures of one side at the end, with what is left in its sequence space accounted for.
+    private static func finalStats(of half: HalfConnection) -> DirectionStats {
+        var stats = half.stats
+        // Holes still open at the end were never captured.
+        var position = half.space.next
+        for held in half.space.pending {
+            if held.start > position {
+                stats.captureGaps += 1
+                stats.captureGapBytes += held.start - position
+            }
+            position = max(position, held.end)
+        }
+        stats.bytes = max(half.space.highest, half.space.next)
+        return stats
     }
 
     /// Looks at the first line of a payload segment of a connection without handshake: a status line comes from

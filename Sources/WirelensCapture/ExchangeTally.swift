@@ -19,16 +19,18 @@ struct ExchangeTally: Equatable {
 
     /// The tally of `exchanges`.
     init(of exchanges: [HTTPExchange]) {
-        for exchange in exchanges { add(exchange) }
+        exchanges.withUnsafeBufferPointer { add($0) }
     }
 
-    /// Counts one exchange.
-    mutating func add(_ e: HTTPExchange) {
-        count += 1
-        if e.stream == nil && !e.inferred { http1 += 1 }
-        if e.complete { complete += 1 }
-        if e.pipelined { pipelined += 1 }
-        maxPipelineDepth = max(maxPipelineDepth, e.pipelineDepth)
+    /// Counts `exchanges` (read where they lie: no copy of an exchange).
+    mutating func add(_ exchanges: UnsafeBufferPointer<HTTPExchange>) {
+        for i in exchanges.indices {
+            count += 1
+            if exchanges[i].stream == nil && !exchanges[i].inferred { http1 += 1 }
+            if exchanges[i].complete { complete += 1 }
+            if exchanges[i].pipelined { pipelined += 1 }
+            maxPipelineDepth = max(maxPipelineDepth, exchanges[i].pipelineDepth)
+        }
     }
 
     /// Adds another tally's counts.

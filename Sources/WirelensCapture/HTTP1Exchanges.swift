@@ -9,8 +9,8 @@ import WirelensCore
 /// the other parser does not run meanwhile.
 ///
 /// A connection that is never handed over (`keepsAll` false: the text summary lists only the first ones) keeps only
-/// the exchanges still under way: each one whose final response has ended and after which another request began is
-/// folded into `foldedTally` (what the summary counts of it) and dropped, and the request targets are not read.
+/// the exchanges still under way: when another exchange starts, those whose final response has ended are folded into
+/// `foldedTally` (what the summary counts of them) and dropped, and the request targets are not read.
 struct HTTP1Exchanges: HTTPMessageSink {
     /// The exchanges from number `folded` on (all of them when `keepsAll`).
     private(set) var exchanges: [HTTPExchange] = []
@@ -33,8 +33,9 @@ struct HTTP1Exchanges: HTTPMessageSink {
     var fromClient = true
     /// Masks secrets in request targets; shared by the connections of a capture.
     let targets: TargetRedactor
-    /// Methods of the requests read, in order, for the response parser (`HTTPMessageParser.expectResponse`).
-    var methodsAwaited: [String] = []
+    /// The kinds of the methods of the requests read, in order, for the response parser
+    /// (`HTTPMessageParser.expectResponse`).
+    var methodsAwaited: [HTTPHead.MethodKind] = []
     /// The response parser, or the request parser, must stop (h2c prior knowledge; a 101).
     var stopsResponses = false
     var stopsRequests = false
@@ -50,7 +51,7 @@ struct HTTP1Exchanges: HTTPMessageSink {
     /// What the summary counts of the exchanges read (folded ones included).
     var tally: ExchangeTally {
         var result = foldedTally
-        for exchange in exchanges { result.add(exchange) }
+        exchanges.withUnsafeBufferPointer { result.add($0) }
         return result
     }
 
@@ -66,17 +67,23 @@ struct HTTP1Exchanges: HTTPMessageSink {
         for i in responsesDone..<count { self[i].cutShort = true }
     }
 
-    /// Folds the exchanges no event can change any more: final response ended, and not the last request's.
-    private mutating func fold() {
-        guard !keepsAll, !switched else { return }
-        var done = 0
-        while folded + done < responsesDone, done < exchanges.count - 1 {
-            foldedTally.add(exchanges[done])
-            done += 1
+    /// Starts exchange number `count`, folding first (when not `keepsAll`) those whose final response has ended:
+    /// no event changes them once another exchange is the last.
+    private mutating func appendExchange() {
+        let done = responsesDone - folded
+        guard !keepsAll, !switched, done > 0 else {
+            exchanges.append(HTTPExchange(index: count))
+            return
         }
-        guard done > 0 else { return }
-        exchanges.removeFirst(done)
+        exchanges.withUnsafeBufferPointer { foldedTally.add(UnsafeBufferPointer(rebasing: $0[..<done])) }
         folded += done
+        if done == 1 && exchanges.count == 1 {
+            // The usual case: the one exchange kept is replaced in place.
+            exchanges[0] = HTTPExchange(index: count)
+            return
+        }
+        exchanges.removeFirst(done)
+        exchanges.append(HTTPExchange(index: count))
     }
 
     /// Applies one parser event to the exchanges.
@@ -88,13 +95,13 @@ struct HTTP1Exchanges: HTTPMessageSink {
     private mutating func request(_ event: HTTPMessageParser.Event) {
         switch event {
         case .start(let time):
-            var exchange = HTTPExchange(index: count)
-            exchange.requestStartAt = time
             let outstanding = count - responsesDone
-            exchange.pipelined = outstanding > 0
-            exchange.pipelineDepth = outstanding + 1
-            exchanges.append(exchange)
-            fold()
+            // Appended, then filled in place (no copy of the exchange).
+            appendExchange()
+            let last = exchanges.count - 1
+            exchanges[last].requestStartAt = time
+            exchanges[last].pipelined = outstanding > 0
+            exchanges[last].pipelineDepth = outstanding + 1
         case .head(let head, let headerBytes, _):
             if detected == nil { detected = .http1 }
             guard let last = exchanges.indices.last else { return }
@@ -102,7 +109,7 @@ struct HTTP1Exchanges: HTTPMessageSink {
             if keepsAll { exchanges[last].target = head.target.map(targets.redact) }
             exchanges[last].httpVersion = head.version
             exchanges[last].requestHeaderBytes = headerBytes
-            if let method = head.method { methodsAwaited.append(method) }
+            if head.method != nil { methodsAwaited.append(head.methodKind) }
         case .end(let time, let bodyBytes):
             guard let last = exchanges.indices.last else { return }
             exchanges[last].requestEndAt = time
@@ -133,7 +140,7 @@ struct HTTP1Exchanges: HTTPMessageSink {
             responseMessageStart = time
             if responsesDone == count {
                 // A response without a request in the capture.
-                exchanges.append(HTTPExchange(index: count))
+                appendExchange()
             }
         case .interim(let status, let time):
             self[responsesDone].interimStatuses.append(status)
@@ -156,7 +163,6 @@ struct HTTP1Exchanges: HTTPMessageSink {
             self[responsesDone].responseBodyBytes = bodyBytes
             responsesDone += 1
             responseMessageStart = nil
-            fold()
         case .http2Preface:
             break
         case .lost(let reason):

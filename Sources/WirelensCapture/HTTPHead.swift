@@ -1,6 +1,17 @@
 /// The start line and the framing headers of one HTTP/1.x message.
 struct HTTPHead {
+    /// What a request's method means for the framing of its response.
+    enum MethodKind {
+        /// The response has no body (HEAD).
+        case head
+        /// A 2xx response opens a tunnel (CONNECT).
+        case connect
+        case other
+    }
+
     var method: String?
+    /// The method's kind, for a request.
+    var methodKind = MethodKind.other
     var target: String?
     var version: String?
     var status: Int?

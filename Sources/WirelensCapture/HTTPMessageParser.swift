@@ -57,8 +57,9 @@ struct HTTPMessageParser {
     private var head = HTTPHead()
     private var headerBytes = 0
     private var bodyBytes: Int64 = 0
-    /// Request methods whose final responses have not been read, oldest first (response parsers only).
-    private var awaitingMethods: [String] = []
+    /// The kinds of the request methods whose final responses have not been read, oldest first (response parsers
+    /// only).
+    private var awaitingMethods: [HTTPHead.MethodKind] = []
     private var awaitingStart = 0
     /// Bytes passed over while seeking a message start.
     private var seekSkipped: Int64 = 0
@@ -91,7 +92,7 @@ struct HTTPMessageParser {
     }
 
     /// Tells a response parser the method of the next request, so that a HEAD's response is known to be bodiless.
-    mutating func expectResponse(to method: String) {
+    mutating func expectResponse(to method: HTTPHead.MethodKind) {
         awaitingMethods.append(method)
     }
 
@@ -423,10 +424,10 @@ struct HTTPMessageParser {
                 }
             }
             events.handle(.head(head, headerBytes: headerBytes, time: time))
-            if status == 101 || (method == "CONNECT" && status / 100 == 2) {
+            if status == 101 || (method == .connect && status / 100 == 2) {
                 finish(time: time, events: &events)
                 state = .stopped
-            } else if method == "HEAD" || status == 204 || status == 304 {
+            } else if method == .head || status == 204 || status == 304 {
                 finish(time: time, events: &events)
             } else if head.chunked {
                 state = .chunkSize
@@ -451,6 +452,7 @@ struct HTTPMessageParser {
               method.allSatisfy({ ($0 >= 65 && $0 <= 90) || $0 == 45 || $0 == 95 }),
               !target.isEmpty, Self.isVersion(version) else { return false }
         head.method = Self.methodName(method)
+        head.methodKind = Self.methodKind(method)
         if readsTargets { head.target = String(decoding: target.prefix(2048), as: UTF8.self) }
         head.version = Self.versionName(version)
         return true
@@ -490,6 +492,13 @@ struct HTTPMessageParser {
         if text.count == 3 && text[0] == 71 && text[1] == 69 && text[2] == 84 { return "GET" }
         if text.count == 4 && text[0] == 80 && text[1] == 79 && text[2] == 83 && text[3] == 84 { return "POST" }
         return String(decoding: text, as: UTF8.self)
+    }
+
+    /// What the method means for the response's framing.
+    private static func methodKind(_ text: UnsafeRawBufferPointer) -> HTTPHead.MethodKind {
+        if text.count == 4 && text[0] == 72 && text[1] == 69 && text[2] == 65 && text[3] == 68 { return .head }
+        if text.count == 7 && text.elementsEqual("CONNECT".utf8) { return .connect }
+        return .other
     }
 
     /// Reads the framing headers: Content-Length, Transfer-Encoding, Upgrade.
