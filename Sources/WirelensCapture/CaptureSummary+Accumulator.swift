@@ -42,9 +42,7 @@ extension CaptureSummary {
             totals.connections += 1
             if c.handshakeSeen { totals.connectionsWithHandshake += 1 }
             peak.closed(at: c.inUseUntil)
-            perServer[c.server, default: (0, 0, ConcurrencyPeak())].connections += 1
-            perServer[c.server, default: (0, 0, ConcurrencyPeak())].exchanges += tally.count
-            perServer[c.server, default: (0, 0, ConcurrencyPeak())].peak.closed(at: c.inUseUntil)
+            Self.count(c, exchanges: tally.count, in: &perServer[c.server, default: (0, 0, ConcurrencyPeak())])
             totals.exchanges += tally.count
             totals.maxExchangesPerConnection = max(totals.maxExchangesPerConnection, tally.count)
             if let tls = c.tls {
@@ -69,6 +67,14 @@ extension CaptureSummary {
                 totals.captureGaps += d.captureGaps
                 totals.captureGapBytes += d.captureGapBytes
             }
+        }
+
+        /// A finished connection `c` with `exchanges` counted in its server's figures (one lookup of the server).
+        private static func count(_ c: TCPConnection, exchanges: Int,
+                                  in server: inout (connections: Int, exchanges: Int, peak: ConcurrencyPeak)) {
+            server.connections += 1
+            server.exchanges += exchanges
+            server.peak.closed(at: c.inUseUntil)
         }
 
         /// Folds the concurrency events before `watermark` (no connection still to come starts, and none
