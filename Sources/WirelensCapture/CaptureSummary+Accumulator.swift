@@ -21,8 +21,13 @@ extension CaptureSummary {
 
         /// A connection began (its first packet).
         mutating func opened(_ c: TCPConnection) {
-            peak.opened(at: c.firstPacketAt)
-            perServer[c.server, default: (0, 0, ConcurrencyPeak())].peak.opened(at: c.firstPacketAt)
+            opened(at: c.firstPacketAt, server: c.server)
+        }
+
+        /// A connection to `server` began at `time` (its first packet).
+        mutating func opened(at time: Int64, server: Endpoint) {
+            peak.opened(at: time)
+            perServer[server, default: (0, 0, ConcurrencyPeak())].peak.opened(at: time)
         }
 
         /// A connection turned out to have its roles the other way round: it was opened under `oldServer`.

@@ -191,15 +191,19 @@ struct ConnectionState {
         return false
     }
 
-    /// The connection as a finished record, with what is left in the sequence spaces accounted for.
+    /// The connection as a finished record, with what is left in the sequence spaces accounted for (without its
+    /// exchanges, notes and protocol name when it is not `handedOver`: what the summary counts is all there).
     func finish() -> TCPConnection {
         var result = record
         result.clientToServer = Self.finalStats(of: client)
         result.serverToClient = Self.finalStats(of: server)
         result.end = reset ? .reset : (client.finSent && server.finSent) ? .closed
             : (client.finSent || server.finSent) ? .halfClosed : .open
-        result.exchanges = http.allExchanges
         result.tls = http.tls?.info
+        // A connection only counted in the summary needs no more: its exchanges are tallied (`exchangeTally`), and
+        // its notes and protocol name are never shown.
+        guard handedOver else { return result }
+        result.exchanges = http.allExchanges
         result.http2 = http.http2?.summary
         if let detected = http.detected {
             result.applicationProtocol = detected.rawValue

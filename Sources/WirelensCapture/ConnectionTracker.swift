@@ -94,7 +94,7 @@ struct ConnectionTracker {
             let step = open[slot: slot].track(segment, time: time)
             if step.startsNew {
                 if let old = open.remove(key) { finish(old) }
-                open.insert(start(segment, time: time, key: key), at: key)
+                start(segment, time: time, key: key)
             } else {
                 if let old = step.movedFrom { summary.moved(open[slot: slot].record, from: old) }
                 if step.closed { noteClosed(key, index: open[slot: slot].record.index, now: time) }
@@ -103,7 +103,7 @@ struct ConnectionTracker {
             tombstones[key]?.lastPacketAt = time
         } else {
             tombstones[key] = nil
-            open.insert(start(segment, time: time, key: key), at: key)
+            start(segment, time: time, key: key)
         }
         packetsSinceSweep += 1
         if lastSweepAt == .min { lastSweepAt = time }
@@ -232,10 +232,10 @@ struct ConnectionTracker {
         }
     }
 
-    /// A connection starting at `segment`: a SYN's sender is the client, a SYN/ACK's the server; without a
-    /// handshake, the side with the lower port is taken as the server until the payload tells (the side sending
-    /// a request line is the client, the side sending a status line the server: `ConnectionState`).
-    private mutating func start(_ segment: TCPSegment, time: Int64, key: FlowKey) -> ConnectionState {
+    /// Puts in the table, at `key`, a connection starting at `segment`: a SYN's sender is the client, a SYN/ACK's the
+    /// server; without a handshake, the side with the lower port is taken as the server until the payload tells
+    /// (the side sending a request line is the client, the side sending a status line the server: `ConnectionState`).
+    private mutating func start(_ segment: TCPSegment, time: Int64, key: FlowKey) {
         let clientIsSource: Bool
         if segment.flags.contains(.syn) {
             clientIsSource = !segment.flags.contains(.ack)
@@ -246,8 +246,9 @@ struct ConnectionTracker {
                                     targets: targets, keyLog: keyLog, handedOver: nextIndex < handOverLimit)
         nextIndex += 1
         state.begin(segment, time: time)
-        summary.opened(state.record)
+        summary.opened(at: state.record.firstPacketAt, server: state.record.server)
         if state.isClosed { noteClosed(key, index: state.record.index, now: time) }
-        return state
+        // Moved into the table (a state holds many references: a copy retains each).
+        open.insert(consume state, at: key)
     }
 }
