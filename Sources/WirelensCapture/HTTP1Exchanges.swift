@@ -105,11 +105,14 @@ struct HTTP1Exchanges: HTTPMessageSink {
         case .head(let head, let headerBytes, _):
             if detected == nil { detected = .http1 }
             guard let last = exchanges.indices.last else { return }
-            exchanges[last].method = head.method
-            if keepsAll { exchanges[last].target = head.target.map(targets.redact) }
-            exchanges[last].httpVersion = head.version
             exchanges[last].requestHeaderBytes = headerBytes
-            if head.method != nil { methodsAwaited.append(head.methodKind) }
+            // A request head always has a method (its line was parsed as a request line).
+            methodsAwaited.append(head.methodKind)
+            // Without `keepsAll` the parsers read no start-line text (`HTTPMessageParser.readsText`): nothing shown.
+            guard keepsAll else { return }
+            exchanges[last].method = head.method
+            exchanges[last].target = head.target.map(targets.redact)
+            exchanges[last].httpVersion = head.version
         case .end(let time, let bodyBytes):
             guard let last = exchanges.indices.last else { return }
             exchanges[last].requestEndAt = time
@@ -117,7 +120,10 @@ struct HTTP1Exchanges: HTTPMessageSink {
         case .http2Preface:
             detected = .h2c
             // The preface was counted as a request start: it is not an HTTP/1.x exchange.
-            if exchanges.last?.method == nil, exchanges.count > responsesDone { exchanges.removeLast() }
+            // (A request with a head has a method, and header bytes; the preface has neither.)
+            if let last = exchanges.indices.last, exchanges[last].requestHeaderBytes == 0, count > responsesDone {
+                exchanges.removeLast()
+            }
             stopsResponses = true
         case .interim:
             break
@@ -152,7 +158,7 @@ struct HTTP1Exchanges: HTTPMessageSink {
             self[i].responseStartAt = responseMessageStart
             self[i].statusCode = head.status
             self[i].responseHeaderBytes = headerBytes
-            if self[i].httpVersion == nil { self[i].httpVersion = head.version }
+            if keepsAll, self[i].httpVersion == nil { self[i].httpVersion = head.version }
             if head.status == 101 {
                 switched = true
                 if head.upgrade?.lowercased().hasPrefix("h2c") == true { detected = .h2c }

@@ -81,10 +81,11 @@ struct HTTPConversation {
 
     /// A conversation whose request targets go through `targets` (one per capture, so that the query names it
     /// has found harmless serve every connection); without `keepsExchanges`, its finished HTTP/1.x exchanges are
-    /// only counted (`HTTP1Exchanges`) and their request targets not read.
+    /// only counted (`HTTP1Exchanges`) and the text of their start lines (method, target, version) not read.
     init(targets: TargetRedactor = TargetRedactor(), keyLog: KeyLog? = nil, keepsExchanges: Bool = true) {
         http1 = HTTP1Exchanges(targets: targets, keepsAll: keepsExchanges)
-        requests.readsTargets = keepsExchanges
+        requests.readsText = keepsExchanges
+        responses.readsText = keepsExchanges
         self.keyLog = keyLog
     }
 

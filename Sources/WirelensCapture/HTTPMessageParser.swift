@@ -50,8 +50,9 @@ struct HTTPMessageParser {
     static let maxSeekLine = 8 * 1024
 
     let role: Role
-    /// False when the request targets are not wanted (`HTTPHead.target` stays nil).
-    var readsTargets = true
+    /// False when the text of the start line is not wanted: `HTTPHead`'s method, target and version then stay nil
+    /// (its `methodKind` and `status` are still read).
+    var readsText = true
     private var state = State.idle
     private var line: [UInt8] = []
     private var head = HTTPHead()
@@ -451,9 +452,10 @@ struct HTTPMessageParser {
         guard !method.isEmpty, method.count <= 32,
               method.allSatisfy({ ($0 >= 65 && $0 <= 90) || $0 == 45 || $0 == 95 }),
               !target.isEmpty, Self.isVersion(version) else { return false }
-        head.method = Self.methodName(method)
         head.methodKind = Self.methodKind(method)
-        if readsTargets { head.target = String(decoding: target.prefix(2048), as: UTF8.self) }
+        guard readsText else { return true }
+        head.method = Self.methodName(method)
+        head.target = String(decoding: target.prefix(2048), as: UTF8.self)
         head.version = Self.versionName(version)
         return true
     }
@@ -469,8 +471,8 @@ struct HTTPMessageParser {
         let version = UnsafeRawBufferPointer(rebasing: line[..<8])
         let code = UnsafeRawBufferPointer(rebasing: line[9..<12])
         guard Self.isVersion(version), code.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return false }
-        head.version = Self.versionName(version)
         head.status = code.reduce(0) { $0 * 10 + Int($1 - 48) }
+        if readsText { head.version = Self.versionName(version) }
         return true
     }
 
