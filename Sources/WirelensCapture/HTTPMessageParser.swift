@@ -121,7 +121,7 @@ struct HTTPMessageParser {
                 events.handle(.start(time: time))
                 state = .startLine
                 line.removeAll(keepingCapacity: true)
-                head = HTTPHead()
+                head.clear()
                 headerBytes = 0
                 bodyBytes = 0
             case .startLine, .headers, .chunkSize, .chunkDataEnd, .trailers:
@@ -292,7 +292,7 @@ struct HTTPMessageParser {
         seekSkipped = 0
         events.handle(.start(time: time))
         state = .startLine
-        head = HTTPHead()
+        head.clear()
         headerBytes = startLine.count + 1
         bodyBytes = 0
         processLine(Self.trimmingCR(startLine), time: time, events: &events)
