@@ -120,7 +120,7 @@ struct HTTPMessageParser {
                 }
                 events.handle(.start(time: time))
                 state = .startLine
-                line.removeAll(keepingCapacity: true)
+                if !line.isEmpty { line.removeAll(keepingCapacity: true) }  // usually empty: no call
                 head.clear()
                 headerBytes = 0
                 bodyBytes = 0
