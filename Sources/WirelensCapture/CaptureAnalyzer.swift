@@ -40,10 +40,12 @@ public enum CaptureAnalyzer {
     /// Reads the opened `file` to its end (or to the damage that stops it, or until `stop` is requested), handing
     /// over connections as above. A stopped analysis is marked `interrupted`: it covers the packets read until
     /// then, and the connections still open are handed over as the capture left them, as at the end of a file.
+    /// Only the first `handOverLimit` connections (in order of first packets) are handed over, when it is given
+    /// (a text summary lists no more): the summary counts the others without their exchanges being kept.
     public static func analyze(_ file: PacketFile, until stop: StopRequest? = nil, keyLog: KeyLog? = nil,
-                               onConnection: (TCPConnection) -> Void) -> Outcome {
+                               handOverLimit: Int? = nil, onConnection: (TCPConnection) -> Void) -> Outcome {
         var report = head(of: file)
-        var analysis = Analysis(linkType: file.linkType, keyLog: keyLog)
+        var analysis = Analysis(linkType: file.linkType, keyLog: keyLog, handOverLimit: handOverLimit ?? .max)
         var readError: CaptureError?
         do {
             let reading = try file.forEachPacket(until: stop) { packet, decoded in
@@ -81,17 +83,21 @@ public enum CaptureAnalyzer {
         private var first: Int64?
         private var last: Int64?
 
-        /// An analysis of packets of `linkType`; TLS connections are decrypted with `keyLog` when given.
-        public init(linkType: LinkType, keyLog: KeyLog? = nil) {
-            self.init(linkType: linkType, maxTombstones: ConnectionTracker.defaultMaxTombstones)
+        /// An analysis of packets of `linkType`; TLS connections are decrypted with `keyLog` when given. Connections
+        /// numbered `handOverLimit` and up are only counted in the summary, never handed over.
+        public init(linkType: LinkType, keyLog: KeyLog? = nil, handOverLimit: Int = .max) {
+            self.init(linkType: linkType, maxTombstones: ConnectionTracker.defaultMaxTombstones,
+                      handOverLimit: handOverLimit)
             tracker.keyLog = keyLog
         }
 
         /// An analysis that keeps at most `maxTombstones` closed connections' 4-tuples and `maxClosing` closed
         /// connections waiting out their quiet time (tests use small ones).
-        init(linkType: LinkType, maxTombstones: Int, maxClosing: Int = ConnectionTracker.defaultMaxClosing) {
+        init(linkType: LinkType, maxTombstones: Int, maxClosing: Int = ConnectionTracker.defaultMaxClosing,
+             handOverLimit: Int = .max) {
             self.linkType = linkType
-            tracker = ConnectionTracker(maxTombstones: maxTombstones, maxClosing: maxClosing)
+            tracker = ConnectionTracker(maxTombstones: maxTombstones, maxClosing: maxClosing,
+                                        handOverLimit: handOverLimit)
         }
 
         /// What the analysis holds now.

@@ -21,8 +21,13 @@ extension CaptureSummary {
 
         /// A connection began (its first packet).
         mutating func opened(_ c: TCPConnection) {
-            peak.opened(at: c.firstPacketAt)
-            perServer[c.server, default: (0, 0, ConcurrencyPeak())].peak.opened(at: c.firstPacketAt)
+            opened(at: c.firstPacketAt, server: c.server)
+        }
+
+        /// A connection to `server` began at `time` (its first packet).
+        mutating func opened(at time: Int64, server: Endpoint) {
+            peak.opened(at: time)
+            perServer[server, default: (0, 0, ConcurrencyPeak())].peak.opened(at: time)
         }
 
         /// A connection turned out to have its roles the other way round: it was opened under `oldServer`.
@@ -33,28 +38,30 @@ extension CaptureSummary {
 
         /// A connection finished: its figures join the totals.
         mutating func add(_ c: TCPConnection) {
+            add(c, exchanges: ExchangeTally(of: c.exchanges))
+        }
+
+        /// A connection finished whose exchanges are `tally` (its own list may hold none of them: `HTTP1Exchanges`
+        /// folds those of a connection that is not handed over): its figures join the totals.
+        mutating func add(_ c: TCPConnection, exchanges tally: ExchangeTally) {
             totals.connections += 1
             if c.handshakeSeen { totals.connectionsWithHandshake += 1 }
             peak.closed(at: c.inUseUntil)
-            perServer[c.server, default: (0, 0, ConcurrencyPeak())].connections += 1
-            perServer[c.server, default: (0, 0, ConcurrencyPeak())].exchanges += c.exchanges.count
-            perServer[c.server, default: (0, 0, ConcurrencyPeak())].peak.closed(at: c.inUseUntil)
-            totals.exchanges += c.exchanges.count
-            totals.maxExchangesPerConnection = max(totals.maxExchangesPerConnection, c.exchanges.count)
+            Self.count(c, exchanges: tally.count, in: &perServer[c.server, default: (0, 0, ConcurrencyPeak())])
+            totals.exchanges += tally.count
+            totals.maxExchangesPerConnection = max(totals.maxExchangesPerConnection, tally.count)
             if let tls = c.tls {
                 totals.tlsConnections += 1
                 if tls.exchangesInferred {
                     totals.inferredConnections += 1
-                    totals.inferredExchanges += c.exchanges.count
+                    totals.inferredExchanges += tally.count
                     totals.notDecrypted[tls.decryption.rawValue, default: 0] += 1
                 }
             }
-            for e in c.exchanges {
-                if e.stream == nil && !e.inferred { totals.http1Exchanges += 1 }
-                if e.complete { totals.completeExchanges += 1 }
-                if e.pipelined { totals.pipelinedRequests += 1 }
-                totals.maxPipelineDepth = max(totals.maxPipelineDepth, e.pipelineDepth)
-            }
+            totals.http1Exchanges += tally.http1
+            totals.completeExchanges += tally.complete
+            totals.pipelinedRequests += tally.pipelined
+            totals.maxPipelineDepth = max(totals.maxPipelineDepth, tally.maxPipelineDepth)
             for (d, isClient) in [(c.clientToServer, true), (c.serverToClient, false)] {
                 if isClient { totals.clientBytes += d.bytes } else { totals.serverBytes += d.bytes }
                 totals.retransmissions += d.retransmissions
@@ -65,6 +72,14 @@ extension CaptureSummary {
                 totals.captureGaps += d.captureGaps
                 totals.captureGapBytes += d.captureGapBytes
             }
+        }
+
+        /// A finished connection `c` with `exchanges` counted in its server's figures (one lookup of the server).
+        private static func count(_ c: TCPConnection, exchanges: Int,
+                                  in server: inout (connections: Int, exchanges: Int, peak: ConcurrencyPeak)) {
+            server.connections += 1
+            server.exchanges += exchanges
+            server.peak.closed(at: c.inUseUntil)
         }
 
         /// Folds the concurrency events before `watermark` (no connection still to come starts, and none

@@ -28,11 +28,17 @@ struct ConnectionState {
     /// uses 3 ms when it knows no round trip).
     static let reorderWindow: Int64 = 3_000
 
+    /// True when the finished connection is handed over with its exchanges; false when only the summary counts it
+    /// (its finished HTTP/1.x exchanges are folded as they end: `HTTP1Exchanges`).
+    let handedOver: Bool
+
     /// Starts connection number `index` (in order of first packets) at its first captured segment;
-    /// `clientIsSource` says who opened it; `targets` masks secrets in its request targets.
+    /// `clientIsSource` says who opened it; `targets` masks secrets in its request targets; `handedOver` says
+    /// whether the finished connection is handed over or only counted.
     init(index: Int, first segment: TCPSegment, time: Int64, clientIsSource: Bool, targets: TargetRedactor,
-         keyLog: KeyLog? = nil) {
-        http = HTTPConversation(targets: targets, keyLog: keyLog)
+         keyLog: KeyLog? = nil, handedOver: Bool = true) {
+        http = HTTPConversation(targets: targets, keyLog: keyLog, keepsExchanges: handedOver)
+        self.handedOver = handedOver
         let client = clientIsSource ? segment.source : segment.destination
         let server = clientIsSource ? segment.destination : segment.source
         record = TCPConnection(client: client, server: server, firstPacketAt: time)
@@ -41,8 +47,11 @@ struct ConnectionState {
         if !rolesSettled { http.beginMidStream() }
     }
 
-    /// Exchanges read (or inferred) so far.
+    /// Exchanges held now (read or inferred, not folded).
     var exchangeCount: Int { http.allExchanges.count }
+
+    /// What the summary counts of the connection's exchanges (folded ones included).
+    var exchangeTally: ExchangeTally { http.exchangeTally }
 
     /// True once both sides sent a FIN, or one sent a reset.
     var isClosed: Bool { reset || (client.finSent && server.finSent) }
@@ -182,27 +191,19 @@ struct ConnectionState {
         return false
     }
 
-    /// The connection as a finished record, with what is left in the sequence spaces accounted for.
+    /// The connection as a finished record, with what is left in the sequence spaces accounted for (without its
+    /// exchanges, notes and protocol name when it is not `handedOver`: what the summary counts is all there).
     func finish() -> TCPConnection {
         var result = record
-        for (constant, isClient) in [(client, true), (server, false)] {
-            var half = constant
-            // Holes still open at the end were never captured.
-            var position = half.space.next
-            for held in half.space.pending {
-                if held.start > position {
-                    half.stats.captureGaps += 1
-                    half.stats.captureGapBytes += held.start - position
-                }
-                position = max(position, held.end)
-            }
-            half.stats.bytes = max(half.space.highest, half.space.next)
-            if isClient { result.clientToServer = half.stats } else { result.serverToClient = half.stats }
-        }
+        result.clientToServer = Self.finalStats(of: client)
+        result.serverToClient = Self.finalStats(of: server)
         result.end = reset ? .reset : (client.finSent && server.finSent) ? .closed
             : (client.finSent || server.finSent) ? .halfClosed : .open
-        result.exchanges = http.allExchanges
         result.tls = http.tls?.info
+        // A connection only counted in the summary needs no more: its exchanges are tallied (`exchangeTally`), and
+        // its notes and protocol name are never shown.
+        guard handedOver else { return result }
+        result.exchanges = http.allExchanges
         result.http2 = http.http2?.summary
         if let detected = http.detected {
             result.applicationProtocol = detected.rawValue
@@ -227,12 +228,28 @@ struct ConnectionState {
         return result
     }
 
+    /// The figures of one side at the end, with what is left in its sequence space accounted for.
+    private static func finalStats(of half: HalfConnection) -> DirectionStats {
+        var stats = half.stats
+        // Holes still open at the end were never captured.
+        var position = half.space.next
+        for held in half.space.pending {
+            if held.start > position {
+                stats.captureGaps += 1
+                stats.captureGapBytes += held.start - position
+            }
+            position = max(position, held.end)
+        }
+        stats.bytes = max(half.space.highest, half.space.next)
+        return stats
+    }
+
     /// Looks at the first line of a payload segment of a connection without handshake: a status line comes from
     /// the server, a request line from the client, whatever their ports. The roles are kept once a side's first
     /// line tells, once exchanges were read, or after `maxRoleChecks` segments.
     private mutating func settleRoles(_ segment: TCPSegment) {
         roleChecks += 1
-        guard roleChecks <= Self.maxRoleChecks, http.allExchanges.isEmpty else {
+        guard roleChecks <= Self.maxRoleChecks, http.exchangeTotal == 0 else {
             rolesSettled = true
             return
         }

@@ -61,10 +61,14 @@ struct ConnectionTracker {
     let maxTombstones: Int
     /// How many closed connections may wait out `closedQuiet` (`defaultMaxClosing` unless a test says otherwise).
     let maxClosing: Int
+    /// Connections numbered from here on are not handed over: only the summary counts them.
+    let handOverLimit: Int
 
-    init(maxTombstones: Int = Self.defaultMaxTombstones, maxClosing: Int = Self.defaultMaxClosing) {
+    init(maxTombstones: Int = Self.defaultMaxTombstones, maxClosing: Int = Self.defaultMaxClosing,
+         handOverLimit: Int = .max) {
         self.maxTombstones = maxTombstones
         self.maxClosing = maxClosing
+        self.handOverLimit = handOverLimit
     }
 
     /// The tombstones standing now.
@@ -90,7 +94,7 @@ struct ConnectionTracker {
             let step = open[slot: slot].track(segment, time: time)
             if step.startsNew {
                 if let old = open.remove(key) { finish(old) }
-                open.insert(start(segment, time: time, key: key), at: key)
+                start(segment, time: time, key: key)
             } else {
                 if let old = step.movedFrom { summary.moved(open[slot: slot].record, from: old) }
                 if step.closed { noteClosed(key, index: open[slot: slot].record.index, now: time) }
@@ -99,7 +103,7 @@ struct ConnectionTracker {
             tombstones[key]?.lastPacketAt = time
         } else {
             tombstones[key] = nil
-            open.insert(start(segment, time: time, key: key), at: key)
+            start(segment, time: time, key: key)
         }
         packetsSinceSweep += 1
         if lastSweepAt == .min { lastSweepAt = time }
@@ -131,10 +135,19 @@ struct ConnectionTracker {
         tombstones = [:]
         tombstoneOrder.removeAll()
         for state in states {
-            let connection = state.finish()
-            summary.add(connection)
-            body(connection)
+            if let connection = count(state) { body(connection) }
         }
+    }
+
+    /// A connection's record leaves the table into the summary; returns it when it is to be handed over.
+    private mutating func count(_ state: ConnectionState) -> TCPConnection? {
+        let connection = state.finish()
+        guard state.handedOver else {
+            summary.add(connection, exchanges: state.exchangeTally)
+            return nil
+        }
+        summary.add(connection)
+        return connection
     }
 
     /// `state` (at `key`) just closed: it waits out `closedQuiet` unless `maxClosing` others already wait, in
@@ -165,9 +178,7 @@ struct ConnectionTracker {
 
     /// A connection's record leaves the table: into the summary and the hand-over queue.
     private mutating func finish(_ state: ConnectionState) {
-        let connection = state.finish()
-        summary.add(connection)
-        finished.append(connection)
+        if let connection = count(state) { finished.append(connection) }
     }
 
     /// Finishes closed connections that have been quiet for `closedQuiet` (a tombstone takes their place),
@@ -221,10 +232,10 @@ struct ConnectionTracker {
         }
     }
 
-    /// A connection starting at `segment`: a SYN's sender is the client, a SYN/ACK's the server; without a
-    /// handshake, the side with the lower port is taken as the server until the payload tells (the side sending
-    /// a request line is the client, the side sending a status line the server: `ConnectionState`).
-    private mutating func start(_ segment: TCPSegment, time: Int64, key: FlowKey) -> ConnectionState {
+    /// Puts in the table, at `key`, a connection starting at `segment`: a SYN's sender is the client, a SYN/ACK's the
+    /// server; without a handshake, the side with the lower port is taken as the server until the payload tells
+    /// (the side sending a request line is the client, the side sending a status line the server: `ConnectionState`).
+    private mutating func start(_ segment: TCPSegment, time: Int64, key: FlowKey) {
         let clientIsSource: Bool
         if segment.flags.contains(.syn) {
             clientIsSource = !segment.flags.contains(.ack)
@@ -232,11 +243,12 @@ struct ConnectionTracker {
             clientIsSource = segment.destination.port <= segment.source.port
         }
         var state = ConnectionState(index: nextIndex, first: segment, time: time, clientIsSource: clientIsSource,
-                                    targets: targets, keyLog: keyLog)
+                                    targets: targets, keyLog: keyLog, handedOver: nextIndex < handOverLimit)
         nextIndex += 1
         state.begin(segment, time: time)
-        summary.opened(state.record)
+        summary.opened(at: state.record.firstPacketAt, server: state.record.server)
         if state.isClosed { noteClosed(key, index: state.record.index, now: time) }
-        return state
+        // Moved into the table (a state holds many references: a copy retains each).
+        open.insert(consume state, at: key)
     }
 }

@@ -7,8 +7,20 @@ import WirelensCore
 /// stored values of the conversation, no overlap). What an event asks of the other side's parser (the method
 /// a response answers, a stop) is noted here and applied by the conversation once the running parser returns:
 /// the other parser does not run meanwhile.
+///
+/// A connection that is never handed over (`keepsAll` false: the text summary lists only the first ones) keeps only
+/// the exchanges still under way: when another exchange starts, those whose final response has ended are folded into
+/// `foldedTally` (what the summary counts of them) and dropped, and the request targets are not read.
 struct HTTP1Exchanges: HTTPMessageSink {
+    /// The exchanges from number `folded` on (all of them when `keepsAll`).
     private(set) var exchanges: [HTTPExchange] = []
+    /// Exchanges folded into `foldedTally` and dropped from the front of `exchanges`.
+    private(set) var folded = 0
+    private(set) var foldedTally = ExchangeTally()
+    /// False when finished exchanges are folded, not kept.
+    let keepsAll: Bool
+    /// A 101 was read: nothing more is folded (a switch to h2c reads the exchanges).
+    private var switched = false
     /// Exchanges whose final response has ended.
     private(set) var responsesDone = 0
     /// Start of the response message being read (it may turn out to be an interim 1xx).
@@ -21,20 +33,57 @@ struct HTTP1Exchanges: HTTPMessageSink {
     var fromClient = true
     /// Masks secrets in request targets; shared by the connections of a capture.
     let targets: TargetRedactor
-    /// Methods of the requests read, in order, for the response parser (`HTTPMessageParser.expectResponse`).
-    var methodsAwaited: [String] = []
+    /// The kinds of the methods of the requests read, in order, for the response parser
+    /// (`HTTPMessageParser.expectResponse`).
+    var methodsAwaited: [HTTPHead.MethodKind] = []
     /// The response parser, or the request parser, must stop (h2c prior knowledge; a 101).
     var stopsResponses = false
     var stopsRequests = false
 
-    init(targets: TargetRedactor) {
+    init(targets: TargetRedactor, keepsAll: Bool = true) {
         self.targets = targets
+        self.keepsAll = keepsAll
+    }
+
+    /// Exchanges read so far, folded ones included.
+    var count: Int { folded + exchanges.count }
+
+    /// What the summary counts of the exchanges read (folded ones included).
+    var tally: ExchangeTally {
+        var result = foldedTally
+        exchanges.withUnsafeBufferPointer { result.add($0) }
+        return result
+    }
+
+    /// Exchange number `i` (not folded).
+    private subscript(i: Int) -> HTTPExchange {
+        _read { yield exchanges[i - folded] }
+        _modify { yield &exchanges[i - folded] }
     }
 
     /// Marks the exchanges without a final response cut short.
     mutating func cutUnanswered() {
-        guard responsesDone < exchanges.count else { return }
-        for i in responsesDone..<exchanges.count { exchanges[i].cutShort = true }
+        guard responsesDone < count else { return }
+        for i in responsesDone..<count { self[i].cutShort = true }
+    }
+
+    /// Starts exchange number `count`, folding first (when not `keepsAll`) those whose final response has ended:
+    /// no event changes them once another exchange is the last.
+    private mutating func appendExchange() {
+        let done = responsesDone - folded
+        guard !keepsAll, !switched, done > 0 else {
+            exchanges.append(HTTPExchange(index: count))
+            return
+        }
+        exchanges.withUnsafeBufferPointer { foldedTally.add(UnsafeBufferPointer(rebasing: $0[..<done])) }
+        folded += done
+        if done == 1 && exchanges.count == 1 {
+            // The usual case: the one exchange kept is replaced in place.
+            exchanges[0] = HTTPExchange(index: count)
+            return
+        }
+        exchanges.removeFirst(done)
+        exchanges.append(HTTPExchange(index: count))
     }
 
     /// Applies one parser event to the exchanges.
@@ -46,20 +95,24 @@ struct HTTP1Exchanges: HTTPMessageSink {
     private mutating func request(_ event: HTTPMessageParser.Event) {
         switch event {
         case .start(let time):
-            var exchange = HTTPExchange(index: exchanges.count)
-            exchange.requestStartAt = time
-            let outstanding = exchanges.count - responsesDone
-            exchange.pipelined = outstanding > 0
-            exchange.pipelineDepth = outstanding + 1
-            exchanges.append(exchange)
+            let outstanding = count - responsesDone
+            // Appended, then filled in place (no copy of the exchange).
+            appendExchange()
+            let last = exchanges.count - 1
+            exchanges[last].requestStartAt = time
+            exchanges[last].pipelined = outstanding > 0
+            exchanges[last].pipelineDepth = outstanding + 1
         case .head(let head, let headerBytes, _):
             if detected == nil { detected = .http1 }
             guard let last = exchanges.indices.last else { return }
+            exchanges[last].requestHeaderBytes = headerBytes
+            // A request head always has a method (its line was parsed as a request line).
+            methodsAwaited.append(head.methodKind)
+            // Without `keepsAll` the parsers read no start-line text (`HTTPMessageParser.readsText`): nothing shown.
+            guard keepsAll else { return }
             exchanges[last].method = head.method
             exchanges[last].target = head.target.map(targets.redact)
             exchanges[last].httpVersion = head.version
-            exchanges[last].requestHeaderBytes = headerBytes
-            if let method = head.method { methodsAwaited.append(method) }
         case .end(let time, let bodyBytes):
             guard let last = exchanges.indices.last else { return }
             exchanges[last].requestEndAt = time
@@ -67,7 +120,10 @@ struct HTTP1Exchanges: HTTPMessageSink {
         case .http2Preface:
             detected = .h2c
             // The preface was counted as a request start: it is not an HTTP/1.x exchange.
-            if exchanges.last?.method == nil, exchanges.count > responsesDone { exchanges.removeLast() }
+            // (A request with a head has a method, and header bytes; the preface has neither.)
+            if let last = exchanges.indices.last, exchanges[last].requestHeaderBytes == 0, count > responsesDone {
+                exchanges.removeLast()
+            }
             stopsResponses = true
         case .interim:
             break
@@ -88,28 +144,29 @@ struct HTTP1Exchanges: HTTPMessageSink {
         switch event {
         case .start(let time):
             responseMessageStart = time
-            if responsesDone == exchanges.count {
+            if responsesDone == count {
                 // A response without a request in the capture.
-                exchanges.append(HTTPExchange(index: exchanges.count))
+                appendExchange()
             }
         case .interim(let status, let time):
-            exchanges[responsesDone].interimStatuses.append(status)
-            if exchanges[responsesDone].interimAt == nil { exchanges[responsesDone].interimAt = time }
+            self[responsesDone].interimStatuses.append(status)
+            if self[responsesDone].interimAt == nil { self[responsesDone].interimAt = time }
             responseMessageStart = nil
         case .head(let head, let headerBytes, _):
             let i = responsesDone
             if detected == nil { detected = .http1 }  // only mid-stream can a response come first
-            exchanges[i].responseStartAt = responseMessageStart
-            exchanges[i].statusCode = head.status
-            exchanges[i].responseHeaderBytes = headerBytes
-            if exchanges[i].httpVersion == nil { exchanges[i].httpVersion = head.version }
+            self[i].responseStartAt = responseMessageStart
+            self[i].statusCode = head.status
+            self[i].responseHeaderBytes = headerBytes
+            if keepsAll, self[i].httpVersion == nil { self[i].httpVersion = head.version }
             if head.status == 101 {
+                switched = true
                 if head.upgrade?.lowercased().hasPrefix("h2c") == true { detected = .h2c }
                 stopsRequests = true
             }
         case .end(let time, let bodyBytes):
-            exchanges[responsesDone].responseEndAt = time
-            exchanges[responsesDone].responseBodyBytes = bodyBytes
+            self[responsesDone].responseEndAt = time
+            self[responsesDone].responseBodyBytes = bodyBytes
             responsesDone += 1
             responseMessageStart = nil
         case .http2Preface:
@@ -118,9 +175,9 @@ struct HTTP1Exchanges: HTTPMessageSink {
             notes.append("responses not parsed further: \(reason)")
         case .cut(_, let bodyBytes):
             let i = responsesDone
-            if exchanges[i].responseStartAt == nil { exchanges[i].responseStartAt = responseMessageStart }
-            exchanges[i].responseBodyBytes = bodyBytes
-            exchanges[i].cutShort = true
+            if self[i].responseStartAt == nil { self[i].responseStartAt = responseMessageStart }
+            self[i].responseBodyBytes = bodyBytes
+            self[i].cutShort = true
         case .resynced(let skipped):
             notes.append("the capture began inside the server's stream: \(skipped) bytes skipped before its first status line")
         }

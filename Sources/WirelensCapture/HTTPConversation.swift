@@ -19,11 +19,16 @@ struct HTTPConversation {
     private var http1: HTTP1Exchanges
     /// Masks secrets in request targets; shared by the connections of a capture.
     private var targets: TargetRedactor { http1.targets }
+    /// The record-layer reading when the connection carries TLS (out of line: most connections have none).
+    private var tlsBox: OutOfLine<TLSConversation>?
     /// The record-layer reading when the connection carries TLS.
-    private(set) var tls: TLSConversation?
+    var tls: TLSConversation? { tlsBox?.value }
 
+    /// The frame-layer reading when the connection speaks HTTP/2 with prior knowledge (or inside decrypted TLS),
+    /// out of line: most connections have none.
+    private var http2Box: OutOfLine<HTTP2Conversation>?
     /// The frame-layer reading when the connection speaks HTTP/2 with prior knowledge (or inside decrypted TLS).
-    private(set) var http2: HTTP2Conversation?
+    var http2: HTTP2Conversation? { http2Box?.value }
     /// The key log that decrypts TLS connections; nil reads them at the record layer only.
     private let keyLog: KeyLog?
     /// What the decrypted plaintext of a TLS connection holds, once its first bytes told.
@@ -42,8 +47,20 @@ struct HTTPConversation {
 
     /// The exchanges read or inferred (a TLS connection's are inferred unless its records were decrypted).
     var allExchanges: [HTTPExchange] {
-        if mayHoldFrames, let tls, !tls.decrypts { return tls.exchanges }
-        return http2?.exchanges ?? exchanges
+        if mayHoldFrames, let tls = tlsBox, !tls.value.decrypts { return tls.value.exchanges }
+        return http2Box?.value.exchanges ?? exchanges
+    }
+    /// Exchanges read or inferred so far, HTTP/1.x ones folded (`HTTP1Exchanges`) included.
+    var exchangeTotal: Int {
+        if mayHoldFrames, let tls = tlsBox, !tls.value.decrypts { return tls.value.exchanges.count }
+        if let http2 = http2Box { return http2.value.exchanges.count }
+        return http1.count
+    }
+    /// What the summary counts of the exchanges read or inferred, HTTP/1.x ones folded included.
+    var exchangeTally: ExchangeTally {
+        if mayHoldFrames, let tls = tlsBox, !tls.value.decrypts { return ExchangeTally(of: tls.value.exchanges) }
+        if let http2 = http2Box { return ExchangeTally(of: http2.value.exchanges) }
+        return http1.tally
     }
     /// Notes of the HTTP, HTTP/2 and TLS readings.
     var allNotes: [String] {
@@ -55,7 +72,7 @@ struct HTTPConversation {
                     + "HTTP/1.x message")
             }
         }
-        return http1.notes + seeking + (tls?.notes ?? []) + (http2?.notes ?? [])
+        return http1.notes + seeking + (tlsBox?.value.notes ?? []) + (http2Box?.value.notes ?? [])
     }
 
     /// True when the connection was detected as TLS or h2c: only then can `tls` or `http2` be set, and only then
@@ -63,9 +80,12 @@ struct HTTPConversation {
     private var mayHoldFrames: Bool { detected == .tls || detected == .h2c }
 
     /// A conversation whose request targets go through `targets` (one per capture, so that the query names it
-    /// has found harmless serve every connection).
-    init(targets: TargetRedactor = TargetRedactor(), keyLog: KeyLog? = nil) {
-        http1 = HTTP1Exchanges(targets: targets)
+    /// has found harmless serve every connection); without `keepsExchanges`, its finished HTTP/1.x exchanges are
+    /// only counted (`HTTP1Exchanges`) and the text of their start lines (method, target, version) not read.
+    init(targets: TargetRedactor = TargetRedactor(), keyLog: KeyLog? = nil, keepsExchanges: Bool = true) {
+        http1 = HTTP1Exchanges(targets: targets, keepsAll: keepsExchanges)
+        requests.readsText = keepsExchanges
+        responses.readsText = keepsExchanges
         self.keyLog = keyLog
     }
 
@@ -75,8 +95,8 @@ struct HTTPConversation {
     /// conversation (and released the copy) on every segment.
     mutating func wantsBytes(fromClient: Bool) -> Bool {
         if mayHoldFrames {
-            if let wanted = tls?.wantsBytes(fromClient: fromClient) { return wanted }
-            if let wanted = http2?.wantsBytes(fromClient: fromClient) { return wanted }
+            if let wanted = tlsBox?.value.wantsBytes(fromClient: fromClient) { return wanted }
+            if let wanted = http2Box?.value.wantsBytes(fromClient: fromClient) { return wanted }
         }
         return fromClient ? requests.isActive : responses.isActive
     }
@@ -86,34 +106,34 @@ struct HTTPConversation {
         guard !bytes.isEmpty else { return }
         if detected == nil { detect(bytes, fromClient: fromClient) }
         if mayHoldFrames {
-            if tls != nil {
+            if tlsBox != nil {
                 guard keyLog != nil else {
-                    tls?.receive(bytes, fromClient: fromClient, time: time) { _, _, _, _, _ in }
+                    tlsBox?.value.receive(bytes, fromClient: fromClient, time: time) { _, _, _, _, _ in }
                     return
                 }
                 // The TLS reading is moved out while it runs, so that its plaintext can go to this conversation's
-                // HTTP reading (swapped, not copied: no retain or release of its storage).
-                var reading: TLSConversation?
-                swap(&reading, &tls)
-                reading?.receive(bytes, fromClient: fromClient, time: time) { plain, client, start, end, alpn in
+                // HTTP reading (swapped, not copied: its box stays the only reference, changed in place).
+                var reading: OutOfLine<TLSConversation>?
+                swap(&reading, &tlsBox)
+                reading?.value.receive(bytes, fromClient: fromClient, time: time) { plain, client, start, end, alpn in
                     decrypted(plain, fromClient: client, start: start, end: end, alpn: alpn)
                 }
-                swap(&reading, &tls)
+                swap(&reading, &tlsBox)
                 return
             }
-            if http2 != nil {
-                http2?.receive(bytes, fromClient: fromClient, time: time)
+            if http2Box != nil {
+                http2Box?.value.receive(bytes, fromClient: fromClient, time: time)
                 return
             }
         }
         withParser(fromClient: fromClient) { parser, sink in parser.feed(bytes, time: time, events: &sink) }
         // A 101 to h2c: HTTP/2 from here on, both ways. The server's frames may follow the 101 in the same bytes
         // (or come in later ones: the parsers have stopped, so the switch cannot wait for them).
-        if !fromClient, detected == .h2c, http2 == nil,
+        if !fromClient, detected == .h2c, http2Box == nil,
            let upgrade = exchanges.last(where: { $0.statusCode == 101 }) {
-            http2 = HTTP2Conversation(upgrading: upgrade, targets: targets)
+            http2Box = OutOfLine(HTTP2Conversation(upgrading: upgrade, targets: targets))
             if let offset = responses.switchedAt, offset < bytes.count {
-                http2?.receive(UnsafeRawBufferPointer(rebasing: bytes[offset...]), fromClient: false, time: time)
+                http2Box?.value.receive(UnsafeRawBufferPointer(rebasing: bytes[offset...]), fromClient: false, time: time)
             }
         }
     }
@@ -128,7 +148,7 @@ struct HTTPConversation {
             let h2 = alpn == "h2" || (fromClient && bytes.starts(with: "PRI * HTTP/2.0".utf8.prefix(bytes.count)))
             plaintextHTTP2 = h2
             if h2 {
-                http2 = HTTP2Conversation(targets: targets)
+                http2Box = OutOfLine(HTTP2Conversation(targets: targets))
                 requests.stop()
                 responses.stop()
             }
@@ -139,7 +159,7 @@ struct HTTPConversation {
                (UnsafeRawBufferPointer(rebasing: bytes[(bytes.count - 1)...]), end)]
         for (part, time) in parts {
             if plaintextHTTP2 == true {
-                http2?.receive(part, fromClient: fromClient, time: time)
+                http2Box?.value.receive(part, fromClient: fromClient, time: time)
             } else {
                 withParser(fromClient: fromClient) { parser, sink in parser.feed(part, time: time, events: &sink) }
             }
@@ -149,12 +169,12 @@ struct HTTPConversation {
     /// `count` bytes from one side that the capture did not hold.
     mutating func skip(_ count: Int64, fromClient: Bool, time: Int64) {
         if mayHoldFrames {
-            if tls != nil {
-                tls?.skip(count, fromClient: fromClient)
+            if tlsBox != nil {
+                tlsBox?.value.skip(count, fromClient: fromClient)
                 return
             }
-            if http2 != nil {
-                http2?.skip(count, fromClient: fromClient)
+            if http2Box != nil {
+                http2Box?.value.skip(count, fromClient: fromClient)
                 return
             }
         }
@@ -202,9 +222,11 @@ struct HTTPConversation {
                                      _ body: (inout HTTPMessageParser, inout HTTP1Exchanges) -> Void) {
         http1.fromClient = fromClient
         if fromClient { body(&requests, &http1) } else { body(&responses, &http1) }
-        if !http1.methodsAwaited.isEmpty {
-            for method in http1.methodsAwaited { responses.expectResponse(to: method) }
-            http1.methodsAwaited.removeAll(keepingCapacity: true)
+        if let method = http1.methodsAwaited.popLast() {
+            // Usually one: taken off the end (a `removeAll` of the list cost more than the rest of this).
+            for earlier in http1.methodsAwaited { responses.expectResponse(to: earlier) }
+            responses.expectResponse(to: method)
+            if !http1.methodsAwaited.isEmpty { http1.methodsAwaited.removeAll(keepingCapacity: true) }
         }
         if http1.stopsResponses {
             responses.stop()
@@ -220,7 +242,7 @@ struct HTTPConversation {
     private mutating func detect(_ bytes: UnsafeRawBufferPointer, fromClient: Bool) {
         if bytes.count >= 2, bytes[0] == 0x16, bytes[1] == 0x03 {
             http1.detected = .tls
-            tls = TLSConversation(keyLog: keyLog)
+            tlsBox = OutOfLine(TLSConversation(keyLog: keyLog))
             // With a key log the parsers wait for the decrypted plaintext.
             if keyLog == nil {
                 requests.stop()
@@ -228,7 +250,7 @@ struct HTTPConversation {
             }
         } else if fromClient, bytes.starts(with: "PRI ".utf8) {
             http1.detected = .h2c
-            http2 = HTTP2Conversation(targets: targets)
+            http2Box = OutOfLine(HTTP2Conversation(targets: targets))
             requests.stop()
             responses.stop()
         } else if !fromClient, !midStream {

@@ -1,6 +1,17 @@
 /// The start line and the framing headers of one HTTP/1.x message.
 struct HTTPHead {
+    /// What a request's method means for the framing of its response.
+    enum MethodKind {
+        /// The response has no body (HEAD).
+        case head
+        /// A 2xx response opens a tunnel (CONNECT).
+        case connect
+        case other
+    }
+
     var method: String?
+    /// The method's kind, for a request.
+    var methodKind = MethodKind.other
     var target: String?
     var version: String?
     var status: Int?
@@ -9,4 +20,18 @@ struct HTTPHead {
     /// Transfer-Encoding present without chunked last: the body runs to the connection's close.
     var otherTransferEncoding = false
     var upgrade: String?
+
+    /// Empties the head for the next message, in place: without a string to release (a parser that reads no
+    /// start-line text, a message without Upgrade) that is a few stores, where a new value cost the release of each.
+    mutating func clear() {
+        guard method == nil, target == nil, version == nil, upgrade == nil else {
+            self = HTTPHead()
+            return
+        }
+        methodKind = .other
+        status = nil
+        contentLength = nil
+        chunked = false
+        otherTransferEncoding = false
+    }
 }

@@ -50,13 +50,17 @@ struct HTTPMessageParser {
     static let maxSeekLine = 8 * 1024
 
     let role: Role
+    /// False when the text of the start line is not wanted: `HTTPHead`'s method, target and version then stay nil
+    /// (its `methodKind` and `status` are still read).
+    var readsText = true
     private var state = State.idle
     private var line: [UInt8] = []
     private var head = HTTPHead()
     private var headerBytes = 0
     private var bodyBytes: Int64 = 0
-    /// Request methods whose final responses have not been read, oldest first (response parsers only).
-    private var awaitingMethods: [String] = []
+    /// The kinds of the request methods whose final responses have not been read, oldest first (response parsers
+    /// only).
+    private var awaitingMethods: [HTTPHead.MethodKind] = []
     private var awaitingStart = 0
     /// Bytes passed over while seeking a message start.
     private var seekSkipped: Int64 = 0
@@ -89,7 +93,7 @@ struct HTTPMessageParser {
     }
 
     /// Tells a response parser the method of the next request, so that a HEAD's response is known to be bodiless.
-    mutating func expectResponse(to method: String) {
+    mutating func expectResponse(to method: HTTPHead.MethodKind) {
         awaitingMethods.append(method)
     }
 
@@ -116,8 +120,8 @@ struct HTTPMessageParser {
                 }
                 events.handle(.start(time: time))
                 state = .startLine
-                line.removeAll(keepingCapacity: true)
-                head = HTTPHead()
+                if !line.isEmpty { line.removeAll(keepingCapacity: true) }  // usually empty: no call
+                head.clear()
                 headerBytes = 0
                 bodyBytes = 0
             case .startLine, .headers, .chunkSize, .chunkDataEnd, .trailers:
@@ -288,7 +292,7 @@ struct HTTPMessageParser {
         seekSkipped = 0
         events.handle(.start(time: time))
         state = .startLine
-        head = HTTPHead()
+        head.clear()
         headerBytes = startLine.count + 1
         bodyBytes = 0
         processLine(Self.trimmingCR(startLine), time: time, events: &events)
@@ -352,7 +356,7 @@ struct HTTPMessageParser {
                 lose("not an HTTP/1.x \(role == .request ? "request" : "status") line: '\(shown)'", &events)
                 return
             }
-            if role == .request, head.method == "PRI", head.target == "*", head.version == "HTTP/2.0" {
+            if role == .request, Self.isPreface(line) {
                 state = .stopped
                 events.handle(.http2Preface(time: time))
                 return
@@ -421,10 +425,10 @@ struct HTTPMessageParser {
                 }
             }
             events.handle(.head(head, headerBytes: headerBytes, time: time))
-            if status == 101 || (method == "CONNECT" && status / 100 == 2) {
+            if status == 101 || (method == .connect && status / 100 == 2) {
                 finish(time: time, events: &events)
                 state = .stopped
-            } else if method == "HEAD" || status == 204 || status == 304 {
+            } else if method == .head || status == 204 || status == 304 {
                 finish(time: time, events: &events)
             } else if head.chunked {
                 state = .chunkSize
@@ -448,10 +452,17 @@ struct HTTPMessageParser {
         guard !method.isEmpty, method.count <= 32,
               method.allSatisfy({ ($0 >= 65 && $0 <= 90) || $0 == 45 || $0 == 95 }),
               !target.isEmpty, Self.isVersion(version) else { return false }
+        head.methodKind = Self.methodKind(method)
+        guard readsText else { return true }
         head.method = Self.methodName(method)
         head.target = String(decoding: target.prefix(2048), as: UTF8.self)
         head.version = Self.versionName(version)
         return true
+    }
+
+    /// True when `line` (a valid request line) is the HTTP/2 connection preface's `PRI * HTTP/2.0`.
+    private static func isPreface(_ line: UnsafeRawBufferPointer) -> Bool {
+        line.count == 14 && line.elementsEqual("PRI * HTTP/2.0".utf8)
     }
 
     /// `HTTP/x.y SP ddd [SP reason]`.
@@ -460,8 +471,8 @@ struct HTTPMessageParser {
         let version = UnsafeRawBufferPointer(rebasing: line[..<8])
         let code = UnsafeRawBufferPointer(rebasing: line[9..<12])
         guard Self.isVersion(version), code.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return false }
-        head.version = Self.versionName(version)
         head.status = code.reduce(0) { $0 * 10 + Int($1 - 48) }
+        if readsText { head.version = Self.versionName(version) }
         return true
     }
 
@@ -483,6 +494,13 @@ struct HTTPMessageParser {
         if text.count == 3 && text[0] == 71 && text[1] == 69 && text[2] == 84 { return "GET" }
         if text.count == 4 && text[0] == 80 && text[1] == 79 && text[2] == 83 && text[3] == 84 { return "POST" }
         return String(decoding: text, as: UTF8.self)
+    }
+
+    /// What the method means for the response's framing.
+    private static func methodKind(_ text: UnsafeRawBufferPointer) -> HTTPHead.MethodKind {
+        if text.count == 4 && text[0] == 72 && text[1] == 69 && text[2] == 65 && text[3] == 68 { return .head }
+        if text.count == 7 && text.elementsEqual("CONNECT".utf8) { return .connect }
+        return .other
     }
 
     /// Reads the framing headers: Content-Length, Transfer-Encoding, Upgrade.

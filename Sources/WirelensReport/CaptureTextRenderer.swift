@@ -11,7 +11,10 @@ public struct CaptureTextRenderer: Sendable {
     /// Exchanges listed one by one per connection at most.
     public var exchangeLimit: Int
 
-    public init(color: Bool, connectionLimit: Int = 50, exchangeLimit: Int = 20) {
+    /// Connections listed one by one unless told otherwise.
+    public static let defaultConnectionLimit = 50
+
+    public init(color: Bool, connectionLimit: Int = defaultConnectionLimit, exchangeLimit: Int = 20) {
         self.color = color
         self.connectionLimit = connectionLimit
         self.exchangeLimit = exchangeLimit

@@ -94,7 +94,8 @@ struct CaptureAnalyzeCommand: AsyncParsableCommand {
                 // A report that could not be written to its file is written again to stdout: read the file again.
                 let source = try reader ?? PacketFile(path: path, filter: filter)
                 reader = nil
-                let result = CaptureAnalyzer.analyze(source, until: stop, keyLog: keyLog, onConnection: onConnection)
+                let result = CaptureAnalyzer.analyze(source, until: stop, keyLog: keyLog,
+                                                     handOverLimit: output.connectionsListed, onConnection: onConnection)
                 last = result
                 return result.report
             }

@@ -78,4 +78,10 @@ extension ReportFlags {
         }
         return ExitStatus.success.rawValue
     }
+
+    /// The connections a streamed report lists one by one: the text summary's first ones; nil for all (JSON). The
+    /// analysis hands over no more (`CaptureAnalyzer.analyze(_:until:keyLog:handOverLimit:onConnection:)`).
+    var connectionsListed: Int? {
+        format == .text ? CaptureTextRenderer.defaultConnectionLimit : nil
+    }
 }
