@@ -1,3 +1,4 @@
+import CFileShim
 import Foundation
 
 /// Writes reports: to a file atomically (a reader never sees half a report), or to a descriptor.
@@ -33,18 +34,29 @@ enum ReportFile {
         /// The temporary file and the path it is renamed to; nil when written directly.
         private let rename: (temporary: String, path: String)?
         private var isOpen = true
+        /// Whether the temporary file replaces a regular file: then its pages are sent to the device as they are
+        /// written (`startWriteback`), not all at once at the rename.
+        private let replaces: Bool
+        /// Bytes written, and how many of them have been sent on their way to the device.
+        private var written: Int64 = 0
+        private var sent: Int64 = 0
+        /// The least that is sent at once.
+        static let writebackStep: Int64 = 1 << 20
 
         /// Opens `path` for a report: a temporary file beside it, or `path` itself when it exists and is not a
         /// regular file (renaming over /dev/null, /dev/stdout or a FIFO would replace it with a regular file).
         init(path: String) throws {
             var status = stat()
-            if stat(path, &status) == 0, status.st_mode & S_IFMT != S_IFREG {
+            let exists = stat(path, &status) == 0
+            if exists, status.st_mode & S_IFMT != S_IFREG {
                 fd = open(path, O_WRONLY)
                 rename = nil
+                replaces = false
             } else {
                 let temporary = path + ".tmp-\(getpid())"
                 fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
                 rename = (temporary, path)
+                replaces = exists
             }
             guard fd >= 0 else { throw WriteError.fromErrno() }
         }
@@ -56,11 +68,27 @@ enum ReportFile {
             fd = descriptor
             rename = nil
             isOpen = false
+            replaces = false
         }
 
         /// Writes every byte; throws a `WriteError` on failure.
         func write(_ bytes: [UInt8]) throws {
             guard writeAll(bytes, to: fd) else { throw WriteError.fromErrno() }
+            written += Int64(bytes.count)
+            if replaces, written - sent >= Self.writebackStep { startWriteback() }
+        }
+
+        /// Starts sending the pages written since the last call to the device, without waiting for them.
+        ///
+        /// A rename over an existing file makes ext4 write the whole new file out there and then (its
+        /// `auto_da_alloc`, so that a crash leaves the old report or the new one, never an empty file): a JSON
+        /// report of a gigabyte capture, some 300 MB, held the rename for about 0.13 s. Sent as it is written, the
+        /// report is on its way to the device while the analysis goes on, and the rename has little left to do
+        /// (0.05 s). A file that replaces nothing is left to the kernel's own write-out, as before. Only a hint:
+        /// a failure (a file system without it) changes nothing.
+        private func startWriteback() {
+            _ = wl_start_writeback(fd, sent, written - sent)
+            sent = written
         }
 
         /// Closes the file and renames it into place.
