@@ -211,7 +211,7 @@ public struct CaptureConnectionJSONWriter {
             return
         }
         let second = micros >= 0 ? micros / 1_000_000 : (micros - 999_999) / 1_000_000
-        guard cachePrefix(of: second) else {
+        guard second == cachedSecond || cachePrefix(of: second) else {
             out.appending { JSONBytes.appendInstant(micros: micros, to: &$0) }
             return
         }
@@ -223,7 +223,6 @@ public struct CaptureConnectionJSONWriter {
     /// Makes `cachedPrefix` the text of `second` up to the fraction; false when its text is not of the usual
     /// length (a year of other than four digits: no cache).
     private mutating func cachePrefix(of second: Int64) -> Bool {
-        guard second != cachedSecond else { return true }
         var text: [UInt8] = []
         JSONBytes.appendInstant(micros: second * 1_000_000, to: &text)
         // `"YYYY-MM-DDTHH:MM:SS.000000Z"`: keep what precedes the fraction (and 3 bytes more, to fill three words).

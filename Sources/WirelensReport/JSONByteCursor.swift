@@ -82,10 +82,19 @@ struct JSONByteCursor {
         position += digits
     }
 
-    /// The number of decimal digits of `value` (1 to 20).
+    /// The number of decimal digits of `value` (1 to 20): a few comparisons up to ten digits.
+    @inline(__always)
     private static func decimalDigits(_ value: UInt64) -> Int {
-        var digits = 1
-        var bound: UInt64 = 10
+        if value < 100_000 {
+            if value < 100 { return value < 10 ? 1 : 2 }
+            return value < 1000 ? 3 : value < 10000 ? 4 : 5
+        }
+        if value < 10_000_000_000 {
+            if value < 10_000_000 { return value < 1_000_000 ? 6 : 7 }
+            return value < 100_000_000 ? 8 : value < 1_000_000_000 ? 9 : 10
+        }
+        var digits = 11
+        var bound: UInt64 = 100_000_000_000
         while digits < 20 && value >= bound {
             digits += 1
             bound = bound &* 10
