@@ -150,12 +150,12 @@ final class CaptureCommandTests: XCTestCase {
         XCTAssertEqual((json["summary"] as? [String: Any])?["exchanges"] as? Int, 2)
     }
 
-    /// A capture of 1001 connections: a SYN each from its own port.
-    private func manySYNs() -> String {
+    /// A capture of `count` connections: a SYN each from its own port (20000 and up).
+    private func manySYNs(_ count: Int = 1001) -> String {
         func le32(_ v: UInt32) -> [UInt8] { (0..<4).map { UInt8(v >> (8 * $0) & 0xff) } }
         var bytes = pcapHeader(linkType: 1)
         var builder = FrameBuilder()
-        for i in 0..<1001 {
+        for i in 0..<count {
             builder.source.port = UInt16(20000 + i)
             let frame = builder.frame(seq: UInt32(i), flags: .syn)
             bytes += le32(1_700_000_000) + le32(UInt32(i)) + le32(UInt32(frame.count)) + le32(UInt32(frame.count)) + frame
@@ -176,22 +176,23 @@ final class CaptureCommandTests: XCTestCase {
         XCTAssertEqual((json["summary"] as? [String: Any])?["connections"] as? Int, 1001)
     }
 
-    /// A report that replaces an existing file, large enough to be sent to the device as it is written
-    /// (`ReportFile.Destination.writebackStep`): the file then holds the whole new document, and only it.
+    /// A report that replaces an existing file, large enough to be written out in several steps as it is written
+    /// (`ReportFile.Destination.writebackStep`, each step's pages let go of once written): the file then holds the
+    /// whole new document, and only it.
     func testAReportReplacingAFileIsWhollyWritten() throws {
-        let path = manySYNs()
+        let path = manySYNs(20_000)
         let report = LoopbackCapture.temporaryPath("replaced.json")
         toRemove.append(report)
         try Data(String(repeating: "an older report\n", count: 200_000).utf8).write(to: URL(fileURLWithPath: report))
         let outcome = try wirelens(["capture", "analyze", path, "--format", "json", "--report", report, "-q"])
         XCTAssertEqual(outcome.status, 0, outcome.stderr)
         let written = try Data(contentsOf: URL(fileURLWithPath: report))
-        XCTAssertGreaterThan(Int64(written.count), ReportFile.Destination.writebackStep)
+        XCTAssertGreaterThan(Int64(written.count), 2 * ReportFile.Destination.writebackStep)
         XCTAssertFalse(String(decoding: written, as: UTF8.self).contains("older"))
         let json = try XCTUnwrap(JSONSerialization.jsonObject(with: written) as? [String: Any])
         let connections = try XCTUnwrap(json["connections"] as? [[String: Any]])
-        XCTAssertEqual(connections.map { $0["index"] as? Int }, Array(0..<1001))
-        XCTAssertEqual(connections.map { ($0["client"] as? [String: Any])?["port"] as? Int }, Array(20000..<21001))
+        XCTAssertEqual(connections.map { $0["index"] as? Int }, Array(0..<20_000))
+        XCTAssertEqual(connections.map { ($0["client"] as? [String: Any])?["port"] as? Int }, Array(20000..<40000))
         let directory = (report as NSString).deletingLastPathComponent
         let beside = try FileManager.default.contentsOfDirectory(atPath: directory)
             .filter { $0.hasPrefix((report as NSString).lastPathComponent + ".tmp") }
