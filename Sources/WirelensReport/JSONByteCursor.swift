@@ -54,12 +54,19 @@ struct JSONByteCursor {
         position += kept
     }
 
-    /// An unsigned integer in decimal (at most 20 bytes), two digits at a time.
+    /// An unsigned integer in decimal (at most 20 bytes), two digits at a time. The single digits (most of a
+    /// connection's counters) are written in place of the call.
+    @inline(__always)
     mutating func unsigned(_ value: UInt64) {
         if value < 10 {
             byte(UInt8(truncatingIfNeeded: 48 &+ value))
-            return
+        } else {
+            digits(value)
         }
+    }
+
+    /// `unsigned` for 10 and above.
+    private mutating func digits(_ value: UInt64) {
         let digits = Self.decimalDigits(value)
         var v = value
         var at = position + digits
