@@ -29,7 +29,7 @@ let package = Package(
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
         .target(name: "CCurlShim", dependencies: ["CCurl"]),
-        // sync_file_range for the report file (declared by Glibc only for _GNU_SOURCE).
+        // O_DIRECT for the report file (declared by Glibc only for _GNU_SOURCE).
         .target(name: "CFileShim"),
         .systemLibrary(
             name: "CPcap",

@@ -176,9 +176,8 @@ final class CaptureCommandTests: XCTestCase {
         XCTAssertEqual((json["summary"] as? [String: Any])?["connections"] as? Int, 1001)
     }
 
-    /// A report that replaces an existing file, large enough to be written out in several steps as it is written
-    /// (`ReportFile.Destination.writebackStep`, each step's pages let go of once written): the file then holds the
-    /// whole new document, and only it.
+    /// A report that replaces an existing file, written with O_DIRECT in several steps and a last piece that is not
+    /// a whole block (`DirectFileWrites`): the file then holds the whole new document, and only it.
     func testAReportReplacingAFileIsWhollyWritten() throws {
         let path = manySYNs(20_000)
         let report = LoopbackCapture.temporaryPath("replaced.json")
@@ -187,7 +186,8 @@ final class CaptureCommandTests: XCTestCase {
         let outcome = try wirelens(["capture", "analyze", path, "--format", "json", "--report", report, "-q"])
         XCTAssertEqual(outcome.status, 0, outcome.stderr)
         let written = try Data(contentsOf: URL(fileURLWithPath: report))
-        XCTAssertGreaterThan(Int64(written.count), 2 * ReportFile.Destination.writebackStep)
+        XCTAssertGreaterThan(written.count, 2 * DirectFileWrites.step)
+        XCTAssertNotEqual(written.count % DirectFileWrites.block, 0, "a last piece that is not a whole block")
         XCTAssertFalse(String(decoding: written, as: UTF8.self).contains("older"))
         let json = try XCTUnwrap(JSONSerialization.jsonObject(with: written) as? [String: Any])
         let connections = try XCTUnwrap(json["connections"] as? [[String: Any]])

@@ -1,16 +1,9 @@
 #ifndef WL_FILE_H
 #define WL_FILE_H
 
-#include <stdint.h>
-
-/* sync_file_range, which Glibc declares only for _GNU_SOURCE (hidden from Swift). Each returns 0, or -1 with
- * errno set (a file system or file kind without it: the caller drops the hint). */
-
-/* Starts writing a file's dirty pages in [offset, offset + length) out to its device, without waiting. */
-int wl_start_writeback(int fd, int64_t offset, int64_t length);
-
-/* Waits until the pages in [offset, offset + length) are written out (starting what is not yet), then tells the
- * kernel they will not be read again (posix_fadvise DONTNEED), which frees them. */
-int wl_release_written(int fd, int64_t offset, int64_t length);
+/* Turns O_DIRECT (writes straight from the caller's memory to the device, no page cache) on or off for an open
+ * file: Glibc declares O_DIRECT only for _GNU_SOURCE, which Swift does not see. Returns 0, or -1 with errno set
+ * (a file system without O_DIRECT: EINVAL). */
+int wl_set_direct(int fd, int on);
 
 #endif
