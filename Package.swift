@@ -29,6 +29,8 @@ let package = Package(
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
         .target(name: "CCurlShim", dependencies: ["CCurl"]),
+        // O_DIRECT for the report file (declared by Glibc only for _GNU_SOURCE).
+        .target(name: "CFileShim"),
         .systemLibrary(
             name: "CPcap",
             pkgConfig: "libpcap",
@@ -100,7 +102,7 @@ let package = Package(
             dependencies: [
                 "WirelensCore", "WirelensCompare", "WirelensProbe", "WirelensCurl", "WirelensReport", "WirelensTarget",
                 "WirelensStore", "WirelensCapture", "WirelensConcurrency", "WirelensDigest", "WirelensCheck",
-                "WirelensUpload",
+                "WirelensUpload", "CFileShim",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

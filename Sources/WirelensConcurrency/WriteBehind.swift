@@ -19,6 +19,12 @@ public final class WriteBehind<Element: Sendable>: Sendable {
         @usableFromInline var weight = 0
 
         @usableFromInline init() {}
+
+        /// A batch with room for `count` values: as many as the last one held, so that gathering the next one does
+        /// not grow its array step by step (each step a copy of the values so far).
+        @usableFromInline init(reserving count: Int) {
+            values.reserveCapacity(count)
+        }
     }
 
     // `add` is inlinable, so that the producer's module specialises it for its element type (called once per
@@ -63,7 +69,7 @@ public final class WriteBehind<Element: Sendable>: Sendable {
             pending.values.append(value)
             pending.weight += weight
             guard pending.weight >= batchWeight else { return nil }
-            defer { pending = Pending() }
+            defer { pending = Pending(reserving: pending.values.count) }
             return pending.values
         }
         if let full { queue.put(full) }

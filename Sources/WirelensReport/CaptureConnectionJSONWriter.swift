@@ -2,134 +2,54 @@ import WirelensCaptureModel
 import WirelensCore
 
 /// Writes a capture's connections (with their exchanges) as compact JSON directly into bytes: the same bytes
-/// the Codable path (`CaptureReport+Encodable.swift`) gives, several times faster.
+/// the Codable path (`CaptureReport+Encodable.swift`) gives, many times faster.
 ///
 /// A capture of a gigabyte holds hundreds of thousands of exchanges; their JSON is most of the analysis's
-/// output, so it is written field by field with keys as static text. `CaptureJSONWriterTests` holds the two
-/// paths to the same output.
+/// output, so it is written field by field with keys as static text, through a `JSONByteCursor` straight into
+/// the array's spare capacity: a connection's head (everything but its exchanges) at once, then each exchange,
+/// each bounded beforehand from its strings' lengths. `CaptureJSONWriterTests` holds the two paths to the same
+/// output.
 public struct CaptureConnectionJSONWriter {
-    /// The second of the last instant written, and its text up to the fraction (`YYYY-MM-DDTHH:MM:SS.`):
-    /// the instants of a capture come in runs within the same second.
+    /// The second of the last instant written, and its text up to the fraction (`"YYYY-MM-DDTHH:MM:SS.`, 21
+    /// bytes, in three words): the instants of a capture come in runs within the same second.
     private var cachedSecond: Int64 = .min
-    private var cachedPrefix: [UInt8] = []
-    /// Scratch memory an exchange is written into before it is appended (`exchange`).
-    private var scratch: [UInt8] = []
+    private var cachedPrefix: (UInt64, UInt64, UInt64) = (0, 0, 0)
 
     public init() {}
 
     /// Appends one connection as a compact JSON object.
     public mutating func append(_ c: TCPConnection, to bytes: inout [UInt8]) {
-        Self.raw("{\"index\":", &bytes); JSONBytes.appendInt(Int64(c.index), to: &bytes)
-        Self.raw(",\"client\":", &bytes); Self.endpoint(c.client, &bytes)
-        Self.raw(",\"server\":", &bytes); Self.endpoint(c.server, &bytes)
-        Self.raw(",\"clientISN\":", &bytes); Self.unsigned(c.clientISN, &bytes)
-        Self.raw(",\"serverISN\":", &bytes); Self.unsigned(c.serverISN, &bytes)
-        Self.raw(",\"firstPacketAt\":", &bytes); instant(c.firstPacketAt, &bytes)
-        Self.raw(",\"lastPacketAt\":", &bytes); instant(c.lastPacketAt, &bytes)
-        Self.raw(",\"durationMs\":", &bytes); JSONBytes.appendMillis(micros: c.duration, to: &bytes)
-        Self.raw(",\"handshake\":{\"synAt\":", &bytes); instant(c.synAt, &bytes)
-        Self.raw(",\"synAckAt\":", &bytes); instant(c.synAckAt, &bytes)
-        Self.raw(",\"ackAt\":", &bytes); instant(c.handshakeAckAt, &bytes)
-        Self.raw(",\"rttMs\":", &bytes); Self.millis(c.handshakeTime, &bytes)
-        Self.raw("},\"clientToServer\":", &bytes); Self.direction(c.clientToServer, duration: c.duration, &bytes)
-        Self.raw(",\"serverToClient\":", &bytes); Self.direction(c.serverToClient, duration: c.duration, &bytes)
-        Self.raw(",\"end\":", &bytes); JSONBytes.appendString(c.end.rawValue, to: &bytes)
-        Self.raw(",\"closedBy\":", &bytes); Self.string(c.closedBy?.rawValue, &bytes)
-        Self.raw(",\"closeStartedAt\":", &bytes); instant(c.closeStartedAt, &bytes)
-        Self.raw(",\"longestSilenceMs\":", &bytes); JSONBytes.appendMillis(micros: c.longestSilence, to: &bytes)
-        Self.raw(",\"idleGapCount\":", &bytes); JSONBytes.appendInt(Int64(c.idleGapCount), to: &bytes)
-        Self.raw(",\"idleGaps\":[", &bytes)
-        for (i, gap) in c.idleGaps.enumerated() {
-            Self.raw(i == 0 ? "{\"startAt\":" : ",{\"startAt\":", &bytes)
-            instant(gap.startAt, &bytes)
-            Self.raw(",\"durationMs\":", &bytes); JSONBytes.appendMillis(micros: gap.duration, to: &bytes)
-            Self.raw("}", &bytes)
-        }
-        Self.raw("],\"applicationProtocol\":", &bytes); Self.string(c.applicationProtocol, &bytes)
-        Self.raw(",\"tls\":", &bytes)
-        if let tls = c.tls {
-            Self.raw("{\"serverName\":", &bytes); Self.string(tls.serverName, &bytes)
-            Self.raw(",\"offeredALPN\":", &bytes); Self.strings(tls.offeredALPN, &bytes)
-            Self.raw(",\"version\":", &bytes); Self.string(tls.version, &bytes)
-            Self.raw(",\"chosenALPN\":", &bytes); Self.string(tls.chosenALPN, &bytes)
-            Self.raw(",\"cipherSuite\":", &bytes); Self.string(tls.cipherSuite, &bytes)
-            switch tls.resumed {
-            case true?: Self.raw(",\"resumed\":true", &bytes)
-            case false?: Self.raw(",\"resumed\":false", &bytes)
-            case nil: Self.raw(",\"resumed\":null", &bytes)
-            }
-            Self.raw(",\"decryption\":", &bytes); Self.string(tls.decryption.rawValue, &bytes)
-            Self.raw(",\"decryptionNote\":", &bytes); Self.string(tls.decryptionNote, &bytes)
-            Self.raw(tls.exchangesInferred ? ",\"exchangesInferred\":true}" : ",\"exchangesInferred\":false}", &bytes)
-        } else {
-            Self.raw("null", &bytes)
-        }
-        Self.raw(",\"http2\":", &bytes)
-        if let h = c.http2 {
-            Self.raw("{\"clientFrames\":", &bytes); JSONBytes.appendInt(Int64(h.clientFrames), to: &bytes)
-            Self.raw(",\"serverFrames\":", &bytes); JSONBytes.appendInt(Int64(h.serverFrames), to: &bytes)
-            Self.raw(",\"streams\":", &bytes); JSONBytes.appendInt(Int64(h.streams), to: &bytes)
-            Self.raw(",\"maxConcurrentStreams\":", &bytes); JSONBytes.appendInt(Int64(h.maxConcurrentStreams), to: &bytes)
-            Self.raw(",\"resetStreams\":", &bytes); JSONBytes.appendInt(Int64(h.resetStreams), to: &bytes)
-            Self.raw("}", &bytes)
-        } else {
-            Self.raw("null", &bytes)
-        }
-        Self.raw(",\"notes\":", &bytes); Self.strings(c.notes, &bytes)
-        Self.raw(",\"exchanges\":[", &bytes)
+        bytes.appendJSON(bound: Self.headBound(c)) { head(c, &$0) }
         c.exchanges.withUnsafeBufferPointer { exchanges in
             for i in exchanges.indices {
-                if i > 0 { bytes.append(UInt8(ascii: ",")) }
-                exchange(exchanges.baseAddress! + i, &bytes)
+                // Read in place: a copy of each would retain and release its strings.
+                let e = exchanges.baseAddress! + i
+                bytes.appendJSON(bound: Self.exchangeBound(e)) { out in
+                    if i > 0 { out.byte(UInt8(ascii: ",")) }
+                    exchange(e, &out)
+                }
             }
         }
-        Self.raw("]}", &bytes)
+        bytes.append(UInt8(ascii: "]"))
+        bytes.append(UInt8(ascii: "}"))
     }
 
-    /// One exchange, read in place (a copy of each would retain and release its strings), written through a
-    /// `JSONByteCursor` into scratch memory bounded by its strings' lengths, then appended at once.
-    private mutating func exchange(_ pointer: UnsafePointer<HTTPExchange>, _ bytes: inout [UInt8]) {
-        let e = pointer
-        // Escaping writes at most 6 bytes per UTF-8 byte; the rest (keys, numbers, instants) stays under 1 KB.
-        let bound = 1024 + 21 * e.pointee.interimStatuses.count + Self.escapedBound(e.pointee.method)
-            + Self.escapedBound(e.pointee.target) + Self.escapedBound(e.pointee.httpVersion)
-        if scratch.count < bound { scratch = [UInt8](repeating: 0, count: bound) }
-        var memory: [UInt8] = []
-        swap(&memory, &scratch)
-        defer { swap(&memory, &scratch) }
-        memory.withUnsafeMutableBufferPointer { buffer in
-            var out = JSONByteCursor(buffer.baseAddress!)
-            out.raw("{\"index\":"); out.int(Int64(e.pointee.index))
-            out.raw(",\"method\":"); Self.string(e.pointee.method, &out)
-            out.raw(",\"target\":"); Self.string(e.pointee.target, &out)
-            out.raw(",\"httpVersion\":"); Self.string(e.pointee.httpVersion, &out)
-            out.raw(",\"statusCode\":")
-            if let status = e.pointee.statusCode { out.int(Int64(status)) } else { out.raw("null") }
-            out.raw(",\"interimStatuses\":[")
-            for (i, status) in e.pointee.interimStatuses.enumerated() {
-                if i > 0 { out.byte(UInt8(ascii: ",")) }
-                out.int(Int64(status))
-            }
-            out.raw("],\"interimAt\":"); instant(e.pointee.interimAt, &out)
-            out.raw(",\"requestStartAt\":"); instant(e.pointee.requestStartAt, &out)
-            out.raw(",\"requestEndAt\":"); instant(e.pointee.requestEndAt, &out)
-            out.raw(",\"responseStartAt\":"); instant(e.pointee.responseStartAt, &out)
-            out.raw(",\"responseEndAt\":"); instant(e.pointee.responseEndAt, &out)
-            out.raw(",\"waitMs\":")
-            if let wait = e.pointee.wait { out.millis(wait) } else { out.raw("null") }
-            out.raw(",\"requestHeaderBytes\":"); out.int(Int64(e.pointee.requestHeaderBytes))
-            out.raw(",\"requestBodyBytes\":"); out.int(e.pointee.requestBodyBytes)
-            out.raw(",\"responseHeaderBytes\":"); out.int(Int64(e.pointee.responseHeaderBytes))
-            out.raw(",\"responseBodyBytes\":"); out.int(e.pointee.responseBodyBytes)
-            out.raw(e.pointee.pipelined ? ",\"pipelined\":true,\"pipelineDepth\":" : ",\"pipelined\":false,\"pipelineDepth\":")
-            out.int(Int64(e.pointee.pipelineDepth))
-            out.raw(",\"stream\":")
-            if let stream = e.pointee.stream { out.int(Int64(stream)) } else { out.raw("null") }
-            out.raw(e.pointee.inferred ? ",\"inferred\":true" : ",\"inferred\":false")
-            out.raw(e.pointee.cutShort ? ",\"cutShort\":true" : ",\"cutShort\":false")
-            out.raw(e.pointee.complete ? ",\"complete\":true}" : ",\"complete\":false}")
-            bytes.append(contentsOf: out.written)
+    /// The most bytes `head` writes: its keys, numbers and instants stay under 4 KB; the rest is strings.
+    private static func headBound(_ c: TCPConnection) -> Int {
+        var bound = 4096 + 128 * c.idleGaps.count + escapedBound(c.applicationProtocol)
+        for note in c.notes { bound += 1 + escapedBound(note) }
+        if let tls = c.tls {
+            bound += escapedBound(tls.serverName) + escapedBound(tls.version) + escapedBound(tls.chosenALPN)
+                + escapedBound(tls.cipherSuite) + escapedBound(tls.decryptionNote) + escapedBound(tls.decryption.rawValue)
+            for alpn in tls.offeredALPN { bound += 1 + escapedBound(alpn) }
         }
+        return bound
+    }
+
+    /// The most bytes `exchange` writes: its keys, numbers and instants stay under 1 KB; the rest is strings.
+    private static func exchangeBound(_ e: UnsafePointer<HTTPExchange>) -> Int {
+        1024 + 21 * e.pointee.interimStatuses.count + escapedBound(e.pointee.method)
+            + escapedBound(e.pointee.target) + escapedBound(e.pointee.httpVersion)
     }
 
     /// The most bytes `value` takes as a JSON string (every UTF-8 byte escaped as `\u00XX`, and the quotes).
@@ -138,114 +58,180 @@ public struct CaptureConnectionJSONWriter {
         return 6 * value.utf8.count + 2
     }
 
+    /// The connection up to its exchanges' opening bracket.
+    private mutating func head(_ c: TCPConnection, _ out: inout JSONByteCursor) {
+        out.raw("{\"index\":"); out.int(Int64(c.index))
+        out.raw(",\"client\":"); Self.endpoint(c.client, &out)
+        out.raw(",\"server\":"); Self.endpoint(c.server, &out)
+        out.raw(",\"clientISN\":"); Self.unsigned(c.clientISN, &out)
+        out.raw(",\"serverISN\":"); Self.unsigned(c.serverISN, &out)
+        out.raw(",\"firstPacketAt\":"); instant(c.firstPacketAt, &out)
+        out.raw(",\"lastPacketAt\":"); instant(c.lastPacketAt, &out)
+        out.raw(",\"durationMs\":"); out.millis(c.duration)
+        out.raw(",\"handshake\":{\"synAt\":"); instant(c.synAt, &out)
+        out.raw(",\"synAckAt\":"); instant(c.synAckAt, &out)
+        out.raw(",\"ackAt\":"); instant(c.handshakeAckAt, &out)
+        out.raw(",\"rttMs\":"); Self.millis(c.handshakeTime, &out)
+        out.raw("},\"clientToServer\":"); Self.direction(c.clientToServer, duration: c.duration, &out)
+        out.raw(",\"serverToClient\":"); Self.direction(c.serverToClient, duration: c.duration, &out)
+        out.raw(",\"end\":"); out.string(c.end.rawValue)
+        out.raw(",\"closedBy\":"); Self.string(c.closedBy?.rawValue, &out)
+        out.raw(",\"closeStartedAt\":"); instant(c.closeStartedAt, &out)
+        out.raw(",\"longestSilenceMs\":"); out.millis(c.longestSilence)
+        out.raw(",\"idleGapCount\":"); out.int(Int64(c.idleGapCount))
+        out.raw(",\"idleGaps\":[")
+        for (i, gap) in c.idleGaps.enumerated() {
+            if i > 0 { out.byte(UInt8(ascii: ",")) }
+            out.raw("{\"startAt\":"); instant(gap.startAt, &out)
+            out.raw(",\"durationMs\":"); out.millis(gap.duration)
+            out.byte(UInt8(ascii: "}"))
+        }
+        out.raw("],\"applicationProtocol\":"); Self.string(c.applicationProtocol, &out)
+        out.raw(",\"tls\":")
+        if let tls = c.tls {
+            out.raw("{\"serverName\":"); Self.string(tls.serverName, &out)
+            out.raw(",\"offeredALPN\":"); Self.strings(tls.offeredALPN, &out)
+            out.raw(",\"version\":"); Self.string(tls.version, &out)
+            out.raw(",\"chosenALPN\":"); Self.string(tls.chosenALPN, &out)
+            out.raw(",\"cipherSuite\":"); Self.string(tls.cipherSuite, &out)
+            out.raw(",\"resumed\":")
+            if let resumed = tls.resumed { out.bool(resumed) } else { out.raw("null") }
+            out.raw(",\"decryption\":"); out.string(tls.decryption.rawValue)
+            out.raw(",\"decryptionNote\":"); Self.string(tls.decryptionNote, &out)
+            out.raw(",\"exchangesInferred\":"); out.bool(tls.exchangesInferred)
+            out.byte(UInt8(ascii: "}"))
+        } else {
+            out.raw("null")
+        }
+        out.raw(",\"http2\":")
+        if let h = c.http2 {
+            out.raw("{\"clientFrames\":"); out.int(Int64(h.clientFrames))
+            out.raw(",\"serverFrames\":"); out.int(Int64(h.serverFrames))
+            out.raw(",\"streams\":"); out.int(Int64(h.streams))
+            out.raw(",\"maxConcurrentStreams\":"); out.int(Int64(h.maxConcurrentStreams))
+            out.raw(",\"resetStreams\":"); out.int(Int64(h.resetStreams))
+            out.byte(UInt8(ascii: "}"))
+        } else {
+            out.raw("null")
+        }
+        out.raw(",\"notes\":"); Self.strings(c.notes, &out)
+        out.raw(",\"exchanges\":[")
+    }
+
+    /// One exchange.
+    private mutating func exchange(_ e: UnsafePointer<HTTPExchange>, _ out: inout JSONByteCursor) {
+        out.raw("{\"index\":"); out.int(Int64(e.pointee.index))
+        out.raw(",\"method\":"); Self.string(e.pointee.method, &out)
+        out.raw(",\"target\":"); Self.string(e.pointee.target, &out)
+        out.raw(",\"httpVersion\":"); Self.string(e.pointee.httpVersion, &out)
+        out.raw(",\"statusCode\":")
+        if let status = e.pointee.statusCode { out.int(Int64(status)) } else { out.raw("null") }
+        out.raw(",\"interimStatuses\":[")
+        for (i, status) in e.pointee.interimStatuses.enumerated() {
+            if i > 0 { out.byte(UInt8(ascii: ",")) }
+            out.int(Int64(status))
+        }
+        out.raw("],\"interimAt\":"); instant(e.pointee.interimAt, &out)
+        out.raw(",\"requestStartAt\":"); instant(e.pointee.requestStartAt, &out)
+        out.raw(",\"requestEndAt\":"); instant(e.pointee.requestEndAt, &out)
+        out.raw(",\"responseStartAt\":"); instant(e.pointee.responseStartAt, &out)
+        out.raw(",\"responseEndAt\":"); instant(e.pointee.responseEndAt, &out)
+        out.raw(",\"waitMs\":"); Self.millis(e.pointee.wait, &out)
+        out.raw(",\"requestHeaderBytes\":"); out.int(Int64(e.pointee.requestHeaderBytes))
+        out.raw(",\"requestBodyBytes\":"); out.int(e.pointee.requestBodyBytes)
+        out.raw(",\"responseHeaderBytes\":"); out.int(Int64(e.pointee.responseHeaderBytes))
+        out.raw(",\"responseBodyBytes\":"); out.int(e.pointee.responseBodyBytes)
+        out.raw(",\"pipelined\":"); out.bool(e.pointee.pipelined)
+        out.raw(",\"pipelineDepth\":"); out.int(Int64(e.pointee.pipelineDepth))
+        out.raw(",\"stream\":")
+        if let stream = e.pointee.stream { out.int(Int64(stream)) } else { out.raw("null") }
+        out.raw(",\"inferred\":"); out.bool(e.pointee.inferred)
+        out.raw(",\"cutShort\":"); out.bool(e.pointee.cutShort)
+        out.raw(",\"complete\":"); out.bool(e.pointee.complete)
+        out.byte(UInt8(ascii: "}"))
+    }
+
+    /// One direction's figures, with its throughput over the connection's duration.
+    private static func direction(_ d: DirectionStats, duration: Int64, _ out: inout JSONByteCursor) {
+        out.raw("{\"packets\":"); out.int(Int64(d.packets))
+        out.raw(",\"bytes\":"); out.int(d.bytes)
+        out.raw(",\"wireBytes\":"); out.int(d.wireBytes)
+        out.raw(",\"bytesPerSecond\":")
+        if let speed = TCPConnection.throughput(d.bytes, over: duration).map({ ($0 * 10).rounded() / 10 }) {
+            if !out.tenths(speed) {
+                out.appending { if !JSONBytes.appendDouble(speed, to: &$0) { $0.append(contentsOf: "null".utf8) } }
+            }
+        } else {
+            out.raw("null")
+        }
+        out.raw(",\"retransmissions\":"); out.int(Int64(d.retransmissions))
+        out.raw(",\"outOfOrder\":"); out.int(Int64(d.outOfOrder))
+        out.raw(",\"keepAlives\":"); out.int(Int64(d.keepAlives))
+        out.raw(",\"zeroWindow\":"); out.int(Int64(d.zeroWindow))
+        out.raw(",\"windowFull\":"); out.int(Int64(d.windowFull))
+        out.raw(",\"resets\":"); out.int(Int64(d.resets))
+        out.raw(",\"captureGaps\":"); out.int(Int64(d.captureGaps))
+        out.raw(",\"captureGapBytes\":"); out.int(d.captureGapBytes)
+        out.raw(",\"truncatedBytes\":"); out.int(d.truncatedBytes)
+        out.byte(UInt8(ascii: "}"))
+    }
+
+    private static func endpoint(_ e: Endpoint, _ out: inout JSONByteCursor) {
+        out.raw("{\"address\":")
+        if e.address.isIPv6 { out.string(e.address.description) } else { out.ipv4String(e.address.low) }
+        out.raw(",\"port\":"); out.unsigned(UInt64(e.port))
+        out.byte(UInt8(ascii: "}"))
+    }
+
+    private static func strings(_ values: [String], _ out: inout JSONByteCursor) {
+        out.byte(UInt8(ascii: "["))
+        for (i, value) in values.enumerated() {
+            if i > 0 { out.byte(UInt8(ascii: ",")) }
+            out.string(value)
+        }
+        out.byte(UInt8(ascii: "]"))
+    }
+
     private static func string(_ value: String?, _ out: inout JSONByteCursor) {
         if let value { out.string(value) } else { out.raw("null") }
     }
 
-    /// An instant (or null) through the cursor, as `instant(_:_:)` writes it into an array.
+    private static func unsigned(_ value: UInt32?, _ out: inout JSONByteCursor) {
+        if let value { out.unsigned(UInt64(value)) } else { out.raw("null") }
+    }
+
+    private static func millis(_ micros: Int64?, _ out: inout JSONByteCursor) {
+        if let micros { out.millis(micros) } else { out.raw("null") }
+    }
+
+    /// An instant (or null) as `JSONBytes.appendInstant` writes it, its date and time of day reused within a second.
     private mutating func instant(_ micros: Int64?, _ out: inout JSONByteCursor) {
         guard let micros else {
             out.raw("null")
             return
         }
-        let second = Self.second(of: micros)
-        guard cachePrefix(of: second) else {
+        let second = micros >= 0 ? micros / 1_000_000 : (micros - 999_999) / 1_000_000
+        guard second == cachedSecond || cachePrefix(of: second) else {
             out.appending { JSONBytes.appendInstant(micros: micros, to: &$0) }
             return
         }
-        cachedPrefix.withUnsafeBufferPointer { out.bytes($0) }
+        // The three words hold 24 bytes: the fraction's digits overwrite the 3 past the prefix.
+        out.words(cachedPrefix, keeping: 21)
         out.fraction(micros - second * 1_000_000)
-    }
-
-    /// One direction's figures, with its throughput over the connection's duration.
-    private static func direction(_ d: DirectionStats, duration: Int64, _ bytes: inout [UInt8]) {
-        raw("{\"packets\":", &bytes); JSONBytes.appendInt(Int64(d.packets), to: &bytes)
-        raw(",\"bytes\":", &bytes); JSONBytes.appendInt(d.bytes, to: &bytes)
-        raw(",\"wireBytes\":", &bytes); JSONBytes.appendInt(d.wireBytes, to: &bytes)
-        raw(",\"bytesPerSecond\":", &bytes)
-        let speed = TCPConnection.throughput(d.bytes, over: duration).map { ($0 * 10).rounded() / 10 }
-        if let speed, JSONBytes.appendDouble(speed, to: &bytes) {} else { raw("null", &bytes) }
-        raw(",\"retransmissions\":", &bytes); JSONBytes.appendInt(Int64(d.retransmissions), to: &bytes)
-        raw(",\"outOfOrder\":", &bytes); JSONBytes.appendInt(Int64(d.outOfOrder), to: &bytes)
-        raw(",\"keepAlives\":", &bytes); JSONBytes.appendInt(Int64(d.keepAlives), to: &bytes)
-        raw(",\"zeroWindow\":", &bytes); JSONBytes.appendInt(Int64(d.zeroWindow), to: &bytes)
-        raw(",\"windowFull\":", &bytes); JSONBytes.appendInt(Int64(d.windowFull), to: &bytes)
-        raw(",\"resets\":", &bytes); JSONBytes.appendInt(Int64(d.resets), to: &bytes)
-        raw(",\"captureGaps\":", &bytes); JSONBytes.appendInt(Int64(d.captureGaps), to: &bytes)
-        raw(",\"captureGapBytes\":", &bytes); JSONBytes.appendInt(d.captureGapBytes, to: &bytes)
-        raw(",\"truncatedBytes\":", &bytes); JSONBytes.appendInt(d.truncatedBytes, to: &bytes)
-        raw("}", &bytes)
-    }
-
-    private static func endpoint(_ e: Endpoint, _ bytes: inout [UInt8]) {
-        raw("{\"address\":", &bytes); JSONBytes.appendString(e.address.description, to: &bytes)
-        raw(",\"port\":", &bytes); JSONBytes.appendUnsigned(UInt64(e.port), to: &bytes)
-        raw("}", &bytes)
-    }
-
-    private static func strings(_ values: [String], _ bytes: inout [UInt8]) {
-        bytes.append(UInt8(ascii: "["))
-        for (i, value) in values.enumerated() {
-            if i > 0 { bytes.append(UInt8(ascii: ",")) }
-            JSONBytes.appendString(value, to: &bytes)
-        }
-        bytes.append(UInt8(ascii: "]"))
-    }
-
-    private static func raw(_ text: StaticString, _ bytes: inout [UInt8]) {
-        bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
-    }
-
-    private static func string(_ value: String?, _ bytes: inout [UInt8]) {
-        if let value { JSONBytes.appendString(value, to: &bytes) } else { raw("null", &bytes) }
-    }
-
-    private static func int(_ value: Int?, _ bytes: inout [UInt8]) {
-        if let value { JSONBytes.appendInt(Int64(value), to: &bytes) } else { raw("null", &bytes) }
-    }
-
-    private static func unsigned(_ value: UInt32?, _ bytes: inout [UInt8]) {
-        if let value { JSONBytes.appendUnsigned(UInt64(value), to: &bytes) } else { raw("null", &bytes) }
-    }
-
-    private static func millis(_ micros: Int64?, _ bytes: inout [UInt8]) {
-        if let micros { JSONBytes.appendMillis(micros: micros, to: &bytes) } else { raw("null", &bytes) }
-    }
-
-    private mutating func instant(_ micros: Int64?, _ bytes: inout [UInt8]) {
-        if let micros { instant(micros, &bytes) } else { Self.raw("null", &bytes) }
-    }
-
-    /// The instant as `JSONBytes.appendInstant` writes it, its date and time of day reused within a second.
-    private mutating func instant(_ micros: Int64, _ bytes: inout [UInt8]) {
-        let second = Self.second(of: micros)
-        guard cachePrefix(of: second) else {
-            JSONBytes.appendInstant(micros: micros, to: &bytes)
-            return
-        }
-        bytes.append(contentsOf: cachedPrefix)
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 8) { memory in
-            var out = JSONByteCursor(memory.baseAddress!)
-            out.fraction(micros - second * 1_000_000)
-            bytes.append(contentsOf: out.written)
-        }
-    }
-
-    /// The whole second an instant (µs) falls in.
-    private static func second(of micros: Int64) -> Int64 {
-        micros >= 0 ? micros / 1_000_000 : (micros - 999_999) / 1_000_000
     }
 
     /// Makes `cachedPrefix` the text of `second` up to the fraction; false when its text is not of the usual
     /// length (a year of other than four digits: no cache).
     private mutating func cachePrefix(of second: Int64) -> Bool {
-        guard second != cachedSecond else { return true }
         var text: [UInt8] = []
         JSONBytes.appendInstant(micros: second * 1_000_000, to: &text)
-        // `"YYYY-MM-DDTHH:MM:SS.000000Z"`: keep what precedes the fraction.
+        // `"YYYY-MM-DDTHH:MM:SS.000000Z"`: keep what precedes the fraction (and 3 bytes more, to fill three words).
         guard text.count == 29 else { return false }
         cachedSecond = second
-        cachedPrefix = Array(text[0..<21])
+        text.withUnsafeBytes { raw in
+            cachedPrefix = (raw.loadUnaligned(as: UInt64.self), raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self),
+                            raw.loadUnaligned(fromByteOffset: 16, as: UInt64.self))
+        }
         return true
     }
 }

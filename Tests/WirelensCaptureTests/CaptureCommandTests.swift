@@ -150,17 +150,22 @@ final class CaptureCommandTests: XCTestCase {
         XCTAssertEqual((json["summary"] as? [String: Any])?["exchanges"] as? Int, 2)
     }
 
-    func testManyConnectionsGiveACompactDocumentWrittenPieceByPiece() throws {
-        // 1001 connections (a SYN each from its own port) are above the pretty-printing limit.
+    /// A capture of `count` connections: a SYN each from its own port (20000 and up).
+    private func manySYNs(_ count: Int = 1001) -> String {
         func le32(_ v: UInt32) -> [UInt8] { (0..<4).map { UInt8(v >> (8 * $0) & 0xff) } }
         var bytes = pcapHeader(linkType: 1)
         var builder = FrameBuilder()
-        for i in 0..<1001 {
+        for i in 0..<count {
             builder.source.port = UInt16(20000 + i)
             let frame = builder.frame(seq: UInt32(i), flags: .syn)
             bytes += le32(1_700_000_000) + le32(UInt32(i)) + le32(UInt32(frame.count)) + le32(UInt32(frame.count)) + frame
         }
-        let path = file("many.pcap", bytes)
+        return file("many.pcap", bytes)
+    }
+
+    func testManyConnectionsGiveACompactDocumentWrittenPieceByPiece() throws {
+        // 1001 connections are above the pretty-printing limit.
+        let path = manySYNs()
         let outcome = try wirelens(["capture", "analyze", path, "--format", "json"])
         XCTAssertEqual(outcome.status, 0, outcome.stderr)
         XCTAssertEqual(outcome.stdout.split(separator: "\n").count, 1, "compact: one line")
@@ -169,6 +174,29 @@ final class CaptureCommandTests: XCTestCase {
         XCTAssertEqual(connections.count, 1001)
         XCTAssertEqual(connections.last?["index"] as? Int, 1000)
         XCTAssertEqual((json["summary"] as? [String: Any])?["connections"] as? Int, 1001)
+    }
+
+    /// A report that replaces an existing file, written with O_DIRECT in several steps and a last piece that is not
+    /// a whole block (`DirectFileWrites`): the file then holds the whole new document, and only it.
+    func testAReportReplacingAFileIsWhollyWritten() throws {
+        let path = manySYNs(20_000)
+        let report = LoopbackCapture.temporaryPath("replaced.json")
+        toRemove.append(report)
+        try Data(String(repeating: "an older report\n", count: 200_000).utf8).write(to: URL(fileURLWithPath: report))
+        let outcome = try wirelens(["capture", "analyze", path, "--format", "json", "--report", report, "-q"])
+        XCTAssertEqual(outcome.status, 0, outcome.stderr)
+        let written = try Data(contentsOf: URL(fileURLWithPath: report))
+        XCTAssertGreaterThan(written.count, 2 * DirectFileWrites.step)
+        XCTAssertNotEqual(written.count % DirectFileWrites.block, 0, "a last piece that is not a whole block")
+        XCTAssertFalse(String(decoding: written, as: UTF8.self).contains("older"))
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: written) as? [String: Any])
+        let connections = try XCTUnwrap(json["connections"] as? [[String: Any]])
+        XCTAssertEqual(connections.map { $0["index"] as? Int }, Array(0..<20_000))
+        XCTAssertEqual(connections.map { ($0["client"] as? [String: Any])?["port"] as? Int }, Array(20000..<40000))
+        let directory = (report as NSString).deletingLastPathComponent
+        let beside = try FileManager.default.contentsOfDirectory(atPath: directory)
+            .filter { $0.hasPrefix((report as NSString).lastPathComponent + ".tmp") }
+        XCTAssertEqual(beside, [], "no temporary file left")
     }
 
     /// SIGTERM or SIGINT during an analysis: the report covers what was read (every connection already written

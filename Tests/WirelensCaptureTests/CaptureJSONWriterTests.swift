@@ -150,6 +150,27 @@ final class CaptureJSONWriterTests: XCTestCase {
         XCTAssertEqual(try CaptureJSONRenderer.render(report), expected)
     }
 
+    /// Throughputs (`bytesPerSecond`, rounded to tenths) of every magnitude, from fractions of a byte a second to
+    /// beyond 1e15 (where the Double's own text is used), are written as their Codable encoding writes them.
+    func testThroughputsOfEveryMagnitudeAreTheirCodableText() throws {
+        var random = SeededGenerator(seed: 0x7E47_5A11)
+        var writer = CaptureConnectionJSONWriter()
+        let encoder = StreamingJSONEncoder(prettyPrinted: false)
+        for index in 0..<3000 {
+            let first: Int64 = 1_700_000_000_000_000
+            var c = TCPConnection(client: Endpoint(address: IPAddress(v4: 10, 0, 0, 1), port: 1),
+                                  server: Endpoint(address: IPAddress(v4: 10, 0, 0, 2), port: 2), firstPacketAt: first)
+            c.index = index
+            c.lastPacketAt = first + 1 + Int64(random.next() % (UInt64(1) << (random.next() % 40)))
+            c.clientToServer.bytes = Int64(random.next() % (UInt64(1) << (random.next() % 63)))
+            c.serverToClient.bytes = Int64(random.next() % 1000)
+            var bytes: [UInt8] = []
+            writer.append(c, to: &bytes)
+            XCTAssertEqual(String(decoding: bytes, as: UTF8.self), String(decoding: try encoder.encode(c), as: UTF8.self),
+                           "bytes \(c.clientToServer.bytes) over \(c.duration) µs")
+        }
+    }
+
     /// A connection whose every field is drawn from `random`.
     private static func connection(index: Int, using random: inout SeededGenerator) -> TCPConnection {
         func address() -> IPAddress {
