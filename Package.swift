@@ -29,8 +29,6 @@ let package = Package(
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
         .target(name: "CCurlShim", dependencies: ["CCurl"]),
-        // O_DIRECT for the report file (declared by Glibc only for _GNU_SOURCE).
-        .target(name: "CFileShim"),
         .systemLibrary(
             name: "CPcap",
             pkgConfig: "libpcap",
@@ -102,7 +100,7 @@ let package = Package(
             dependencies: [
                 "WirelensCore", "WirelensCompare", "WirelensProbe", "WirelensCurl", "WirelensReport", "WirelensTarget",
                 "WirelensStore", "WirelensCapture", "WirelensConcurrency", "WirelensDigest", "WirelensCheck",
-                "WirelensUpload", "CFileShim",
+                "WirelensUpload",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

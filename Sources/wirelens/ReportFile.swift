@@ -33,15 +33,12 @@ enum ReportFile {
         /// The temporary file and the path it is renamed to; nil when written directly.
         private let rename: (temporary: String, path: String)?
         private var isOpen = true
-        /// O_DIRECT writes, for a temporary file that replaces a regular file (`DirectFileWrites` says why).
-        private var direct: DirectFileWrites?
 
         /// Opens `path` for a report: a temporary file beside it, or `path` itself when it exists and is not a
         /// regular file (renaming over /dev/null, /dev/stdout or a FIFO would replace it with a regular file).
         init(path: String) throws {
             var status = stat()
-            let exists = stat(path, &status) == 0
-            if exists, status.st_mode & S_IFMT != S_IFREG {
+            if stat(path, &status) == 0, status.st_mode & S_IFMT != S_IFREG {
                 fd = open(path, O_WRONLY)
                 rename = nil
             } else {
@@ -50,7 +47,6 @@ enum ReportFile {
                 rename = (temporary, path)
             }
             guard fd >= 0 else { throw WriteError.fromErrno() }
-            if exists, rename != nil { direct = DirectFileWrites(fd: fd) }
         }
 
         /// Standard output, which is left open.
@@ -64,16 +60,11 @@ enum ReportFile {
 
         /// Writes every byte; throws a `WriteError` on failure.
         func write(_ bytes: [UInt8]) throws {
-            let written = bytes.withUnsafeBytes { direct?.write($0) ?? writeAll($0, to: fd) }
-            guard written else { throw WriteError.fromErrno() }
+            guard writeAll(bytes, to: fd) else { throw WriteError.fromErrno() }
         }
 
         /// Closes the file and renames it into place.
         func commit() throws {
-            if let direct {
-                self.direct = nil
-                guard direct.flush(whole: true) else { throw WriteError.fromErrno() }
-            }
             if isOpen {
                 isOpen = false  // closed exactly once, even when close itself fails
                 guard close(fd) == 0 else { throw WriteError.fromErrno() }
@@ -99,18 +90,15 @@ enum ReportFile {
     /// Writes every byte to `fd`, retrying short writes; false on an error.
     @discardableResult
     static func writeAll(_ bytes: [UInt8], to fd: Int32) -> Bool {
-        bytes.withUnsafeBytes { writeAll($0, to: fd) }
-    }
-
-    /// Writes every byte to `fd`, retrying short writes; false on an error.
-    static func writeAll(_ buffer: UnsafeRawBufferPointer, to fd: Int32) -> Bool {
-        var offset = 0
-        while offset < buffer.count {
-            let n = Foundation.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { return false }
-            offset += n
+        bytes.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let n = Foundation.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { return false }
+                offset += n
+            }
+            return true
         }
-        return true
     }
 }
