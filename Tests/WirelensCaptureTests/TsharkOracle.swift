@@ -69,19 +69,26 @@ enum TsharkOracle {
         return result
     }
 
-    /// SYN to SYN/ACK per client port, in µs, as the capture's timestamps show them (the first of each).
-    static func handshakeTimes(_ path: String, serverPort: Int) throws -> [Int: Int64] {
+    /// SYN to SYN/ACK per client port, in µs, as the capture's timestamps show them (the first of each), and SYN to
+    /// the client's first ACK after it (the handshake's third packet; nil when the capture does not hold it).
+    static func handshakeTimes(_ path: String, serverPort: Int) throws -> [Int: (synAck: Int64, ack: Int64?)] {
         var syn: [Int: Double] = [:]
-        var times: [Int: Int64] = [:]
-        let rows = try run(["-r", path, "-Y", "tcp.flags.syn == 1", "-T", "fields", "-e", "frame.time_epoch",
-                            "-e", "tcp.srcport", "-e", "tcp.dstport", "-e", "tcp.flags.ack"])
+        var times: [Int: (synAck: Int64, ack: Int64?)] = [:]
+        let rows = try run(["-r", path, "-Y", "tcp.flags.syn == 1 || tcp.flags.ack == 1", "-T", "fields",
+                            "-e", "frame.time_epoch", "-e", "tcp.srcport", "-e", "tcp.dstport", "-e", "tcp.flags.syn",
+                            "-e", "tcp.flags.ack"])
+        func set(_ text: String) -> Bool { text == "1" || text == "True" }
         for line in rows.split(separator: "\n") {
             let f = line.split(separator: "\t").map(String.init)
-            guard f.count == 4, let t = Double(f[0]), let src = Int(f[1]), let dst = Int(f[2]) else { continue }
-            let isAck = f[3] == "1" || f[3] == "True"
-            if !isAck, dst == serverPort, syn[src] == nil { syn[src] = t }
-            if isAck, src == serverPort, let sent = syn[dst], times[dst] == nil {
-                times[dst] = Int64(((t - sent) * 1e6).rounded())
+            guard f.count == 5, let t = Double(f[0]), let src = Int(f[1]), let dst = Int(f[2]) else { continue }
+            let (isSyn, isAck) = (set(f[3]), set(f[4]))
+            let micros = { (sent: Double) in Int64(((t - sent) * 1e6).rounded()) }
+            if isSyn, !isAck, dst == serverPort, syn[src] == nil { syn[src] = t }
+            if isSyn, isAck, src == serverPort, let sent = syn[dst], times[dst] == nil {
+                times[dst] = (micros(sent), nil)
+            }
+            if !isSyn, isAck, dst == serverPort, let sent = syn[src], let seen = times[src], seen.ack == nil {
+                times[src] = (seen.synAck, micros(sent))
             }
         }
         return times
