@@ -85,6 +85,7 @@ struct HTTPConversation {
     init(targets: TargetRedactor = TargetRedactor(), keyLog: KeyLog? = nil, keepsExchanges: Bool = true) {
         http1 = HTTP1Exchanges(targets: targets, keepsAll: keepsExchanges)
         requests.readsText = keepsExchanges
+        if keepsExchanges { requests.targets = targets }
         responses.readsText = keepsExchanges
         self.keyLog = keyLog
     }

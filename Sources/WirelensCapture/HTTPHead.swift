@@ -13,6 +13,8 @@ struct HTTPHead {
     /// The method's kind, for a request.
     var methodKind = MethodKind.other
     var target: String?
+    /// `target` went through the capture's `TargetRedactor` already (`HTTPMessageParser.targets`).
+    var targetRedacted = false
     var version: String?
     var status: Int?
     var contentLength: Int64?

@@ -53,6 +53,8 @@ struct HTTPMessageParser {
     /// False when the text of the start line is not wanted: `HTTPHead`'s method, target and version then stay nil
     /// (its `methodKind` and `status` are still read).
     var readsText = true
+    /// When set (with `readsText`), request targets are read through it, redacted (`HTTPHead.targetRedacted`).
+    var targets: TargetRedactor?
     private var state = State.idle
     private var line: [UInt8] = []
     private var head = HTTPHead()
@@ -455,7 +457,13 @@ struct HTTPMessageParser {
         head.methodKind = Self.methodKind(method)
         guard readsText else { return true }
         head.method = Self.methodName(method)
-        head.target = String(decoding: target.prefix(2048), as: UTF8.self)
+        let shown = UnsafeRawBufferPointer(rebasing: target.prefix(2048))
+        if let targets {
+            head.target = targets.redact(shown)
+            head.targetRedacted = true
+        } else {
+            head.target = String(decoding: shown, as: UTF8.self)
+        }
         head.version = Self.versionName(version)
         return true
     }

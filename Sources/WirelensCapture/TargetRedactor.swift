@@ -1,5 +1,9 @@
 import WirelensCore
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Masks secret-looking query values in the request targets of a capture, remembering the parameter names it
 /// found harmless.
 ///
@@ -13,9 +17,50 @@ final class TargetRedactor {
     private var lastQueryNames: [UInt8] = []
     private var scratch: [UInt8] = []
 
+    /// Redacted targets by their raw bytes (a capture's requests repeat a few thousand targets): an open-addressing
+    /// table of indexes into `entries` (-1 for an empty slot), whose raw bytes are kept in `arena`.
+    private var slots = [Int32](repeating: -1, count: TargetRedactor.slotCount)
+    private var entries: [(start: Int, count: Int, hash: UInt64, text: String)] = []
+    private var arena: [UInt8] = []
+
     static let maxNames = 256
+    /// Slots of the table of redacted targets (a power of two), and the most targets and raw bytes it holds:
+    /// past those, other targets are redacted each time.
+    static let slotCount = 8192
+    static let maxEntries = 4096
+    static let maxArenaBytes = 1 << 20
 
     init() {}
+
+    /// The text of the raw request target `bytes`, redacted (`redact`): taken from the table of targets already
+    /// seen when it holds them, without decoding or scanning them again.
+    func redact(_ bytes: UnsafeRawBufferPointer) -> String {
+        // FNV-1a.
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for b in bytes { hash = (hash ^ UInt64(b)) &* 0x0000_0100_0000_01b3 }
+        let mask = Self.slotCount - 1
+        var slot = Int(truncatingIfNeeded: hash) & mask
+        while true {
+            let index = Int(slots[slot])
+            if index < 0 { break }
+            let found = arena.withUnsafeBufferPointer { stored -> String? in
+                let entry = entries[index]
+                guard entry.hash == hash, entry.count == bytes.count else { return nil }
+                guard entry.count == 0
+                    || memcmp(stored.baseAddress! + entry.start, bytes.baseAddress!, entry.count) == 0 else { return nil }
+                return entry.text
+            }
+            if let found { return found }
+            slot = (slot + 1) & mask
+        }
+        let text = redact(String(decoding: bytes, as: UTF8.self))
+        if entries.count < Self.maxEntries, arena.count + bytes.count <= Self.maxArenaBytes {
+            slots[slot] = Int32(entries.count)
+            entries.append((start: arena.count, count: bytes.count, hash: hash, text: text))
+            arena.append(contentsOf: bytes)
+        }
+        return text
+    }
 
     /// The target with the values of secret-looking query (or fragment) parameters, and any user info, masked.
     func redact(_ target: String) -> String {
