@@ -17,48 +17,21 @@ final class TargetRedactor {
     private var lastQueryNames: [UInt8] = []
     private var scratch: [UInt8] = []
 
-    /// Redacted targets by their raw bytes (a capture's requests repeat a few thousand targets): an open-addressing
-    /// table of indexes into `entries` (-1 for an empty slot), whose raw bytes are kept in `arena`.
-    private var slots = [Int32](repeating: -1, count: TargetRedactor.slotCount)
-    private var entries: [(start: Int, count: Int, hash: UInt64, text: String)] = []
-    private var arena: [UInt8] = []
+    /// Redacted targets by their raw bytes (a capture's requests repeat a few thousand targets), in one stored
+    /// value so that a lookup is one access to this object's storage.
+    private var table = Table()
 
     static let maxNames = 256
-    /// Slots of the table of redacted targets (a power of two), and the most targets and raw bytes it holds:
-    /// past those, other targets are redacted each time.
-    static let slotCount = 8192
-    static let maxEntries = 4096
-    static let maxArenaBytes = 1 << 20
 
     init() {}
 
     /// The text of the raw request target `bytes`, redacted (`redact`): taken from the table of targets already
     /// seen when it holds them, without decoding or scanning them again.
     func redact(_ bytes: UnsafeRawBufferPointer) -> String {
-        // FNV-1a.
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for b in bytes { hash = (hash ^ UInt64(b)) &* 0x0000_0100_0000_01b3 }
-        let mask = Self.slotCount - 1
-        var slot = Int(truncatingIfNeeded: hash) & mask
-        while true {
-            let index = Int(slots[slot])
-            if index < 0 { break }
-            let found = arena.withUnsafeBufferPointer { stored -> String? in
-                let entry = entries[index]
-                guard entry.hash == hash, entry.count == bytes.count else { return nil }
-                guard entry.count == 0
-                    || memcmp(stored.baseAddress! + entry.start, bytes.baseAddress!, entry.count) == 0 else { return nil }
-                return entry.text
-            }
-            if let found { return found }
-            slot = (slot + 1) & mask
-        }
+        let hash = Table.hash(bytes)
+        if let found = table.text(of: bytes, hash: hash) { return found }
         let text = redact(String(decoding: bytes, as: UTF8.self))
-        if entries.count < Self.maxEntries, arena.count + bytes.count <= Self.maxArenaBytes {
-            slots[slot] = Int32(entries.count)
-            entries.append((start: arena.count, count: bytes.count, hash: hash, text: text))
-            arena.append(contentsOf: bytes)
-        }
+        table.insert(bytes, hash: hash, text: text)
         return text
     }
 
@@ -131,5 +104,69 @@ final class TargetRedactor {
         }
         swap(&lastQueryNames, &list)
         return false
+    }
+
+    /// Texts by raw bytes: an open-addressing table of indexes into `entries` (-1 for an empty slot), whose raw
+    /// bytes are kept in `arena`. Past `maxEntries` targets or `maxArenaBytes` bytes, no more are added.
+    private struct Table {
+        static let slotCount = 8192
+        static let maxEntries = 4096
+        static let maxArenaBytes = 1 << 20
+
+        private var slots = [Int32](repeating: -1, count: Table.slotCount)
+        private var entries: [(start: Int, count: Int, hash: UInt64, text: String)] = []
+        private var arena: [UInt8] = []
+
+        /// A hash of `bytes`, eight at a time.
+        static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+            var hash = UInt64(bytes.count) &* 0x9e37_79b9_7f4a_7c15
+            var offset = 0
+            while offset + 8 <= bytes.count {
+                let word = bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                hash = (hash ^ word) &* 0xff51_afd7_ed55_8ccd
+                hash ^= hash >> 29
+                offset += 8
+            }
+            var tail: UInt64 = 0
+            while offset < bytes.count {
+                tail = tail << 8 | UInt64(bytes[offset])
+                offset += 1
+            }
+            hash = (hash ^ tail) &* 0xc4ce_b9fe_1a85_ec53
+            return hash ^ hash >> 32
+        }
+
+        /// The text stored for `bytes`, if any.
+        func text(of bytes: UnsafeRawBufferPointer, hash: UInt64) -> String? {
+            let mask = Self.slotCount - 1
+            return slots.withUnsafeBufferPointer { slots in
+                entries.withUnsafeBufferPointer { entries in
+                    arena.withUnsafeBytes { arena -> String? in
+                        var slot = Int(truncatingIfNeeded: hash) & mask
+                        while slots[slot] >= 0 {
+                            let entry = entries[Int(slots[slot])]
+                            if entry.hash == hash, entry.count == bytes.count,
+                               entry.count == 0
+                                || memcmp(arena.baseAddress! + entry.start, bytes.baseAddress!, entry.count) == 0 {
+                                return entry.text
+                            }
+                            slot = (slot + 1) & mask
+                        }
+                        return nil
+                    }
+                }
+            }
+        }
+
+        /// Stores `text` for `bytes` (not stored yet), while there is room.
+        mutating func insert(_ bytes: UnsafeRawBufferPointer, hash: UInt64, text: String) {
+            guard entries.count < Self.maxEntries, arena.count + bytes.count <= Self.maxArenaBytes else { return }
+            let mask = Self.slotCount - 1
+            var slot = Int(truncatingIfNeeded: hash) & mask
+            while slots[slot] >= 0 { slot = (slot + 1) & mask }
+            slots[slot] = Int32(entries.count)
+            entries.append((start: arena.count, count: bytes.count, hash: hash, text: text))
+            arena.append(contentsOf: bytes)
+        }
     }
 }
