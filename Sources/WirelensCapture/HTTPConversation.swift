@@ -13,8 +13,8 @@ struct HTTPConversation {
     }
 
     /// The two directions' parsers; their events go to `http1` (`withParser`).
-    private var requests = HTTPMessageParser(role: .request)
-    private var responses = HTTPMessageParser(role: .response)
+    private var requests: HTTPMessageParser
+    private var responses: HTTPMessageParser
     /// The exchanges the parsers' events build.
     private var http1: HTTP1Exchanges
     /// Masks secrets in request targets; shared by the connections of a capture.
@@ -86,9 +86,8 @@ struct HTTPConversation {
     /// only counted (`HTTP1Exchanges`) and the text of their start lines (method, target, version) not read.
     init(targets: TargetRedactor = TargetRedactor(), keyLog: KeyLog? = nil, keepsExchanges: Bool = true) {
         http1 = HTTP1Exchanges(targets: targets, keepsAll: keepsExchanges)
-        requests.readsText = keepsExchanges
-        if keepsExchanges { requests.targets = targets }
-        responses.readsText = keepsExchanges
+        requests = HTTPMessageParser(role: .request, readsText: keepsExchanges, targets: keepsExchanges ? targets : nil)
+        responses = HTTPMessageParser(role: .response, readsText: keepsExchanges)
         self.keyLog = keyLog
     }
 

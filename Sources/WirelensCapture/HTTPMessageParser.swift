@@ -69,8 +69,10 @@ struct HTTPMessageParser {
     /// While seeking: the line being passed over is too long to be a start line (the rest of it is ignored).
     private var seekLongLine = false
 
-    init(role: Role) {
+    init(role: Role, readsText: Bool = true, targets: TargetRedactor? = nil) {
         self.role = role
+        self.readsText = readsText
+        self.targets = targets
     }
 
     /// True while bytes still mean something to this parser.
