@@ -48,6 +48,11 @@ struct HTTP1Exchanges: HTTPMessageSink {
         self.keepsAll = keepsAll
     }
 
+    /// The text of a request target the parser read, redacted (through `targets`' table of the targets seen).
+    func targetText(_ bytes: UnsafeRawBufferPointer) -> String {
+        targets.redact(bytes)
+    }
+
     /// Exchanges read so far, folded ones included.
     var count: Int { folded + exchanges.count }
 
@@ -117,7 +122,8 @@ struct HTTP1Exchanges: HTTPMessageSink {
             // Without `keepsAll` the parsers read no start-line text (`HTTPMessageParser.readsText`): nothing shown.
             guard keepsAll else { return }
             exchanges[last].method = head.method
-            exchanges[last].target = head.targetRedacted ? head.target : head.target.map(targets.redact)
+            // The target's text came from `targetText`: redacted.
+            exchanges[last].target = head.target
             exchanges[last].httpVersion = head.version
         case .end(let time, let bodyBytes):
             guard let last = exchanges.indices.last else { return }

@@ -86,7 +86,7 @@ struct HTTPConversation {
     /// only counted (`HTTP1Exchanges`) and the text of their start lines (method, target, version) not read.
     init(targets: TargetRedactor = TargetRedactor(), keyLog: KeyLog? = nil, keepsExchanges: Bool = true) {
         http1 = HTTP1Exchanges(targets: targets, keepsAll: keepsExchanges)
-        requests = HTTPMessageParser(role: .request, readsText: keepsExchanges, targets: keepsExchanges ? targets : nil)
+        requests = HTTPMessageParser(role: .request, readsText: keepsExchanges)
         responses = HTTPMessageParser(role: .response, readsText: keepsExchanges)
         self.keyLog = keyLog
     }

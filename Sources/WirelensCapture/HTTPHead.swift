@@ -13,8 +13,6 @@ struct HTTPHead {
     /// The method's kind, for a request.
     var methodKind = MethodKind.other
     var target: String?
-    /// `target` went through the capture's `TargetRedactor` already (`HTTPMessageParser.targets`).
-    var targetRedacted = false
     var version: String?
     var status: Int?
     var contentLength: Int64?
@@ -28,10 +26,7 @@ struct HTTPHead {
     mutating func clear() {
         // Only the strings set are released (a response head holds a version alone).
         if method != nil { method = nil }
-        if target != nil {
-            target = nil
-            targetRedacted = false
-        }
+        if target != nil { target = nil }
         if version != nil { version = nil }
         if upgrade != nil { upgrade = nil }
         methodKind = .other

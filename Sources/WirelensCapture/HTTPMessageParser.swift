@@ -53,8 +53,6 @@ struct HTTPMessageParser {
     /// False when the text of the start line is not wanted: `HTTPHead`'s method, target and version then stay nil
     /// (its `methodKind` and `status` are still read).
     var readsText = true
-    /// When set (with `readsText`), request targets are read through it, redacted (`HTTPHead.targetRedacted`).
-    var targets: TargetRedactor?
     private var state = State.idle
     private var line: [UInt8] = []
     private var head = HTTPHead()
@@ -69,10 +67,9 @@ struct HTTPMessageParser {
     /// While seeking: the line being passed over is too long to be a start line (the rest of it is ignored).
     private var seekLongLine = false
 
-    init(role: Role, readsText: Bool = true, targets: TargetRedactor? = nil) {
+    init(role: Role, readsText: Bool = true) {
         self.role = role
         self.readsText = readsText
-        self.targets = targets
     }
 
     /// True while bytes still mean something to this parser.
@@ -305,9 +302,9 @@ struct HTTPMessageParser {
     /// Whose message begins with `line` (without its line end): a request line's, a status line's, or neither.
     static func startLineRole(_ line: UnsafeRawBufferPointer) -> Role? {
         guard let first = line.first else { return nil }
-        var scratch = HTTPMessageParser(role: .request)
+        var scratch = HTTPMessageParser(role: .request, readsText: false)
         if first == 72, scratch.parseStatusLine(line) { return .response }  // "H"
-        if first >= 65 && first <= 90, scratch.parseRequestLine(line) { return .request }
+        if first >= 65 && first <= 90, scratch.parseRequestLine(line, text: { _ in "" }) { return .request }
         return nil
     }
 
@@ -354,7 +351,7 @@ struct HTTPMessageParser {
     private mutating func processLine(_ line: UnsafeRawBufferPointer, time: Int64, events: inout some HTTPMessageSink) {
         switch state {
         case .startLine:
-            let ok = role == .request ? parseRequestLine(line) : parseStatusLine(line)
+            let ok = role == .request ? parseRequestLine(line) { events.targetText($0) } : parseStatusLine(line)
             guard ok else {
                 let shown = String(decoding: line.prefix(40), as: UTF8.self).filter { $0.isASCII && !$0.isNewline }
                 lose("not an HTTP/1.x \(role == .request ? "request" : "status") line: '\(shown)'", &events)
@@ -447,7 +444,8 @@ struct HTTPMessageParser {
     }
 
     /// `METHOD SP target SP HTTP/x.y`.
-    private mutating func parseRequestLine(_ line: UnsafeRawBufferPointer) -> Bool {
+    private mutating func parseRequestLine(_ line: UnsafeRawBufferPointer,
+                                           text: (UnsafeRawBufferPointer) -> String) -> Bool {
         guard let first = Self.space(in: line, from: 0) else { return false }
         guard let second = Self.space(in: line, from: first + 1) else { return false }
         let method = UnsafeRawBufferPointer(rebasing: line[..<first])
@@ -459,13 +457,7 @@ struct HTTPMessageParser {
         head.methodKind = Self.methodKind(method)
         guard readsText else { return true }
         head.method = Self.methodName(method)
-        let shown = UnsafeRawBufferPointer(rebasing: target.prefix(2048))
-        if let targets {
-            head.target = targets.redact(shown)
-            head.targetRedacted = true
-        } else {
-            head.target = String(decoding: shown, as: UTF8.self)
-        }
+        head.target = text(UnsafeRawBufferPointer(rebasing: target.prefix(2048)))
         head.version = Self.versionName(version)
         return true
     }
