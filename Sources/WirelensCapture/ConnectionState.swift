@@ -208,7 +208,9 @@ struct ConnectionState {
         if let detected = http.detected {
             result.applicationProtocol = detected.rawValue
             if detected == .http1, let version = http.exchanges.first?.httpVersion {
-                result.applicationProtocol = version.lowercased()
+                // The common versions without lowercasing (a string built per connection).
+                result.applicationProtocol = version == "HTTP/1.1" ? "http/1.1"
+                    : version == "HTTP/1.0" ? "http/1.0" : version.lowercased()
             }
         }
         if !result.handshakeSeen {
@@ -224,7 +226,7 @@ struct ConnectionState {
         if gaps > 0 {
             result.notes.append("\(gaps) stretches of data missing from the capture (not counted as retransmissions)")
         }
-        result.notes.append(contentsOf: http.allNotes)
+        http.appendNotes(to: &result.notes)
         return result
     }
 

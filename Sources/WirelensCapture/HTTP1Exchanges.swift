@@ -40,9 +40,17 @@ struct HTTP1Exchanges: HTTPMessageSink {
     var stopsResponses = false
     var stopsRequests = false
 
+    /// Exchanges a kept connection has room for from its first one.
+    static let firstCapacity = 8
+
     init(targets: TargetRedactor, keepsAll: Bool = true) {
         self.targets = targets
         self.keepsAll = keepsAll
+    }
+
+    /// The text of a request target the parser read, redacted (through `targets`' table of the targets seen).
+    func targetText(_ bytes: UnsafeRawBufferPointer) -> String {
+        targets.redact(bytes)
     }
 
     /// Exchanges read so far, folded ones included.
@@ -72,6 +80,9 @@ struct HTTP1Exchanges: HTTPMessageSink {
     private mutating func appendExchange() {
         let done = responsesDone - folded
         guard !keepsAll, !switched, done > 0 else {
+            // Room for several from the first (a connection kept whole usually carries more than one): growing
+            // one step at a time moved the exchanges four or five times.
+            if exchanges.capacity == 0 { exchanges.reserveCapacity(Self.firstCapacity) }
             exchanges.append(HTTPExchange(index: count))
             return
         }
@@ -111,7 +122,8 @@ struct HTTP1Exchanges: HTTPMessageSink {
             // Without `keepsAll` the parsers read no start-line text (`HTTPMessageParser.readsText`): nothing shown.
             guard keepsAll else { return }
             exchanges[last].method = head.method
-            exchanges[last].target = head.target.map(targets.redact)
+            // The target's text came from `targetText`: redacted.
+            exchanges[last].target = head.target
             exchanges[last].httpVersion = head.version
         case .end(let time, let bodyBytes):
             guard let last = exchanges.indices.last else { return }

@@ -13,8 +13,8 @@ struct HTTPConversation {
     }
 
     /// The two directions' parsers; their events go to `http1` (`withParser`).
-    private var requests = HTTPMessageParser(role: .request)
-    private var responses = HTTPMessageParser(role: .response)
+    private var requests: HTTPMessageParser
+    private var responses: HTTPMessageParser
     /// The exchanges the parsers' events build.
     private var http1: HTTP1Exchanges
     /// Masks secrets in request targets; shared by the connections of a capture.
@@ -62,17 +62,19 @@ struct HTTPConversation {
         if let http2 = http2Box { return ExchangeTally(of: http2.value.exchanges) }
         return http1.tally
     }
-    /// Notes of the HTTP, HTTP/2 and TLS readings.
-    var allNotes: [String] {
-        var seeking: [String] = []
+    /// Appends the notes of the HTTP, HTTP/2 and TLS readings to `notes` (no array built when there are none, as
+    /// for most connections).
+    func appendNotes(to notes: inout [String]) {
+        notes.append(contentsOf: http1.notes)
         if midStream, !mayHoldFrames {
             for (side, skipped) in [("client", requests.unresolvedSkippedBytes),
                                     ("server", responses.unresolvedSkippedBytes)] where skipped > 0 {
-                seeking.append("the capture began inside the \(side)'s stream: none of its \(skipped) bytes began an "
+                notes.append("the capture began inside the \(side)'s stream: none of its \(skipped) bytes began an "
                     + "HTTP/1.x message")
             }
         }
-        return http1.notes + seeking + (tlsBox?.value.notes ?? []) + (http2Box?.value.notes ?? [])
+        if let tls = tlsBox { notes.append(contentsOf: tls.value.notes) }
+        if let http2 = http2Box { notes.append(contentsOf: http2.value.notes) }
     }
 
     /// True when the connection was detected as TLS or h2c: only then can `tls` or `http2` be set, and only then
@@ -84,8 +86,8 @@ struct HTTPConversation {
     /// only counted (`HTTP1Exchanges`) and the text of their start lines (method, target, version) not read.
     init(targets: TargetRedactor = TargetRedactor(), keyLog: KeyLog? = nil, keepsExchanges: Bool = true) {
         http1 = HTTP1Exchanges(targets: targets, keepsAll: keepsExchanges)
-        requests.readsText = keepsExchanges
-        responses.readsText = keepsExchanges
+        requests = HTTPMessageParser(role: .request, readsText: keepsExchanges)
+        responses = HTTPMessageParser(role: .response, readsText: keepsExchanges)
         self.keyLog = keyLog
     }
 

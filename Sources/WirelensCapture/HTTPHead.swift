@@ -24,10 +24,11 @@ struct HTTPHead {
     /// Empties the head for the next message, in place: without a string to release (a parser that reads no
     /// start-line text, a message without Upgrade) that is a few stores, where a new value cost the release of each.
     mutating func clear() {
-        guard method == nil, target == nil, version == nil, upgrade == nil else {
-            self = HTTPHead()
-            return
-        }
+        // Only the strings set are released (a response head holds a version alone).
+        if method != nil { method = nil }
+        if target != nil { target = nil }
+        if version != nil { version = nil }
+        if upgrade != nil { upgrade = nil }
         methodKind = .other
         status = nil
         contentLength = nil

@@ -67,8 +67,9 @@ struct HTTPMessageParser {
     /// While seeking: the line being passed over is too long to be a start line (the rest of it is ignored).
     private var seekLongLine = false
 
-    init(role: Role) {
+    init(role: Role, readsText: Bool = true) {
         self.role = role
+        self.readsText = readsText
     }
 
     /// True while bytes still mean something to this parser.
@@ -301,9 +302,9 @@ struct HTTPMessageParser {
     /// Whose message begins with `line` (without its line end): a request line's, a status line's, or neither.
     static func startLineRole(_ line: UnsafeRawBufferPointer) -> Role? {
         guard let first = line.first else { return nil }
-        var scratch = HTTPMessageParser(role: .request)
+        var scratch = HTTPMessageParser(role: .request, readsText: false)
         if first == 72, scratch.parseStatusLine(line) { return .response }  // "H"
-        if first >= 65 && first <= 90, scratch.parseRequestLine(line) { return .request }
+        if first >= 65 && first <= 90, scratch.parseRequestLine(line, text: { _ in "" }) { return .request }
         return nil
     }
 
@@ -350,7 +351,7 @@ struct HTTPMessageParser {
     private mutating func processLine(_ line: UnsafeRawBufferPointer, time: Int64, events: inout some HTTPMessageSink) {
         switch state {
         case .startLine:
-            let ok = role == .request ? parseRequestLine(line) : parseStatusLine(line)
+            let ok = role == .request ? parseRequestLine(line) { events.targetText($0) } : parseStatusLine(line)
             guard ok else {
                 let shown = String(decoding: line.prefix(40), as: UTF8.self).filter { $0.isASCII && !$0.isNewline }
                 lose("not an HTTP/1.x \(role == .request ? "request" : "status") line: '\(shown)'", &events)
@@ -443,7 +444,8 @@ struct HTTPMessageParser {
     }
 
     /// `METHOD SP target SP HTTP/x.y`.
-    private mutating func parseRequestLine(_ line: UnsafeRawBufferPointer) -> Bool {
+    private mutating func parseRequestLine(_ line: UnsafeRawBufferPointer,
+                                           text: (UnsafeRawBufferPointer) -> String) -> Bool {
         guard let first = Self.space(in: line, from: 0) else { return false }
         guard let second = Self.space(in: line, from: first + 1) else { return false }
         let method = UnsafeRawBufferPointer(rebasing: line[..<first])
@@ -455,7 +457,7 @@ struct HTTPMessageParser {
         head.methodKind = Self.methodKind(method)
         guard readsText else { return true }
         head.method = Self.methodName(method)
-        head.target = String(decoding: target.prefix(2048), as: UTF8.self)
+        head.target = text(UnsafeRawBufferPointer(rebasing: target.prefix(2048)))
         head.version = Self.versionName(version)
         return true
     }

@@ -1,5 +1,9 @@
 import WirelensCore
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Masks secret-looking query values in the request targets of a capture, remembering the parameter names it
 /// found harmless.
 ///
@@ -13,9 +17,32 @@ final class TargetRedactor {
     private var lastQueryNames: [UInt8] = []
     private var scratch: [UInt8] = []
 
+    /// Redacted targets by their raw bytes (a capture's requests repeat a few thousand targets), out of line: a
+    /// stored property of a class is checked for exclusive access at run time on every use, which cost as much as
+    /// the lookup itself. Only this object reaches it.
+    private let table: UnsafeMutablePointer<Table>
+
     static let maxNames = 256
 
-    init() {}
+    init() {
+        table = UnsafeMutablePointer<Table>.allocate(capacity: 1)
+        table.initialize(to: Table())
+    }
+
+    deinit {
+        table.deinitialize(count: 1)
+        table.deallocate()
+    }
+
+    /// The text of the raw request target `bytes`, redacted (`redact`): taken from the table of targets already
+    /// seen when it holds them, without decoding or scanning them again.
+    func redact(_ bytes: UnsafeRawBufferPointer) -> String {
+        let hash = Table.hash(bytes)
+        if let found = table.pointee.text(of: bytes, hash: hash) { return found }
+        let text = redact(String(decoding: bytes, as: UTF8.self))
+        table.pointee.insert(bytes, hash: hash, text: text)
+        return text
+    }
 
     /// The target with the values of secret-looking query (or fragment) parameters, and any user info, masked.
     func redact(_ target: String) -> String {
@@ -86,5 +113,69 @@ final class TargetRedactor {
         }
         swap(&lastQueryNames, &list)
         return false
+    }
+
+    /// Texts by raw bytes: an open-addressing table of indexes into `entries` (-1 for an empty slot), whose raw
+    /// bytes are kept in `arena`. Past `maxEntries` targets or `maxArenaBytes` bytes, no more are added.
+    private struct Table {
+        static let slotCount = 8192
+        static let maxEntries = 4096
+        static let maxArenaBytes = 1 << 20
+
+        private var slots = [Int32](repeating: -1, count: Table.slotCount)
+        private var entries: [(start: Int, count: Int, hash: UInt64, text: String)] = []
+        private var arena: [UInt8] = []
+
+        /// A hash of `bytes`, eight at a time.
+        static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+            var hash = UInt64(bytes.count) &* 0x9e37_79b9_7f4a_7c15
+            var offset = 0
+            while offset + 8 <= bytes.count {
+                let word = bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                hash = (hash ^ word) &* 0xff51_afd7_ed55_8ccd
+                hash ^= hash >> 29
+                offset += 8
+            }
+            var tail: UInt64 = 0
+            while offset < bytes.count {
+                tail = tail << 8 | UInt64(bytes[offset])
+                offset += 1
+            }
+            hash = (hash ^ tail) &* 0xc4ce_b9fe_1a85_ec53
+            return hash ^ hash >> 32
+        }
+
+        /// The text stored for `bytes`, if any.
+        func text(of bytes: UnsafeRawBufferPointer, hash: UInt64) -> String? {
+            let mask = Self.slotCount - 1
+            return slots.withUnsafeBufferPointer { slots in
+                entries.withUnsafeBufferPointer { entries in
+                    arena.withUnsafeBytes { arena -> String? in
+                        var slot = Int(truncatingIfNeeded: hash) & mask
+                        while slots[slot] >= 0 {
+                            let entry = entries[Int(slots[slot])]
+                            if entry.hash == hash, entry.count == bytes.count,
+                               entry.count == 0
+                                || memcmp(arena.baseAddress! + entry.start, bytes.baseAddress!, entry.count) == 0 {
+                                return entry.text
+                            }
+                            slot = (slot + 1) & mask
+                        }
+                        return nil
+                    }
+                }
+            }
+        }
+
+        /// Stores `text` for `bytes` (not stored yet), while there is room.
+        mutating func insert(_ bytes: UnsafeRawBufferPointer, hash: UInt64, text: String) {
+            guard entries.count < Self.maxEntries, arena.count + bytes.count <= Self.maxArenaBytes else { return }
+            let mask = Self.slotCount - 1
+            var slot = Int(truncatingIfNeeded: hash) & mask
+            while slots[slot] >= 0 { slot = (slot + 1) & mask }
+            slots[slot] = Int32(entries.count)
+            entries.append((start: arena.count, count: bytes.count, hash: hash, text: text))
+            arena.append(contentsOf: bytes)
+        }
     }
 }

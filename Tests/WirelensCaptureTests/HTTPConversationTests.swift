@@ -146,6 +146,28 @@ final class HTTPConversationTests: XCTestCase {
         }
     }
 
+    /// Targets read again (the redactor's table of targets seen, shared by the connections of a capture) are
+    /// masked as the first time: a repeated secret never comes back unmasked, nor a harmless target masked.
+    func testRepeatedTargetsAreMaskedEveryTime() {
+        let shared = TargetRedactor()
+        let requests = "GET /x?token=abc&page=2 HTTP/1.1\r\n\r\nGET /plain?page=2 HTTP/1.1\r\n\r\n"
+            + "GET /x?token=abc&page=2 HTTP/1.1\r\n\r\nGET https://u:pw@h/y HTTP/1.1\r\n\r\n"
+        for _ in 0..<2 {
+            var c = HTTPConversation(targets: shared)
+            feed(&c, client: true, requests + requests, at: 1, pieces: 3)
+            XCTAssertEqual(c.exchanges.map(\.target), Array(repeating: ["/x?token=[REDACTED]&page=2", "/plain?page=2",
+                                                                       "/x?token=[REDACTED]&page=2",
+                                                                       "https://[REDACTED]@h/y"], count: 2).flatMap { $0 })
+        }
+        // The byte path gives what the string path gives, for targets first seen and seen again.
+        let targets = ["/plain", "/a?page=2&n=3", "/a?page=2&api_sig=x", "/a?%74oken=x", "/a#access_token=y",
+                       "/a?x=1#frag", "/a?Secret=1", "/p@th?q=1", "", "/exactly8", "/sixteen-bytes-xy"]
+        for target in targets + targets {
+            let viaBytes = Array(target.utf8).withUnsafeBytes { shared.redact($0) }
+            XCTAssertEqual(viaBytes, TargetRedactor().redact(target), target)
+        }
+    }
+
     /// An HTTP/2 frame: 9-byte header and payload.
     private func frame(_ type: UInt8, flags: UInt8, stream: UInt32, _ payload: [UInt8]) -> [UInt8] {
         let n = payload.count
