@@ -40,7 +40,7 @@ struct HTTP1Exchanges: HTTPMessageSink {
     var stopsResponses = false
     var stopsRequests = false
 
-    /// Exchanges a kept connection has room for from its first one.
+    /// Exchanges a kept connection has room for from its second one.
     static let firstCapacity = 8
 
     init(targets: TargetRedactor, keepsAll: Bool = true) {
@@ -80,9 +80,12 @@ struct HTTP1Exchanges: HTTPMessageSink {
     private mutating func appendExchange() {
         let done = responsesDone - folded
         guard !keepsAll, !switched, done > 0 else {
-            // Room for several from the first (a connection kept whole usually carries more than one): growing
-            // one step at a time moved the exchanges four or five times.
-            if exchanges.capacity == 0 { exchanges.reserveCapacity(Self.firstCapacity) }
+            // Room for several from the second (a connection with two usually carries more): growing one step at
+            // a time moved the exchanges four or five times. A connection of one exchange keeps room for one, so
+            // many of them open at once hold no more than before.
+            if exchanges.count == 1, exchanges.capacity < Self.firstCapacity {
+                exchanges.reserveCapacity(Self.firstCapacity)
+            }
             exchanges.append(HTTPExchange(index: count))
             return
         }
