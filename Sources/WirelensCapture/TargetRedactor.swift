@@ -17,30 +17,20 @@ final class TargetRedactor {
     private var lastQueryNames: [UInt8] = []
     private var scratch: [UInt8] = []
 
-    /// Redacted targets by their raw bytes (a capture's requests repeat a few thousand targets), out of line: a
-    /// stored property of a class is checked for exclusive access at run time on every use, which cost as much as
-    /// the lookup itself. Only this object reaches it.
-    private let table: UnsafeMutablePointer<Table>
+    /// Redacted targets by their raw bytes (a capture's requests repeat a few thousand targets).
+    private var table = Table()
 
     static let maxNames = 256
 
-    init() {
-        table = UnsafeMutablePointer<Table>.allocate(capacity: 1)
-        table.initialize(to: Table())
-    }
-
-    deinit {
-        table.deinitialize(count: 1)
-        table.deallocate()
-    }
+    init() {}
 
     /// The text of the raw request target `bytes`, redacted (`redact`): taken from the table of targets already
     /// seen when it holds them, without decoding or scanning them again.
     func redact(_ bytes: UnsafeRawBufferPointer) -> String {
         let hash = Table.hash(bytes)
-        if let found = table.pointee.text(of: bytes, hash: hash) { return found }
+        if let found = table.text(of: bytes, hash: hash) { return found }
         let text = redact(String(decoding: bytes, as: UTF8.self))
-        table.pointee.insert(bytes, hash: hash, text: text)
+        table.insert(bytes, hash: hash, text: text)
         return text
     }
 
