@@ -96,13 +96,14 @@ public enum PrometheusRenderer {
         for result in results {
             if latest.updateValue(result, forKey: result.name) == nil { order.append(result.name) }
         }
+        // Each check's label, result and statistics, looked up once for every family.
+        let checks = order.compactMap { name in latest[name].map { (escape(name), $0, statistics[name]) } }
         var out = ExpositionWriter(vantage: vantage)
         for metric in Metric.allCases {
             out.family = metric
-            for name in order {
-                guard let result = latest[name] else { continue }
-                out.check = escape(name)
-                samples(of: metric, result, statistics[name], into: &out)
+            for (label, result, stats) in checks {
+                out.check = label
+                samples(of: metric, result, stats, into: &out)
             }
         }
         return out.text

@@ -499,7 +499,7 @@ final class EngineLoop: CurlLoopDriver {
         if case .failure? = result, easy.refusedNewConnection, reopen(ctx) { return }
         ctx.settleOpener()
         // The last snapshot before the connection may go back to the pool (or be closed by the removal).
-        if ctx.readsTCP, ctx.tcpSocket != nil { ctx.sampleTCP(at: MonotonicClock.now(), last: true) }
+        ctx.sampleTCP(last: true)
         sockets.detach(ctx)
         do {
             try multi.remove(easy)

@@ -311,9 +311,12 @@ final class TransferContext: TransferObserver {
 
     /// Takes a snapshot of the kernel's facts of this transfer's connection, if it still has one; for a transfer that
     /// sends a body, the first and the `last` one also read the socket's send buffer (the kernel's auto-tuning may
-    /// have grown it in between; only an upload's diagnosis uses it).
-    func sampleTCP(at now: Int64, last: Bool = false) {
-        guard readsTCP, let socket = tcpSocket, let info = TCPInfoReader.read(socket: socket) else { return }
+    /// have grown it in between; only an upload's diagnosis uses it). Taken at `time` (monotonic ns), or now when
+    /// not given: the clock is read only when there is a socket to read.
+    func sampleTCP(at time: Int64? = nil, last: Bool = false) {
+        guard readsTCP, let socket = tcpSocket else { return }
+        let now = time ?? MonotonicClock.now()
+        guard let info = TCPInfoReader.read(socket: socket) else { return }
         if sendsBody, tcp.isEmpty || last, let size = TCPInfoReader.sendBuffer(socket: socket) {
             tcp.noteSendBuffer(size)
         }

@@ -16,9 +16,6 @@ struct JSONByteCursor {
     /// The number of bytes written so far.
     var count: Int { position - start }
 
-    /// The bytes written so far.
-    var written: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: start, count: count) }
-
     @inline(__always)
     mutating func raw(_ text: StaticString) {
         let count = text.utf8CodeUnitCount

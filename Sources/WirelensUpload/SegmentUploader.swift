@@ -147,8 +147,9 @@ public struct SegmentUploader: Sendable {
                     let inTime = plan.retryMaxTime.map { MonotonicClock.wallMicros() - started < $0 } ?? true
                     if case .exhausted(let count) = queue.fail(segment.index, maxRetries: inTime ? plan.maxRetries : 0),
                        failure == nil {
-                        // The limit that stopped it: the retries, or the time they may take.
-                        let limit = inTime || plan.retryMaxTime == nil ? "--retry \(plan.maxRetries)"
+                        // The limit that stopped it: the retries, or the time they may take (`inTime` is true
+                        // without one).
+                        let limit = inTime ? "--retry \(plan.maxRetries)"
                             : "--retry-max-time \(DurationText.format(micros: plan.retryMaxTime ?? 0)) passed"
                         failure = ("segment \(segment.index) (\(segment.contentRange(total: plan.fileSize))) failed "
                                    + "\(count) times, the last: \(reason); giving up (\(limit))",

@@ -107,7 +107,9 @@ struct TransferFlags: ParsableArguments {
         o.multiplex = !noMultiplex
         o.connectTimeout = try Self.duration(connectTimeout, "--connect-timeout")
         o.idleTimeout = try Self.duration(idleTimeout, "--idle-timeout")
-        o.totalTimeout = try Self.totalTimeout(totalTimeout)
+        // Named with all three spellings, as the user may have typed any of them (curl's `-m 0`, no limit, is left
+        // out here: 0 is refused like every duration).
+        o.totalTimeout = try Self.duration(totalTimeout, "-m/--max-time/--timeout")
         o.retry.maxRetries = retries
         if let wait = try Self.duration(retryMaxWait, "--retry-max-wait") {
             guard wait <= Self.longestRetryWait else { throw UsageError("--retry-max-wait must be at most 24h, not \(retryMaxWait ?? "")") }
@@ -185,13 +187,6 @@ struct TransferFlags: ParsableArguments {
     static let longestRetryWait: Int64 = 86_400_000_000
 
     /// A positive duration flag in microseconds (`DurationText.parsePositive`), or nil when not given.
-    /// The task's time limit of `-m`/`--max-time`/`--timeout` (µs), nil without one: greater than 0 like every
-    /// duration (curl's `-m 0` is no limit; here the flag is left out for that), and a refusal names all three
-    /// spellings, as the user may have typed any of them.
-    static func totalTimeout(_ text: String?) throws(UsageError) -> Int64? {
-        try duration(text, "-m/--max-time/--timeout")
-    }
-
     static func duration(_ text: String?, _ flag: String) throws(UsageError) -> Int64? {
         guard let text else { return nil }
         switch DurationText.parsePositive(text) {
