@@ -45,6 +45,8 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
+        // glibc's mallopt, which Swift's Glibc module leaves out (AllocatorPolicy in the executable).
+        .systemLibrary(name: "CMalloc"),
         .target(name: "WirelensCore"),
         // The JSON the target server answers and the uploader reads: Codable wire types, one definition of each.
         .target(name: "WirelensWire"),
@@ -100,7 +102,7 @@ let package = Package(
             dependencies: [
                 "WirelensCore", "WirelensCompare", "WirelensProbe", "WirelensCurl", "WirelensReport", "WirelensTarget",
                 "WirelensStore", "WirelensCapture", "WirelensConcurrency", "WirelensDigest", "WirelensCheck",
-                "WirelensUpload",
+                "WirelensUpload", "CMalloc",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

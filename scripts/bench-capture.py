@@ -90,13 +90,14 @@ def without_old_report(argv):
 
 
 def run_measured(argv, stdout_path):
-    """Runs argv, returns (seconds, peak RSS in MiB, exit status, CPU seconds: user + system)."""
+    """Runs argv, returns (seconds, peak RSS in MiB, exit status, CPU seconds: user + system, minor page faults)."""
     with open(stdout_path, "wb") as out:
         start = time.monotonic()
         proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT)
         _, status, usage = os.wait4(proc.pid, 0)
         elapsed = time.monotonic() - start
-    return elapsed, usage.ru_maxrss / 1024.0, os.waitstatus_to_exitcode(status), usage.ru_utime + usage.ru_stime
+    return (elapsed, usage.ru_maxrss / 1024.0, os.waitstatus_to_exitcode(status), usage.ru_utime + usage.ru_stime,
+            usage.ru_minflt)
 
 
 NAMESPACE = f"wlbench-capture-{os.getpid()}"
@@ -209,7 +210,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--wirelens", required=True)
     parser.add_argument("--size-mb", type=int)
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--out")
     parser.add_argument("--capture", help="the capture file: reused when it exists, else made there and kept")
@@ -316,6 +317,8 @@ def main():
             rows[name] = {"seconds": round(seconds, 3), "cpuSeconds": round(med(name, 3), 3),
                           "packetsPerSecond": round(n / seconds),
                           "mbPerSecond": round(size / 1e6 / seconds, 1), "peakRSSMiB": round(med(name, 1), 1),
+                          "minorPageFaults": round(med(name, 4)),
+                          "runSeconds": [round(r[0], 3) for r in results[name]],
                           "exitCodes": [r[2] for r in results[name]]}
         def ratios_of(name):
             wl = rows[name]["seconds"]
@@ -367,10 +370,12 @@ def main():
                  f"packets, {short_summary['connections']} connections of one small GET each (h2load, 16 at a time, "
                  f"each answered with Connection: close), {short_summary['exchanges']} exchanges; tcpdump: "
                  f"{'; '.join(short_stats)}.", "",
-                 "| tool | seconds | CPU seconds | packets/s | MB/s | peak RSS MiB |", "|---|---|---|---|---|---|"]
+                 "| tool | seconds | CPU seconds | packets/s | MB/s | peak RSS MiB | minor faults | each run (s) |",
+                 "|---|---|---|---|---|---|---|---|"]
         for name, row in rows.items():
             lines.append(f"| {name} | {row['seconds']} | {row['cpuSeconds']} | {row['packetsPerSecond']} | "
-                         f"{row['mbPerSecond']} | {row['peakRSSMiB']} |")
+                         f"{row['mbPerSecond']} | {row['peakRSSMiB']} | {row['minorPageFaults']} | "
+                         f"{', '.join(str(x) for x in row['runSeconds'])} |")
         lines += ["", "| target | met |", "|---|---|"] + [f"| {k} | {'yes' if v else 'NO'} |" for k, v in targets.items()]
         lines += ["", f"Ratios (their wall time / wirelens' wall time), JSON: bare {ratios['vsBare']:.2f}, tcptrace "
                   f"{ratios['vsTcptrace']:.1f}, ndpiReader {ratios['vsNdpiReader']:.1f}, tshark "
@@ -385,7 +390,9 @@ def main():
                   "(per-connection totals). wirelens reads the file on one thread (a classic pcap file such as these "
                   "with pread in 256 KiB blocks straight into 1 MiB batches, its records walked and decoded in place; "
                   "libpcap opens and checks the file, and reads pcapng) while another analyses it, and writes JSON on "
-                  "a third; the bare loop is single-threaded, libpcap's pcap_loop with its default stdio buffer. "
+                  "a third; analysed batches' memory is reused for the next ones (glibc keeps it instead of handing it back "
+                  "to the kernel, which would zero it again: the minor faults column); "
+                  "the bare loop is single-threaded, libpcap's pcap_loop with its default stdio buffer. "
                   "`ndpiReader -q` (nDPI) builds a flow table and detects every flow's protocol (HTTP "
                   "included), without per-exchange figures. "
                   "`wirelens-quarter-file` and `wirelens-short-quarter-file` are the same JSON analysis of the first "

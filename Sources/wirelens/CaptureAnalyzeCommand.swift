@@ -39,6 +39,7 @@ struct CaptureAnalyzeCommand: AsyncParsableCommand {
     /// Analyses the file and writes the report.
     func run() async throws {
         try output.check()
+        AllocatorPolicy.keepBatchMemory()
         var probe: Report?
         if let probePath {
             do {
