@@ -185,21 +185,38 @@ struct HTTPMessageParser {
     /// that blank line, or at a line that the bytes cut or that is too long (for `feed` to read), or at the end.
     private mutating func readHeaders(_ bytes: UnsafeRawBufferPointer, from start: Int, time: Int64,
                                       events: inout some HTTPMessageSink) -> Int {
+        guard let base = bytes.baseAddress else { return start }
         var i = start
         let count = bytes.count
+        // Indices stay within 0...count here, so their sums and differences cannot overflow (&+, &-).
         while i < count {
             let end = Self.newline(in: bytes, from: i)
-            guard end < count, end - i <= Self.maxLine else { return i }
-            headerBytes += end + 1 - i
-            let line = Self.trimmingCR(UnsafeRawBufferPointer(rebasing: bytes[i..<end]))
-            i = end + 1
-            if line.isEmpty {
+            guard end < count, end &- i <= Self.maxLine else { return i }
+            headerBytes &+= end &+ 1 &- i
+            // The line without its line end (LF, or CR LF).
+            let lineEnd = end > i && base.load(fromByteOffset: end &- 1, as: UInt8.self) == 13 ? end &- 1 : end
+            let lineStart = i
+            i = end &+ 1
+            if lineEnd == lineStart {
                 headersDone(time: time, events: &events)
                 return i
             }
-            parseHeader(line)
+            // Most lines are passed over on their first byte and length alone.
+            if Self.mayBeFraming(first: base.load(fromByteOffset: lineStart, as: UInt8.self),
+                                 length: lineEnd &- lineStart) {
+                parseHeader(UnsafeRawBufferPointer(start: base + lineStart, count: lineEnd &- lineStart))
+            }
         }
         return i
+    }
+
+    /// False when a header line of `length` bytes beginning with `first` cannot be one of the framing headers
+    /// `parseHeader` reads (Content-Length, Transfer-Encoding, Upgrade: a first letter c, t or u in either case, and
+    /// more bytes than the shortest name and its colon).
+    @inline(__always)
+    private static func mayBeFraming(first: UInt8, length: Int) -> Bool {
+        let lower = first | 0x20
+        return length > 7 && (lower == 0x63 || lower == 0x74 || lower == 0x75)
     }
 
     /// Accounts for `count` bytes the capture did not hold: skipped inside a known-length body, fatal elsewhere.
@@ -366,7 +383,7 @@ struct HTTPMessageParser {
         case .headers:
             if line.isEmpty {
                 headersDone(time: time, events: &events)
-            } else {
+            } else if let first = line.first, Self.mayBeFraming(first: first, length: line.count) {
                 parseHeader(line)
             }
         case .chunkSize:

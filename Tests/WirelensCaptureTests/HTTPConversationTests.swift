@@ -49,6 +49,30 @@ final class HTTPConversationTests: XCTestCase {
         }
     }
 
+    /// The framing headers in any letter case are read, and the headers that begin with the same letters (or are
+    /// too short to be one) are passed over: the bodies' lengths come from the bytes written here.
+    func testFramingHeadersInAnyCaseAmongLookalikes() {
+        let requests = "POST /a HTTP/1.1\r\nCONTENT-TYPE: text/plain\r\nConnection: keep-alive\r\nTE: trailers\r\n"
+            + "Trailer: X\r\nUser-Agent: t\r\nC: 1\r\nContent-LENGTH:3\r\n\r\nabc"
+            + "PUT /b HTTP/1.1\r\nTransfer-Encodings: x\r\ncontent-length-x: 9\r\ntRaNsFeR-eNcOdInG: gzip, CHUNKED\r\n\r\n"
+            + "4\r\nwxyz\r\n0\r\n\r\n"
+            + "GET /c HTTP/1.1\nUpgradeX: no\nUPGRADE: h2c\nContent-Type: a\n\n"
+        let responses = "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nCache-Control: no\r\ncontent-length: 2\r\n\r\nok"
+            + "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nTrailer: X-T\r\n\r\n5\r\nhello\r\n0\r\nX-T: 1\r\n\r\n"
+            + "HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nupgrade: H2C\r\n\r\n"
+        for pieces in [1, 3, 11, 500] {
+            var c = HTTPConversation()
+            feed(&c, client: true, requests, at: 1, pieces: pieces)
+            feed(&c, client: false, responses, at: 2, pieces: pieces)
+            XCTAssertEqual(summary(c), [
+                "POST /a 200 req 3 resp 2 serial complete",
+                "PUT /b 200 req 4 resp 5 pipelined 2 complete",
+                "GET /c 101 req 0 resp 0 pipelined 3 complete",
+            ], "split into \(pieces) pieces")
+            XCTAssertEqual(c.detected, .h2c, "split into \(pieces) pieces")
+        }
+    }
+
     func testSerialExchangesAreNotPipelinedAndKeepTheirTimes() {
         var c = HTTPConversation()
         for i in 0..<3 {
