@@ -14,8 +14,14 @@ public struct CaptureConnectionJSONWriter {
     /// bytes, in three words): the instants of a capture come in runs within the same second.
     private var cachedSecond: Int64 = .min
     private var cachedPrefix: (UInt64, UInt64, UInt64) = (0, 0, 0)
+    /// The last instant written (in `cachedSecond`) and the word of its fraction's text (`JSONByteCursor.fraction`):
+    /// an exchange's instants often repeat the one before (a request's start and end, in one packet).
+    private var lastInstant: Int64 = 0
+    private var lastFraction: UInt64 = 0
 
-    public init() {}
+    public init() {
+        _ = remember(lastInstant)
+    }
 
     /// Appends one connection as a compact JSON object.
     public mutating func append(_ c: TCPConnection, to bytes: inout [UInt8]) {
@@ -118,21 +124,31 @@ public struct CaptureConnectionJSONWriter {
         out.raw(",\"exchanges\":[")
     }
 
-    /// One exchange.
+    /// One exchange. Keys and the usual values next to them (`[]`, `null`, `false`) go in runs of static text;
+    /// the usual method and version are static text too, recognised by a comparison of their strings' bits.
     private mutating func exchange(_ e: UnsafePointer<HTTPExchange>, _ out: inout JSONByteCursor) {
         out.raw("{\"index\":"); out.int(Int64(e.pointee.index))
-        out.raw(",\"method\":"); Self.string(e.pointee.method, &out)
+        out.raw(",\"method\":"); Self.string(e.pointee.method, usually: "GET", quoted: "\"GET\"", &out)
         out.raw(",\"target\":"); Self.string(e.pointee.target, &out)
-        out.raw(",\"httpVersion\":"); Self.string(e.pointee.httpVersion, &out)
-        out.raw(",\"statusCode\":")
-        if let status = e.pointee.statusCode { out.int(Int64(status)) } else { out.raw("null") }
-        out.raw(",\"interimStatuses\":[")
-        for (i, status) in e.pointee.interimStatuses.enumerated() {
-            if i > 0 { out.byte(UInt8(ascii: ",")) }
-            out.int(Int64(status))
+        out.raw(",\"httpVersion\":")
+        Self.string(e.pointee.httpVersion, usually: "HTTP/1.1", quoted: "\"HTTP/1.1\"", &out)
+        if let status = e.pointee.statusCode {
+            out.raw(",\"statusCode\":"); out.int(Int64(status))
+        } else {
+            out.raw(",\"statusCode\":null")
         }
-        out.raw("],\"interimAt\":"); instant(e.pointee.interimAt, &out)
-        out.raw(",\"requestStartAt\":"); instant(e.pointee.requestStartAt, &out)
+        if e.pointee.interimStatuses.isEmpty && e.pointee.interimAt == nil {
+            out.raw(",\"interimStatuses\":[],\"interimAt\":null,\"requestStartAt\":")
+        } else {
+            out.raw(",\"interimStatuses\":[")
+            for (i, status) in e.pointee.interimStatuses.enumerated() {
+                if i > 0 { out.byte(UInt8(ascii: ",")) }
+                out.int(Int64(status))
+            }
+            out.raw("],\"interimAt\":"); instant(e.pointee.interimAt, &out)
+            out.raw(",\"requestStartAt\":")
+        }
+        instant(e.pointee.requestStartAt, &out)
         out.raw(",\"requestEndAt\":"); instant(e.pointee.requestEndAt, &out)
         out.raw(",\"responseStartAt\":"); instant(e.pointee.responseStartAt, &out)
         out.raw(",\"responseEndAt\":"); instant(e.pointee.responseEndAt, &out)
@@ -141,14 +157,21 @@ public struct CaptureConnectionJSONWriter {
         out.raw(",\"requestBodyBytes\":"); out.int(e.pointee.requestBodyBytes)
         out.raw(",\"responseHeaderBytes\":"); out.int(Int64(e.pointee.responseHeaderBytes))
         out.raw(",\"responseBodyBytes\":"); out.int(e.pointee.responseBodyBytes)
-        out.raw(",\"pipelined\":"); out.bool(e.pointee.pipelined)
-        out.raw(",\"pipelineDepth\":"); out.int(Int64(e.pointee.pipelineDepth))
-        out.raw(",\"stream\":")
-        if let stream = e.pointee.stream { out.int(Int64(stream)) } else { out.raw("null") }
-        out.raw(",\"inferred\":"); out.bool(e.pointee.inferred)
-        out.raw(",\"cutShort\":"); out.bool(e.pointee.cutShort)
-        out.raw(",\"complete\":"); out.bool(e.pointee.complete)
-        out.byte(UInt8(ascii: "}"))
+        if e.pointee.pipelined {
+            out.raw(",\"pipelined\":true,\"pipelineDepth\":")
+        } else {
+            out.raw(",\"pipelined\":false,\"pipelineDepth\":")
+        }
+        out.int(Int64(e.pointee.pipelineDepth))
+        if let stream = e.pointee.stream {
+            out.raw(",\"stream\":"); out.int(Int64(stream))
+            out.raw(",\"inferred\":")
+        } else {
+            out.raw(",\"stream\":null,\"inferred\":")
+        }
+        if e.pointee.inferred { out.raw("true,\"cutShort\":") } else { out.raw("false,\"cutShort\":") }
+        if e.pointee.cutShort { out.raw("true,\"complete\":") } else { out.raw("false,\"complete\":") }
+        if e.pointee.complete { out.raw("true}") } else { out.raw("false}") }
     }
 
     /// One direction's figures, with its throughput over the connection's duration.
@@ -196,6 +219,13 @@ public struct CaptureConnectionJSONWriter {
         if let value { out.string(value) } else { out.raw("null") }
     }
 
+    /// `value` as `string` writes it, given as static text (`quoted`) when it is `common`.
+    @inline(__always)
+    private static func string(_ value: String?, usually common: String, quoted: StaticString,
+                               _ out: inout JSONByteCursor) {
+        if value == common { out.raw(quoted) } else { string(value, &out) }
+    }
+
     private static func unsigned(_ value: UInt32?, _ out: inout JSONByteCursor) {
         if let value { out.unsigned(UInt64(value)) } else { out.raw("null") }
     }
@@ -204,25 +234,45 @@ public struct CaptureConnectionJSONWriter {
         if let micros { out.millis(micros) } else { out.raw("null") }
     }
 
-    /// An instant (or null) as `JSONBytes.appendInstant` writes it, its date and time of day reused within a second.
+    /// An instant (or null) as `JSONBytes.appendInstant` writes it: the last one's text again, or the text of its
+    /// second followed by its fraction's.
+    @inline(__always)
     private mutating func instant(_ micros: Int64?, _ out: inout JSONByteCursor) {
         guard let micros else {
             out.raw("null")
             return
         }
-        let second = micros >= 0 ? micros / 1_000_000 : (micros - 999_999) / 1_000_000
-        guard second == cachedSecond || cachePrefix(of: second) else {
-            out.appending { JSONBytes.appendInstant(micros: micros, to: &$0) }
+        guard micros == lastInstant || remember(micros) else {
+            Self.uncachedInstant(micros, &out)
             return
         }
-        // The three words hold 24 bytes: the fraction's digits overwrite the 3 past the prefix.
+        // The three words hold 24 bytes: the fraction's word overwrites the 3 past the prefix.
         out.words(cachedPrefix, keeping: 21)
-        out.fraction(micros - second * 1_000_000)
+        out.word(lastFraction)
+    }
+
+    /// Makes `micros` the last instant: its second's text cached, its fraction's word made; false when its text
+    /// is not of the usual length (a year of other than four digits: no cache).
+    @inline(__always)
+    private mutating func remember(_ micros: Int64) -> Bool {
+        // The second, rounded down (without overflow, whatever the instant).
+        let second = micros >= 0 ? micros / 1_000_000 : -1 - (-1 - micros) / 1_000_000
+        guard second == cachedSecond || cachePrefix(of: second) else { return false }
+        lastInstant = micros
+        lastFraction = JSONByteCursor.fraction(micros &- second &* 1_000_000)
+        return true
+    }
+
+    /// An instant written by the shared writer, for the years that do not take four digits.
+    private static func uncachedInstant(_ micros: Int64, _ out: inout JSONByteCursor) {
+        out.appending { JSONBytes.appendInstant(micros: micros, to: &$0) }
     }
 
     /// Makes `cachedPrefix` the text of `second` up to the fraction; false when its text is not of the usual
     /// length (a year of other than four digits: no cache).
     private mutating func cachePrefix(of second: Int64) -> Bool {
+        // Years 0 to 9999 (the text's usual length); beyond, `second * 1_000_000` may overflow.
+        guard second >= -62_167_219_200, second < 253_402_300_800 else { return false }
         var text: [UInt8] = []
         JSONBytes.appendInstant(micros: second * 1_000_000, to: &text)
         // `"YYYY-MM-DDTHH:MM:SS.000000Z"`: keep what precedes the fraction (and 3 bytes more, to fill three words).
