@@ -27,18 +27,31 @@ public struct CaptureConnectionJSONWriter {
     public mutating func append(_ c: TCPConnection, to bytes: inout [UInt8]) {
         bytes.appendJSON(bound: Self.headBound(c)) { head(c, &$0) }
         c.exchanges.withUnsafeBufferPointer { exchanges in
-            for i in exchanges.indices {
-                // Read in place: a copy of each would retain and release its strings.
-                let e = exchanges.baseAddress! + i
-                bytes.appendJSON(bound: Self.exchangeBound(e)) { out in
-                    if i > 0 { out.byte(UInt8(ascii: ",")) }
-                    exchange(e, &out)
+            // Read in place: a copy of each would retain and release its strings.
+            guard let first = exchanges.baseAddress else { return }
+            var start = 0
+            while start < exchanges.count {
+                // A run of exchanges reserved for at once: up to 64 KiB of bounds (or one exchange's).
+                var end = start, bound = 0
+                repeat {
+                    bound &+= Self.exchangeBound(first + end)
+                    end += 1
+                } while end < exchanges.count && bound < Self.runBound
+                bytes.appendJSON(bound: bound) { out in
+                    for i in start..<end {
+                        if i > 0 { out.byte(UInt8(ascii: ",")) }
+                        exchange(first + i, &out)
+                    }
                 }
+                start = end
             }
         }
         bytes.append(UInt8(ascii: "]"))
         bytes.append(UInt8(ascii: "}"))
     }
+
+    /// The bytes reserved at once for a run of exchanges (unless one alone may take more).
+    private static let runBound = 1 << 16
 
     /// The most bytes `head` writes: its keys, numbers and instants stay under 4 KB; the rest is strings.
     private static func headBound(_ c: TCPConnection) -> Int {
@@ -54,14 +67,15 @@ public struct CaptureConnectionJSONWriter {
 
     /// The most bytes `exchange` writes: its keys, numbers and instants stay under 1 KB; the rest is strings.
     private static func exchangeBound(_ e: UnsafePointer<HTTPExchange>) -> Int {
-        1024 + 21 * e.pointee.interimStatuses.count + escapedBound(e.pointee.method)
-            + escapedBound(e.pointee.target) + escapedBound(e.pointee.httpVersion)
+        1024 &+ 21 &* e.pointee.interimStatuses.count &+ escapedBound(e.pointee.method)
+            &+ escapedBound(e.pointee.target) &+ escapedBound(e.pointee.httpVersion)
     }
 
     /// The most bytes `value` takes as a JSON string (every UTF-8 byte escaped as `\u00XX`, and the quotes).
+    /// Wrapping arithmetic: a string's length is far below 2^60.
     private static func escapedBound(_ value: String?) -> Int {
         guard let value else { return 0 }
-        return 6 * value.utf8.count + 2
+        return 6 &* value.utf8.count &+ 2
     }
 
     /// The connection up to its exchanges' opening bracket.
@@ -129,7 +143,8 @@ public struct CaptureConnectionJSONWriter {
     private mutating func exchange(_ e: UnsafePointer<HTTPExchange>, _ out: inout JSONByteCursor) {
         out.raw("{\"index\":"); out.int(Int64(e.pointee.index))
         out.raw(",\"method\":"); Self.string(e.pointee.method, usually: "GET", quoted: "\"GET\"", &out)
-        out.raw(",\"target\":"); Self.string(e.pointee.target, &out)
+        out.raw(",\"target\":")
+        if let target = e.pointee.target { out.string(target) } else { out.raw("null") }
         out.raw(",\"httpVersion\":")
         Self.string(e.pointee.httpVersion, usually: "HTTP/1.1", quoted: "\"HTTP/1.1\"", &out)
         if let status = e.pointee.statusCode {
@@ -187,6 +202,15 @@ public struct CaptureConnectionJSONWriter {
         } else {
             out.raw("null")
         }
+        // Most directions have none of these events: one static run.
+        if d.retransmissions | d.outOfOrder | d.keepAlives | d.zeroWindow | d.windowFull | d.resets | d.captureGaps == 0
+            && d.captureGapBytes | d.truncatedBytes == 0 {
+            out.raw("""
+                ,"retransmissions":0,"outOfOrder":0,"keepAlives":0,"zeroWindow":0,"windowFull":0,"resets":0,\
+                "captureGaps":0,"captureGapBytes":0,"truncatedBytes":0}
+                """)
+            return
+        }
         out.raw(",\"retransmissions\":"); out.int(Int64(d.retransmissions))
         out.raw(",\"outOfOrder\":"); out.int(Int64(d.outOfOrder))
         out.raw(",\"keepAlives\":"); out.int(Int64(d.keepAlives))
@@ -230,6 +254,7 @@ public struct CaptureConnectionJSONWriter {
         if let value { out.unsigned(UInt64(value)) } else { out.raw("null") }
     }
 
+    @inline(__always)
     private static func millis(_ micros: Int64?, _ out: inout JSONByteCursor) {
         if let micros { out.millis(micros) } else { out.raw("null") }
     }

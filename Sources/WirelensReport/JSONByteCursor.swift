@@ -52,14 +52,18 @@ struct JSONByteCursor {
         position += kept
     }
 
-    /// An unsigned integer in decimal (at most 20 bytes). Below 100 (most of a connection's counters) it is
-    /// written in place of the call.
+    /// An unsigned integer in decimal (at most 20 bytes). Below 1000 (most of a connection's counters, an
+    /// exchange's status and header sizes) it is written in place of the call.
     @inline(__always)
     mutating func unsigned(_ value: UInt64) {
         if value < 10 {
             byte(UInt8(truncatingIfNeeded: 48 &+ value))
         } else if value < 100 {
             pair(Int(truncatingIfNeeded: value))
+        } else if value < 1000 {
+            let hundreds = value / 100
+            byte(UInt8(truncatingIfNeeded: 48 &+ hundreds))
+            pair(Int(truncatingIfNeeded: value &- hundreds &* 100))
         } else {
             digits(value)
         }
@@ -78,14 +82,8 @@ struct JSONByteCursor {
         UnsafeRawPointer(digitPairs.utf8Start).loadUnaligned(fromByteOffset: 2 * value, as: UInt16.self)
     }
 
-    /// `unsigned` for 100 and above, two digits at a time.
+    /// `unsigned` for 1000 and above, two digits at a time.
     private mutating func digits(_ value: UInt64) {
-        if value < 1000 {
-            let hundreds = value / 100
-            byte(UInt8(truncatingIfNeeded: 48 &+ hundreds))
-            pair(Int(truncatingIfNeeded: value &- hundreds &* 100))
-            return
-        }
         let digits = Self.decimalDigits(value)
         var v = value
         var at = position + digits
@@ -153,23 +151,24 @@ struct JSONByteCursor {
 
     /// A string as a JSON string, escaped as `JSONBytes.appendString` escapes it (at most 6 bytes per UTF-8 byte,
     /// and 2 for the quotes).
+    ///
+    /// Written in place of the call, copy included: with no call left on its usual path, the caller reads the
+    /// string where it lies, without retaining and releasing it.
+    @inline(__always)
     mutating func string(_ text: String) {
-        let copied = text.utf8.withContiguousStorageIfAvailable { (utf8: UnsafeBufferPointer<UInt8>) -> Bool in
-            plain(utf8)
-        }
-        switch copied {
-        case true?: return
-        case false?: appending { JSONBytes.appendString(text, to: &$0) }  // rare: escapes
-        case nil:
-            var text = text
-            let plain = text.withUTF8 { (utf8: UnsafeBufferPointer<UInt8>) -> Bool in self.plain(utf8) }
-            if !plain { appending { JSONBytes.appendString(text, to: &$0) } }
-        }
+        if text.utf8.withContiguousStorageIfAvailable({ plain($0) }) != true { escapedString(text) }
+    }
+
+    /// `string` for text that needs escaping (rare), or whose UTF-8 is not contiguous.
+    private mutating func escapedString(_ text: String) {
+        var text = text
+        if !text.withUTF8({ plain($0) }) { appending { JSONBytes.appendString(text, to: &$0) } }
     }
 
     /// Writes `utf8` quoted when none of its bytes needs escaping (copied while checked); false, with nothing
     /// written, when one does. From 8 bytes on, the bytes go eight at a time (the last eight overlapping the
     /// ones before), each word checked for all three kinds of escaped byte at once.
+    @inline(__always)
     private mutating func plain(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
         let count = utf8.count
         let text = position + 1
