@@ -6,9 +6,10 @@ import WirelensCore
 ///
 /// A capture of a gigabyte holds hundreds of thousands of exchanges; their JSON is most of the analysis's
 /// output, so it is written field by field with keys as static text, through a `JSONByteCursor` straight into
-/// the array's spare capacity: a connection's head (everything but its exchanges) at once, then each exchange,
-/// each bounded beforehand from its strings' lengths. `CaptureJSONWriterTests` holds the two paths to the same
-/// output.
+/// the array's spare capacity: a connection's head (everything but its exchanges) at once, then its exchanges in
+/// runs, each exchange bounded beforehand from its strings' lengths. `CaptureJSONWriterTests` holds the two paths
+/// to the same output, `CaptureJSONWriterValueTests` the edges of the shortcuts (repeated instants, strings
+/// copied eight bytes at a time, the usual method and version as static text) to Foundation's reading of them.
 public struct CaptureConnectionJSONWriter {
     /// The second of the last instant written, and its text up to the fraction (`"YYYY-MM-DDTHH:MM:SS.`, 21
     /// bytes, in three words): the instants of a capture come in runs within the same second.
