@@ -16,10 +16,11 @@ struct JSONByteCursor {
     /// The number of bytes written so far.
     var count: Int { position - start }
 
+    /// Static text, stored in place of the call (its bytes are constants of the code).
     @inline(__always)
     mutating func raw(_ text: StaticString) {
         let count = text.utf8CodeUnitCount
-        position.update(from: text.utf8Start, count: count)
+        position.initialize(from: text.utf8Start, count: count)
         position += count
     }
 
@@ -51,34 +52,50 @@ struct JSONByteCursor {
         position += kept
     }
 
-    /// An unsigned integer in decimal (at most 20 bytes), two digits at a time. The single digits (most of a
-    /// connection's counters) are written in place of the call.
+    /// An unsigned integer in decimal (at most 20 bytes). Below 1000 (most of a connection's counters, an
+    /// exchange's status and header sizes) it is written in place of the call.
     @inline(__always)
     mutating func unsigned(_ value: UInt64) {
         if value < 10 {
             byte(UInt8(truncatingIfNeeded: 48 &+ value))
+        } else if value < 100 {
+            pair(Int(truncatingIfNeeded: value))
+        } else if value < 1000 {
+            let hundreds = value / 100
+            byte(UInt8(truncatingIfNeeded: 48 &+ hundreds))
+            pair(Int(truncatingIfNeeded: value &- hundreds &* 100))
         } else {
             digits(value)
         }
     }
 
-    /// `unsigned` for 10 and above.
+    /// Two decimal digits, `00` to `99`, stored at once.
+    @inline(__always)
+    private mutating func pair(_ value: Int) {
+        UnsafeMutableRawPointer(position).storeBytes(of: Self.pairWord(value), as: UInt16.self)
+        position += 2
+    }
+
+    /// The two digits of `value` (0 to 99) as they lie in memory.
+    @inline(__always)
+    private static func pairWord(_ value: Int) -> UInt16 {
+        UnsafeRawPointer(digitPairs.utf8Start).loadUnaligned(fromByteOffset: 2 * value, as: UInt16.self)
+    }
+
+    /// `unsigned` for 1000 and above, two digits at a time.
     private mutating func digits(_ value: UInt64) {
         let digits = Self.decimalDigits(value)
         var v = value
         var at = position + digits
-        let pairs = Self.digitPairs.utf8Start
         while v >= 100 {
-            let pair = Int(v % 100)
+            let pair = Int(truncatingIfNeeded: v % 100)
             v /= 100
             at -= 2
-            at[0] = pairs[2 * pair]
-            at[1] = pairs[2 * pair + 1]
+            UnsafeMutableRawPointer(at).storeBytes(of: Self.pairWord(pair), as: UInt16.self)
         }
         if v >= 10 {
             at -= 2
-            at[0] = pairs[2 * Int(v)]
-            at[1] = pairs[2 * Int(v) + 1]
+            UnsafeMutableRawPointer(at).storeBytes(of: Self.pairWord(Int(truncatingIfNeeded: v)), as: UInt16.self)
         } else {
             at -= 1
             at[0] = UInt8(truncatingIfNeeded: 48 &+ v)
@@ -107,8 +124,14 @@ struct JSONByteCursor {
     }
 
     /// A signed integer in decimal (at most 20 bytes).
+    @inline(__always)
     mutating func int(_ value: Int64) {
-        if value < 0 { byte(UInt8(ascii: "-")) }
+        if value >= 0 { unsigned(UInt64(value)) } else { negative(value) }
+    }
+
+    /// `int` below zero.
+    private mutating func negative(_ value: Int64) {
+        byte(UInt8(ascii: "-"))
         unsigned(value.magnitude)
     }
 
@@ -128,39 +151,63 @@ struct JSONByteCursor {
 
     /// A string as a JSON string, escaped as `JSONBytes.appendString` escapes it (at most 6 bytes per UTF-8 byte,
     /// and 2 for the quotes).
+    ///
+    /// Written in place of the call, copy included: with no call left on its usual path, the caller reads the
+    /// string where it lies, without retaining and releasing it.
+    @inline(__always)
     mutating func string(_ text: String) {
-        let copied = text.utf8.withContiguousStorageIfAvailable { (utf8: UnsafeBufferPointer<UInt8>) -> Bool in
-            plain(utf8)
-        }
-        switch copied {
-        case true?: return
-        case false?: appending { JSONBytes.appendString(text, to: &$0) }  // rare: escapes
-        case nil:
-            var text = text
-            let plain = text.withUTF8 { (utf8: UnsafeBufferPointer<UInt8>) -> Bool in self.plain(utf8) }
-            if !plain { appending { JSONBytes.appendString(text, to: &$0) } }
-        }
+        if text.utf8.withContiguousStorageIfAvailable({ plain($0) }) != true { escapedString(text) }
+    }
+
+    /// `string` for text that needs escaping (rare), or whose UTF-8 is not contiguous.
+    private mutating func escapedString(_ text: String) {
+        var text = text
+        if !text.withUTF8({ plain($0) }) { appending { JSONBytes.appendString(text, to: &$0) } }
     }
 
     /// Writes `utf8` quoted when none of its bytes needs escaping (copied while checked); false, with nothing
-    /// written, when one does.
+    /// written, when one does. From 8 bytes on, the bytes go eight at a time (the last eight overlapping the
+    /// ones before), each word checked for all three kinds of escaped byte at once.
+    @inline(__always)
     private mutating func plain(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
-        let begin = position
-        var at = position
-        at.pointee = UInt8(ascii: "\"")
-        at += 1
-        let escapes = Self.escapes.utf8Start
-        for b in utf8 {
-            at.pointee = b
-            at += 1
-            if escapes[Int(b)] != UInt8(ascii: "0") {
-                position = begin
-                return false
+        let count = utf8.count
+        let text = position + 1
+        if count >= 8, let source = utf8.baseAddress {
+            let from = UnsafeRawPointer(source), to = UnsafeMutableRawPointer(text)
+            var escaped: UInt64 = 0
+            var offset = 0
+            while offset < count &- 8 {
+                let word = from.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                to.storeBytes(of: word, toByteOffset: offset, as: UInt64.self)
+                escaped |= Self.escapedBytes(word)
+                offset &+= 8
+            }
+            let last = from.loadUnaligned(fromByteOffset: count &- 8, as: UInt64.self)
+            to.storeBytes(of: last, toByteOffset: count &- 8, as: UInt64.self)
+            guard escaped | Self.escapedBytes(last) == 0 else { return false }
+        } else {
+            let escapes = Self.escapes.utf8Start
+            for (i, b) in utf8.enumerated() {
+                text[i] = b
+                if escapes[Int(b)] != UInt8(ascii: "0") { return false }
             }
         }
-        at.pointee = UInt8(ascii: "\"")
-        position = at + 1
+        position[0] = UInt8(ascii: "\"")
+        text[count] = UInt8(ascii: "\"")
+        position = text + count + 1
         return true
+    }
+
+    /// Nonzero when one of the eight bytes of `word` is one a JSON string escapes (below 0x20, `"` or `\\`).
+    ///
+    /// `(x - 0x01…) & ~x & 0x80…` is nonzero exactly when a byte of `x` is zero (a borrow can only start at a
+    /// zero byte), and `(x - 0x20…) & ~x & 0x80…` when one is below 0x20; bytes from 0x80 up set none of them.
+    @inline(__always)
+    static func escapedBytes(_ word: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        let quotes = word ^ (ones &* 0x22), backslashes = word ^ (ones &* 0x5C)
+        let controls = (word &- ones &* 0x20) & ~word
+        return (controls | (quotes &- ones) & ~quotes | (backslashes &- ones) & ~backslashes) & highs
     }
 
     /// One byte per byte value: "1" for the bytes a JSON string escapes (controls, `"` and `\`), else "0".
@@ -172,24 +219,41 @@ struct JSONByteCursor {
         """
     }
 
-    /// A duration (µs) in milliseconds, as `JSONBytes.appendMillis` writes it.
+    /// A duration (µs) in milliseconds, as `JSONBytes.appendMillis` writes it: the fraction's three digits stored
+    /// at once, then those up to its last nonzero one kept (it stores up to 2 bytes past what it keeps).
+    @inline(__always)
     mutating func millis(_ micros: Int64) {
+        guard micros >= 0, micros < 1 << 50 else {
+            otherMillis(micros)
+            return
+        }
+        let whole = UInt64(micros) / 1000
+        unsigned(whole)
+        let fraction = UInt32(truncatingIfNeeded: UInt64(micros) &- whole &* 1000)
+        if fraction != 0 { millisFraction(fraction) }
+    }
+
+    /// A fraction of a millisecond (1 to 999 µs) after its point, without trailing zeros.
+    @inline(__always)
+    private mutating func millisFraction(_ fraction: UInt32) {
+        let tenths = fraction / 100, rest = fraction &- tenths &* 100
+        position[0] = UInt8(ascii: ".")
+        position[1] = UInt8(truncatingIfNeeded: 48 &+ tenths)
+        UnsafeMutableRawPointer(position + 2).storeBytes(of: Self.pairWord(Int(rest)), as: UInt16.self)
+        position += rest == 0 ? 2 : rest % 10 == 0 ? 3 : 4
+    }
+
+    /// `millis` below zero and from 2^50 µs on.
+    private mutating func otherMillis(_ micros: Int64) {
         guard micros.magnitude < 1 << 50 else {
             appending { JSONBytes.appendMillis(micros: micros, to: &$0) }
             return
         }
-        if micros < 0 { byte(UInt8(ascii: "-")) }
-        let magnitude = micros.magnitude
-        unsigned(magnitude / 1000)
-        var fraction = magnitude % 1000
-        guard fraction != 0 else { return }
-        byte(UInt8(ascii: "."))
-        var divisor: UInt64 = 100
-        while fraction != 0 {
-            byte(UInt8(48 + fraction / divisor))
-            fraction %= divisor
-            divisor /= 10
-        }
+        byte(UInt8(ascii: "-"))
+        let whole = micros.magnitude / 1000
+        unsigned(whole)
+        let fraction = UInt32(truncatingIfNeeded: micros.magnitude &- whole &* 1000)
+        if fraction != 0 { millisFraction(fraction) }
     }
 
     /// A count of tenths (a value rounded to one decimal, `(x * 10).rounded() / 10`) as `JSONBytes.appendDouble`
@@ -211,20 +275,21 @@ struct JSONByteCursor {
         return true
     }
 
-    /// The six digits of an instant's fraction of a second (µs, 0 to 999 999), then its closing `Z"`.
+    /// The six digits of an instant's fraction of a second (µs, 0 to 999 999) and its closing `Z"`, as the eight
+    /// bytes they are in memory (stored with `word`).
     @inline(__always)
-    mutating func fraction(_ micros: Int64) {
-        let value = Int(micros)
-        let pairs = Self.digitPairs.utf8Start
-        let high = value / 10_000, middle = value / 100 % 100, low = value % 100
-        position[0] = pairs[2 * high]
-        position[1] = pairs[2 * high + 1]
-        position[2] = pairs[2 * middle]
-        position[3] = pairs[2 * middle + 1]
-        position[4] = pairs[2 * low]
-        position[5] = pairs[2 * low + 1]
-        position[6] = UInt8(ascii: "Z")
-        position[7] = UInt8(ascii: "\"")
+    static func fraction(_ micros: Int64) -> UInt64 {
+        let value = UInt32(truncatingIfNeeded: micros)
+        let high = value / 10_000, rest = value &- high &* 10_000
+        let middle = rest / 100, low = rest &- middle &* 100
+        return UInt64(pairWord(Int(high))) | UInt64(pairWord(Int(middle))) << 16 | UInt64(pairWord(Int(low))) << 32
+            | UInt64(UInt8(ascii: "Z")) << 48 | UInt64(UInt8(ascii: "\"")) << 56
+    }
+
+    /// Eight bytes stored at once, all of them kept.
+    @inline(__always)
+    mutating func word(_ value: UInt64) {
+        UnsafeMutableRawPointer(position).storeBytes(of: value, as: UInt64.self)
         position += 8
     }
 
@@ -248,12 +313,15 @@ struct JSONByteCursor {
 extension [UInt8] {
     /// Appends what `body` writes through a cursor into reserved capacity: at most `bound` bytes (the caller's
     /// bound on what it writes; checked after the fact, so a wrong bound stops the program instead of going on).
+    ///
+    /// Eight bytes more than `bound` are reserved: the cursor stores whole words, some of whose last bytes it
+    /// does not keep (`words`, `millis`), and may do so at the end of what it writes.
     mutating func appendJSON(bound: Int, _ body: (inout JSONByteCursor) -> Void) {
-        append(addingCapacity: bound) { span in
+        append(addingCapacity: bound + 8) { span in
             span.withUnsafeMutableBufferPointer { buffer, initialized in
                 var out = JSONByteCursor(buffer.baseAddress! + initialized)
                 body(&out)
-                precondition(initialized + out.count <= buffer.count, "JSON piece longer than its bound")
+                precondition(out.count <= bound, "JSON piece longer than its bound")
                 initialized += out.count
             }
         }
