@@ -26,18 +26,38 @@ public enum PacketDecoder {
     /// Decodes one frame of the given link type into `outcome` (a batch's record).
     ///
     /// A TCP segment of untagged Ethernet carrying IPv4, whole up to the end of its TCP header, is decoded and
-    /// stored here, inline; every other frame (and every frame that is no such segment) goes to `decodeOther`,
-    /// which decodes it from its start with the same functions, so both paths give the same outcome.
+    /// stored here, inline (a SYN's, whose options are walked for the window scale, out of line); every other
+    /// frame goes to `decodeOther`, which decodes it from its start with the same functions, so both paths give
+    /// the same outcome.
     @inline(__always)
     static func decode(_ frame: UnsafeRawBufferPointer, linkType: LinkType, into outcome: inout Outcome) {
         if linkType == .ethernet, frame.count >= 14, ByteReader.u16(frame, 12) == 0x0800,
            case .segment(let at, let length) = ipv4Span(frame, at: 14),
            let headerLength = tcpHeaderLength(frame, at: at, length: length) {
-            outcome = .tcp(segment(frame, at: at, headerLength: headerLength, length: length,
-                                   source: IPAddress.v4(frame, at: 26), destination: IPAddress.v4(frame, at: 30)))
+            if flags(frame, at: at).contains(.syn) {
+                storeSegment(frame, ip: 14, tcp: at, headerLength: headerLength, length: length, into: &outcome)
+            } else {
+                outcome = .tcp(ipv4Segment(frame, ip: 14, tcp: at, headerLength: headerLength, length: length))
+            }
         } else {
             decodeOther(frame, linkType: linkType, into: &outcome)
         }
+    }
+
+    /// The segment of the IPv4 packet at `offset` whose TCP header (`headerLength` bytes, its fixed part captured)
+    /// starts `at`, in a segment `length` bytes long.
+    @inline(__always)
+    private static func ipv4Segment(_ frame: UnsafeRawBufferPointer, ip offset: Int, tcp at: Int, headerLength: Int,
+                                    length: Int) -> TCPSegment {
+        segment(frame, at: at, headerLength: headerLength, length: length,
+                source: IPAddress.v4(frame, at: offset &+ 12), destination: IPAddress.v4(frame, at: offset &+ 16))
+    }
+
+    /// `ipv4Segment` out of line, stored into `outcome`: the inline path keeps no values across the option walk.
+    @inline(never)
+    private static func storeSegment(_ frame: UnsafeRawBufferPointer, ip offset: Int, tcp at: Int, headerLength: Int,
+                                     length: Int, into outcome: inout Outcome) {
+        outcome = .tcp(ipv4Segment(frame, ip: offset, tcp: at, headerLength: headerLength, length: length))
     }
 
     /// `decodeOther` out of line: stores its outcome itself, so that the inline path's store stays its own.
@@ -116,10 +136,10 @@ public enum PacketDecoder {
     private static func ipv4(_ frame: UnsafeRawBufferPointer, at offset: Int) -> Outcome {
         switch ipv4Span(frame, at: offset) {
         case .segment(let at, let length):
-            tcp(frame, at: at, length: length, source: IPAddress.v4(frame, at: offset + 12),
-                destination: IPAddress.v4(frame, at: offset + 16))
-        case .notTCP: .notTCP
-        case .truncated: .truncated
+            return tcp(frame, at: at, length: length, source: IPAddress.v4(frame, at: offset + 12),
+                       destination: IPAddress.v4(frame, at: offset + 16))
+        case .notTCP: return .notTCP
+        case .truncated: return .truncated
         }
     }
 
@@ -185,11 +205,17 @@ public enum PacketDecoder {
         return headerLength
     }
 
+    /// The flags of the TCP header at `offset` (its fixed part captured).
+    @inline(__always)
+    private static func flags(_ frame: UnsafeRawBufferPointer, at offset: Int) -> TCPFlags {
+        TCPFlags(rawValue: frame.load(fromByteOffset: offset &+ 13, as: UInt8.self) & 0x1f)
+    }
+
     /// The segment whose TCP header (`headerLength` bytes, its fixed part captured) starts at `offset`.
     @inline(__always)
     private static func segment(_ frame: UnsafeRawBufferPointer, at offset: Int, headerLength: Int, length: Int,
                                 source: IPAddress, destination: IPAddress) -> TCPSegment {
-        let flags = TCPFlags(rawValue: frame.load(fromByteOffset: offset &+ 13, as: UInt8.self) & 0x1f)
+        let flags = flags(frame, at: offset)
         var scale: UInt8?
         if flags.contains(.syn) { scale = windowScale(frame, from: offset &+ 20, to: offset &+ headerLength) }
         // The payload is what the capture kept of the segment: none of it when the cut fell in the options.
