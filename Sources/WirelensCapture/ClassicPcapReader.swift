@@ -64,9 +64,9 @@ struct ClassicPcapReader {
             let batch = PacketBatch(capacity: needed, linkType: linkType)
             let filled = fill(batch, from: position, packetsBefore: count, path: path, until: stop)
             position += Int64(filled.consumed)
-            count += batch.records.count
+            count += batch.count
             needed = max(batchBytes, filled.needed)
-            if !batch.records.isEmpty { full.put(batch) }
+            if !batch.isEmpty { full.put(batch) }
             if let ending = filled.ending { return ending }
         }
     }
@@ -90,7 +90,7 @@ struct ClassicPcapReader {
         func fail(_ reason: String) -> Filling {
             filling.consumed = scan
             filling.ending = PcapSource.Ending(failure: .readFailed(path: path, packetsRead: packetsBefore
-                                                                        + batch.records.count, reason: reason),
+                                                                        + batch.count, reason: reason),
                                                stopped: false)
             return filling
         }
@@ -106,7 +106,7 @@ struct ClassicPcapReader {
                     : "invalid packet capture length \(captured), bigger than maximum of \(Self.maximumCaptured)")
             }
             filling.consumed = scan
-            if batch.records.count == PacketBatch.maxRecords { return filling }
+            if batch.count == PacketBatch.maxRecords { return filling }
             if let stop, stop.isRequested {
                 filling.ending = PcapSource.Ending(failure: nil, stopped: true)
                 return filling

@@ -4,7 +4,9 @@ extension IPAddress {
     /// Reads an IPv4 address (4 bytes) at `offset`; the caller has checked the bounds.
     @inline(__always)
     static func v4(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> IPAddress {
-        IPAddress(v4: bytes[offset], bytes[offset + 1], bytes[offset + 2], bytes[offset + 3])
+        let word = ByteReader.u32(bytes, offset)
+        return IPAddress(v4: UInt8(truncatingIfNeeded: word >> 24), UInt8(truncatingIfNeeded: word >> 16),
+                         UInt8(truncatingIfNeeded: word >> 8), UInt8(truncatingIfNeeded: word))
     }
 
     /// Reads an IPv6 address (16 bytes) at `offset`; the caller has checked the bounds.

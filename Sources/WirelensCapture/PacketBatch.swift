@@ -22,7 +22,12 @@ final class PacketBatch {
 
     private(set) var storage: UnsafeMutableRawBufferPointer
     private(set) var used = 0
-    private(set) var records: [Record] = []
+    /// The records: `count` of them, room for `recordCapacity`. A record holds no reference (its payload
+    /// pointer is into `storage`), so it is written in place, its memory neither initialised nor torn down.
+    private var records: UnsafeMutablePointer<Record>
+    private var recordCapacity: Int
+    /// Packets in the batch.
+    private(set) var count = 0
     /// The link type packets are decoded as.
     let linkType: LinkType
 
@@ -30,17 +35,35 @@ final class PacketBatch {
     init(capacity: Int, linkType: LinkType) {
         self.linkType = linkType
         storage = .allocate(byteCount: max(capacity, 4096), alignment: 16)
-        records.reserveCapacity(min(capacity / 256, Self.maxRecords))
+        recordCapacity = max(min(capacity / 256, Self.maxRecords), 16)
+        records = .allocate(capacity: recordCapacity)
+        assert(_isPOD(Record.self), "records are written in place and freed without deinitialising them")
     }
 
-    deinit { storage.deallocate() }
+    deinit {
+        storage.deallocate()
+        records.deallocate()
+    }
+
+    /// True when the batch holds no packet.
+    var isEmpty: Bool { count == 0 }
 
     /// True when `count` more bytes and one more record fit, or the batch is empty (it then grows to take them).
     func fits(_ count: Int) -> Bool {
-        records.isEmpty || (used + count <= storage.count && records.count < Self.maxRecords)
+        isEmpty || (used + count <= storage.count && self.count < Self.maxRecords)
     }
 
-    /// Packets per batch at most: small packets would otherwise grow the records (about 150 bytes each, more
+    /// Makes room for `total` records at least.
+    private func reserveRecords(_ total: Int) {
+        guard total > recordCapacity else { return }
+        recordCapacity = max(total, recordCapacity * 2)
+        let larger = UnsafeMutablePointer<Record>.allocate(capacity: recordCapacity)
+        larger.moveInitialize(from: records, count: count)
+        records.deallocate()
+        records = larger
+    }
+
+    /// Packets per batch at most: small packets would otherwise grow the records (120 bytes each, more
     /// than such a packet) of every batch in flight.
     static let maxRecords = 4096
 
@@ -67,10 +90,24 @@ final class PacketBatch {
         }
         // The storage does not move from here on (it grows only while empty): the payload pointer stays valid.
         let stored = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(storage)[used..<(used + bytes.count)])
-        records.append(Record(offset: used, captured: bytes.count, originalLength: originalLength,
-                              timestampNanos: timestampNanos,
-                              decoded: PacketDecoder.decode(stored, linkType: linkType)))
+        reserveRecords(count + 1)
+        Self.write(records + count, offset: used, captured: bytes.count, originalLength: originalLength,
+                   timestampNanos: timestampNanos, linkType: linkType, frame: stored)
+        count += 1
         used += bytes.count
+    }
+
+    /// Writes the record of the packet whose captured bytes are `frame` (at `offset` in the storage) into the
+    /// uninitialised `record`, field by field, the decoder storing its outcome there itself: a `Record` is
+    /// trivial (no references), so assigning its fields initialises it.
+    @inline(__always)
+    private static func write(_ record: UnsafeMutablePointer<Record>, offset: Int, captured: Int, originalLength: Int,
+                              timestampNanos: Int64, linkType: LinkType, frame: UnsafeRawBufferPointer) {
+        record.pointee.offset = offset
+        record.pointee.captured = captured
+        record.pointee.originalLength = originalLength
+        record.pointee.timestampNanos = timestampNanos
+        PacketDecoder.decode(frame, linkType: linkType, into: &record.pointee.decoded)
     }
 
     /// Bytes the storage holds.
@@ -99,14 +136,17 @@ final class PacketBatch {
     /// fractions in nanoseconds or microseconds, their bytes cut to `snapshot`, none longer than `maximum`.
     func appendClassicRecords(from start: Int, swapped: Bool, nanoseconds: Bool, snapshot: Int,
                               maximum: Int) -> Walk {
-        // The records and the filled length are worked on in locals: no access check per record.
-        var list: [Record] = []
-        swap(&list, &records)
-        defer { swap(&list, &records) }
-        let base = UnsafeRawPointer(storage.baseAddress!)
+        // Each record takes 16 bytes at least: room for as many as the bytes left can hold is made first, and the
+        // records are written in place through locals (no access check or capacity check per record). Offsets
+        // stay within the storage, so their sums cannot overflow.
         let end = used
+        reserveRecords(min(count + max(0, end - start) / 16, Self.maxRecords))
+        let base = UnsafeRawPointer(storage.baseAddress!)
+        let list = records, linkType = linkType
+        var added = count
+        defer { count = added }
         var walk = Walk(scan: start, pending: 16)
-        while list.count < Self.maxRecords, end - walk.scan >= 16 {
+        while added < Self.maxRecords, end &- walk.scan >= 16 {
             let header = base + walk.scan
             var fields = (header.loadUnaligned(as: UInt32.self), header.loadUnaligned(fromByteOffset: 4, as: UInt32.self),
                           header.loadUnaligned(fromByteOffset: 8, as: UInt32.self),
@@ -117,16 +157,16 @@ final class PacketBatch {
                 walk.impossible = captured
                 return walk
             }
-            walk.pending = 16 + captured
-            guard end - walk.scan >= walk.pending else { return walk }
+            walk.pending = 16 &+ captured
+            guard end &- walk.scan >= walk.pending else { return walk }
             let fraction = Int64(Int32(bitPattern: fields.1))
-            let offset = walk.scan + 16, kept = min(captured, snapshot)
-            list.append(Record(offset: offset, captured: kept, originalLength: Int(fields.3),
-                               timestampNanos: Int64(Int32(bitPattern: fields.0)) * 1_000_000_000
-                                   + (nanoseconds ? fraction : fraction * 1000),
-                               decoded: PacketDecoder.decode(UnsafeRawBufferPointer(start: base + offset, count: kept),
-                                                             linkType: linkType)))
-            walk.scan += walk.pending
+            let offset = walk.scan &+ 16, kept = min(captured, snapshot)
+            Self.write(list + added, offset: offset, captured: kept, originalLength: Int(fields.3),
+                       timestampNanos: Int64(Int32(bitPattern: fields.0)) * 1_000_000_000
+                           + (nanoseconds ? fraction : fraction * 1000),
+                       linkType: linkType, frame: UnsafeRawBufferPointer(start: base + offset, count: kept))
+            added += 1
+            walk.scan &+= walk.pending
             walk.pending = 16
         }
         return walk
@@ -135,7 +175,7 @@ final class PacketBatch {
     /// Calls `body` for each packet in the batch, in order, with its decoding.
     func forEach(_ body: (CapturedPacket, PacketDecoder.Outcome) -> Void) {
         let base = UnsafeRawPointer(storage.baseAddress!)
-        for record in records {
+        for record in UnsafeBufferPointer(start: records, count: count) {
             body(CapturedPacket(timestampNanos: record.timestampNanos, originalLength: record.originalLength,
                                 bytes: UnsafeRawBufferPointer(start: base + record.offset, count: record.captured)),
                  record.decoded)
@@ -145,6 +185,6 @@ final class PacketBatch {
     /// Empties the batch for reuse.
     func clear() {
         used = 0
-        records.removeAll(keepingCapacity: true)
+        count = 0
     }
 }

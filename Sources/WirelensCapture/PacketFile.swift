@@ -55,7 +55,7 @@ public final class PacketFile {
         var count = 0
         while let batch = full.take() {
             batch.forEach(body)
-            count += batch.records.count
+            count += batch.count
         }
         let ending = thread.join() ?? PcapSource.Ending(failure: nil, stopped: false)
         if let failure = ending.failure { throw failure }

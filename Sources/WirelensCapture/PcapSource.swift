@@ -122,7 +122,7 @@ final class PcapSource {
                     break
                 }
             }
-            if !batch.records.isEmpty { full.put(batch) }
+            if !batch.isEmpty { full.put(batch) }
             if ended { return ending }
         }
     }

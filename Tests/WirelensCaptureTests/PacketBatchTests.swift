@@ -1,3 +1,4 @@
+import Foundation
 import XCTest
 @testable import WirelensCapture
 
@@ -57,5 +58,42 @@ final class PacketBatchTests: XCTestCase {
         XCTAssertEqual(segment.source.port, 40000)
         XCTAssertEqual(segment.sequence, 7)
         XCTAssertTrue(inside, "the payload points into the batch's copy of the packet")
+    }
+
+    /// Classic pcap records read into a small batch (room for 16 records reserved) are all added, in order, with
+    /// their times, lengths, bytes and decodings, the records growing past the room reserved.
+    func testClassicRecordsInASmallBatchGrowItsRecords() throws {
+        let frames = (0..<70).map { i in  // 57 bytes each: 3990 bytes
+            FrameBuilder.ipv4(IPAddress(v4: 10, 0, 0, 1), IPAddress(v4: 10, 0, 0, 2),
+                              FrameBuilder.tcp(from: 40000, to: 80, seq: UInt32(i), ack: 9, flags: .ack,
+                                               payload: [UInt8(i)]))
+        }
+        func le32(_ v: UInt32) -> [UInt8] { (0..<4).map { UInt8(v >> (8 * $0) & 0xff) } }
+        var bytes: [UInt8] = []
+        for (i, frame) in frames.enumerated() {
+            bytes += le32(7) + le32(UInt32(i)) + le32(UInt32(frame.count)) + le32(UInt32(frame.count + i)) + frame
+        }
+        let path = LoopbackCapture.temporaryPath("records")
+        defer { unlink(path) }
+        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
+        let descriptor = open(path, O_RDONLY)
+        defer { close(descriptor) }
+        let batch = PacketBatch(capacity: 4096, linkType: .raw)
+        XCTAssertEqual(batch.read(descriptor, at: 0, count: 4096), bytes.count)
+        let walk = batch.appendClassicRecords(from: 0, swapped: false, nanoseconds: true, snapshot: 65535,
+                                              maximum: 262_144)
+        XCTAssertEqual(walk.scan, bytes.count)
+        XCTAssertEqual(batch.count, frames.count)
+        var seen: [([UInt8], Int, Int64, UInt32?, [UInt8])] = []
+        batch.forEach { packet, outcome in
+            guard case .tcp(let segment) = outcome else { return XCTFail("\(outcome)") }
+            seen.append((Array(packet.bytes), packet.originalLength, packet.timestampNanos, segment.sequence,
+                         Array(segment.payload)))
+        }
+        XCTAssertEqual(seen.map(\.0), frames)
+        XCTAssertEqual(seen.map(\.1), frames.indices.map { frames[$0].count + $0 })
+        XCTAssertEqual(seen.map(\.2), frames.indices.map { 7_000_000_000 + Int64($0) })
+        XCTAssertEqual(seen.map(\.3), frames.indices.map { UInt32($0) })
+        XCTAssertEqual(seen.map(\.4), frames.indices.map { [UInt8($0)] })
     }
 }
