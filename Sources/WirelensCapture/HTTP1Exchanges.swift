@@ -33,9 +33,10 @@ struct HTTP1Exchanges: HTTPMessageSink {
     var fromClient = true
     /// Masks secrets in request targets; shared by the connections of a capture.
     let targets: TargetRedactor
-    /// The kinds of the methods of the requests read, in order, for the response parser
-    /// (`HTTPMessageParser.expectResponse`).
-    var methodsAwaited: [HTTPHead.MethodKind] = []
+    /// The kinds of the methods of the requests read, in order, from number `methodsTaken` on not yet taken by the
+    /// response parser (`takeAwaitedMethod`).
+    private var methodsAwaited: [HTTPHead.MethodKind] = []
+    private var methodsTaken = 0
     /// The response parser, or the request parser, must stop (h2c prior knowledge; a 101).
     var stopsResponses = false
     var stopsRequests = false
@@ -105,33 +106,72 @@ struct HTTP1Exchanges: HTTPMessageSink {
         if fromClient { request(event) } else { response(event) }
     }
 
-    /// A request-side event: a new exchange, its head, its end.
+    /// A final message head: the request's, or the final response's (paired with the oldest exchange still waiting
+    /// for it). Its strings are swapped into the exchange (whose fields are still nil): neither copied nor released.
+    mutating func head(_ head: inout HTTPHead, headerBytes: Int, time: Int64) {
+        if detected == nil { detected = .http1 }  // only mid-stream can a response come first
+        if fromClient {
+            guard !exchanges.isEmpty else { return }
+            // A request head always has a method (its line was parsed as a request line).
+            methodsAwaited.append(head.methodKind)
+            Self.fillRequest(&exchanges[exchanges.count - 1], head: &head, headerBytes: headerBytes, keepsAll: keepsAll)
+        } else {
+            let start = responseMessageStart, keepsAll = keepsAll
+            Self.fillResponse(&self[responsesDone], head: &head, headerBytes: headerBytes, start: start,
+                              keepsAll: keepsAll)
+            if head.status == 101 {
+                switched = true
+                if head.upgrade?.lowercased().hasPrefix("h2c") == true { detected = .h2c }
+                stopsRequests = true
+            }
+        }
+    }
+
+    /// The kind of the oldest awaited request method, taken off `methodsAwaited` (nil when none is awaited).
+    mutating func takeAwaitedMethod() -> HTTPHead.MethodKind? {
+        guard methodsTaken < methodsAwaited.count else { return nil }
+        let method = methodsAwaited[methodsTaken]
+        methodsTaken += 1
+        if methodsTaken > 64 {
+            // The methods taken are dropped now and then (a `removeAll` for each cost more than the rest of this).
+            methodsAwaited.removeFirst(methodsTaken)
+            methodsTaken = 0
+        }
+        return method
+    }
+
+    /// Writes a request head into its exchange (one access to it). Without `keepsAll` the parsers read no
+    /// start-line text (`HTTPMessageParser.readsText`): nothing shown.
+    private static func fillRequest(_ exchange: inout HTTPExchange, head: inout HTTPHead, headerBytes: Int,
+                                    keepsAll: Bool) {
+        exchange.requestHeaderBytes = headerBytes
+        guard keepsAll else { return }
+        swap(&exchange.method, &head.method)
+        // The target's text came from `targetText`: redacted.
+        swap(&exchange.target, &head.target)
+        swap(&exchange.httpVersion, &head.version)
+    }
+
+    /// Writes a final response head into its exchange (one access to it).
+    private static func fillResponse(_ exchange: inout HTTPExchange, head: inout HTTPHead, headerBytes: Int,
+                                     start: Int64?, keepsAll: Bool) {
+        exchange.responseStartAt = start
+        exchange.statusCode = head.status
+        exchange.responseHeaderBytes = headerBytes
+        if keepsAll, exchange.httpVersion == nil { swap(&exchange.httpVersion, &head.version) }
+    }
+
+    /// A request-side event: a new exchange, its end.
     private mutating func request(_ event: HTTPMessageParser.Event) {
         switch event {
         case .start(let time):
             let outstanding = count - responsesDone
             // Appended, then filled in place (no copy of the exchange).
             appendExchange()
-            let last = exchanges.count - 1
-            exchanges[last].requestStartAt = time
-            exchanges[last].pipelined = outstanding > 0
-            exchanges[last].pipelineDepth = outstanding + 1
-        case .head(let head, let headerBytes, _):
-            if detected == nil { detected = .http1 }
-            guard let last = exchanges.indices.last else { return }
-            exchanges[last].requestHeaderBytes = headerBytes
-            // A request head always has a method (its line was parsed as a request line).
-            methodsAwaited.append(head.methodKind)
-            // Without `keepsAll` the parsers read no start-line text (`HTTPMessageParser.readsText`): nothing shown.
-            guard keepsAll else { return }
-            exchanges[last].method = head.method
-            // The target's text came from `targetText`: redacted.
-            exchanges[last].target = head.target
-            exchanges[last].httpVersion = head.version
+            Self.started(&exchanges[exchanges.count - 1], at: time, outstanding: outstanding)
         case .end(let time, let bodyBytes):
-            guard let last = exchanges.indices.last else { return }
-            exchanges[last].requestEndAt = time
-            exchanges[last].requestBodyBytes = bodyBytes
+            guard !exchanges.isEmpty else { return }
+            Self.requestEnded(&exchanges[exchanges.count - 1], at: time, bodyBytes: bodyBytes)
         case .http2Preface:
             detected = .h2c
             // The preface was counted as a request start: it is not an HTTP/1.x exchange.
@@ -154,6 +194,25 @@ struct HTTP1Exchanges: HTTPMessageSink {
         }
     }
 
+    /// Fills a new exchange's request start (one access to it).
+    private static func started(_ exchange: inout HTTPExchange, at time: Int64, outstanding: Int) {
+        exchange.requestStartAt = time
+        exchange.pipelined = outstanding > 0
+        exchange.pipelineDepth = outstanding + 1
+    }
+
+    /// Fills an exchange's request end (one access to it).
+    private static func requestEnded(_ exchange: inout HTTPExchange, at time: Int64, bodyBytes: Int64) {
+        exchange.requestEndAt = time
+        exchange.requestBodyBytes = bodyBytes
+    }
+
+    /// Fills an exchange's final response end (one access to it).
+    private static func responseEnded(_ exchange: inout HTTPExchange, at time: Int64, bodyBytes: Int64) {
+        exchange.responseEndAt = time
+        exchange.responseBodyBytes = bodyBytes
+    }
+
     /// A response-side event, paired with the oldest exchange still waiting for its final response.
     private mutating func response(_ event: HTTPMessageParser.Event) {
         switch event {
@@ -167,21 +226,8 @@ struct HTTP1Exchanges: HTTPMessageSink {
             self[responsesDone].interimStatuses.append(status)
             if self[responsesDone].interimAt == nil { self[responsesDone].interimAt = time }
             responseMessageStart = nil
-        case .head(let head, let headerBytes, _):
-            let i = responsesDone
-            if detected == nil { detected = .http1 }  // only mid-stream can a response come first
-            self[i].responseStartAt = responseMessageStart
-            self[i].statusCode = head.status
-            self[i].responseHeaderBytes = headerBytes
-            if keepsAll, self[i].httpVersion == nil { self[i].httpVersion = head.version }
-            if head.status == 101 {
-                switched = true
-                if head.upgrade?.lowercased().hasPrefix("h2c") == true { detected = .h2c }
-                stopsRequests = true
-            }
         case .end(let time, let bodyBytes):
-            self[responsesDone].responseEndAt = time
-            self[responsesDone].responseBodyBytes = bodyBytes
+            Self.responseEnded(&self[responsesDone], at: time, bodyBytes: bodyBytes)
             responsesDone += 1
             responseMessageStart = nil
         case .http2Preface:

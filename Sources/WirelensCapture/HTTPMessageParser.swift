@@ -16,8 +16,6 @@ struct HTTPMessageParser {
     enum Event {
         /// The first byte of a message (times in µs since the epoch).
         case start(time: Int64)
-        /// A final message head (for responses: status 200 and up, or 101).
-        case head(HTTPHead, headerBytes: Int, time: Int64)
         /// An interim 1xx response head (100 Continue, 103 Early Hints); the final response follows.
         case interim(status: Int, time: Int64)
         /// The last byte of the message.
@@ -58,10 +56,6 @@ struct HTTPMessageParser {
     private var head = HTTPHead()
     private var headerBytes = 0
     private var bodyBytes: Int64 = 0
-    /// The kinds of the request methods whose final responses have not been read, oldest first (response parsers
-    /// only).
-    private var awaitingMethods: [HTTPHead.MethodKind] = []
-    private var awaitingStart = 0
     /// Bytes passed over while seeking a message start.
     private var seekSkipped: Int64 = 0
     /// While seeking: the line being passed over is too long to be a start line (the rest of it is ignored).
@@ -93,11 +87,6 @@ struct HTTPMessageParser {
         swap(&seekLongLine, &other.seekLongLine)
     }
 
-    /// Tells a response parser the method of the next request, so that a HEAD's response is known to be bodiless.
-    mutating func expectResponse(to method: HTTPHead.MethodKind) {
-        awaitingMethods.append(method)
-    }
-
     /// Where in the bytes of the last `feed` the message stream stopped being HTTP/1.x (after a 101 or a
     /// tunnel's 2xx): what follows belongs to the new protocol.
     private(set) var switchedAt: Int?
@@ -107,8 +96,23 @@ struct HTTPMessageParser {
         state = .stopped
     }
 
-    /// Parses `bytes`, which arrived at `time`, and hands what they completed to `events`, in order.
+    /// Parses `bytes`, which arrived at `time`, and hands what they completed to `events`, in order (a final head
+    /// through `events.head`; a response parser learns the method each final response answers, so that a HEAD's
+    /// response is known to be bodiless, from `events.takeAwaitedMethod`).
+    @inline(__always)
     mutating func feed(_ bytes: UnsafeRawBufferPointer, time: Int64, events: inout some HTTPMessageSink) {
+        // Most deliveries inside a body of known length do not reach its end: counted here, without the call.
+        if case .body(let remaining) = state, Int64(bytes.count) < remaining {
+            bodyBytes += Int64(bytes.count)
+            state = .body(remaining - Int64(bytes.count))
+            return
+        }
+        feedAll(bytes, time: time, events: &events)
+    }
+
+    /// Parses `bytes` (`feed`), from whatever state the parser is in.
+    @inline(never)
+    private mutating func feedAll(_ bytes: UnsafeRawBufferPointer, time: Int64, events: inout some HTTPMessageSink) {
         var i = 0
         let count = bytes.count
         while i < count {
@@ -419,7 +423,7 @@ struct HTTPMessageParser {
     private mutating func headersDone(time: Int64, events: inout some HTTPMessageSink) {
         switch role {
         case .request:
-            events.handle(.head(head, headerBytes: headerBytes, time: time))
+            events.head(&head, headerBytes: headerBytes, time: time)
             if head.chunked {
                 state = .chunkSize
             } else if let length = head.contentLength, length > 0 {
@@ -434,15 +438,8 @@ struct HTTPMessageParser {
                 state = .idle
                 return
             }
-            let method = awaitingStart < awaitingMethods.count ? awaitingMethods[awaitingStart] : nil
-            if method != nil {
-                awaitingStart += 1
-                if awaitingStart > 64 {
-                    awaitingMethods.removeFirst(awaitingStart)
-                    awaitingStart = 0
-                }
-            }
-            events.handle(.head(head, headerBytes: headerBytes, time: time))
+            let method = events.takeAwaitedMethod()
+            events.head(&head, headerBytes: headerBytes, time: time)
             if status == 101 || (method == .connect && status / 100 == 2) {
                 finish(time: time, events: &events)
                 state = .stopped
@@ -527,15 +524,13 @@ struct HTTPMessageParser {
         // Only three names matter, of 7, 14 and 17 bytes: a line is one of them when its colon stands right after
         // that many bytes that spell the name (a name holds no colon, so no earlier colon can precede a match).
         // Other headers are passed over without a search for their colon.
+        // Which of them the line may be, its first letter tells (`named` tests that letter again).
         let header: Framing
-        if Self.named(line, "content-length") {
-            header = .contentLength
-        } else if Self.named(line, "transfer-encoding") {
-            header = .transferEncoding
-        } else if Self.named(line, "upgrade") {
-            header = .upgrade
-        } else {
-            return
+        switch line.first.map({ $0 | 0x20 }) {
+        case 0x63 where Self.named(line, "content-length"): header = .contentLength  // c
+        case 0x74 where Self.named(line, "transfer-encoding"): header = .transferEncoding  // t
+        case 0x75 where Self.named(line, "upgrade"): header = .upgrade  // u
+        default: return
         }
         var start = header.colon + 1
         var end = line.count
@@ -580,13 +575,30 @@ struct HTTPMessageParser {
         }
     }
 
-    /// True when `line` is a header named `name` (lowercase): the name, in any case, then a colon.
+    /// True when `line` is a header named `name` (lowercase, at least 4 bytes): the name, in any case, then a colon.
+    ///
+    /// Every byte of such a name has bit 0x20 set (lowercase letters, "-"), so a line's byte matches when it does with
+    /// that bit set: the bytes are compared a word at a time, the last word overlapping the one before.
+    @inline(__always)
     private static func named(_ line: UnsafeRawBufferPointer, _ name: StaticString) -> Bool {
         let count = name.utf8CodeUnitCount
         guard line.count > count, line[count] == 58 else { return false }
-        let expected = name.utf8Start
-        for i in 0..<count where line[i] | 0x20 != expected[i] && line[i] != expected[i] { return false }
-        return true
+        let expected = UnsafeRawPointer(name.utf8Start)
+        if count < 8 {
+            let lower: UInt32 = 0x2020_2020
+            return line.loadUnaligned(as: UInt32.self) | lower == expected.loadUnaligned(as: UInt32.self)
+                && line.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self) | lower
+                    == expected.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)
+        }
+        let lower: UInt64 = 0x2020_2020_2020_2020
+        var offset = 0
+        while offset + 8 < count {
+            guard line.loadUnaligned(fromByteOffset: offset, as: UInt64.self) | lower
+                    == expected.loadUnaligned(fromByteOffset: offset, as: UInt64.self) else { return false }
+            offset += 8
+        }
+        return line.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self) | lower
+            == expected.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
     }
 
     private static func hexValue(_ b: UInt8) -> UInt8? {
