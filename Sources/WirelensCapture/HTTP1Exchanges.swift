@@ -158,7 +158,9 @@ struct HTTP1Exchanges: HTTPMessageSink {
         exchange.responseStartAt = start
         exchange.statusCode = head.status
         exchange.responseHeaderBytes = headerBytes
-        if keepsAll, exchange.httpVersion == nil { swap(&exchange.httpVersion, &head.version) }
+        if keepsAll, exchange.httpVersion == nil, let version = head.statusVersion {
+            exchange.httpVersion = HTTPMessageParser.versionName(major: version.major, minor: version.minor)
+        }
     }
 
     /// A request-side event: a new exchange, its end.

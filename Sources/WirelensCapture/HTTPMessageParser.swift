@@ -48,7 +48,7 @@ struct HTTPMessageParser {
     static let maxSeekLine = 8 * 1024
 
     let role: Role
-    /// False when the text of the start line is not wanted: `HTTPHead`'s method, target and version then stay nil
+    /// False when the text of the start line is not wanted: `HTTPHead`'s method, target and versions then stay nil
     /// (its `methodKind` and `status` are still read).
     var readsText = true
     private var state = State.idle
@@ -192,35 +192,47 @@ struct HTTPMessageParser {
         guard let base = bytes.baseAddress else { return start }
         var i = start
         let count = bytes.count
-        // Indices stay within 0...count here, so their sums and differences cannot overflow (&+, &-).
+        // Indices stay within 0...count here, so their sums and differences cannot overflow (&+, &-). The lines read
+        // are counted in `headerBytes` at once, when the loop stops.
         while i < count {
             let end = Self.newline(in: bytes, from: i)
-            guard end < count, end &- i <= Self.maxLine else { return i }
-            headerBytes &+= end &+ 1 &- i
+            guard end < count, end &- i <= Self.maxLine else {
+                headerBytes &+= i &- start
+                return i
+            }
             // The line without its line end (LF, or CR LF).
             let lineEnd = end > i && base.load(fromByteOffset: end &- 1, as: UInt8.self) == 13 ? end &- 1 : end
             let lineStart = i
             i = end &+ 1
             if lineEnd == lineStart {
+                headerBytes &+= i &- start
                 headersDone(time: time, events: &events)
                 return i
             }
-            // Most lines are passed over on their first byte and length alone.
-            if Self.mayBeFraming(first: base.load(fromByteOffset: lineStart, as: UInt8.self),
-                                 length: lineEnd &- lineStart) {
-                parseHeader(UnsafeRawBufferPointer(start: base + lineStart, count: lineEnd &- lineStart))
-            }
+            // Most lines are passed over on their first byte and length alone, the others on their name.
+            let line = UnsafeRawBufferPointer(start: base + lineStart, count: lineEnd &- lineStart)
+            if let header = Self.framing(line) { parseHeader(line, header) }
         }
+        headerBytes &+= i &- start
         return i
     }
 
-    /// False when a header line of `length` bytes beginning with `first` cannot be one of the framing headers
-    /// `parseHeader` reads (Content-Length, Transfer-Encoding, Upgrade: a first letter c, t or u in either case, and
-    /// more bytes than the shortest name and its colon).
+    /// Which framing header `parseHeader` reads the header line `line` is (Content-Length, Transfer-Encoding,
+    /// Upgrade), if any: most lines are passed over on their first letter (c, t or u in either case) and their length
+    /// (more bytes than the shortest name and its colon), the others on their name.
+    ///
+    /// Only three names matter, of 7, 14 and 17 bytes: a line is one of them when its colon stands right after that
+    /// many bytes that spell the name (a name holds no colon, so no earlier colon can precede a match). Other headers
+    /// are passed over without a search for their colon.
     @inline(__always)
-    private static func mayBeFraming(first: UInt8, length: Int) -> Bool {
-        let lower = first | 0x20
-        return length > 7 && (lower == 0x63 || lower == 0x74 || lower == 0x75)
+    private static func framing(_ line: UnsafeRawBufferPointer) -> Framing? {
+        guard line.count > 7 else { return nil }
+        switch line[0] | 0x20 {
+        case 0x63: return named(line, "content-length") ? .contentLength : nil  // c
+        case 0x74: return named(line, "transfer-encoding") ? .transferEncoding : nil  // t
+        case 0x75: return named(line, "upgrade") ? .upgrade : nil  // u
+        default: return nil
+        }
     }
 
     /// Accounts for `count` bytes the capture did not hold: skipped inside a known-length body, fatal elsewhere.
@@ -387,8 +399,8 @@ struct HTTPMessageParser {
         case .headers:
             if line.isEmpty {
                 headersDone(time: time, events: &events)
-            } else if let first = line.first, Self.mayBeFraming(first: first, length: line.count) {
-                parseHeader(line)
+            } else if let header = Self.framing(line) {
+                parseHeader(line, header)
             }
         case .chunkSize:
             var size: Int64 = 0
@@ -460,21 +472,32 @@ struct HTTPMessageParser {
     /// `METHOD SP target SP HTTP/x.y`.
     private mutating func parseRequestLine(_ line: UnsafeRawBufferPointer,
                                            text: (UnsafeRawBufferPointer) -> String) -> Bool {
-        guard let first = Self.space(in: line, from: 0) else { return false }
+        // Most requests are GETs: their method is known from one word, without a search for its end.
+        let isGet = line.count > 4 && line.loadUnaligned(as: UInt32.self) == Self.getWord
+        let first: Int
+        if isGet {
+            first = 3
+        } else {
+            guard let found = Self.space(in: line, from: 0) else { return false }
+            first = found
+        }
         guard let second = Self.space(in: line, from: first + 1) else { return false }
         let method = UnsafeRawBufferPointer(rebasing: line[..<first])
         let target = UnsafeRawBufferPointer(rebasing: line[(first + 1)..<second])
         let version = UnsafeRawBufferPointer(rebasing: line[(second + 1)...])
-        guard !method.isEmpty, method.count <= 32,
-              method.allSatisfy({ ($0 >= 65 && $0 <= 90) || $0 == 45 || $0 == 95 }),
+        guard isGet || (!method.isEmpty && method.count <= 32
+                        && method.allSatisfy({ ($0 >= 65 && $0 <= 90) || $0 == 45 || $0 == 95 })),
               !target.isEmpty, Self.isVersion(version) else { return false }
-        head.methodKind = Self.methodKind(method)
+        head.methodKind = isGet ? .other : Self.methodKind(method)
         guard readsText else { return true }
-        head.method = Self.methodName(method)
+        head.method = isGet ? "GET" : Self.methodName(method)
         head.target = text(UnsafeRawBufferPointer(rebasing: target.prefix(2048)))
-        head.version = Self.versionName(version)
+        head.version = Self.versionName(major: version[5], minor: version[7])
         return true
     }
+
+    /// `GET ` as a little-endian word.
+    private static var getWord: UInt32 { 0x2054_4547 }
 
     /// True when `line` (a valid request line) is the HTTP/2 connection preface's `PRI * HTTP/2.0`.
     private static func isPreface(_ line: UnsafeRawBufferPointer) -> Bool {
@@ -483,26 +506,31 @@ struct HTTPMessageParser {
 
     /// `HTTP/x.y SP ddd [SP reason]`.
     private mutating func parseStatusLine(_ line: UnsafeRawBufferPointer) -> Bool {
-        guard line.count >= 12, line[8] == 32, line.count == 12 || line[12] == 32 else { return false }
-        let version = UnsafeRawBufferPointer(rebasing: line[..<8])
-        let code = UnsafeRawBufferPointer(rebasing: line[9..<12])
-        guard Self.isVersion(version), code.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return false }
-        head.status = code.reduce(0) { $0 * 10 + Int($1 - 48) }
-        if readsText { head.version = Self.versionName(version) }
+        guard line.count >= 12, line[8] == 32, line.count == 12 || line[12] == 32,
+              Self.isVersion(UnsafeRawBufferPointer(rebasing: line[..<8])) else { return false }
+        let hundreds = line[9] &- 48, tens = line[10] &- 48, units = line[11] &- 48
+        guard hundreds < 10, tens < 10, units < 10 else { return false }
+        head.status = Int(hundreds) * 100 + Int(tens) * 10 + Int(units)
+        // Its text is built only if an exchange shows it (`versionName`): most show their request's.
+        if readsText { head.statusVersion = (line[5], line[7]) }
         return true
     }
 
-    /// `HTTP/x.y`.
+    /// `HTTP/x.y`: its bytes but the two digits, compared as one word.
+    @inline(__always)
     private static func isVersion(_ text: UnsafeRawBufferPointer) -> Bool {
-        text.count == 8 && text[0] == 72 && text[1] == 84 && text[2] == 84 && text[3] == 80 && text[4] == 47
-            && text[6] == 46
+        text.count == 8 && text.loadUnaligned(as: UInt64.self) & versionMask == versionWord
     }
 
-    /// The version (already checked by `isVersion`) as text, without building a string for the common ones.
-    private static func versionName(_ text: UnsafeRawBufferPointer) -> String {
-        if text[5] == 49 && text[7] == 49 { return "HTTP/1.1" }
-        if text[5] == 49 && text[7] == 48 { return "HTTP/1.0" }
-        return String(decoding: text, as: UTF8.self)
+    /// The bytes of `HTTP/x.y` but the digits x and y, and `HTTP/0.0` with them cleared, as little-endian words.
+    private static var versionMask: UInt64 { 0x00FF_00FF_FFFF_FFFF }
+    private static var versionWord: UInt64 { 0x002E_002F_5054_5448 }
+
+    /// `HTTP/major.minor` (bytes as read) as text, without building a string for the common ones.
+    static func versionName(major: UInt8, minor: UInt8) -> String {
+        if major == 49 && minor == 49 { return "HTTP/1.1" }
+        if major == 49 && minor == 48 { return "HTTP/1.0" }
+        return String(decoding: [72, 84, 84, 80, 47, major, 46, minor], as: UTF8.self)
     }
 
     /// The method as text, without building a string for the common ones.
@@ -519,19 +547,8 @@ struct HTTPMessageParser {
         return .other
     }
 
-    /// Reads the framing headers: Content-Length, Transfer-Encoding, Upgrade.
-    private mutating func parseHeader(_ line: UnsafeRawBufferPointer) {
-        // Only three names matter, of 7, 14 and 17 bytes: a line is one of them when its colon stands right after
-        // that many bytes that spell the name (a name holds no colon, so no earlier colon can precede a match).
-        // Other headers are passed over without a search for their colon.
-        // Which of them the line may be, its first letter tells (`named` tests that letter again).
-        let header: Framing
-        switch line.first.map({ $0 | 0x20 }) {
-        case 0x63 where Self.named(line, "content-length"): header = .contentLength  // c
-        case 0x74 where Self.named(line, "transfer-encoding"): header = .transferEncoding  // t
-        case 0x75 where Self.named(line, "upgrade"): header = .upgrade  // u
-        default: return
-        }
+    /// Reads the value of a framing header (`framing`): Content-Length, Transfer-Encoding, Upgrade.
+    private mutating func parseHeader(_ line: UnsafeRawBufferPointer, _ header: Framing) {
         var start = header.colon + 1
         var end = line.count
         while start < end, line[start] == 32 || line[start] == 9 { start += 1 }
