@@ -95,12 +95,19 @@ struct HTTPConversation {
     ///
     /// Mutating so that the connection asks its conversation in place: a non-mutating call copied the whole
     /// conversation (and released the copy) on every segment.
+    /// Short, so that it is inlined where the connection asks (on every segment); a TLS or HTTP/2 reading is asked
+    /// apart (`framedWantsBytes`).
+    @inline(__always)
     mutating func wantsBytes(fromClient: Bool) -> Bool {
-        if mayHoldFrames {
-            if let wanted = tlsBox?.value.wantsBytes(fromClient: fromClient) { return wanted }
-            if let wanted = http2Box?.value.wantsBytes(fromClient: fromClient) { return wanted }
-        }
+        if mayHoldFrames, let wanted = framedWantsBytes(fromClient: fromClient) { return wanted }
         return fromClient ? requests.isActive : responses.isActive
+    }
+
+    /// Whether the TLS or HTTP/2 reading wants more bytes from that side; nil when the connection has neither.
+    @inline(never)
+    private mutating func framedWantsBytes(fromClient: Bool) -> Bool? {
+        if let wanted = tlsBox?.value.wantsBytes(fromClient: fromClient) { return wanted }
+        return http2Box?.value.wantsBytes(fromClient: fromClient)
     }
 
     /// Bytes in order from one side, arrived at `time` (µs).

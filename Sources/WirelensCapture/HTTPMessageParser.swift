@@ -67,7 +67,12 @@ struct HTTPMessageParser {
     }
 
     /// True while bytes still mean something to this parser.
-    var isActive: Bool { state != .stopped && state != .lost }
+    var isActive: Bool {
+        switch state {
+        case .stopped, .lost: false
+        default: true
+        }
+    }
 
     /// True while looking for a message start in a stream whose capture began after its first byte.
     var isSeeking: Bool { state == .seeking }
