@@ -33,10 +33,13 @@ struct HTTP1Exchanges: HTTPMessageSink {
     var fromClient = true
     /// Masks secrets in request targets; shared by the connections of a capture.
     let targets: TargetRedactor
-    /// The kinds of the methods of the requests read, in order, from number `methodsTaken` on not yet taken by the
-    /// response parser (`takeAwaitedMethod`).
-    private var methodsAwaited: [HTTPHead.MethodKind] = []
+    /// The methods of the requests read, by number, for the response parser (`takeAwaitedMethod`): `methodsRead` of
+    /// them, `methodsTaken` taken. Most are neither HEAD nor CONNECT: only those (by their number) are listed, in
+    /// `specialMethods`, from number `specialsTaken` on not taken yet.
+    private var methodsRead = 0
     private var methodsTaken = 0
+    private var specialMethods: [(number: Int, kind: HTTPHead.MethodKind)] = []
+    private var specialsTaken = 0
     /// The response parser, or the request parser, must stop (h2c prior knowledge; a 101).
     var stopsResponses = false
     var stopsRequests = false
@@ -113,7 +116,8 @@ struct HTTP1Exchanges: HTTPMessageSink {
         if fromClient {
             guard !exchanges.isEmpty else { return }
             // A request head always has a method (its line was parsed as a request line).
-            methodsAwaited.append(head.methodKind)
+            if head.methodKind != .other { specialMethods.append((methodsRead, head.methodKind)) }
+            methodsRead += 1
             Self.fillRequest(&exchanges[exchanges.count - 1], head: &head, headerBytes: headerBytes, keepsAll: keepsAll)
         } else {
             let start = responseMessageStart, keepsAll = keepsAll
@@ -127,17 +131,19 @@ struct HTTP1Exchanges: HTTPMessageSink {
         }
     }
 
-    /// The kind of the oldest awaited request method, taken off `methodsAwaited` (nil when none is awaited).
+    /// The kind of the oldest awaited request method, taken (nil when none is awaited).
     mutating func takeAwaitedMethod() -> HTTPHead.MethodKind? {
-        guard methodsTaken < methodsAwaited.count else { return nil }
-        let method = methodsAwaited[methodsTaken]
+        guard methodsTaken < methodsRead else { return nil }
+        let number = methodsTaken
         methodsTaken += 1
-        if methodsTaken > 64 {
-            // The methods taken are dropped now and then (a `removeAll` for each cost more than the rest of this).
-            methodsAwaited.removeFirst(methodsTaken)
-            methodsTaken = 0
+        guard specialsTaken < specialMethods.count, specialMethods[specialsTaken].number == number else { return .other }
+        let kind = specialMethods[specialsTaken].kind
+        specialsTaken += 1
+        if specialsTaken == specialMethods.count {
+            specialMethods.removeAll(keepingCapacity: true)
+            specialsTaken = 0
         }
-        return method
+        return kind
     }
 
     /// Writes a request head into its exchange (one access to it). Without `keepsAll` the parsers read no
