@@ -4,9 +4,10 @@ import WirelensCore
 /// The HTTP/1.x exchanges of a connection as its two parsers' events build them: the sink of those events.
 ///
 /// A value apart from the parsers, so that a parser runs while its events update this in place (two separate
-/// stored values of the conversation, no overlap). What an event asks of the other side's parser (the method
-/// a response answers, a stop) is noted here and applied by the conversation once the running parser returns:
-/// the other parser does not run meanwhile.
+/// stored values of the conversation, no overlap). The methods of the requests read are kept here for the response
+/// parser, which takes them as it reads final responses (`takeAwaitedMethod`); a stop asked of the other side's
+/// parser is noted here and applied by the conversation once the running parser returns: the other parser does not
+/// run meanwhile.
 ///
 /// A connection that is never handed over (`keepsAll` false: the text summary lists only the first ones) keeps only
 /// the exchanges still under way: when another exchange starts, those whose final response has ended are folded into

@@ -12,7 +12,8 @@ struct HTTPMessageParser {
     /// Which side's messages this parser reads.
     enum Role { case request, response }
 
-    /// What the bytes fed so far completed, handed to an `HTTPMessageSink` as it happens.
+    /// What the bytes fed so far completed, handed to an `HTTPMessageSink` as it happens (a final message head goes to
+    /// its `head`, lent in place).
     enum Event {
         /// The first byte of a message (times in µs since the epoch).
         case start(time: Int64)
