@@ -4,9 +4,10 @@ import WirelensCore
 /// The HTTP/1.x exchanges of a connection as its two parsers' events build them: the sink of those events.
 ///
 /// A value apart from the parsers, so that a parser runs while its events update this in place (two separate
-/// stored values of the conversation, no overlap). What an event asks of the other side's parser (the method
-/// a response answers, a stop) is noted here and applied by the conversation once the running parser returns:
-/// the other parser does not run meanwhile.
+/// stored values of the conversation, no overlap). The methods of the requests read are kept here for the response
+/// parser, which takes them as it reads final responses (`takeAwaitedMethod`); a stop asked of the other side's
+/// parser is noted here and applied by the conversation once the running parser returns: the other parser does not
+/// run meanwhile.
 ///
 /// A connection that is never handed over (`keepsAll` false: the text summary lists only the first ones) keeps only
 /// the exchanges still under way: when another exchange starts, those whose final response has ended are folded into
@@ -33,9 +34,13 @@ struct HTTP1Exchanges: HTTPMessageSink {
     var fromClient = true
     /// Masks secrets in request targets; shared by the connections of a capture.
     let targets: TargetRedactor
-    /// The kinds of the methods of the requests read, in order, for the response parser
-    /// (`HTTPMessageParser.expectResponse`).
-    var methodsAwaited: [HTTPHead.MethodKind] = []
+    /// The methods of the requests read, by number, for the response parser (`takeAwaitedMethod`): `methodsRead` of
+    /// them, `methodsTaken` taken. Most are neither HEAD nor CONNECT: only those (by their number) are listed, in
+    /// `specialMethods`, from number `specialsTaken` on not taken yet.
+    private var methodsRead = 0
+    private var methodsTaken = 0
+    private var specialMethods: [(number: Int, kind: HTTPHead.MethodKind)] = []
+    private var specialsTaken = 0
     /// The response parser, or the request parser, must stop (h2c prior knowledge; a 101).
     var stopsResponses = false
     var stopsRequests = false
@@ -105,33 +110,77 @@ struct HTTP1Exchanges: HTTPMessageSink {
         if fromClient { request(event) } else { response(event) }
     }
 
-    /// A request-side event: a new exchange, its head, its end.
+    /// A final message head: the request's, or the final response's (paired with the oldest exchange still waiting
+    /// for it). Its strings are swapped into the exchange (whose fields are still nil): neither copied nor released.
+    mutating func head(_ head: inout HTTPHead, headerBytes: Int, time: Int64) {
+        if detected == nil { detected = .http1 }  // only mid-stream can a response come first
+        if fromClient {
+            guard !exchanges.isEmpty else { return }
+            // A request head always has a method (its line was parsed as a request line).
+            if head.methodKind != .other { specialMethods.append((methodsRead, head.methodKind)) }
+            methodsRead += 1
+            Self.fillRequest(&exchanges[exchanges.count - 1], head: &head, headerBytes: headerBytes, keepsAll: keepsAll)
+        } else {
+            let start = responseMessageStart, keepsAll = keepsAll
+            Self.fillResponse(&self[responsesDone], head: &head, headerBytes: headerBytes, start: start,
+                              keepsAll: keepsAll)
+            if head.status == 101 {
+                switched = true
+                if head.upgrade?.lowercased().hasPrefix("h2c") == true { detected = .h2c }
+                stopsRequests = true
+            }
+        }
+    }
+
+    /// The kind of the oldest awaited request method, taken (nil when none is awaited).
+    mutating func takeAwaitedMethod() -> HTTPHead.MethodKind? {
+        guard methodsTaken < methodsRead else { return nil }
+        let number = methodsTaken
+        methodsTaken += 1
+        guard specialsTaken < specialMethods.count, specialMethods[specialsTaken].number == number else { return .other }
+        let kind = specialMethods[specialsTaken].kind
+        specialsTaken += 1
+        if specialsTaken == specialMethods.count {
+            specialMethods.removeAll(keepingCapacity: true)
+            specialsTaken = 0
+        }
+        return kind
+    }
+
+    /// Writes a request head into its exchange (one access to it). Without `keepsAll` the parsers read no
+    /// start-line text (`HTTPMessageParser.readsText`): nothing shown.
+    private static func fillRequest(_ exchange: inout HTTPExchange, head: inout HTTPHead, headerBytes: Int,
+                                    keepsAll: Bool) {
+        exchange.requestHeaderBytes = headerBytes
+        guard keepsAll else { return }
+        swap(&exchange.method, &head.method)
+        // The target's text came from `targetText`: redacted.
+        swap(&exchange.target, &head.target)
+        swap(&exchange.httpVersion, &head.version)
+    }
+
+    /// Writes a final response head into its exchange (one access to it).
+    private static func fillResponse(_ exchange: inout HTTPExchange, head: inout HTTPHead, headerBytes: Int,
+                                     start: Int64?, keepsAll: Bool) {
+        exchange.responseStartAt = start
+        exchange.statusCode = head.status
+        exchange.responseHeaderBytes = headerBytes
+        if keepsAll, exchange.httpVersion == nil, let version = head.statusVersion {
+            exchange.httpVersion = HTTPMessageParser.versionName(major: version.major, minor: version.minor)
+        }
+    }
+
+    /// A request-side event: a new exchange, its end.
     private mutating func request(_ event: HTTPMessageParser.Event) {
         switch event {
         case .start(let time):
             let outstanding = count - responsesDone
             // Appended, then filled in place (no copy of the exchange).
             appendExchange()
-            let last = exchanges.count - 1
-            exchanges[last].requestStartAt = time
-            exchanges[last].pipelined = outstanding > 0
-            exchanges[last].pipelineDepth = outstanding + 1
-        case .head(let head, let headerBytes, _):
-            if detected == nil { detected = .http1 }
-            guard let last = exchanges.indices.last else { return }
-            exchanges[last].requestHeaderBytes = headerBytes
-            // A request head always has a method (its line was parsed as a request line).
-            methodsAwaited.append(head.methodKind)
-            // Without `keepsAll` the parsers read no start-line text (`HTTPMessageParser.readsText`): nothing shown.
-            guard keepsAll else { return }
-            exchanges[last].method = head.method
-            // The target's text came from `targetText`: redacted.
-            exchanges[last].target = head.target
-            exchanges[last].httpVersion = head.version
+            Self.started(&exchanges[exchanges.count - 1], at: time, outstanding: outstanding)
         case .end(let time, let bodyBytes):
-            guard let last = exchanges.indices.last else { return }
-            exchanges[last].requestEndAt = time
-            exchanges[last].requestBodyBytes = bodyBytes
+            guard !exchanges.isEmpty else { return }
+            Self.requestEnded(&exchanges[exchanges.count - 1], at: time, bodyBytes: bodyBytes)
         case .http2Preface:
             detected = .h2c
             // The preface was counted as a request start: it is not an HTTP/1.x exchange.
@@ -154,6 +203,25 @@ struct HTTP1Exchanges: HTTPMessageSink {
         }
     }
 
+    /// Fills a new exchange's request start (one access to it).
+    private static func started(_ exchange: inout HTTPExchange, at time: Int64, outstanding: Int) {
+        exchange.requestStartAt = time
+        exchange.pipelined = outstanding > 0
+        exchange.pipelineDepth = outstanding + 1
+    }
+
+    /// Fills an exchange's request end (one access to it).
+    private static func requestEnded(_ exchange: inout HTTPExchange, at time: Int64, bodyBytes: Int64) {
+        exchange.requestEndAt = time
+        exchange.requestBodyBytes = bodyBytes
+    }
+
+    /// Fills an exchange's final response end (one access to it).
+    private static func responseEnded(_ exchange: inout HTTPExchange, at time: Int64, bodyBytes: Int64) {
+        exchange.responseEndAt = time
+        exchange.responseBodyBytes = bodyBytes
+    }
+
     /// A response-side event, paired with the oldest exchange still waiting for its final response.
     private mutating func response(_ event: HTTPMessageParser.Event) {
         switch event {
@@ -167,21 +235,8 @@ struct HTTP1Exchanges: HTTPMessageSink {
             self[responsesDone].interimStatuses.append(status)
             if self[responsesDone].interimAt == nil { self[responsesDone].interimAt = time }
             responseMessageStart = nil
-        case .head(let head, let headerBytes, _):
-            let i = responsesDone
-            if detected == nil { detected = .http1 }  // only mid-stream can a response come first
-            self[i].responseStartAt = responseMessageStart
-            self[i].statusCode = head.status
-            self[i].responseHeaderBytes = headerBytes
-            if keepsAll, self[i].httpVersion == nil { self[i].httpVersion = head.version }
-            if head.status == 101 {
-                switched = true
-                if head.upgrade?.lowercased().hasPrefix("h2c") == true { detected = .h2c }
-                stopsRequests = true
-            }
         case .end(let time, let bodyBytes):
-            self[responsesDone].responseEndAt = time
-            self[responsesDone].responseBodyBytes = bodyBytes
+            Self.responseEnded(&self[responsesDone], at: time, bodyBytes: bodyBytes)
             responsesDone += 1
             responseMessageStart = nil
         case .http2Preface:

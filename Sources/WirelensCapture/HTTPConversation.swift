@@ -95,48 +95,65 @@ struct HTTPConversation {
     ///
     /// Mutating so that the connection asks its conversation in place: a non-mutating call copied the whole
     /// conversation (and released the copy) on every segment.
+    /// Short, so that it is inlined where the connection asks (on every segment); a TLS or HTTP/2 reading is asked
+    /// apart (`framedWantsBytes`).
+    @inline(__always)
     mutating func wantsBytes(fromClient: Bool) -> Bool {
-        if mayHoldFrames {
-            if let wanted = tlsBox?.value.wantsBytes(fromClient: fromClient) { return wanted }
-            if let wanted = http2Box?.value.wantsBytes(fromClient: fromClient) { return wanted }
-        }
+        if mayHoldFrames, let wanted = framedWantsBytes(fromClient: fromClient) { return wanted }
         return fromClient ? requests.isActive : responses.isActive
+    }
+
+    /// Whether the TLS or HTTP/2 reading wants more bytes from that side; nil when the connection has neither.
+    @inline(never)
+    private mutating func framedWantsBytes(fromClient: Bool) -> Bool? {
+        if let wanted = tlsBox?.value.wantsBytes(fromClient: fromClient) { return wanted }
+        return http2Box?.value.wantsBytes(fromClient: fromClient)
     }
 
     /// Bytes in order from one side, arrived at `time` (µs).
     mutating func receive(_ bytes: UnsafeRawBufferPointer, fromClient: Bool, time: Int64) {
         guard !bytes.isEmpty else { return }
         if detected == nil { detect(bytes, fromClient: fromClient) }
-        if mayHoldFrames {
-            if tlsBox != nil {
-                guard keyLog != nil else {
-                    tlsBox?.value.receive(bytes, fromClient: fromClient, time: time) { _, _, _, _, _ in }
-                    return
-                }
-                // The TLS reading is moved out while it runs, so that its plaintext can go to this conversation's
-                // HTTP reading (swapped, not copied: its box stays the only reference, changed in place).
-                var reading: OutOfLine<TLSConversation>?
-                swap(&reading, &tlsBox)
-                reading?.value.receive(bytes, fromClient: fromClient, time: time) { plain, client, start, end, alpn in
-                    decrypted(plain, fromClient: client, start: start, end: end, alpn: alpn)
-                }
-                swap(&reading, &tlsBox)
-                return
-            }
-            if http2Box != nil {
-                http2Box?.value.receive(bytes, fromClient: fromClient, time: time)
-                return
-            }
-        }
+        if mayHoldFrames, receiveFramed(bytes, fromClient: fromClient, time: time) { return }
         withParser(fromClient: fromClient) { parser, sink in parser.feed(bytes, time: time, events: &sink) }
-        // A 101 to h2c: HTTP/2 from here on, both ways. The server's frames may follow the 101 in the same bytes
-        // (or come in later ones: the parsers have stopped, so the switch cannot wait for them).
-        if !fromClient, detected == .h2c, http2Box == nil,
-           let upgrade = exchanges.last(where: { $0.statusCode == 101 }) {
-            http2Box = OutOfLine(HTTP2Conversation(upgrading: upgrade, targets: targets))
-            if let offset = responses.switchedAt, offset < bytes.count {
-                http2Box?.value.receive(UnsafeRawBufferPointer(rebasing: bytes[offset...]), fromClient: false, time: time)
+        if !fromClient, detected == .h2c { upgradeToHTTP2(after: bytes, time: time) }
+    }
+
+    /// Hands `bytes` to the TLS or HTTP/2 reading, when the connection has one; false when it has neither (the
+    /// bytes are then HTTP/1.x). Apart from `receive`, whose common path (HTTP/1.x) it keeps short.
+    @inline(never)
+    private mutating func receiveFramed(_ bytes: UnsafeRawBufferPointer, fromClient: Bool, time: Int64) -> Bool {
+        if tlsBox != nil {
+            guard keyLog != nil else {
+                tlsBox?.value.receive(bytes, fromClient: fromClient, time: time) { _, _, _, _, _ in }
+                return true
             }
+            // The TLS reading is moved out while it runs, so that its plaintext can go to this conversation's
+            // HTTP reading (swapped, not copied: its box stays the only reference, changed in place).
+            var reading: OutOfLine<TLSConversation>?
+            swap(&reading, &tlsBox)
+            reading?.value.receive(bytes, fromClient: fromClient, time: time) { plain, client, start, end, alpn in
+                decrypted(plain, fromClient: client, start: start, end: end, alpn: alpn)
+            }
+            swap(&reading, &tlsBox)
+            return true
+        }
+        if http2Box != nil {
+            http2Box?.value.receive(bytes, fromClient: fromClient, time: time)
+            return true
+        }
+        return false
+    }
+
+    /// After the server's `bytes`: a 101 to h2c makes it HTTP/2 from here on, both ways. The server's frames may
+    /// follow the 101 in the same bytes (or come in later ones: the parsers have stopped, so the switch cannot wait
+    /// for them).
+    @inline(never)
+    private mutating func upgradeToHTTP2(after bytes: UnsafeRawBufferPointer, time: Int64) {
+        guard http2Box == nil, let upgrade = exchanges.last(where: { $0.statusCode == 101 }) else { return }
+        http2Box = OutOfLine(HTTP2Conversation(upgrading: upgrade, targets: targets))
+        if let offset = responses.switchedAt, offset < bytes.count {
+            http2Box?.value.receive(UnsafeRawBufferPointer(rebasing: bytes[offset...]), fromClient: false, time: time)
         }
     }
 
@@ -218,18 +235,12 @@ struct HTTPConversation {
         http1.cutUnanswered()
     }
 
-    /// Runs `body` with one side's parser and the exchanges as the sink of its events, then does what the events
-    /// asked of the other side's parser.
+    /// Runs `body` with one side's parser and the exchanges as the sink of its events (the response parser takes the
+    /// methods of the requests read from them), then does what the events asked of the other side's parser.
     private mutating func withParser(fromClient: Bool,
                                      _ body: (inout HTTPMessageParser, inout HTTP1Exchanges) -> Void) {
         http1.fromClient = fromClient
         if fromClient { body(&requests, &http1) } else { body(&responses, &http1) }
-        if let method = http1.methodsAwaited.popLast() {
-            // Usually one: taken off the end (a `removeAll` of the list cost more than the rest of this).
-            for earlier in http1.methodsAwaited { responses.expectResponse(to: earlier) }
-            responses.expectResponse(to: method)
-            if !http1.methodsAwaited.isEmpty { http1.methodsAwaited.removeAll(keepingCapacity: true) }
-        }
         if http1.stopsResponses {
             responses.stop()
             http1.stopsResponses = false

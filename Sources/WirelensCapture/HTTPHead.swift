@@ -13,7 +13,10 @@ struct HTTPHead {
     /// The method's kind, for a request.
     var methodKind = MethodKind.other
     var target: String?
+    /// A request line's version.
     var version: String?
+    /// A status line's version: the bytes of its digits (`HTTP/major.minor`), for `HTTPMessageParser.versionName`.
+    var statusVersion: (major: UInt8, minor: UInt8)?
     var status: Int?
     var contentLength: Int64?
     var chunked = false
@@ -30,6 +33,7 @@ struct HTTPHead {
         if version != nil { version = nil }
         if upgrade != nil { upgrade = nil }
         methodKind = .other
+        statusVersion = nil
         status = nil
         contentLength = nil
         chunked = false

@@ -12,12 +12,11 @@ struct HTTPMessageParser {
     /// Which side's messages this parser reads.
     enum Role { case request, response }
 
-    /// What the bytes fed so far completed, handed to an `HTTPMessageSink` as it happens.
+    /// What the bytes fed so far completed, handed to an `HTTPMessageSink` as it happens (a final message head goes to
+    /// its `head`, lent in place).
     enum Event {
         /// The first byte of a message (times in µs since the epoch).
         case start(time: Int64)
-        /// A final message head (for responses: status 200 and up, or 101).
-        case head(HTTPHead, headerBytes: Int, time: Int64)
         /// An interim 1xx response head (100 Continue, 103 Early Hints); the final response follows.
         case interim(status: Int, time: Int64)
         /// The last byte of the message.
@@ -50,7 +49,7 @@ struct HTTPMessageParser {
     static let maxSeekLine = 8 * 1024
 
     let role: Role
-    /// False when the text of the start line is not wanted: `HTTPHead`'s method, target and version then stay nil
+    /// False when the text of the start line is not wanted: `HTTPHead`'s method, target and versions then stay nil
     /// (its `methodKind` and `status` are still read).
     var readsText = true
     private var state = State.idle
@@ -58,10 +57,6 @@ struct HTTPMessageParser {
     private var head = HTTPHead()
     private var headerBytes = 0
     private var bodyBytes: Int64 = 0
-    /// The kinds of the request methods whose final responses have not been read, oldest first (response parsers
-    /// only).
-    private var awaitingMethods: [HTTPHead.MethodKind] = []
-    private var awaitingStart = 0
     /// Bytes passed over while seeking a message start.
     private var seekSkipped: Int64 = 0
     /// While seeking: the line being passed over is too long to be a start line (the rest of it is ignored).
@@ -73,7 +68,12 @@ struct HTTPMessageParser {
     }
 
     /// True while bytes still mean something to this parser.
-    var isActive: Bool { state != .stopped && state != .lost }
+    var isActive: Bool {
+        switch state {
+        case .stopped, .lost: false
+        default: true
+        }
+    }
 
     /// True while looking for a message start in a stream whose capture began after its first byte.
     var isSeeking: Bool { state == .seeking }
@@ -93,11 +93,6 @@ struct HTTPMessageParser {
         swap(&seekLongLine, &other.seekLongLine)
     }
 
-    /// Tells a response parser the method of the next request, so that a HEAD's response is known to be bodiless.
-    mutating func expectResponse(to method: HTTPHead.MethodKind) {
-        awaitingMethods.append(method)
-    }
-
     /// Where in the bytes of the last `feed` the message stream stopped being HTTP/1.x (after a 101 or a
     /// tunnel's 2xx): what follows belongs to the new protocol.
     private(set) var switchedAt: Int?
@@ -107,8 +102,23 @@ struct HTTPMessageParser {
         state = .stopped
     }
 
-    /// Parses `bytes`, which arrived at `time`, and hands what they completed to `events`, in order.
+    /// Parses `bytes`, which arrived at `time`, and hands what they completed to `events`, in order (a final head
+    /// through `events.head`; a response parser learns the method each final response answers, so that a HEAD's
+    /// response is known to be bodiless, from `events.takeAwaitedMethod`).
+    @inline(__always)
     mutating func feed(_ bytes: UnsafeRawBufferPointer, time: Int64, events: inout some HTTPMessageSink) {
+        // Most deliveries inside a body of known length do not reach its end: counted here, without the call.
+        if case .body(let remaining) = state, Int64(bytes.count) < remaining {
+            bodyBytes += Int64(bytes.count)
+            state = .body(remaining - Int64(bytes.count))
+            return
+        }
+        feedAll(bytes, time: time, events: &events)
+    }
+
+    /// Parses `bytes` (`feed`), from whatever state the parser is in.
+    @inline(never)
+    private mutating func feedAll(_ bytes: UnsafeRawBufferPointer, time: Int64, events: inout some HTTPMessageSink) {
         var i = 0
         let count = bytes.count
         while i < count {
@@ -188,35 +198,47 @@ struct HTTPMessageParser {
         guard let base = bytes.baseAddress else { return start }
         var i = start
         let count = bytes.count
-        // Indices stay within 0...count here, so their sums and differences cannot overflow (&+, &-).
+        // Indices stay within 0...count here, so their sums and differences cannot overflow (&+, &-). The lines read
+        // are counted in `headerBytes` at once, when the loop stops.
         while i < count {
             let end = Self.newline(in: bytes, from: i)
-            guard end < count, end &- i <= Self.maxLine else { return i }
-            headerBytes &+= end &+ 1 &- i
+            guard end < count, end &- i <= Self.maxLine else {
+                headerBytes &+= i &- start
+                return i
+            }
             // The line without its line end (LF, or CR LF).
             let lineEnd = end > i && base.load(fromByteOffset: end &- 1, as: UInt8.self) == 13 ? end &- 1 : end
             let lineStart = i
             i = end &+ 1
             if lineEnd == lineStart {
+                headerBytes &+= i &- start
                 headersDone(time: time, events: &events)
                 return i
             }
-            // Most lines are passed over on their first byte and length alone.
-            if Self.mayBeFraming(first: base.load(fromByteOffset: lineStart, as: UInt8.self),
-                                 length: lineEnd &- lineStart) {
-                parseHeader(UnsafeRawBufferPointer(start: base + lineStart, count: lineEnd &- lineStart))
-            }
+            // Most lines are passed over on their first byte and length alone, the others on their name.
+            let line = UnsafeRawBufferPointer(start: base + lineStart, count: lineEnd &- lineStart)
+            if let header = Self.framing(line) { parseHeader(line, header) }
         }
+        headerBytes &+= i &- start
         return i
     }
 
-    /// False when a header line of `length` bytes beginning with `first` cannot be one of the framing headers
-    /// `parseHeader` reads (Content-Length, Transfer-Encoding, Upgrade: a first letter c, t or u in either case, and
-    /// more bytes than the shortest name and its colon).
+    /// Which framing header `parseHeader` reads the header line `line` is (Content-Length, Transfer-Encoding,
+    /// Upgrade), if any: most lines are passed over on their first letter (c, t or u in either case) and their length
+    /// (more bytes than the shortest name and its colon), the others on their name.
+    ///
+    /// Only three names matter, of 7, 14 and 17 bytes: a line is one of them when its colon stands right after that
+    /// many bytes that spell the name (a name holds no colon, so no earlier colon can precede a match). Other headers
+    /// are passed over without a search for their colon.
     @inline(__always)
-    private static func mayBeFraming(first: UInt8, length: Int) -> Bool {
-        let lower = first | 0x20
-        return length > 7 && (lower == 0x63 || lower == 0x74 || lower == 0x75)
+    private static func framing(_ line: UnsafeRawBufferPointer) -> Framing? {
+        guard line.count > 7 else { return nil }
+        switch line[0] | 0x20 {
+        case 0x63: return named(line, "content-length") ? .contentLength : nil  // c
+        case 0x74: return named(line, "transfer-encoding") ? .transferEncoding : nil  // t
+        case 0x75: return named(line, "upgrade") ? .upgrade : nil  // u
+        default: return nil
+        }
     }
 
     /// Accounts for `count` bytes the capture did not hold: skipped inside a known-length body, fatal elsewhere.
@@ -383,8 +405,8 @@ struct HTTPMessageParser {
         case .headers:
             if line.isEmpty {
                 headersDone(time: time, events: &events)
-            } else if let first = line.first, Self.mayBeFraming(first: first, length: line.count) {
-                parseHeader(line)
+            } else if let header = Self.framing(line) {
+                parseHeader(line, header)
             }
         case .chunkSize:
             var size: Int64 = 0
@@ -419,7 +441,7 @@ struct HTTPMessageParser {
     private mutating func headersDone(time: Int64, events: inout some HTTPMessageSink) {
         switch role {
         case .request:
-            events.handle(.head(head, headerBytes: headerBytes, time: time))
+            events.head(&head, headerBytes: headerBytes, time: time)
             if head.chunked {
                 state = .chunkSize
             } else if let length = head.contentLength, length > 0 {
@@ -434,15 +456,8 @@ struct HTTPMessageParser {
                 state = .idle
                 return
             }
-            let method = awaitingStart < awaitingMethods.count ? awaitingMethods[awaitingStart] : nil
-            if method != nil {
-                awaitingStart += 1
-                if awaitingStart > 64 {
-                    awaitingMethods.removeFirst(awaitingStart)
-                    awaitingStart = 0
-                }
-            }
-            events.handle(.head(head, headerBytes: headerBytes, time: time))
+            let method = events.takeAwaitedMethod()
+            events.head(&head, headerBytes: headerBytes, time: time)
             if status == 101 || (method == .connect && status / 100 == 2) {
                 finish(time: time, events: &events)
                 state = .stopped
@@ -463,21 +478,32 @@ struct HTTPMessageParser {
     /// `METHOD SP target SP HTTP/x.y`.
     private mutating func parseRequestLine(_ line: UnsafeRawBufferPointer,
                                            text: (UnsafeRawBufferPointer) -> String) -> Bool {
-        guard let first = Self.space(in: line, from: 0) else { return false }
+        // Most requests are GETs: their method is known from one word, without a search for its end.
+        let isGet = line.count > 4 && line.loadUnaligned(as: UInt32.self) == Self.getWord
+        let first: Int
+        if isGet {
+            first = 3
+        } else {
+            guard let found = Self.space(in: line, from: 0) else { return false }
+            first = found
+        }
         guard let second = Self.space(in: line, from: first + 1) else { return false }
         let method = UnsafeRawBufferPointer(rebasing: line[..<first])
         let target = UnsafeRawBufferPointer(rebasing: line[(first + 1)..<second])
         let version = UnsafeRawBufferPointer(rebasing: line[(second + 1)...])
-        guard !method.isEmpty, method.count <= 32,
-              method.allSatisfy({ ($0 >= 65 && $0 <= 90) || $0 == 45 || $0 == 95 }),
+        guard isGet || (!method.isEmpty && method.count <= 32
+                        && method.allSatisfy({ ($0 >= 65 && $0 <= 90) || $0 == 45 || $0 == 95 })),
               !target.isEmpty, Self.isVersion(version) else { return false }
-        head.methodKind = Self.methodKind(method)
+        head.methodKind = isGet ? .other : Self.methodKind(method)
         guard readsText else { return true }
-        head.method = Self.methodName(method)
+        head.method = isGet ? "GET" : Self.methodName(method)
         head.target = text(UnsafeRawBufferPointer(rebasing: target.prefix(2048)))
-        head.version = Self.versionName(version)
+        head.version = Self.versionName(major: version[5], minor: version[7])
         return true
     }
+
+    /// `GET ` as a little-endian word.
+    private static var getWord: UInt32 { 0x2054_4547 }
 
     /// True when `line` (a valid request line) is the HTTP/2 connection preface's `PRI * HTTP/2.0`.
     private static func isPreface(_ line: UnsafeRawBufferPointer) -> Bool {
@@ -486,26 +512,31 @@ struct HTTPMessageParser {
 
     /// `HTTP/x.y SP ddd [SP reason]`.
     private mutating func parseStatusLine(_ line: UnsafeRawBufferPointer) -> Bool {
-        guard line.count >= 12, line[8] == 32, line.count == 12 || line[12] == 32 else { return false }
-        let version = UnsafeRawBufferPointer(rebasing: line[..<8])
-        let code = UnsafeRawBufferPointer(rebasing: line[9..<12])
-        guard Self.isVersion(version), code.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return false }
-        head.status = code.reduce(0) { $0 * 10 + Int($1 - 48) }
-        if readsText { head.version = Self.versionName(version) }
+        guard line.count >= 12, line[8] == 32, line.count == 12 || line[12] == 32,
+              Self.isVersion(UnsafeRawBufferPointer(rebasing: line[..<8])) else { return false }
+        let hundreds = line[9] &- 48, tens = line[10] &- 48, units = line[11] &- 48
+        guard hundreds < 10, tens < 10, units < 10 else { return false }
+        head.status = Int(hundreds) * 100 + Int(tens) * 10 + Int(units)
+        // Its text is built only if an exchange shows it (`versionName`): most show their request's.
+        if readsText { head.statusVersion = (line[5], line[7]) }
         return true
     }
 
-    /// `HTTP/x.y`.
+    /// `HTTP/x.y`: its bytes but the two digits, compared as one word.
+    @inline(__always)
     private static func isVersion(_ text: UnsafeRawBufferPointer) -> Bool {
-        text.count == 8 && text[0] == 72 && text[1] == 84 && text[2] == 84 && text[3] == 80 && text[4] == 47
-            && text[6] == 46
+        text.count == 8 && text.loadUnaligned(as: UInt64.self) & versionMask == versionWord
     }
 
-    /// The version (already checked by `isVersion`) as text, without building a string for the common ones.
-    private static func versionName(_ text: UnsafeRawBufferPointer) -> String {
-        if text[5] == 49 && text[7] == 49 { return "HTTP/1.1" }
-        if text[5] == 49 && text[7] == 48 { return "HTTP/1.0" }
-        return String(decoding: text, as: UTF8.self)
+    /// The bytes of `HTTP/x.y` but the digits x and y, and `HTTP/0.0` with them cleared, as little-endian words.
+    private static var versionMask: UInt64 { 0x00FF_00FF_FFFF_FFFF }
+    private static var versionWord: UInt64 { 0x002E_002F_5054_5448 }
+
+    /// `HTTP/major.minor` (bytes as read) as text, without building a string for the common ones.
+    static func versionName(major: UInt8, minor: UInt8) -> String {
+        if major == 49 && minor == 49 { return "HTTP/1.1" }
+        if major == 49 && minor == 48 { return "HTTP/1.0" }
+        return String(decoding: [72, 84, 84, 80, 47, major, 46, minor], as: UTF8.self)
     }
 
     /// The method as text, without building a string for the common ones.
@@ -522,21 +553,8 @@ struct HTTPMessageParser {
         return .other
     }
 
-    /// Reads the framing headers: Content-Length, Transfer-Encoding, Upgrade.
-    private mutating func parseHeader(_ line: UnsafeRawBufferPointer) {
-        // Only three names matter, of 7, 14 and 17 bytes: a line is one of them when its colon stands right after
-        // that many bytes that spell the name (a name holds no colon, so no earlier colon can precede a match).
-        // Other headers are passed over without a search for their colon.
-        let header: Framing
-        if Self.named(line, "content-length") {
-            header = .contentLength
-        } else if Self.named(line, "transfer-encoding") {
-            header = .transferEncoding
-        } else if Self.named(line, "upgrade") {
-            header = .upgrade
-        } else {
-            return
-        }
+    /// Reads the value of a framing header (`framing`): Content-Length, Transfer-Encoding, Upgrade.
+    private mutating func parseHeader(_ line: UnsafeRawBufferPointer, _ header: Framing) {
         var start = header.colon + 1
         var end = line.count
         while start < end, line[start] == 32 || line[start] == 9 { start += 1 }
@@ -580,13 +598,30 @@ struct HTTPMessageParser {
         }
     }
 
-    /// True when `line` is a header named `name` (lowercase): the name, in any case, then a colon.
+    /// True when `line` is a header named `name` (lowercase, at least 4 bytes): the name, in any case, then a colon.
+    ///
+    /// Every byte of such a name has bit 0x20 set (lowercase letters, "-"), so a line's byte matches when it does with
+    /// that bit set: the bytes are compared a word at a time, the last word overlapping the one before.
+    @inline(__always)
     private static func named(_ line: UnsafeRawBufferPointer, _ name: StaticString) -> Bool {
         let count = name.utf8CodeUnitCount
         guard line.count > count, line[count] == 58 else { return false }
-        let expected = name.utf8Start
-        for i in 0..<count where line[i] | 0x20 != expected[i] && line[i] != expected[i] { return false }
-        return true
+        let expected = UnsafeRawPointer(name.utf8Start)
+        if count < 8 {
+            let lower: UInt32 = 0x2020_2020
+            return line.loadUnaligned(as: UInt32.self) | lower == expected.loadUnaligned(as: UInt32.self)
+                && line.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self) | lower
+                    == expected.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)
+        }
+        let lower: UInt64 = 0x2020_2020_2020_2020
+        var offset = 0
+        while offset + 8 < count {
+            guard line.loadUnaligned(fromByteOffset: offset, as: UInt64.self) | lower
+                    == expected.loadUnaligned(fromByteOffset: offset, as: UInt64.self) else { return false }
+            offset += 8
+        }
+        return line.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self) | lower
+            == expected.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
     }
 
     private static func hexValue(_ b: UInt8) -> UInt8? {

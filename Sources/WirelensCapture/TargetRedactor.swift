@@ -116,7 +116,7 @@ final class TargetRedactor {
         private var entries: [(start: Int, count: Int, hash: UInt64, text: String)] = []
         private var arena: [UInt8] = []
 
-        /// A hash of `bytes`, eight at a time.
+        /// A hash of `bytes`, eight at a time (only where a text is stored depends on it, never which).
         static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
             var hash = UInt64(bytes.count) &* 0x9e37_79b9_7f4a_7c15
             var offset = 0
@@ -127,9 +127,15 @@ final class TargetRedactor {
                 offset += 8
             }
             var tail: UInt64 = 0
-            while offset < bytes.count {
-                tail = tail << 8 | UInt64(bytes[offset])
-                offset += 1
+            if offset < bytes.count, bytes.count >= 8 {
+                // The last bytes, loaded with the eight that end the target, the ones hashed already shifted out.
+                let last = bytes.loadUnaligned(fromByteOffset: bytes.count &- 8, as: UInt64.self)
+                tail = last &>> UInt64(truncatingIfNeeded: (offset &+ 8 &- bytes.count) &* 8)
+            } else {
+                while offset < bytes.count {
+                    tail = tail << 8 | UInt64(bytes[offset])
+                    offset += 1
+                }
             }
             hash = (hash ^ tail) &* 0xc4ce_b9fe_1a85_ec53
             return hash ^ hash >> 32

@@ -115,6 +115,56 @@ final class HTTPConversationTests: XCTestCase {
         XCTAssertEqual(c.exchanges[1].responseStartAt, 6, "the final response starts after the interim one")
     }
 
+    /// Each response is framed by the method of the request it answers, in order, past the first 64 (HEAD: no body,
+    /// whatever its Content-Length says), whether the requests come one by one or all at once.
+    func testHeadResponsesPairWithTheirRequestsAcrossManyPipelined() {
+        let methods = (0..<70).map { $0 % 3 == 1 ? "HEAD" : "GET" }
+        let requests = methods.enumerated().map { "\($1) /\($0) HTTP/1.1\r\n\r\n" }
+        let responses = methods.map { "HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\n" + ($0 == "HEAD" ? "" : "abc") }
+        var together = HTTPConversation()
+        feed(&together, client: true, requests.joined(), at: 1)
+        feed(&together, client: false, responses.joined(), at: 2, pieces: 7)
+        var alternating = HTTPConversation()
+        for (request, response) in zip(requests, responses) {
+            feed(&alternating, client: true, request, at: 1)
+            feed(&alternating, client: false, response, at: 2)
+        }
+        for c in [together, alternating] {
+            XCTAssertEqual(c.exchanges.map(\.method), methods)
+            XCTAssertEqual(c.exchanges.map(\.responseBodyBytes), methods.map { $0 == "HEAD" ? 0 : 3 })
+            XCTAssertTrue(c.exchanges.allSatisfy { $0.statusCode == 200 && $0.complete })
+        }
+    }
+
+    /// The text of the start lines, split anywhere: each request's method (GET, and methods that begin like it),
+    /// target and version, common or not; a response's version only where no request was captured; a status code
+    /// with a non-digit ends the reading of responses.
+    func testStartLineTextOfRequestsAndResponses() {
+        func shown(_ c: HTTPConversation) -> [String] {
+            c.exchanges.map {
+                "\($0.method ?? "-") \($0.target ?? "-") \($0.httpVersion ?? "-") \($0.statusCode.map(String.init) ?? "-")"
+            }
+        }
+        for pieces in [1, 2, 5, 19, 500] {
+            var c = HTTPConversation()
+            feed(&c, client: true, "GET /a HTTP/1.1\r\n\r\nGETX /b HTTP/1.0\r\n\r\nM-_ /c?d=1 HTTP/2.0\r\n\r\n"
+                    + "GET /e HTTP/1.1\r\n\r\n", at: 1, pieces: pieces)
+            feed(&c, client: false, "HTTP/1.0 200 OK\r\nContent-Length: 0\r\n\r\nHTTP/1.1 404 Not Found\r\n"
+                    + "content-length: 0\r\n\r\nHTTP/1.1 201\r\nContent-Length: 0\r\n\r\nHTTP/1.1 2x0 OK\r\n\r\n",
+                 at: 2, pieces: pieces)
+            XCTAssertEqual(shown(c), ["GET /a HTTP/1.1 200", "GETX /b HTTP/1.0 404", "M-_ /c?d=1 HTTP/2.0 201",
+                                      "GET /e HTTP/1.1 -"], "in \(pieces) pieces")
+            XCTAssertEqual(c.notes, ["responses not parsed further: not an HTTP/1.x status line: 'HTTP/1.1 2x0 OK'"])
+        }
+        for pieces in [1, 4, 60] {
+            var c = HTTPConversation()
+            c.beginMidStream()
+            feed(&c, client: false, "ody bytes\r\nHTTP/1.0 204 No Content\r\n\r\nHTTP/1.7 304 Not Modified\r\n\r\n",
+                 at: 1, pieces: pieces)
+            XCTAssertEqual(shown(c), ["- - HTTP/1.0 204", "- - HTTP/1.7 304"], "in \(pieces) pieces")
+        }
+    }
+
     func testGapInsideABodyIsSkippedAndElsewhereStopsParsing() {
         var c = HTTPConversation()
         feed(&c, client: true, "GET / HTTP/1.1\r\n\r\n", at: 1)
