@@ -97,6 +97,7 @@ struct ConnectionState {
     }
 
     /// Accounts for one segment of this connection, captured at `time` (µs).
+    @inline(__always)
     private mutating func handle(_ segment: TCPSegment, time: Int64) {
         if !rolesSettled, segment.payloadLength > 0 { settleRoles(segment) }
         let fromClient = segment.source == record.client
@@ -273,6 +274,7 @@ struct ConnectionState {
     }
 
     /// Advances the connection's last-packet time, noting silences and idle gaps.
+    @inline(__always)
     private mutating func noteTime(_ time: Int64) {
         let silence = time - record.lastPacketAt
         if silence > record.longestSilence { record.longestSilence = silence }
