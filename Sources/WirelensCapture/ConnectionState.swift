@@ -76,8 +76,10 @@ struct ConnectionState {
         }
         let wasClosed = isClosed
         handle(segment, time: time)
-        step.movedFrom = swappedFrom
-        swappedFrom = nil
+        if let swapped = swappedFrom {
+            step.movedFrom = swapped
+            swappedFrom = nil
+        }
         step.closed = !wasClosed && isClosed
         return step
     }

@@ -88,6 +88,10 @@ struct ConnectionTracker {
     }
 
     /// Accounts for one segment captured at `time` (µs since the epoch).
+    ///
+    /// Inlined into the analysis's per-packet step: the segment's fields are then read where the decoder left them,
+    /// not copied for the call first.
+    @inline(__always)
     mutating func handle(_ segment: TCPSegment, time: Int64) {
         let key = FlowKey(segment.source, segment.destination)
         if let slot = open.slot(of: key) {

@@ -5,6 +5,7 @@ struct FlowKey: Hashable {
     var lower: Endpoint
     var upper: Endpoint
 
+    @inline(__always)
     init(_ a: Endpoint, _ b: Endpoint) {
         if Self.precedes(a, b) {
             lower = a
