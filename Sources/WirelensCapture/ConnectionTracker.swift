@@ -150,8 +150,9 @@ struct ConnectionTracker {
     /// Hands over the connections finished since the last call, in the order they finished.
     mutating func takeFinished(_ body: (TCPConnection) -> Void) {
         guard !finished.isEmpty else { return }
-        for connection in finished { body(connection) }
-        finished.removeAll(keepingCapacity: true)
+        // Moved out one at a time, first first, not copied (a record holds many references: a copy retains each).
+        finished.reverse()
+        while let connection = finished.popLast() { body(connection) }
     }
 
     /// Ends tracking: hands over the connections finished and not yet taken, then every connection still in the

@@ -15,7 +15,8 @@ struct FlowTable {
     /// The connections in the table.
     private(set) var count = 0
 
-    /// The slot holding `key`'s connection, if any.
+    /// The slot holding `key`'s connection, if any (inlined into the tracker's per-packet step).
+    @inline(__always)
     func slot(of key: FlowKey) -> Int? {
         let mask = buckets.count - 1
         var bucket = Self.bucket(key, mask: mask)
