@@ -182,10 +182,10 @@ struct ConnectionTracker {
     }
 
     /// A connection's record leaves the table into the summary; returns it when it is to be handed over.
-    private mutating func count(_ leaving: Leaving) -> TCPConnection? {
+    private mutating func count(_ leaving: consuming Leaving) -> TCPConnection? {
         guard let tally = leaving.tally else {
             summary.add(leaving.connection)
-            return leaving.connection
+            return leaving.connection  // moved out, not copied: the record is not used after
         }
         summary.add(leaving.connection, exchanges: tally)
         return nil
