@@ -80,8 +80,9 @@ public enum CaptureAnalyzer {
         let linkType: LinkType
         private var tracker: ConnectionTracker
         private var counts = PacketCounts()
-        private var first: Int64?
-        private var last: Int64?
+        /// The capture times (µs) of the first packet and the latest one (meaningful once `counts.total > 0`).
+        private var first: Int64 = 0
+        private var last: Int64 = .min
 
         /// An analysis of packets of `linkType`; TLS connections are decrypted with `keyLog` when given. Connections
         /// numbered `handOverLimit` and up are only counted in the summary, never handed over.
@@ -116,11 +117,11 @@ public enum CaptureAnalyzer {
         /// Accounts for one captured packet already decoded (as `linkType`).
         public mutating func add(_ packet: CapturedPacket, decoded: PacketDecoder.Outcome) {
             let time = packet.timestampNanos / 1000
+            if counts.total == 0 { first = time }
             counts.total += 1
             counts.wireBytes += Int64(packet.originalLength)
             if packet.bytes.count < packet.originalLength { counts.cutBySnapshot += 1 }
-            if first == nil { first = time }
-            last = max(last ?? time, time)
+            if time > last { last = time }
             switch decoded {
             case .tcp(let segment):
                 counts.tcp += 1
@@ -157,8 +158,8 @@ public enum CaptureAnalyzer {
         public mutating func complete(into report: inout CaptureReport, onConnection: (TCPConnection) -> Void) {
             tracker.finishAll(onConnection)
             report.packets = counts
-            report.firstPacketAt = first
-            report.lastPacketAt = last
+            report.firstPacketAt = counts.total > 0 ? first : nil
+            report.lastPacketAt = counts.total > 0 ? last : nil
             report.summary = tracker.summary.summary
             report.caveats = Self.caveats(report)
         }

@@ -76,8 +76,10 @@ struct ConnectionState {
         }
         let wasClosed = isClosed
         handle(segment, time: time)
-        step.movedFrom = swappedFrom
-        swappedFrom = nil
+        if let swapped = swappedFrom {
+            step.movedFrom = swapped
+            swappedFrom = nil
+        }
         step.closed = !wasClosed && isClosed
         return step
     }
@@ -97,6 +99,7 @@ struct ConnectionState {
     }
 
     /// Accounts for one segment of this connection, captured at `time` (µs).
+    @inline(__always)
     private mutating func handle(_ segment: TCPSegment, time: Int64) {
         if !rolesSettled, segment.payloadLength > 0 { settleRoles(segment) }
         let fromClient = segment.source == record.client
@@ -273,6 +276,7 @@ struct ConnectionState {
     }
 
     /// Advances the connection's last-packet time, noting silences and idle gaps.
+    @inline(__always)
     private mutating func noteTime(_ time: Int64) {
         let silence = time - record.lastPacketAt
         if silence > record.longestSilence { record.longestSilence = silence }

@@ -88,28 +88,56 @@ struct ConnectionTracker {
     }
 
     /// Accounts for one segment captured at `time` (µs since the epoch).
+    ///
+    /// Inlined into the analysis's per-packet step: the segment's fields are then read where the decoder left them,
+    /// not copied for the call first.
+    @inline(__always)
     mutating func handle(_ segment: TCPSegment, time: Int64) {
         let key = FlowKey(segment.source, segment.destination)
         if let slot = open.slot(of: key) {
             let step = open[slot: slot].track(segment, time: time)
             if step.startsNew {
-                if let old = open.remove(key) { finish(old) }
-                start(segment, time: time, key: key)
-            } else {
-                if let old = step.movedFrom { summary.moved(open[slot: slot].record, from: old) }
-                if step.closed { noteClosed(key, index: open[slot: slot].record.index, now: time) }
+                replace(key, with: segment, time: time)
+            } else if step.closed || step.movedFrom != nil {
+                note(step, at: slot, key: key, time: time)
             }
-        } else if let tombstone = tombstones[key], Self.isLate(segment, after: tombstone, time: time) {
+        } else {
+            arrive(segment, key: key, time: time)
+        }
+        packetsSinceSweep += 1
+        if packetsSinceSweep >= Self.sweepEvery || time - lastSweepAt >= Self.sweepInterval {
+            sweep(now: time)
+        }
+    }
+
+    // The rarer turns of `handle` are functions of their own, not inlined: the per-packet path keeps a small
+    // stack frame and few registers to save.
+
+    /// A segment of a 4-tuple with no connection in the table: a straggler of a finished one (its tombstone
+    /// absorbs it) or the first of a new one. The first packet of the capture comes here: the sweep clock starts.
+    @inline(never)
+    private mutating func arrive(_ segment: TCPSegment, key: FlowKey, time: Int64) {
+        if lastSweepAt == .min { lastSweepAt = time }
+        if let tombstone = tombstones[key], Self.isLate(segment, after: tombstone, time: time) {
             tombstones[key]?.lastPacketAt = time
         } else {
             tombstones[key] = nil
             start(segment, time: time, key: key)
         }
-        packetsSinceSweep += 1
-        if lastSweepAt == .min { lastSweepAt = time }
-        if packetsSinceSweep >= Self.sweepEvery || time - lastSweepAt >= Self.sweepInterval {
-            sweep(now: time)
-        }
+    }
+
+    /// A SYN opened a new connection on the 4-tuple `key`: the old one is finished, the new one takes its place.
+    @inline(never)
+    private mutating func replace(_ key: FlowKey, with segment: TCPSegment, time: Int64) {
+        retire(key, tombstone: false, now: time)
+        start(segment, time: time, key: key)
+    }
+
+    /// What `step` of the connection in `slot` (at `key`) tells the tracker: a swap of roles, a close.
+    @inline(never)
+    private mutating func note(_ step: ConnectionState.Step, at slot: Int, key: FlowKey, time: Int64) {
+        if let old = step.movedFrom { summary.moved(open[slot: slot].record, from: old) }
+        if step.closed { noteClosed(key, index: open[slot: slot].record.index, now: time) }
     }
 
     /// True when `segment` is a straggler of the finished connection `tombstone` stands for, not a new one.
@@ -122,32 +150,45 @@ struct ConnectionTracker {
     /// Hands over the connections finished since the last call, in the order they finished.
     mutating func takeFinished(_ body: (TCPConnection) -> Void) {
         guard !finished.isEmpty else { return }
-        for connection in finished { body(connection) }
-        finished.removeAll(keepingCapacity: true)
+        // Moved out one at a time, first first, not copied (a record holds many references: a copy retains each).
+        finished.reverse()
+        while let connection = finished.popLast() { body(connection) }
     }
 
     /// Ends tracking: hands over the connections finished and not yet taken, then every connection still in the
     /// table, finished as the capture left it (in the order they began), one at a time.
     mutating func finishAll(_ body: (TCPConnection) -> Void) {
         takeFinished(body)
-        let states = open.removeAll().sorted(by: { $0.record.index < $1.record.index })
         closing.removeAll()
         tombstones = [:]
         tombstoneOrder.removeAll()
-        for state in states {
-            if let connection = count(state) { body(connection) }
+        var table = FlowTable()
+        swap(&table, &open)
+        table.removeAll { state in
+            if let connection = count(Leaving(state)) { body(connection) }
+        }
+    }
+
+    /// What a finished connection takes out of the table: its record, and the tally of its exchanges when it is
+    /// only counted (not handed over).
+    private struct Leaving {
+        var connection: TCPConnection
+        var tally: ExchangeTally?
+
+        init(_ state: ConnectionState) {
+            connection = state.finish()
+            tally = state.handedOver ? nil : state.exchangeTally
         }
     }
 
     /// A connection's record leaves the table into the summary; returns it when it is to be handed over.
-    private mutating func count(_ state: ConnectionState) -> TCPConnection? {
-        let connection = state.finish()
-        guard state.handedOver else {
-            summary.add(connection, exchanges: state.exchangeTally)
-            return nil
+    private mutating func count(_ leaving: consuming Leaving) -> TCPConnection? {
+        guard let tally = leaving.tally else {
+            summary.add(leaving.connection)
+            return leaving.connection  // moved out, not copied: the record is not used after
         }
-        summary.add(connection)
-        return connection
+        summary.add(leaving.connection, exchanges: tally)
+        return nil
     }
 
     /// `state` (at `key`) just closed: it waits out `closedQuiet` unless `maxClosing` others already wait, in
@@ -165,20 +206,22 @@ struct ConnectionTracker {
         return open[slot: slot].record.index == entry.index
     }
 
-    /// Finishes the closed connection at the 4-tuple `key` and lays a tombstone in its place.
-    private mutating func retire(_ key: FlowKey, now: Int64) {
-        guard let state = open.remove(key) else { return }
-        finish(state)
+    /// Finishes the connection at the 4-tuple `key` where it lies (into the summary and the hand-over queue) and,
+    /// when `tombstone` says so (a closed connection, not one replaced by a new SYN), lays a tombstone in its place.
+    @inline(never)
+    private mutating func retire(_ key: FlowKey, tombstone: Bool = true, now: Int64) {
+        guard let (leaving, standing) = open.remove(key, after: { state in
+            (Leaving(state), Tombstone(client: state.record.client, clientISN: state.record.clientISN,
+                                       lastPacketAt: state.record.lastPacketAt, serial: 0))
+        }) else { return }
+        if let connection = count(leaving) { finished.append(connection) }
+        guard tombstone else { return }
+        var left = standing
         nextSerial += 1
-        tombstones[key] = Tombstone(client: state.record.client, clientISN: state.record.clientISN,
-                                    lastPacketAt: state.record.lastPacketAt, serial: nextSerial)
+        left.serial = nextSerial
+        tombstones[key] = left
         tombstoneOrder.append((key, now, nextSerial))
         if tombstones.count > maxTombstones { expireTombstones(now: now) }
-    }
-
-    /// A connection's record leaves the table: into the summary and the hand-over queue.
-    private mutating func finish(_ state: ConnectionState) {
-        if let connection = count(state) { finished.append(connection) }
     }
 
     /// Finishes closed connections that have been quiet for `closedQuiet` (a tombstone takes their place),

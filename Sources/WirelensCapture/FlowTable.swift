@@ -15,7 +15,8 @@ struct FlowTable {
     /// The connections in the table.
     private(set) var count = 0
 
-    /// The slot holding `key`'s connection, if any.
+    /// The slot holding `key`'s connection, if any (inlined into the tracker's per-packet step).
+    @inline(__always)
     func slot(of key: FlowKey) -> Int? {
         let mask = buckets.count - 1
         var bucket = Self.bucket(key, mask: mask)
@@ -52,8 +53,9 @@ struct FlowTable {
         return slot
     }
 
-    /// Takes the connection at `key` out of the table.
-    mutating func remove(_ key: FlowKey) -> ConnectionState? {
+    /// Takes the connection at `key` out of the table: `body` reads it where it lies (it is not moved out, a
+    /// state being over a kilobyte), then it is dropped; returns what `body` returned, nil when `key` has none.
+    mutating func remove<Result>(_ key: FlowKey, after body: (inout ConnectionState) -> Result) -> Result? {
         let mask = buckets.count - 1
         var bucket = Self.bucket(key, mask: mask)
         while true {
@@ -63,7 +65,8 @@ struct FlowTable {
             bucket = (bucket + 1) & mask
         }
         let slot = Int(buckets[bucket])
-        let state = states[slot].take()  // moved out, not copied
+        let result = body(&states[slot]!)
+        states[slot] = nil  // dropped in place, not moved out
         freeSlots.append(slot)
         count -= 1
         // Backward shift: the entries after the hole that would not be found past it move into it.
@@ -80,7 +83,7 @@ struct FlowTable {
             next = (next + 1) & mask
         }
         buckets[hole] = -1
-        return state
+        return result
     }
 
     /// Calls `body` with each connection in the table and its key, in no particular order.
@@ -98,11 +101,17 @@ struct FlowTable {
         }
     }
 
-    /// Takes every connection out of the table, in no particular order.
-    mutating func removeAll() -> [ConnectionState] {
-        let all = states.compactMap { $0 }
+    /// Empties the table, calling `body` with each connection where it lies (no move or copy of its state), in
+    /// order of their numbers (`record.index`): the slot numbers are sorted, not the states.
+    mutating func removeAll(inOrder body: (inout ConnectionState) -> Void) {
+        var order: [(index: Int, slot: Int)] = []
+        order.reserveCapacity(count)
+        for slot in states.indices {
+            if let index = states[slot]?.record.index { order.append((index, slot)) }
+        }
+        order.sort { $0.index < $1.index }
+        for (_, slot) in order { body(&states[slot]!) }
         self = FlowTable()
-        return all
     }
 
     private mutating func place(_ slot: Int, key: FlowKey) {

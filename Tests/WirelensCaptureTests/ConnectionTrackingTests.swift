@@ -93,6 +93,27 @@ final class ConnectionTrackingTests: XCTestCase {
         XCTAssertEqual(r.summary.maxConcurrentConnections, 1)
     }
 
+    /// The report's first packet time is the first packet's, even when a later one is stamped earlier; its last is
+    /// the latest stamp; an analysis without packets has neither.
+    func testFirstAndLastPacketTimesFollowTheStampsAsCaptured() {
+        let start = clock
+        send(builder.frame(seq: 1, flags: .syn), after: 500)
+        send(builder.frame(seq: 9, ack: 2, flags: [.syn, .ack], reverse: true), after: -300)  // stamped earlier
+        send(builder.frame(seq: 2, ack: 10, flags: .ack), after: 1_000)
+        send(builder.frame(seq: 2, ack: 10, flags: .ack), after: -100)
+        let r = report()
+        XCTAssertEqual(r.packets.total, 4)
+        XCTAssertEqual(r.firstPacketAt, start + 500)
+        XCTAssertEqual(r.lastPacketAt, start + 1_200)
+
+        var empty = CaptureReport(file: "none", filter: nil, linkType: .ethernet, snapshotLength: 65535)
+        var analysis = CaptureAnalyzer.Analysis(linkType: .ethernet)
+        analysis.complete(into: &empty)
+        XCTAssertEqual(empty.packets.total, 0)
+        XCTAssertNil(empty.firstPacketAt)
+        XCTAssertNil(empty.lastPacketAt)
+    }
+
     func testARepeatedSYNIsARetransmissionNotANewConnection() {
         send(builder.frame(seq: 1000, flags: .syn))
         send(builder.frame(seq: 1000, flags: .syn), after: 1_000_000)

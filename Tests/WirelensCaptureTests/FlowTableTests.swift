@@ -22,9 +22,9 @@ final class FlowTableTests: XCTestCase {
                 model[key] = nextIndex
                 nextIndex += 1
             } else if model[key] != nil {
-                XCTAssertEqual(table.remove(key)?.record.index, model[key], "step \(step)")
+                XCTAssertEqual(table.remove(key) { $0.record.index }, model[key], "step \(step)")
                 model[key] = nil
-                XCTAssertNil(table.remove(key), "step \(step): removed twice")
+                XCTAssertNil(table.remove(key) { _ in true }, "step \(step): removed twice")
             }
             if step % 1000 == 0 {
                 for probe in keys {
@@ -40,9 +40,38 @@ final class FlowTableTests: XCTestCase {
             seen.append(state.record.index)
         }
         XCTAssertEqual(seen.sorted(), model.values.sorted())
-        XCTAssertEqual(table.removeAll().map(\.record.index).sorted(), model.values.sorted())
+        var drained: [Int] = []
+        table.removeAll { drained.append($0.record.index) }
+        XCTAssertEqual(drained, model.values.sorted(), "in order of their numbers")
         XCTAssertEqual(table.count, 0)
         XCTAssertNil(table.slot(of: keys[0]))
+    }
+
+    /// Both directions of a flow make the same key, its ends ordered IPv4 before IPv6, then by address (high word
+    /// first), then by port: the orders worked out by hand below.
+    func testAKeyOrdersItsEndsTheSameWayForBothDirections() {
+        let v4a80 = Endpoint(address: IPAddress(v4: 10, 0, 0, 1), port: 80)
+        let v4a9000 = Endpoint(address: IPAddress(v4: 10, 0, 0, 1), port: 9000)
+        let v4b80 = Endpoint(address: IPAddress(v4: 10, 0, 0, 2), port: 80)
+        let v4c1 = Endpoint(address: IPAddress(v4: 192, 168, 0, 1), port: 1)
+        // ::1 and 2001:db8::1: the low word of ::1 (1) is below 2001:db8::1's (1 too), its high word (0) lower.
+        let v6loop = Endpoint(address: IPAddress(v6High: 0, low: 1), port: 443)
+        let v6doc = Endpoint(address: IPAddress(v6High: 0x2001_0DB8_0000_0000, low: 1), port: 2)
+        let v6docLow = Endpoint(address: IPAddress(v6High: 0x2001_0DB8_0000_0000, low: 0), port: 65535)
+        let cases: [(Endpoint, Endpoint, lower: Endpoint)] = [
+            (v4a80, v4a9000, v4a80), (v4a9000, v4b80, v4a9000), (v4b80, v4c1, v4b80), (v4c1, v6loop, v4c1),
+            (v6loop, v6doc, v6loop), (v6docLow, v6doc, v6docLow), (v4c1, v6docLow, v4c1),
+        ]
+        for (a, b, lower) in cases {
+            let upper = lower == a ? b : a
+            for key in [FlowKey(a, b), FlowKey(b, a)] {
+                XCTAssertEqual(key.lower, lower, "\(a) \(b)")
+                XCTAssertEqual(key.upper, upper, "\(a) \(b)")
+            }
+            XCTAssertEqual(FlowKey(a, b), FlowKey(b, a))
+            XCTAssertEqual(FlowKey(a, b).foldedWord, FlowKey(b, a).foldedWord)
+        }
+        XCTAssertNotEqual(FlowKey(v4a80, v4b80), FlowKey(v4a9000, v4b80))
     }
 
     /// A connection numbered `index` on the 4-tuple `key`, begun by a SYN from its lower end.
