@@ -8,7 +8,7 @@ local nginx (keep-alive connections mixing 1 MiB downloads and many small GETs, 
 of their own), all inside a network
 namespace the benchmark makes (and deletes) whose loopback has MTU 1500 and no segmentation offload, so the
 capture has real-network packet sizes (about 1.7 M packets per GB, as in the issue's figures); needs root. Then times,
-over interleaved rounds, the analysis of that file by:
+over interleaved rounds, each run after an untimed read of its file into the page cache, the analysis of that file by:
   wirelens capture analyze FILE --format json --report OUT   (full analysis, HTTP exchanges included)
   wirelens capture analyze FILE --format text --report OUT   (the same analysis, text summary)
   (each wirelens run writes a new report: the previous round's file is removed before it starts)
@@ -89,8 +89,20 @@ def without_old_report(argv):
     return argv
 
 
-def run_measured(argv, stdout_path):
-    """Runs argv, returns (seconds, peak RSS in MiB, exit status, CPU seconds: user + system, minor page faults)."""
+def cached(path):
+    """Reads the file at path once, untimed, so that the run timed next finds it in the page cache. This VM's
+    kernel reclaims file pages left idle for a few seconds (DAMON: 410 MB of the 1 GB capture went in 30 s with
+    22 GB free), so without it a run's time would depend on how long the run before it took."""
+    # By another process: a read buffer here would grow this process, whose size every child's peak RSS starts at
+    # (wait4 counts the child from the fork).
+    subprocess.run(["cat", path], stdout=subprocess.DEVNULL, check=True)
+
+
+def run_measured(argv, stdout_path, reads=None):
+    """Runs argv (after reading the capture file `reads` into the page cache, untimed), returns (seconds, peak RSS
+    in MiB, exit status, CPU seconds: user + system, minor page faults)."""
+    if reads:
+        cached(reads)
     with open(stdout_path, "wb") as out:
         start = time.monotonic()
         proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT)
@@ -273,11 +285,13 @@ def main():
             for name, argv in tools.items():
                 if name in ("tcptrace", "ndpiReader") and results[name]:
                     continue  # one round: they are slow
-                results[name].append(run_measured(without_old_report(argv), os.path.join(work, name + ".out")))
-        results["tshark"] = [run_measured(["tshark", "-r", capture, "-q", "-z", "conv,tcp"], os.path.join(work, "tshark.out"))]
+                results[name].append(run_measured(without_old_report(argv), os.path.join(work, name + ".out"),
+                                                  reads=capture))
+        results["tshark"] = [run_measured(["tshark", "-r", capture, "-q", "-z", "conv,tcp"],
+                                          os.path.join(work, "tshark.out"), reads=capture)]
         results["wirelens-quarter-file"] = [run_measured(
             [args.wirelens, "capture", "analyze", quarter, "--format", "json", "--report", report + ".q", "-q"],
-            os.path.join(work, "quarter.out"))]
+            os.path.join(work, "quarter.out"), reads=quarter)]
         report_bytes = os.path.getsize(report)
         # The many-short-connections capture: memory must not follow the number of connections.
         short_counted = subprocess.run([bare, short], check=True, capture_output=True, text=True).stdout.split()
@@ -297,7 +311,8 @@ def main():
             for name, argv in short_tools.items():
                 if name == "wirelens-short-quarter-file" and name in results:
                     continue  # one round, as the first file's quarter
-                results.setdefault(name, []).append(run_measured(without_old_report(argv), os.path.join(work, name + ".out")))
+                results.setdefault(name, []).append(run_measured(without_old_report(argv),
+                                                                 os.path.join(work, name + ".out"), reads=argv[3]))
         # Read after every measurement, and only the totals: wait4's peak RSS of a child includes what this
         # process held when it forked, and a whole report loaded here is hundreds of MB.
         summary, short_summary = read_summary(report), read_summary(short_report)
@@ -383,7 +398,8 @@ def main():
                   f"{text_ratios['vsTcptrace']:.1f}, ndpiReader {text_ratios['vsNdpiReader']:.1f}, tshark "
                   f"{text_ratios['vsTshark']:.1f}. CPU time (user + system) over the bare loop's: text "
                   f"{text_ratios['cpuVsBare']:.2f}x, JSON {ratios['cpuVsBare']:.2f}x. Medians of {args.rounds} interleaved "
-                  "rounds (tcptrace, ndpiReader and tshark: one round). Both wirelens rows run the full analysis (every TCP "
+                  "rounds (tcptrace, ndpiReader and tshark: one round), each run preceded by an untimed read of its capture (this "
+                  "VM's kernel reclaims idle file pages within seconds: every tool reads from the page cache). Both wirelens rows run the full analysis (every TCP "
                   "connection and HTTP exchange); `wirelens` writes every connection and exchange to its JSON report "
                   f"({report_bytes / 1e6:.0f} MB here) as the capture is read, `wirelens-text` writes the text summary "
                   "(totals, servers, the first connections), which is closer to what tcptrace and tshark print "
