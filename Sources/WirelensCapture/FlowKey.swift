@@ -7,23 +7,13 @@ struct FlowKey: Hashable {
 
     @inline(__always)
     init(_ a: Endpoint, _ b: Endpoint) {
-        if Self.precedes(a, b) {
+        if a < b {
             lower = a
             upper = b
         } else {
             lower = b
             upper = a
         }
-    }
-
-    /// True when `a` orders before `b` as `Endpoint`'s `<` orders them (IPv4 before IPv6, then the address, then
-    /// the port), here without a call: that operator is not inlinable from its module, and a key is made per packet.
-    @inline(__always)
-    static func precedes(_ a: Endpoint, _ b: Endpoint) -> Bool {
-        if a.address.isIPv6 != b.address.isIPv6 { return b.address.isIPv6 }
-        if a.address.high != b.address.high { return a.address.high < b.address.high }
-        if a.address.low != b.address.low { return a.address.low < b.address.low }
-        return a.port < b.port
     }
 
     static func == (lhs: FlowKey, rhs: FlowKey) -> Bool {

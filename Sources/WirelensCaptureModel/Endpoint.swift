@@ -8,6 +8,9 @@ public struct Endpoint: Hashable, Sendable, Comparable, CustomStringConvertible 
         self.port = port
     }
 
+    /// By address, then port. Inlinable: the capture's flow table orders the two ends of every packet's 4-tuple
+    /// with it.
+    @inlinable
     public static func < (lhs: Endpoint, rhs: Endpoint) -> Bool {
         (lhs.address, lhs.port) < (rhs.address, rhs.port)
     }
