@@ -45,23 +45,18 @@ struct HTTPConversation {
     /// What stopped the HTTP/1.x parsing, for the report.
     var notes: [String] { http1.notes }
 
-    /// The exchanges read or inferred (a TLS connection's are inferred unless its records were decrypted).
-    var allExchanges: [HTTPExchange] {
+    /// The exchanges of the TLS reading (inferred: its records were not decrypted) or of the HTTP/2 reading, when
+    /// the connection has one; nil when its exchanges are HTTP/1.x (`http1`).
+    private var framedExchanges: [HTTPExchange]? {
         if mayHoldFrames, let tls = tlsBox, !tls.value.decrypts { return tls.value.exchanges }
-        return http2Box?.value.exchanges ?? exchanges
+        return http2Box?.value.exchanges
     }
+    /// The exchanges read or inferred (a TLS connection's are inferred unless its records were decrypted).
+    var allExchanges: [HTTPExchange] { framedExchanges ?? exchanges }
     /// Exchanges read or inferred so far, HTTP/1.x ones folded (`HTTP1Exchanges`) included.
-    var exchangeTotal: Int {
-        if mayHoldFrames, let tls = tlsBox, !tls.value.decrypts { return tls.value.exchanges.count }
-        if let http2 = http2Box { return http2.value.exchanges.count }
-        return http1.count
-    }
+    var exchangeTotal: Int { framedExchanges?.count ?? http1.count }
     /// What the summary counts of the exchanges read or inferred, HTTP/1.x ones folded included.
-    var exchangeTally: ExchangeTally {
-        if mayHoldFrames, let tls = tlsBox, !tls.value.decrypts { return ExchangeTally(of: tls.value.exchanges) }
-        if let http2 = http2Box { return ExchangeTally(of: http2.value.exchanges) }
-        return http1.tally
-    }
+    var exchangeTally: ExchangeTally { framedExchanges.map(ExchangeTally.init(of:)) ?? http1.tally }
     /// Appends the notes of the HTTP, HTTP/2 and TLS readings to `notes` (no array built when there are none, as
     /// for most connections).
     func appendNotes(to notes: inout [String]) {
@@ -95,6 +90,7 @@ struct HTTPConversation {
     ///
     /// Mutating so that the connection asks its conversation in place: a non-mutating call copied the whole
     /// conversation (and released the copy) on every segment.
+    ///
     /// Short, so that it is inlined where the connection asks (on every segment); a TLS or HTTP/2 reading is asked
     /// apart (`framedWantsBytes`).
     @inline(__always)

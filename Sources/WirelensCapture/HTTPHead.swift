@@ -27,7 +27,7 @@ struct HTTPHead {
     /// Empties the head for the next message, in place: without a string to release (a parser that reads no
     /// start-line text, a message without Upgrade) that is a few stores, where a new value cost the release of each.
     mutating func clear() {
-        // Only the strings set are released (a response head holds a version alone).
+        // Only the strings set are released (a response head holds none but an Upgrade's).
         if method != nil { method = nil }
         if target != nil { target = nil }
         if version != nil { version = nil }
