@@ -3,15 +3,18 @@ import WirelensCore
 /// Renders a report for a person at a terminal, laid out for 80 columns.
 ///
 /// A run of one task is shown transaction by transaction, each with a waterfall of its phases;
-/// a run of many tasks is shown as a summary with phase percentiles. Both end with the report's
-/// caveats. Colour (ANSI SGR) is written only when `color` is true; otherwise the text holds no
+/// a run of many tasks is shown as a summary with phase percentiles. Both end with the caveats that change how a
+/// number on the screen reads, one line each, or with every caveat in full when `allCaveats` is true. Colour (ANSI SGR) is written only when `color` is true; otherwise the text holds no
 /// escape byte at all, even when a server or libcurl sent one.
 public struct TextRenderer: Sendable {
     /// Whether to colour the output with ANSI SGR sequences.
     public var color: Bool
+    /// Whether to end with every caveat's whole text (`--caveats`) rather than the brief lines that apply.
+    public var allCaveats: Bool
 
-    public init(color: Bool) {
+    public init(color: Bool, allCaveats: Bool = false) {
         self.color = color
+        self.allCaveats = allCaveats
     }
 
     /// The report as text, ending with a newline.
@@ -34,7 +37,7 @@ public struct TextRenderer: Sendable {
             lines.append("")
             lines += UploadView(style: style).lines(for: upload)
         }
-        lines += CaveatsView(style: style).lines(for: report.caveats)
+        lines += CaveatsView(style: style, full: allCaveats).lines(for: report)
         return lines.joined(separator: "\n") + "\n"
     }
 }

@@ -19,6 +19,9 @@ struct RenderCommand: AsyncParsableCommand {
     @Flag(name: .customLong("no-color"), help: "No colour in text output.")
     var noColor = false
 
+    @Flag(name: .customLong("caveats"), help: "Text output: every caveat in full, not only the lines that change how a number reads.")
+    var allCaveats = false
+
     /// The `schema` key of a document, to tell a compare document from a report.
     private struct SchemaProbe: Decodable { let schema: String? }
 
@@ -43,7 +46,7 @@ struct RenderCommand: AsyncParsableCommand {
         switch format {
         case .text:
             let color = Console.colorsStdout(noColor: noColor)
-            FileHandle.standardOutput.write(Data(TextRenderer(color: color).render(report).utf8))
+            FileHandle.standardOutput.write(Data(TextRenderer(color: color, allCaveats: allCaveats).render(report).utf8))
         case .json, .har, .html:
             do {
                 let bytes = switch format {

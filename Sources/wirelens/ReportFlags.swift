@@ -20,6 +20,9 @@ struct ReportFlags<Format: ReportFormatChoice>: ParsableArguments {
     @Flag(name: .customLong("no-color"), help: "No colour in text output.")
     var noColor = false
 
+    @Flag(name: .customLong("caveats"), help: "Text output: every caveat in full, not only the lines that change how a number reads (JSON has them all).")
+    var allCaveats = false
+
     @Flag(name: [.customShort("q"), .customLong("quiet")], help: "No messages but errors.")
     var quietFlag = false
 
@@ -76,7 +79,7 @@ struct ReportFlags<Format: ReportFormatChoice>: ParsableArguments {
         let produce = { (emit: ([UInt8]) throws -> Void) throws in
             switch format {
             case .json: try JSONRenderer.render(report, compactAbove: Self.prettyJSONLimit, emit: emit)
-            case .text: try emit(Array(TextRenderer(color: color).render(report).utf8))
+            case .text: try emit(Array(TextRenderer(color: color, allCaveats: allCaveats).render(report).utf8))
             case .har: try emit(HARRenderer.render(report))
             case .html: try emit(Array(HTMLRenderer.render(report).utf8))
             }

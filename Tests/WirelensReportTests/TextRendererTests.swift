@@ -65,8 +65,28 @@ final class TextRendererTests: XCTestCase {
         XCTAssertTrue(text.contains("Received      1.50 KiB body + 120 B headers at 1.02 MB/s"), text)
         XCTAssertTrue(text.contains("100-continue  waited 1.00s"), text)
         XCTAssertTrue(text.contains("Error         timeout.idle (curl 28): Operation too slow."), text)
-        XCTAssertTrue(text.contains("Caveats\n  • libcurl 7.88.1 has no CURLINFO_QUEUE_TIME_T"), text)
-        XCTAssertTrue(text.contains("  • On a multiplexed HTTP/2 connection"), text)
+        let report = Fixtures.report(tasks: [Fixtures.redirectTask()])
+        let full = TextRenderer(color: false, allCaveats: true).render(report)
+        XCTAssertTrue(full.contains("Caveats\n  • libcurl 7.88.1 has no CURLINFO_QUEUE_TIME_T"), full)
+        XCTAssertTrue(full.contains("  • On a multiplexed HTTP/2 connection"), full)
+        XCTAssertTrue(full.contains("CURLINFO_CONN_ID"), full)
+    }
+
+    /// Without `--caveats` a text report keeps only the caveats that change how a number on the screen reads, one
+    /// line each: the send phase's end for an upload, the HTTP/2 overlap; not the libcurl timers Wirelens replaced.
+    func testBriefCaveatsAreOneLineEachAndOnlyThoseThatApply() {
+        let report = Fixtures.report(tasks: [Fixtures.redirectTask()])
+        let text = TextRenderer(color: false).render(report)
+        let section = text.components(separatedBy: "Caveats (all of them: --caveats)\n").last ?? ""
+        XCTAssertTrue(text.contains("Caveats (all of them: --caveats)"), text)
+        let bullets = section.split(separator: "\n").filter { $0.hasPrefix("  • ") }
+        XCTAssertEqual(bullets.count, section.split(separator: "\n").count, "one line each: \(section)")
+        XCTAssertTrue(section.contains("Request sent ends when the last body byte reached the server"), section)
+        XCTAssertTrue(section.contains("HTTP/2 streams shared a connection"), section)
+        for gone in ["CURLINFO_CONN_ID", "POSTTRANSFER", "STARTTRANSFER"] {
+            XCTAssertFalse(text.contains(gone), gone)
+        }
+        for line in bullets { XCTAssertLessThanOrEqual(line.count, 80, String(line)) }
     }
 
     func testFailedLookupShowsUnfinishedDNSAndTheTaskError() {
