@@ -63,7 +63,7 @@ public enum PrometheusRenderer {
             case .limited:
                 "Share of the final transaction's body time the sender was limited by: receive_window (the peer's), "
                     + "send_buffer (its own socket), network (busy within its congestion window) or idle (nothing to send)."
-            case .diagnosis: "1 for the verdict naming what held the final transaction back (see the README's verdict set)."
+            case .diagnosis: "1 for the verdict naming what held the final transaction back (the verdicts: docs/why-is-it-slow.md)."
             case .assertion: "1 when the assertion held."
             case .timestamp: "When the check last ran, in Unix seconds."
             case .runs: "Runs of the check that ended with a result (scheduled and /probe)."

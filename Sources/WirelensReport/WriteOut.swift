@@ -96,7 +96,7 @@ public struct WriteOut: Sendable, Equatable {
         guard !unknownVariables.isEmpty else { return nil }
         let names = unknownVariables.map { "'\($0)'" }.joined(separator: ", ")
         let noun = unknownVariables.count == 1 ? "variable" : "variables"
-        return "warning: unknown --write-out \(noun) \(names) (printed as nothing); see the README's -w table"
+        return "warning: unknown --write-out \(noun) \(names) (printed as nothing); see docs/curl-compatibility.md for the variables"
     }
 
     /// The output for one task: text per stream, in order (adjacent text for one stream joined).

@@ -36,7 +36,7 @@ struct TargetCommand: CheckedCommand {
     @Flag(name: .customLong("no-keep-alive"), help: "Close the connection after every response.")
     var noKeepAlive = false
 
-    @Option(name: .customLong("reset-after"), help: "Fault: reset every connection after this many body bytes (see README).")
+    @Option(name: .customLong("reset-after"), help: "Fault: reset every connection after this many body bytes (see docs/target.md).")
     var resetAfter: String?
 
     @Option(help: "Fault: wait this long before every answer, e.g. 2s.")

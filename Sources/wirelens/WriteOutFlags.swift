@@ -7,7 +7,7 @@ import WirelensReport
 struct WriteOutFlags: ParsableArguments {
     @Option(name: [.customShort("w"), .customLong("write-out")],
             help: ArgumentHelp("After each task, print FORMAT with curl's %{variables} (and Wirelens' own) to stdout; @FILE reads it from a file, @- from stdin.",
-                               discussion: "Times come from Wirelens' own instants: an upload's time_starttransfer is its first response byte, not its first upload byte (see the README). With -w, the report goes only to --report FILE.",
+                               discussion: "Times come from Wirelens' own instants: an upload's time_starttransfer is its first response byte, not its first upload byte (see docs/curl-compatibility.md). With -w, the report goes only to --report FILE.",
                                valueName: "FORMAT"))
     var format: String?
 

@@ -7,7 +7,7 @@ import XCTest
 /// Which HTTP statuses are worth another attempt, held to curl's `--retry`: a loopback server
 /// (scripts/redirect-peer.py) answers each status and records every request; curl, `wirelens probe --retries 1` and
 /// `wirelens upload --retries 1` (segment retries) run against it, and the requests the server saw tell who retried.
-/// The README's "Retryable statuses" line lists the same set.
+/// The "Retryable statuses" line of docs/probing.md lists the same set.
 final class RetryableStatusTests: XCTestCase {
     /// A spread over 4xx and 5xx: curl's set, its neighbours, and the edges.
     private static let statuses = [400, 404, 408, 409, 413, 418, 425, 429, 499, 500, 501, 502, 503, 504, 505, 507, 511, 599]
@@ -90,11 +90,11 @@ final class RetryableStatusTests: XCTestCase {
         XCTAssertEqual(wirelens.sorted(), curl.sorted(), "segment retries")
     }
 
-    /// The README's "Retryable statuses" line names exactly `statuses` (of those tried).
+    /// The probing guide's "Retryable statuses" line names exactly `statuses` (of those tried).
     private func assertDocumented(_ statuses: Set<Int>) throws {
-        let readme = try String(contentsOf: TestServers.repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
-        let line = try XCTUnwrap(readme.split(separator: "\n").first { $0.hasPrefix("Retryable statuses") },
-                                 "README.md has no 'Retryable statuses' line")
+        let guide = try String(contentsOf: TestServers.repositoryRoot.appendingPathComponent("docs/probing.md"), encoding: .utf8)
+        let line = try XCTUnwrap(guide.split(separator: "\n").first { $0.hasPrefix("Retryable statuses") },
+                                 "docs/probing.md has no 'Retryable statuses' line")
         let listed = Set(line.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }.filter { (100...599).contains($0) })
         XCTAssertEqual(listed.intersection(Self.statuses).sorted(), statuses.sorted(), String(line))
     }
