@@ -18,9 +18,10 @@ import Yams
 ///       upload_throughput: { min: 1MB/s }
 /// ```
 ///
-/// A check without `timeout:` is bounded by `defaults: { timeout: … }` at the top level, else by `defaultTimeout`;
+/// A check without `timeout:` is bounded by `defaults: { timeout: … }` at the top level, else by `defaultTimeout`,
+/// and never by more than its `every:` (as Prometheus clamps an unset scrape timeout to the scrape interval);
 /// one without `buckets:` has `defaults: { buckets: […] }`, else `Histogram.defaultBounds`. A check's interval
-/// (`every:`) may not be shorter than its timeout: a run could outlast it (without `every:`, the interval is
+/// may not be shorter than a timeout it gives itself: a run could outlast it (without `every:`, the interval is
 /// `CheckDefinition.defaultInterval` or the timeout, whichever is longer).
 public struct CheckConfig: Sendable, Equatable {
     public var checks: [CheckDefinition]
@@ -74,7 +75,7 @@ public struct CheckConfig: Sendable, Equatable {
         do {
             root = try Yams.compose(yaml: text)
         } catch let error as YamlError {
-            throw Self.yamlError(error, file: file)
+            throw Self.yamlError(error, file: file, text: text)
         } catch {
             throw CheckConfigError(file: file, line: 0, key: "", message: "not YAML: \(error)")
         }
@@ -130,7 +131,7 @@ public struct CheckConfig: Sendable, Equatable {
         var method: String?
         var body = BodySource.none
         var options = ProbeOptions()
-        options.totalTimeout = defaults.timeout
+        var timeoutNode: Node?
         var buckets = defaults.buckets
         var every: Int64?
         var everyNode: Node?
@@ -189,7 +190,9 @@ public struct CheckConfig: Sendable, Equatable {
                 case "h2c", "h2c-prior-knowledge": options.httpVersion = .http2PriorKnowledge
                 default: throw reader.error(v, k, "'\(text)' is not one of auto, http/1.1, h2, h2c")
                 }
-            case "timeout": options.totalTimeout = try reader.duration(v, k)
+            case "timeout":
+                options.totalTimeout = try reader.duration(v, k)
+                timeoutNode = v
             case "connect_timeout": options.connectTimeout = try reader.duration(v, k)
             case "idle_timeout": options.idleTimeout = try reader.duration(v, k)
             case "retries": options.retry.maxRetries = try reader.int(v, k, 0...100)
@@ -212,6 +215,9 @@ public struct CheckConfig: Sendable, Equatable {
         guard let url else { throw reader.error(node, reader.path(key, "url"), "missing; check '\(name)' needs a url") }
         if let expectNode {
             expectations = try parseExpect(expectNode, key: reader.path(key, "expect"), reader: reader)
+        }
+        if timeoutNode == nil {
+            options.totalTimeout = min(defaults.timeout, every ?? defaults.timeout)
         }
         if let every, let everyNode, let timeout = options.totalTimeout, every < timeout {
             throw reader.error(everyNode, reader.path(key, "every"),
@@ -298,11 +304,21 @@ public struct CheckConfig: Sendable, Equatable {
     }
 
     /// A YAML syntax error as a configuration error at its line.
-    static func yamlError(_ error: YamlError, file: String) -> CheckConfigError {
+    /// A key given twice is `given twice` at its second occurrence's line and path (`DuplicateKey`), like the
+    /// other mistakes; when that cannot be found, at its first occurrence's line with its name.
+    static func yamlError(_ error: YamlError, file: String, text: String) -> CheckConfigError {
         switch error {
         case .scanner(_, let problem, let mark, _), .parser(_, let problem, let mark, _),
              .composer(_, let problem, let mark, _):
             return CheckConfigError(file: file, line: mark.line, key: "", message: "YAML syntax: \(problem)")
+        case .duplicatedKeysInMapping(let duplicates, let context):
+            let name = duplicates.first ?? ""
+            guard let found = DuplicateKey.locate(name: name, mark: context.mark, in: text) else {
+                return CheckConfigError(file: file, line: context.mark.line, key: name,
+                                        message: "given twice in one mapping; keep one")
+            }
+            return CheckConfigError(file: file, line: found.line, key: found.path,
+                                    message: "given twice (first on line \(found.firstLine)); keep one")
         default:
             let first = "\(error)".split(separator: "\n").first.map(String.init) ?? "\(error)"
             return CheckConfigError(file: file, line: 0, key: "", message: "YAML: \(first)")

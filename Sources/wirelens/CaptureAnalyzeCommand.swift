@@ -90,12 +90,8 @@ struct CaptureAnalyzeCommand: AsyncParsableCommand {
         } else {
             // Streamed: connections are written as they finish, and memory does not grow with the file.
             var last: CaptureAnalyzer.Outcome?
-            var reader: PacketFile? = file
             status = output.deliver(streaming: CaptureAnalyzer.head(of: file)) { onConnection in
-                // A report that could not be written to its file is written again to stdout: read the file again.
-                let source = try reader ?? PacketFile(path: path, filter: filter)
-                reader = nil
-                let result = CaptureAnalyzer.analyze(source, until: stop, keyLog: keyLog,
+                let result = CaptureAnalyzer.analyze(file, until: stop, keyLog: keyLog,
                                                      handOverLimit: output.connectionsListed, onConnection: onConnection)
                 last = result
                 return result.report

@@ -24,6 +24,11 @@ struct CaptureFlags: ParsableArguments {
     /// True when any capture option was given.
     var wanted: Bool { enabled || filePath != nil || reportPath != nil || interface != nil || keyLogPath != nil }
 
+    /// Checks, before anything runs, that the capture report file can be written (`ReportFile.checkWritable`).
+    func check() throws(CommandFailure) {
+        if let reportPath { try ReportFile.checkWritable(reportPath) }
+    }
+
     /// Sets up the key log libcurl writes for the run's HTTPS connections (before libcurl is initialised); nil when
     /// no capture is wanted or no URL is HTTPS.
     func prepareKeyLog(urls: [String]) throws(CommandFailure) -> CaptureKeyLog? {
@@ -59,19 +64,22 @@ struct CaptureFlags: ParsableArguments {
     }
 
     /// Stops the capture, checks `report` against it and writes the results; returns the exit code to use
-    /// instead of `status` (the probe's own), which only a disagreement changes.
+    /// instead of `status` (the probe's own), which a capture report that cannot be written (3) or a disagreement
+    /// changes.
     func finish(_ capture: LiveCapture, report: Report, status: Int32, textToStdout: Bool) -> Int32 {
         let (wire, kernel) = capture.stop(file: filePath ?? "(live on \(capture.interface))",
                                           interrupted: report.interrupted)
         var analysis = wire
         let verification = ProbeVerifier.verify(report, against: analysis)
         analysis.verification = verification
+        var unwritten = false
         if let reportPath {
             do {
                 let bytes = try CaptureJSONRenderer.render(analysis)
                 try ReportFile.write(to: reportPath) { emit in try emit(bytes) }
             } catch {
                 Console.error("cannot write capture report '\(reportPath)': \(error)")
+                unwritten = true
             }
         }
         if textToStdout {
@@ -89,6 +97,7 @@ struct CaptureFlags: ParsableArguments {
             line += "; the wire agrees with the report"
         }
         Console.error(line)
+        if unwritten { return ExitStatus.localFile.rawValue }
         if status == ExitStatus.success.rawValue && !verification.disagreements.isEmpty {
             return ExitStatus.wireDisagreement.rawValue
         }

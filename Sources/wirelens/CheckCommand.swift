@@ -65,7 +65,7 @@ struct CheckCommand: CheckedCommand {
     /// Runs the checks; ends with 1 when one failed, 12 when the history could not be used.
     func run() async throws {
         let (schedule, keep, checks, vantage) = try checked()
-        if let reportPath { try ProbePlan.checkWritable(reportPath) }
+        if let reportPath { try ReportFile.checkWritable(reportPath) }
         // A history that cannot be used is a warning: the checks run, print and export without it.
         let (store, unavailable) = history.open()
 

@@ -120,6 +120,7 @@ struct ProbeCommand: CheckedCommand {
         defer { keyLog?.remove() }
         var (options, size, fields) = try checked()
         try report.check()
+        try wire.check()
         let printer = try writeOut.parsed().map(WriteOutPrinter.init)
         if let cacert = options.caFile { _ = try ProbePlan.readableFileSize(cacert) }
         let ownType = options.headers.contains { $0.name.lowercased() == "content-type" }

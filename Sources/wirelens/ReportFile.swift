@@ -12,6 +12,32 @@ enum ReportFile {
         }
     }
 
+    /// Checks, before the work that fills a report starts, that `path` can take it: opens (creates) the file the
+    /// report would be written to and lets it go again, so that a directory that is missing, read-only or refuses
+    /// new files fails at once, as one line and exit 3, whoever runs it (`access(2)` says yes to root on a
+    /// read-only file system). A FIFO is only checked for write permission: opening it would block for a reader,
+    /// or hand that reader an EOF.
+    static func checkWritable(_ path: String) throws(CommandFailure) {
+        func failure(_ reason: String) -> CommandFailure {
+            CommandFailure(.localFile, "cannot write report '\(path)': \(reason)")
+        }
+        var status = stat()
+        if stat(path, &status) == 0 {
+            switch status.st_mode & S_IFMT {
+            case S_IFDIR: throw failure("is a directory")
+            case S_IFIFO:
+                guard access(path, W_OK) == 0 else { throw failure(WriteError.fromErrno().description) }
+                return
+            default: break
+            }
+        }
+        do {
+            try Destination(path: path).discard()
+        } catch {
+            throw failure("\(error)")
+        }
+    }
+
     /// Writes what `produce` emits, piece by piece, to a temporary file beside `path`, then renames it over
     /// `path` (a device or a pipe is written to directly). A `WriteError` is the file's; any other error is
     /// `produce`'s, and leaves no file behind.

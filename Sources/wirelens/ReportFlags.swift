@@ -41,21 +41,22 @@ struct ReportFlags<Format: ReportFormatChoice>: ParsableArguments {
     /// JSON reports of more tasks than this are written compact, to keep large reports small and fast.
     static var prettyJSONLimit: Int { 1000 }
 
-    /// Checks, before anything runs, that the report file can be written.
-    func check() throws(ProbeError) {
-        if let reportPath { try ProbePlan.checkWritable(reportPath) }
+    /// Checks, before anything runs, that the report file can be written (`ReportFile.checkWritable`): a path
+    /// that cannot is one line and exit 3 before the work starts.
+    func check() throws(CommandFailure) {
+        if let reportPath { try ReportFile.checkWritable(reportPath) }
     }
 
-    /// Writes what `produce` emits to the report file (or stdout when there is none, or when the file cannot
-    /// be written); returns the exit code of a failure, nil on success.
+    /// Writes what `produce` emits to the report file (or stdout when there is none); returns the exit code of a
+    /// failure, nil on success. A report file that fails while it is written is one line and exit 3: `produce` runs
+    /// once, never again to stdout, as it may be the whole analysis.
     func write(_ produce: (_ emit: ([UInt8]) throws -> Void) throws -> Void) -> Int32? {
         do {
             if let reportPath {
                 do {
                     try ReportFile.write(to: reportPath, produce)
                 } catch let error as ReportFile.WriteError {
-                    Console.error("cannot write report '\(reportPath)': \(error); the report follows on stdout")
-                    try produce { ReportFile.writeAll($0, to: STDOUT_FILENO) }
+                    Console.error("cannot write report '\(reportPath)': \(error)")
                     return ExitStatus.localFile.rawValue
                 }
             } else {

@@ -176,6 +176,23 @@ final class CaptureCommandTests: XCTestCase {
         XCTAssertEqual((json["summary"] as? [String: Any])?["connections"] as? Int, 1001)
     }
 
+    /// A report that cannot be written is one line and exit 3, and the analysis is not run again to stdout: a path
+    /// no file can be created at (procfs takes none, even from root) fails before the analysis, /dev/full (ENOSPC
+    /// on every write) while the report is written, in both formats.
+    func testAReportThatCannotBeWrittenIsOneLineAndExit3() throws {
+        let path = manySYNs(2000)
+        for report in ["/proc/wirelens-report.json", "/dev/full"] {
+            for format in ["json", "text"] {
+                let outcome = try wirelens(["capture", "analyze", path, "--format", format, "--report", report])
+                let context = "\(report) \(format): \(outcome.stderr)"
+                XCTAssertEqual(outcome.status, ExitStatus.localFile.rawValue, context)
+                XCTAssertEqual(outcome.stderr.split(separator: "\n").count, 1, context)
+                XCTAssertTrue(outcome.stderr.contains("'\(report)'"), context)
+                XCTAssertEqual(outcome.stdout, "", "nothing is written instead: \(context)")
+            }
+        }
+    }
+
     /// A report that replaces an existing, longer file: the file then holds the whole new document, and only it.
     func testAReportReplacingAFileIsWhollyWritten() throws {
         let path = manySYNs(20_000)

@@ -150,6 +150,56 @@ final class CheckConfigTests: XCTestCase {
         XCTAssertEqual(unknown.key, "defaults.every")
     }
 
+    /// A check without `timeout:` is bounded by min(default, every), as Prometheus clamps an unset scrape timeout
+    /// to the scrape interval; the `defaults:` timeout is clamped the same way; an explicit timeout above `every`
+    /// is refused at the `every:` line.
+    func testUnsetTimeoutIsClampedToEvery() throws {
+        let text = """
+            checks:
+              - name: fast
+                url: http://127.0.0.1/
+                every: 1s
+              - name: slow
+                url: http://127.0.0.1/
+                every: 30s
+            """
+        let checks = try CheckConfig.parse(text, file: "c.yaml", environment: [:]).checks
+        XCTAssertEqual(checks.map(\.options.totalTimeout), [1_000_000, 10_000_000])
+        XCTAssertEqual(checks.map(\.interval), [1_000_000, 30_000_000])
+        let defaulted = try CheckConfig.parse("defaults: { timeout: 5s }\n" + text, file: "c.yaml", environment: [:])
+        XCTAssertEqual(defaulted.checks.map(\.options.totalTimeout), [1_000_000, 5_000_000])
+
+        let explicit = try XCTUnwrap(failure("checks:\n  - name: a\n    url: http://h/\n    timeout: 2s\n    every: 1s\n"))
+        XCTAssertEqual(explicit.line, 5)
+        XCTAssertEqual(explicit.key, "checks[0].every")
+        XCTAssertTrue(explicit.message.contains("timeout 2.00s"), explicit.message)
+        let equal = try CheckConfig.parse("checks:\n  - name: a\n    url: http://h/\n    timeout: 1s\n    every: 1s\n",
+                                          file: "c.yaml", environment: [:])
+        XCTAssertEqual(equal.checks[0].options.totalTimeout, 1_000_000)
+    }
+
+    /// A key given twice in one mapping is `FILE:LINE: KEY: given twice`, at the second one's line with the key's
+    /// path, wherever the mapping is (top level, a check, `expect:`, a flow mapping).
+    func testDuplicateKeyNamesFileLineAndKey() throws {
+        let cases: [(String, Int, String)] = [
+            ("checks:\n  - name: a\n    url: http://h/\n    every: 5s\n    every: 6s\n", 5, "checks[0].every"),
+            ("checks:\n  - name: a\n    url: http://h/\n  - name: b\n    url: http://h/\n    expect:\n      status: 200\n"
+                + "      ttfb: { max: 1s }\n      status: 201\n", 9, "checks[1].expect.status"),
+            ("checks:\n  - name: a\n    url: http://h/\n    expect: { ttfb: { max: 1s, max: 2s } }\n", 4,
+             "checks[0].expect.ttfb.max"),
+            ("defaults: { timeout: 1s }\nchecks:\n  - name: a\n    url: http://h/\ndefaults: { timeout: 2s }\n", 5,
+             "defaults"),
+            ("checks:\n  - name: a\n    \"url\": http://h/\n    url: http://h/\n", 4, "checks[0].url"),
+        ]
+        for (text, line, key) in cases {
+            let error = try XCTUnwrap(failure(text), text)
+            XCTAssertEqual(error.line, line, "\(text) → \(error)")
+            XCTAssertEqual(error.key, key, "\(text) → \(error)")
+            XCTAssertTrue(error.message.contains("given twice"), error.message)
+            XCTAssertFalse(error.description.contains("\n"), error.description)
+        }
+    }
+
     /// Parses `text` expecting an error; returns it.
     private func failure(_ text: String, environment: [String: String] = [:],
                          file: StaticString = #filePath, line: UInt = #line) -> CheckConfigError? {
