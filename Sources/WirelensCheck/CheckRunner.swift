@@ -25,8 +25,20 @@ public actor CheckRunner {
     /// The default `inFlightLimit`: the engine's connections (and so file descriptors) stay below it plus its pool.
     public static let defaultInFlightLimit = 256
 
-    public init(inFlightLimit: Int = CheckRunner.defaultInFlightLimit) {
+    /// The most connections the pool holds, in use or idle (CURLMOPT_MAXCONNECTS): one per configured check. libcurl
+    /// closes the oldest idle connection when a run ends beyond it, so a burst of `/probe` runs leaves no more
+    /// connections open than a round of every check needs, while a round of them all keeps each `keep_alive`
+    /// check's connection for the next.
+    public let keptConnections: Int
+
+    public init(inFlightLimit: Int = CheckRunner.defaultInFlightLimit, keptConnections: Int = 8) {
         self.inFlightLimit = max(1, inFlightLimit)
+        self.keptConnections = max(1, keptConnections)
+    }
+
+    /// The pool size for `checks`: one connection per check, within the in-flight limit.
+    public static func keptConnections(for checks: [CheckDefinition], inFlightLimit: Int = defaultInFlightLimit) -> Int {
+        min(max(1, checks.count), max(1, inFlightLimit))
     }
 
     /// The options of the shared engine: its concurrency and its pool of kept connections; the checks bring the rest.
@@ -94,7 +106,7 @@ public actor CheckRunner {
         if let engine { return engine }
         if let engineFailure { throw engineFailure }
         do {
-            let made = try Engine(options: Self.engineOptions(inFlightLimit: inFlightLimit))
+            let made = try Engine(options: Self.engineOptions(inFlightLimit: inFlightLimit), connectionCache: keptConnections)
             engine = made
             return made
         } catch {

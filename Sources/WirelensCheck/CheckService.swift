@@ -35,7 +35,8 @@ public final class CheckService: Sendable {
                 inFlightLimit: Int = CheckRunner.defaultInFlightLimit) async throws(ListenFailure) {
         self.config = config
         self.board = board
-        let runner = CheckRunner(inFlightLimit: inFlightLimit)
+        let runner = CheckRunner(inFlightLimit: inFlightLimit,
+                                 keptConnections: CheckRunner.keptConnections(for: config.checks, inFlightLimit: inFlightLimit))
         self.runner = runner
         let answers = self.answers
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)

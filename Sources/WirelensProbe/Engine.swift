@@ -23,7 +23,9 @@ public final class Engine: Sendable {
     /// Makes the multi handle with the run's connection limits on a new loop thread.
     ///
     /// - Parameter progress: counters the transfers bump as bytes move, for a progress display (nil: none).
-    public init(options: ProbeOptions, progress: TransferProgress? = nil) throws(ProbeError) {
+    /// - Parameter connectionCache: the most connections the pool keeps (CURLMOPT_MAXCONNECTS: beyond it the oldest
+    ///   idle one is closed as a transfer ends); nil keeps as many as the run can have in flight, and at least 8.
+    public init(options: ProbeOptions, progress: TransferProgress? = nil, connectionCache: Int? = nil) throws(ProbeError) {
         self.progress = progress
         self.options = options
         // The CLI and the check configuration refuse these already; an engine made otherwise refuses them too
@@ -33,7 +35,8 @@ public final class Engine: Sendable {
         self.anchor = anchor
         let settings = CurlMulti.Settings(
             maxHostConnections: options.maxHostConnections, maxTotalConnections: options.maxConnections,
-            multiplex: options.multiplex, connectionCache: max(options.concurrency, options.maxConnections ?? 0, 8))
+            multiplex: options.multiplex, connectionCache: connectionCache.map { max($0, 1) }
+                ?? max(options.concurrency, options.maxConnections ?? 0, 8))
         let stop = pipeStop
         do {
             loop = try CurlLoop.start(name: "wirelens-engine", settings: settings) { multi in

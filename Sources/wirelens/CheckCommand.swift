@@ -69,7 +69,7 @@ struct CheckCommand: CheckedCommand {
         // A history that cannot be used is a warning: the checks run, print and export without it.
         let (store, unavailable) = history.open()
 
-        let runner = CheckRunner()
+        let runner = CheckRunner(keptConnections: CheckRunner.keptConnections(for: checks.checks))
         let trap = SignalTrap {}
         var status = ExitStatus.success
         var round = 0

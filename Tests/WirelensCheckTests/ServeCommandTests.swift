@@ -125,6 +125,61 @@ final class ServeCommandTests: XCTestCase {
         XCTAssertEqual(fine.stdout, "200", "an ordinary head is answered: \(fine.stderr)")
     }
 
+    /// The descriptors a process holds, as the kernel lists them (/proc/PID/fd).
+    private func descriptors(of pid: pid_t) -> Int {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? -1
+    }
+
+    /// After a load of /metrics scrapes and /probe runs (of a check that keeps its connections alive and one that
+    /// does not), serve returns to the descriptors it held before the load, within one: the connections it accepted
+    /// are closed, and the pool keeps no more idle connections than the checks that keep them need. The kernel's
+    /// /proc/PID/fd is the oracle.
+    func testServeReturnsToItsDescriptorsAfterALoad() throws {
+        let servers = try TestServers.get()
+        let (serve, port, config) = try startServe("""
+            checks:
+              - name: fresh
+                url: \(servers.target("/bytes/100"))
+                every: 60s
+              - name: kept
+                url: \(servers.target("/delay/20"))
+                every: 60s
+                keep_alive: true
+            """, ["--no-history"])
+        defer { _ = serve.stop(); unlink(config) }
+        // Warm up: each check once, the engine and its pool made, one scrape.
+        for path in ["/probe?target=fresh", "/probe?target=kept", "/metrics"] {
+            let warm = try curl(["-o", "/dev/null", "-w", "%{http_code}", "http://127.0.0.1:\(port)\(path)"])
+            XCTAssertEqual(warm.stdout, "200", warm.stderr)
+        }
+        usleep(300_000)
+        let before = descriptors(of: serve.pid)
+        XCTAssertGreaterThan(before, 0)
+        let load = """
+            import concurrent.futures, sys, urllib.request
+            base = "http://127.0.0.1:\(port)"
+            def get(path):
+                try:
+                    return urllib.request.urlopen(base + path, timeout=30).status
+                except Exception as e:
+                    return type(e).__name__
+            with concurrent.futures.ThreadPoolExecutor(100) as pool:
+                codes = list(pool.map(get, ["/metrics"] * 400))
+                codes += list(pool.map(get, ["/probe?target=kept", "/probe?target=fresh"] * 60))
+            bad = [c for c in codes if c != 200]
+            print(len(codes), len(bad), bad[:5])
+            """
+        let outcome = try ProcessRunner.run("/usr/bin/env", ["python3", "-c", load], timeout: 120)
+        XCTAssertEqual(outcome.stdout.split(separator: " ").prefix(2).joined(separator: " "), "520 0",
+                       outcome.stdout + outcome.stderr)
+        var after = descriptors(of: serve.pid)
+        for _ in 0..<50 where after > before + 1 {
+            usleep(200_000)
+            after = descriptors(of: serve.pid)
+        }
+        XCTAssertLessThanOrEqual(after, before + 1, "descriptors before the load \(before), after it \(after)")
+    }
+
     /// A listen address another socket holds: one line naming it, and the documented exit code.
     func testListenAddressInUse() throws {
         let holder = try LoopbackSocket.listener()
