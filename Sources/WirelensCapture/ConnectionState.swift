@@ -189,6 +189,12 @@ struct ConnectionState {
         sender.ackOffset = acked
         if length == 0, !flags.contains(.fin), acked == receiver.space.next, receiver.space.firstHeldStart != nil {
             receiver.duplicateAckAt = time
+            if receiver.duplicateAckOffset == acked {
+                receiver.duplicateAcks += 1
+            } else {
+                receiver.duplicateAckOffset = acked
+                receiver.duplicateAcks = 1
+            }
         }
         skipAcknowledgedHoles(&receiver, upTo: acked, fromClient: !fromClient, http: &http, time: time)
         return false
@@ -337,10 +343,14 @@ struct ConnectionState {
     /// after a duplicate ACK of the hole is a retransmission unless it came within one round trip of the data
     /// beyond the hole (a capture at the receiver sees its duplicate ACK before a merely late segment); a fill no
     /// duplicate ACK asked for is out of order within one round trip, or within `reorderWindow` when that is longer.
+    /// A fill of the very offset that two or more duplicate ACKs in a row asked for is a (fast) retransmission
+    /// whenever it came, as tshark reads it: the handshake's round trip is no bound on the path's, since a client
+    /// slow to send its ACK makes it longer than a resend takes.
     static func isReordered(start: Int64, time: Int64, in sender: HalfConnection, roundTrip: Int64?) -> Bool {
         let opened = sender.space.firstArrival(atOrAbove: start) ?? sender.space.highestAt
         let elapsed = time - opened
         if let asked = sender.duplicateAckAt, asked >= opened {
+            if sender.duplicateAckOffset == start && sender.duplicateAcks >= 2 { return false }
             guard let roundTrip else { return false }
             return elapsed < roundTrip
         }

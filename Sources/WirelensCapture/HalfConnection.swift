@@ -17,4 +17,7 @@ struct HalfConnection {
     /// When the peer last sent a duplicate acknowledgement of this side's stream: a pure ACK at the in-order point
     /// while data beyond a hole was already captured (the receiver asking for the hole to be filled); nil before.
     var duplicateAckAt: Int64?
+    /// The offset the peer's duplicate acknowledgements last asked for, and how many in a row asked for it.
+    var duplicateAckOffset: Int64 = -1
+    var duplicateAcks = 0
 }

@@ -1,3 +1,4 @@
+import Foundation
 import XCTest
 @testable import WirelensCapture
 
@@ -170,6 +171,43 @@ final class ConnectionTrackingTests: XCTestCase {
         XCTAssertEqual(conn.clientToServer.outOfOrder, 1)
         XCTAssertEqual(conn.clientToServer.captureGaps, 0)
         XCTAssertEqual(conn.clientToServer.bytes, 500)
+    }
+
+    /// A capture at the receiver whose handshake took 5 ms (the client's stack slow to send its ACK) on a path of
+    /// 100 µs: a hole the receiver asked for with three duplicate ACKs, filled 1 ms after the data beyond it, was
+    /// resent (a fast retransmission, as tshark says), although within the handshake's round trip; a lone
+    /// duplicate ACK followed 30 µs later by the missing segment still reads as reordering.
+    func testAHoleAskedForByRepeatedDuplicateACKsIsARetransmissionWhateverTheHandshakeTook() throws {
+        send(builder.frame(seq: 1000, flags: .syn))
+        send(builder.frame(seq: 5000, ack: 1001, flags: [.syn, .ack], reverse: true), after: 50)
+        send(builder.frame(seq: 1001, ack: 5001, flags: .ack), after: 5_000)
+        let (c, s): (UInt32, UInt32) = (1001, 5001)
+        let a = [UInt8](repeating: 65, count: 100)
+        send(builder.frame(seq: c, ack: s, flags: .ack, payload: a))
+        send(builder.frame(seq: s, ack: c + 100, flags: .ack, reverse: true), after: 10)
+        // 100..200 is lost: 200..300, 300..400 and 400..500 arrive, each answered by a duplicate ACK for 100.
+        for k: UInt32 in 2...4 {
+            send(builder.frame(seq: c + 100 * k, ack: s, flags: .ack, payload: a), after: 20)
+            send(builder.frame(seq: s, ack: c + 100, flags: .ack, reverse: true), after: 10)
+        }
+        send(builder.frame(seq: c + 100, ack: s, flags: .ack, payload: a), after: 1_000)
+        send(builder.frame(seq: s, ack: c + 500, flags: .ack, reverse: true), after: 10)
+        // 500..600 is late: 600..700 arrives, one duplicate ACK for 500, and 500..600 follows 30 µs later.
+        send(builder.frame(seq: c + 600, ack: s, flags: .ack, payload: a))
+        send(builder.frame(seq: s, ack: c + 500, flags: .ack, reverse: true), after: 10)
+        send(builder.frame(seq: c + 500, ack: s, flags: .ack, payload: a), after: 20)
+        let conn = try XCTUnwrap(report().connections.first)
+        XCTAssertEqual(conn.handshakeTime, 5_050)
+        XCTAssertEqual(conn.clientToServer.retransmissions, 1)
+        XCTAssertEqual(conn.clientToServer.outOfOrder, 1)
+        XCTAssertEqual(conn.clientToServer.bytes, 700)
+
+        // tshark on the same packets: the resend of 100 is a fast retransmission.
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("wl-dupacks-\(UUID().uuidString).pcap").path
+        defer { unlink(path) }
+        capture.write(to: path)
+        let fast = try TsharkOracle.values(path, filter: "tcp.analysis.fast_retransmission", field: "tcp.seq_raw")
+        XCTAssertEqual(fast, [String(c + 100)], "tshark's fast retransmissions")
     }
 
     func testZeroWindowWindowFullResetAndSequenceWrap() throws {
