@@ -98,7 +98,7 @@ struct CheckCommand: CheckedCommand {
                 if schedule != nil, format == .text, !quiet {
                     print("round \(round) at \(WallClock.iso8601(micros: Int64(Date().timeIntervalSince1970 * 1e6)))")
                 }
-                FileHandle.standardOutput.write(Data(text.utf8))
+                try ReportFile.writeStandardOutput(Array(text.utf8))
             }
             guard let schedule else { break }
             await Self.sleep(micros: schedule.nextDelay(), unless: { trap.fired })

@@ -59,7 +59,7 @@ struct HistoryCommand: CheckedCommand {
         } catch {
             throw CommandFailure(.localFile, "cannot read the history database '\(store.path)': \(error)")
         }
-        FileHandle.standardOutput.write(Data(comparison.render().utf8))
+        try ReportFile.writeStandardOutput(Array(comparison.render().utf8))
         if comparison.checks.contains(where: \.regressed) { throw ExitCode(ExitStatus.checkFailed.rawValue) }
     }
 }

@@ -46,7 +46,7 @@ struct RenderCommand: AsyncParsableCommand {
         switch format {
         case .text:
             let color = Console.colorsStdout(noColor: noColor)
-            FileHandle.standardOutput.write(Data(TextRenderer(color: color, allCaveats: allCaveats).render(report).utf8))
+            try ReportFile.writeStandardOutput(Array(TextRenderer(color: color, allCaveats: allCaveats).render(report).utf8))
         case .json, .har, .html:
             do {
                 let bytes = switch format {
@@ -54,7 +54,9 @@ struct RenderCommand: AsyncParsableCommand {
                 case .html: Array(HTMLRenderer.render(report).utf8)
                 default: Array(try JSONRenderer.render(report).utf8)
                 }
-                FileHandle.standardOutput.write(Data(bytes))
+                try ReportFile.writeStandardOutput(bytes)
+            } catch let error as CommandFailure {
+                throw error
             } catch {
                 throw CommandFailure(.internalError, "could not encode the report: \(error)")
             }
@@ -71,7 +73,7 @@ struct RenderCommand: AsyncParsableCommand {
         case .html: bytes = Array(HTMLRenderer.render(document).utf8)
         case .json: bytes = try StreamingJSONEncoder(prettyPrinted: true).encode(document) + [UInt8(ascii: "\n")]
         }
-        FileHandle.standardOutput.write(Data(bytes))
+        try ReportFile.writeStandardOutput(bytes)
     }
 
     private static func describe(_ error: DecodingError) -> String {

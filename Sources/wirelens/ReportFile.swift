@@ -113,6 +113,14 @@ enum ReportFile {
         }
     }
 
+    /// Writes a command's output to standard output; a failure (a full disk, a closed pipe's EPIPE) is one line
+    /// and exit 3 rather than Foundation's trap in `FileHandle.write`.
+    static func writeStandardOutput(_ bytes: [UInt8]) throws(CommandFailure) {
+        guard writeAll(bytes, to: STDOUT_FILENO) else {
+            throw CommandFailure(.localFile, "cannot write to stdout: \(WriteError.fromErrno())")
+        }
+    }
+
     /// Writes every byte to `fd`, retrying short writes; false on an error.
     @discardableResult
     static func writeAll(_ bytes: [UInt8], to fd: Int32) -> Bool {
