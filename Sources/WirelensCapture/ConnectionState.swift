@@ -339,20 +339,21 @@ struct ConnectionState {
     /// True when a segment filling a hole at `start`, captured at `time`, came late rather than again.
     ///
     /// A resend needs the receiver's word: its duplicate ACKs travel to the sender and the resend travels back, so
-    /// it arrives at least one round trip after the data beyond the hole, wherever the capture is taken. A fill
-    /// after a duplicate ACK of the hole is a retransmission unless it came within one round trip of the data
-    /// beyond the hole (a capture at the receiver sees its duplicate ACK before a merely late segment); a fill no
-    /// duplicate ACK asked for is out of order within one round trip, or within `reorderWindow` when that is longer.
-    /// A fill of the very offset that two or more duplicate ACKs in a row asked for is a (fast) retransmission
-    /// whenever it came, as tshark reads it: the handshake's round trip is no bound on the path's, since a client
-    /// slow to send its ACK makes it longer than a resend takes.
+    /// it arrives about one round trip after the data beyond the hole, wherever the capture is taken. A fill
+    /// after a duplicate ACK of the hole is a retransmission unless it came within half the handshake's round trip
+    /// of the data beyond the hole (a capture at the receiver sees its duplicate ACK before a merely late segment):
+    /// the handshake only estimates the path's round trip (a lost pure ACK, a delay line's jitter, a client slow to
+    /// send its ACK make it long), and a resend arriving one true round trip later must not fall under it. A fill of
+    /// the very offset that two or more duplicate ACKs in a row asked for is a (fast) retransmission whenever it
+    /// came, as tshark reads it. A fill no duplicate ACK asked for is out of order within one round trip, or within
+    /// `reorderWindow` when that is longer.
     static func isReordered(start: Int64, time: Int64, in sender: HalfConnection, roundTrip: Int64?) -> Bool {
         let opened = sender.space.firstArrival(atOrAbove: start) ?? sender.space.highestAt
         let elapsed = time - opened
         if let asked = sender.duplicateAckAt, asked >= opened {
             if sender.duplicateAckOffset == start && sender.duplicateAcks >= 2 { return false }
             guard let roundTrip else { return false }
-            return elapsed < roundTrip
+            return elapsed < roundTrip / 2
         }
         return elapsed < max(roundTrip ?? 0, reorderWindow)
     }

@@ -134,6 +134,47 @@ final class ReceiverSideLossTests: XCTestCase {
                                  "no more than the sender's kernel resent: \(context)")
     }
 
+    /// A capture at the receiver of a path whose round trip (about 20 ms, a delay line's) the handshake estimates a
+    /// little long (21 ms: its pure ACK was lost, the first data segment stands in): the resend of a hole the
+    /// receiver asked for with three duplicate ACKs arrives 20.2 ms after the data beyond it, a round trip, and is a
+    /// retransmission, as tshark calls it (a fast retransmission); a segment 1 ms late, after one duplicate ACK, is
+    /// out of order, as tshark calls it too.
+    func testAResendAboutOneRoundTripAfterTheDuplicateACKsIsARetransmission() throws {
+        var capture = CraftedCapture(clientPort: 40000, serverPort: 5001)
+        let c: UInt32 = 1000, s: UInt32 = 9000
+        let a = [UInt8](repeating: 65, count: 1000)
+        capture.send(seq: c, ack: 0, flags: .syn)
+        capture.send(seq: s, ack: c + 1, flags: [.syn, .ack], fromServer: true, after: 30)
+        capture.send(seq: c + 1, ack: s + 1, flags: .ack, payload: a, after: 21_000)
+        capture.send(seq: s + 1, ack: c + 1001, flags: .ack, fromServer: true, after: 10)
+        // 1001..2001 is lost; three segments beyond it, each answered by a duplicate ACK of 1001.
+        for index in 1...3 {
+            capture.send(seq: c + 1 + UInt32(index + 1) * 1000, ack: s + 1, flags: .ack, payload: a, after: 300)
+            capture.send(seq: s + 1, ack: c + 1001, flags: .ack, fromServer: true, after: 10)
+        }
+        // The resend: 20.2 ms after the first segment beyond the hole.
+        capture.send(seq: c + 1001, ack: s + 1, flags: .ack, payload: a, after: 20_200 - 620)
+        capture.send(seq: s + 1, ack: c + 5001, flags: .ack, fromServer: true, after: 10)
+        // 5001..6001 is late: 6001..7001 arrives, one duplicate ACK of 5001, and 5001..6001 1 ms later.
+        capture.send(seq: c + 6001, ack: s + 1, flags: .ack, payload: a, after: 300)
+        capture.send(seq: s + 1, ack: c + 5001, flags: .ack, fromServer: true, after: 10)
+        capture.send(seq: c + 5001, ack: s + 1, flags: .ack, payload: a, after: 990)
+        capture.send(seq: s + 1, ack: c + 7001, flags: .ack, fromServer: true, after: 10)
+        let path = LoopbackCapture.temporaryPath("resend-after-dupacks.pcap")
+        capture.write(to: path)
+        defer { unlink(path) }
+
+        let retransmitted = try TsharkOracle.values(path, filter: "tcp.analysis.retransmission || tcp.analysis.fast_retransmission",
+                                                    field: "tcp.seq_raw")
+        let reordered = try TsharkOracle.values(path, filter: "tcp.analysis.out_of_order", field: "tcp.seq_raw")
+        XCTAssertEqual(retransmitted, ["\(c + 1001)"], "tshark: the resend")
+        XCTAssertEqual(reordered, ["\(c + 5001)"], "tshark: the late segment")
+        let connection = try XCTUnwrap(capture.report().connections.first)
+        XCTAssertEqual(connection.handshakeTime, 21_030)
+        XCTAssertEqual(connection.clientToServer.retransmissions, retransmitted.count)
+        XCTAssertEqual(connection.clientToServer.outOfOrder, reordered.count)
+    }
+
     func testAnUploadCapturedAtTheServerBehindALossyUplinkCountsRetransmissionsNotReordering() throws {
         check(try transfer(upload: true))
     }
