@@ -36,6 +36,12 @@ public actor CheckRunner {
         self.keptConnections = max(1, keptConnections)
     }
 
+    /// Makes the shared engine now rather than at the first run, so that its descriptors (the loop's wake-up
+    /// descriptors) are there from the start instead of appearing with the first request.
+    public func prepare() {
+        _ = try? sharedEngine()
+    }
+
     /// The pool size for `checks`: one connection per check, within the in-flight limit.
     public static func keptConnections(for checks: [CheckDefinition], inFlightLimit: Int = defaultInFlightLimit) -> Int {
         min(max(1, checks.count), max(1, inFlightLimit))

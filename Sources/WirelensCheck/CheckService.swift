@@ -37,6 +37,7 @@ public final class CheckService: Sendable {
         self.board = board
         let runner = CheckRunner(inFlightLimit: inFlightLimit,
                                  keptConnections: CheckRunner.keptConnections(for: config.checks, inFlightLimit: inFlightLimit))
+        await runner.prepare()
         self.runner = runner
         let answers = self.answers
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
