@@ -30,6 +30,9 @@ struct TransferFlags: ParsableArguments {
     @Option(help: "The client socket's send buffer (SO_SNDBUF), e.g. 16KiB (default: the kernel's auto-tuning).")
     var sndbuf: String?
 
+    @Option(help: "The client socket's receive buffer (SO_RCVBUF), e.g. 64KiB: it caps the window a download may use (default: the kernel's auto-tuning).")
+    var rcvbuf: String?
+
     @Option(name: .customLong("max-redirs"), help: "Redirects to follow, each its own transaction (0: none).")
     var maxRedirects = 10
 
@@ -132,6 +135,7 @@ struct TransferFlags: ParsableArguments {
             o.tcpSampleInterval = sample
         }
         o.sendBuffer = try Self.socketBuffer(sndbuf, "--sndbuf")
+        o.receiveBuffer = try Self.socketBuffer(rcvbuf, "--rcvbuf")
         if ipv4, ipv6 { throw UsageError("give -4/--ipv4 or -6/--ipv6, not both") }
         o.addressFamily = ipv4 ? .ipv4 : ipv6 ? .ipv6 : .any
         for entry in resolve {
@@ -175,11 +179,13 @@ struct TransferFlags: ParsableArguments {
         return HeaderField(name: "Authorization", value: "Basic " + Data(user.utf8).base64EncodedString())
     }
 
-    /// A socket buffer size flag (SO_SNDBUF, SO_RCVBUF) in bytes, 1 KiB to 64 MiB, or nil when not given.
+    /// A socket buffer size flag (SO_SNDBUF, SO_RCVBUF) in bytes, 1 KiB to 64 MiB with its unit (a bare number is
+    /// refused: 64 could mean bytes or KiB), or nil when not given.
     static func socketBuffer(_ text: String?, _ flag: String) throws(UsageError) -> Int? {
         guard let text else { return nil }
-        guard let bytes = ByteSize.parse(text), (1024...(64 << 20)).contains(bytes) else {
-            throw UsageError("\(flag) '\(text)' is not a size from 1KiB to 64MiB; write e.g. 64KiB")
+        guard let bytes = ByteSize.parse(text), (1024...(64 << 20)).contains(bytes),
+              text.trimmingCharacters(in: .whitespaces).last?.isLetter == true else {
+            throw UsageError("\(flag) '\(text)' is not a size from 1KiB to 64MiB with its unit; write e.g. 64KiB")
         }
         return Int(bytes)
     }
