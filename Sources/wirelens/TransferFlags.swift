@@ -135,7 +135,7 @@ struct TransferFlags: ParsableArguments {
             o.tcpSampleInterval = sample
         }
         o.sendBuffer = try Self.socketBuffer(sndbuf, "--sndbuf")
-        o.receiveBuffer = try Self.socketBuffer(rcvbuf, "--rcvbuf")
+        o.receiveBuffer = try Self.socketBuffer(rcvbuf, "--rcvbuf", needsUnit: true)
         if ipv4, ipv6 { throw UsageError("give -4/--ipv4 or -6/--ipv6, not both") }
         o.addressFamily = ipv4 ? .ipv4 : ipv6 ? .ipv6 : .any
         for entry in resolve {
@@ -179,13 +179,14 @@ struct TransferFlags: ParsableArguments {
         return HeaderField(name: "Authorization", value: "Basic " + Data(user.utf8).base64EncodedString())
     }
 
-    /// A socket buffer size flag (SO_SNDBUF, SO_RCVBUF) in bytes, 1 KiB to 64 MiB with its unit (a bare number is
-    /// refused: 64 could mean bytes or KiB), or nil when not given.
-    static func socketBuffer(_ text: String?, _ flag: String) throws(UsageError) -> Int? {
+    /// A socket buffer size flag (SO_SNDBUF, SO_RCVBUF) in bytes, 1 KiB to 64 MiB, or nil when not given; with
+    /// `needsUnit` a bare number is refused too (64 could mean bytes or KiB).
+    static func socketBuffer(_ text: String?, _ flag: String, needsUnit: Bool = false) throws(UsageError) -> Int? {
         guard let text else { return nil }
-        guard let bytes = ByteSize.parse(text), (1024...(64 << 20)).contains(bytes),
-              text.trimmingCharacters(in: .whitespaces).last?.isLetter == true else {
-            throw UsageError("\(flag) '\(text)' is not a size from 1KiB to 64MiB with its unit; write e.g. 64KiB")
+        let unit = !needsUnit || text.trimmingCharacters(in: .whitespaces).last?.isLetter == true
+        guard let bytes = ByteSize.parse(text), (1024...(64 << 20)).contains(bytes), unit else {
+            throw UsageError("\(flag) '\(text)' is not a size from 1KiB to 64MiB\(needsUnit ? " with its unit" : ""); "
+                             + "write e.g. 64KiB")
         }
         return Int(bytes)
     }
