@@ -234,9 +234,12 @@ FAST=$(target_url "$RUN/fast.out" "$RUN/fast.err")
     run ip netns exec "$CLIENT_NS" "$WIRELENS" probe "$FAST/bytes/2000000" --rcvbuf 32KiB --format json \
         --report "$OUT/download-client-window.json" -w '%{verdict}\n'
 } | tee "$OUT/download-verdicts.txt"
-for f in download-server-send download-client-window; do
-    "$WIRELENS" render "$OUT/$f.json" --no-color | grep -E '^ *(Why|Basis)' | tee -a "$OUT/download-verdicts.txt"
-done
+python3 - "$OUT/download-server-send.json" "$OUT/download-client-window.json" <<'PY' | tee -a "$OUT/download-verdicts.txt"
+import json, sys
+for path in sys.argv[1:]:
+    d = json.load(open(path))["tasks"][0]["transactions"][0]["diagnosis"]
+    print(f"\n{d['verdict']}: {d['explanation']}\n  basis: {d['basis']}")
+PY
 grep -q 'server-send$' "$OUT/download-verdicts.txt" && grep -q 'client-window$' "$OUT/download-verdicts.txt" ||
     { echo "demo: the download pair's verdicts are not server-send and client-window" >&2; exit 1; }
 
