@@ -164,6 +164,31 @@ final class DownloadDiagnosisTests: XCTestCase {
         XCTAssertTrue(d.explanation.contains("shared with other transfers"), d.explanation)
     }
 
+    /// Through a proxy the socket's facts are the hop to it: the verdict stands on them and says so.
+    func testAProxyHopSaysItsFactsAreTheHops() {
+        let d = Diagnosis.of(.init(phases: Self.phases, requestBodyBytes: 0, responseBodyBytes: Self.body,
+                                   tcp: facts(), throughProxy: true))
+        XCTAssertEqual(d.verdict, .serverSend)
+        XCTAssertTrue(d.evidence.proxyHop)
+        XCTAssertTrue(d.explanation.contains("hop to the proxy"), d.explanation)
+    }
+
+    /// A reused connection's first snapshot carries the earlier transfer's counters: bytes received and out-of-order
+    /// packets are this transfer's differences, and its receive RTT minimum comes from its own snapshots.
+    func testAReusedConnectionsReceiveSideIsThisTransfersOwn() throws {
+        var builder = TCPFacts.Builder()
+        builder.add(try snapshot(receiveRTT: 9_000, receiveWindow: 65_000, received: 5_000_000, outOfOrder: 40), at: 0)
+        builder.add(try snapshot(receiveRTT: 41_000, receiveWindow: 65_000, received: 6_000_000, outOfOrder: 43),
+                    at: 100_000, receiveQueue: 0)
+        builder.add(try snapshot(receiveRTT: 42_000, receiveWindow: 65_000, received: 7_000_000, outOfOrder: 43),
+                    at: 200_000, receiveQueue: 0)
+        let facts = try XCTUnwrap(builder.finish())
+        XCTAssertEqual(facts.bytesReceived, 2_000_000)
+        XCTAssertEqual(facts.outOfOrderPacketsIn, 3)
+        XCTAssertEqual(facts.samples.map(\.received), [0, 1_000_000, 2_000_000])
+        XCTAssertEqual(facts.receiveRTTMedian, 41_000, "the earlier transfer's estimate is the first sample's only")
+    }
+
     /// A 2 KB GET across a 60 ms path: the connect and the request's round trip are the time, not the server.
     func testASmallGetAcrossALongPathIsRoundTrips() throws {
         let phases = Phases(connect: 60_200, send: 50, wait: 61_000, receive: 150, total: 121_400)
@@ -173,6 +198,22 @@ final class DownloadDiagnosisTests: XCTestCase {
         XCTAssertEqual(d.verdict, .roundTrips, d.explanation)
         XCTAssertGreaterThan(d.evidence.waitShare ?? 0, 0.5, "the wait alone is half the total")
         XCTAssertGreaterThan(d.evidence.confidence ?? 0, 0.9)
+    }
+
+    /// A lost SYN/ACK stretches the handshake to a second, and the client's smoothed RTT (it sent only its request)
+    /// rests on that: 3 MB in 0.5 s with out-of-order arrivals is told against the receive RTT the kernel measured over
+    /// the body (2 ms), so it is `network`, not a body that moved within a few round trips.
+    func testAHandshakeStretchedByALostSynAckDoesNotMakeABodyShort() throws {
+        let phases = Phases(connect: 1_013_000, send: 50, wait: 4_000, receive: 501_000, total: 1_518_050)
+        var tcp = facts(window: nil, receiveRTT: 2_125, outOfOrder: 1_252, minRTT: 50)
+        tcp.smoothedRTT = 886_381
+        tcp.receiveRTT = 2_125
+        let d = download(tcp, phases: phases, body: 3_000_000)
+        XCTAssertEqual(d.verdict, .network, d.explanation)
+        XCTAssertEqual(d.evidence.rtt, 886_381, "the kernel's smoothed RTT stays in the evidence as it was")
+        tcp.receiveRTT = 0
+        XCTAssertEqual(download(tcp, phases: phases, body: 3_000_000).verdict, .roundTrips,
+                       "without a receive RTT the smoothed one is all there is")
     }
 
     /// A wait of 600 ms on the same path is the server's: the round trip taken out, 90% of the total is still left.
@@ -202,7 +243,8 @@ final class DownloadDiagnosisTests: XCTestCase {
 
     /// The kernel's bytes of one `struct tcp_info` snapshot, `length` of them as the kernel returned, with the receive
     /// side's fields as given (offsets of `<linux/tcp.h>`).
-    private func snapshot(length: Int = 236, receiveRTT: UInt32, receiveWindow: UInt32, received: UInt64) throws -> TCPInfo {
+    private func snapshot(length: Int = 236, receiveRTT: UInt32, receiveWindow: UInt32, received: UInt64,
+                          outOfOrder: UInt32 = 0) throws -> TCPInfo {
         var bytes = [UInt8](repeating: 0, count: 236)
         func put32(_ value: UInt32, at offset: Int) {
             withUnsafeBytes(of: value.littleEndian) { bytes.replaceSubrange(offset..<offset + 4, with: $0) }
@@ -215,6 +257,7 @@ final class DownloadDiagnosisTests: XCTestCase {
         put32(131_072, at: 96)  // tcpi_rcv_space
         withUnsafeBytes(of: received.littleEndian) { bytes.replaceSubrange(128..<136, with: $0) }
         put32(40_000, at: 148)  // tcpi_min_rtt
+        put32(outOfOrder, at: 224)  // tcpi_rcv_ooopack
         put32(receiveWindow, at: 232)  // tcpi_rcv_wnd
         return try XCTUnwrap(bytes.withUnsafeBytes { TCPInfo(kernelBytes: $0, length: length) })
     }

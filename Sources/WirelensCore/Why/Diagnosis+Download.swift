@@ -88,6 +88,15 @@ extension Diagnosis {
         return Double(median) >= queueFactor * Double(base) && median >= base &+ TCPFacts.queueDelayFloor
     }
 
+    /// The round trip the body moved over (µs), against which a short body is told: the smoothed RTT, or for a
+    /// download the smaller receive RTT the kernel measured over the body's own data (the smoothed RTT of a client
+    /// that sent only its request rests on the handshake, which a lost SYN/ACK stretches to a second).
+    static func bodyRoundTrip(_ tcp: TCPFacts, download: Bool) -> Int64 {
+        let smoothed = Int64(tcp.smoothedRTT)
+        guard download, tcp.receiveRTT > 0 else { return smoothed }
+        return min(smoothed, Int64(tcp.receiveRTT))
+    }
+
     /// The round trip a download's wait holds (the request out, the first byte back): the minimum RTT, at most the
     /// wait; 0 without kernel facts.
     static func requestTrip(_ input: Input) -> Int64 {

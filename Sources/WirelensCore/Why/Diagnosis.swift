@@ -212,7 +212,7 @@ public struct Diagnosis: Sendable, Equatable, Codable {
         evidence.handshakes = handshakes
 
         let moving = evidence.movingTime ?? 0
-        if moving <= shortTransferRoundTrips * max(rtt, 1) {
+        if moving <= shortTransferRoundTrips * max(bodyRoundTrip(tcp, download: download), 1) {
             if rtt > 0, (handshakes + moving + (download ? requestTrip(input) : 0)) * 2 >= total {
                 return Diagnosis(verdict: .roundTrips, evidence: evidence)
             }
