@@ -92,12 +92,40 @@ final class DownloadVerdictTests: XCTestCase {
         defer { path.down() }
         let peer = try SegmentPeer.start(rate: Int(rate), in: path)
         defer { peer.stop() }
-        let tx = try probe(path, [peer.url("/bytes/1000000")])
+        let report = CLIHarness.temporaryPath("dl-slow.json")
+        defer { unlink(report) }
+        let outcome = try path.run(in: path.clientNamespace, WirelensCLI.path,
+                                   ["probe", peer.url("/bytes/1000000"), "--format", "json", "--report", report, "-q",
+                                    "-w", "%{verdict}"], timeout: 60)
+        XCTAssertEqual(outcome.status, 0, outcome.stderr)
+        XCTAssertEqual(outcome.stdout, "server-send", "-w %{verdict}")
+        let tx = try CLIHarness.firstTransaction(ofReport: report).transaction
         let (verdict, evidence, basis) = try diagnosis(tx)
         XCTAssertEqual(verdict, "server-send", "\(basis) \(evidence)")
         XCTAssertEqual(try number(evidence, "bodyRate"), rate, accuracy: rate * 0.15, "the target's --rate")
         XCTAssertLessThan(try number(evidence, "windowFill"), 0.7)
         XCTAssertEqual(evidence["outOfOrderPacketsIn"] as? Int, 0)
+        // The same verdict in every rendering of the report: text (Why and Basis), HTML's table, HAR's comment.
+        let text = try CLIHarness.run(["render", report, "--no-color"])
+        XCTAssertTrue(text.stdout.contains("server-send: The server sent slower"), text.stdout)
+        XCTAssertTrue(text.stdout.contains("Basis"), text.stdout)
+        let html = try CLIHarness.run(["render", report, "--format", "html"])
+        XCTAssertTrue(html.stdout.contains("<td>server-send</td><td class=\"num\">1</td>"), "the HTML verdict table")
+        let har = try CLIHarness.run(["render", report, "--format", "har"])
+        let entries = try XCTUnwrap(((try JSONSerialization.jsonObject(with: Data(har.stdout.utf8)) as? [String: Any])?["log"]
+            as? [String: Any])?["entries"] as? [[String: Any]])
+        XCTAssertTrue((entries.first?["comment"] as? String)?.hasPrefix("server-send: ") == true, "\(entries)")
+        // And in Prometheus, from a check of the same URL in the client's namespace.
+        let config = CLIHarness.temporaryPath("dl-check.yaml")
+        defer { unlink(config) }
+        try "checks:\n  - name: slow\n    url: \(peer.url("/bytes/1000000"))\n".write(toFile: config, atomically: true,
+                                                                                    encoding: .utf8)
+        let check = try path.run(in: path.clientNamespace, WirelensCLI.path,
+                                 ["check", config, "--format", "prometheus", "--no-history"], timeout: 60)
+        XCTAssertEqual(check.status, 0, check.stderr)
+        XCTAssertTrue(check.stdout.contains("wirelens_diagnosis_info{check=\"slow\",verdict=\"server-send\"} 1"), check.stdout)
+        XCTAssertTrue(check.stdout.contains("wirelens_diagnosis_confidence{check=\"slow\",verdict=\"server-send\"} "),
+                      check.stdout)
     }
 
     /// The body written into a FIFO that a reader (python, a process of its own) drains at 300 KB/s: the probe's

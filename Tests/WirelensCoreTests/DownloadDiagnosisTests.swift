@@ -84,9 +84,9 @@ final class DownloadDiagnosisTests: XCTestCase {
         func sample(_ at: Int64, _ received: UInt64, since: UInt32, rtt: UInt32 = 20_000) -> TCPSample {
             TCPSample(at: at, rtt: 100, congestionWindow: 10, received: received, receiveRTT: rtt, sinceReceived: since)
         }
-        // 400 KB/s: a segment every 3.6 ms, so a gap is at least 7.2 ms; the receive RTT of 20 ms asks 4 ms.
+        // 400 KB/s: a segment every 3.6 ms, so a gap is at least 5.4 ms; the receive RTT of 20 ms asks 4 ms.
         let samples = [sample(0, 0, since: 0), sample(100_000, 40_000, since: 8), sample(200_000, 80_000, since: 12),
-                       sample(300_000, 120_000, since: 4), sample(400_000, 160_000, since: 16),
+                       sample(300_000, 120_000, since: 5), sample(400_000, 160_000, since: 16),
                        sample(500_000, 200_000, since: 0)]
         XCTAssertEqual(TCPFacts.Builder.ReceiveSide(samples, mss: 1448).burstShare, 0.75,
                        "three of the four samples while the body came (not the first, not the last)")

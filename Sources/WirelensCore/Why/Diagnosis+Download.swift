@@ -27,7 +27,7 @@ extension Diagnosis {
     /// A median receive RTT at least this many times its minimum is a queue on the path.
     public static let queueFactor = 1.5
     /// Gaps in at least this share of the samples mean bursts: the receive RTT then measures the gaps.
-    public static let burstFloor = 0.5
+    public static let burstFloor = 0.3
 
     /// Why a download without the path's minimum RTT gets no verdict.
     public static let noMinimumRTTReason = "the kernel gave no minimum RTT (tcpi_min_rtt, Linux 4.6) to weigh the "

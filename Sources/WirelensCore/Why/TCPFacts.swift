@@ -73,9 +73,9 @@ public struct TCPFacts: Sendable, Equatable, Codable {
     /// The share of the samples with a receive queue reading in which at least a segment had arrived unread
     /// (SIOCINQ): the application did not keep up.
     @NullWhenAbsent public var receiveQueueShare: Double?
-    /// The share of the samples taken while the body came in which nothing had arrived for a while (at least twice
-    /// a segment's time at the body's average rate, a fifth of the median receive RTT and 1 ms): data came in bursts
-    /// with gaps, so the receive RTT measures the gaps, not a queue.
+    /// The share of the samples taken while the body came in which nothing had arrived for a while (at least 1.5
+    /// times a segment's time at the body's average rate, a fifth of the median receive RTT and 1 ms): data came in
+    /// bursts with gaps, so the receive RTT measures the gaps, not a queue.
     @NullWhenAbsent public var burstShare: Double?
     /// The snapshots over time, at most `Builder.sampleLimit` (evenly thinned beyond that).
     public var samples: [TCPSample]
@@ -354,15 +354,15 @@ public struct TCPFacts: Sendable, Equatable, Codable {
             }
 
             /// The share of the samples between the body's first and last arrival (a sample with bytes received
-            /// since the first snapshot and more to come) whose time since the last arrival was at least twice a
+            /// since the first snapshot and more to come) whose time since the last arrival was at least 1.5 times a
             /// segment's time at the average rate, a fifth of the median receive RTT (bursts a receive RTT apart
             /// leave gaps of half of it on average; a queue leaves none) and 1 ms; nil without two such samples.
             /// The kernel counts that time in clock ticks (4 ms at HZ=250), so a steady flow still shows a tick now
-            /// and then.
+            /// and then; a gap of two ticks or more is a pause.
             static func burstShare(_ samples: [TCPSample], mss: UInt32, receiveRTT: UInt32?) -> Double? {
                 guard let last = samples.last, let total = last.received, total > 0, last.at > 0, mss > 0 else { return nil }
                 let segmentMillis = Double(mss) / (Double(total) / Double(last.at)) / 1000
-                let gapMillis = max(1, 2 * segmentMillis, Double(receiveRTT ?? 0) / 5000)
+                let gapMillis = max(1, 1.5 * segmentMillis, Double(receiveRTT ?? 0) / 5000)
                 let during = samples.dropLast().filter { ($0.received ?? 0) > 0 && ($0.received ?? 0) < total }
                 let gaps = during.compactMap(\.sinceReceived)
                 guard gaps.count >= 2 else { return nil }
