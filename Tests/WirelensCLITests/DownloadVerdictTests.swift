@@ -202,10 +202,11 @@ final class DownloadVerdictTests: XCTestCase {
         XCTAssertNotEqual(tunedVerdict, "client-window", "\(tunedBasis) \(tunedEvidence)")
         XCTAssertGreaterThan(try number(tunedEvidence, "bodyRate"), smallRate * 1.5, "auto-tuning is the fix")
 
-        let sysctl = try path.run(in: path.clientNamespace, "/usr/sbin/sysctl",
-                                  ["-w", "net.ipv4.tcp_rmem=4096 16384 65536"], timeout: 10)
+        // /proc/sys/net is the writing process's network namespace's: the sysctl holds in the client's alone.
+        let sysctl = try path.run(in: path.clientNamespace, "/bin/sh",
+                                  ["-c", "echo '4096 16384 65536' > /proc/sys/net/ipv4/tcp_rmem"], timeout: 10)
         XCTAssertEqual(sysctl.status, 0, sysctl.stderr)
-        let readBack = try path.run(in: path.clientNamespace, "/usr/sbin/sysctl", ["-n", "net.ipv4.tcp_rmem"], timeout: 10)
+        let readBack = try path.run(in: path.clientNamespace, "/bin/cat", ["/proc/sys/net/ipv4/tcp_rmem"], timeout: 10)
         let rmemMax = try XCTUnwrap(readBack.stdout.split(whereSeparator: \.isWhitespace).last.flatMap { Int($0) },
                                     readBack.stdout)
         XCTAssertEqual(rmemMax, 65536)
