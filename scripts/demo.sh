@@ -27,6 +27,12 @@
 #     verdicts say network                          -> reports/demo/shared-link-serial.{json,txt}
 #                                                      reports/demo/shared-link-parallel.{json,txt}
 #                                                      reports/demo/seed-verdicts.txt (appended)
+# (k) a download pair over a 40 ms path (scripts/netpath.sh --delay 20ms; root needed): 2 MB from a target that
+#     sends at most 400 KB/s a connection (server-send), then the same 2 MB from an unshaped target through a
+#     32 KiB client receive buffer (--rcvbuf: client-window), each with its verdict (-w '%{verdict}')
+#                                                   -> reports/demo/download-verdicts.txt
+#                                                      reports/demo/download-server-send.json
+#                                                      reports/demo/download-client-window.json
 # Reports are written to a scratch directory and moved into reports/demo/ only
 # when every step succeeded, so a failed run leaves the previous reports alone.
 # nginx is stopped on every exit path; any failing step makes the script fail.
@@ -48,15 +54,19 @@ mkdir -p "$OUT"
 TARGET_PID=
 PLAIN_PID=
 SHARED_PID=
+SLOW_PID=
+FAST_PID=
 NETPATH=
+DLPATH=
 cleanup() {
     local rc=$?
     trap - EXIT INT TERM
-    for pid in $TARGET_PID $PLAIN_PID $SHARED_PID; do
+    for pid in $TARGET_PID $PLAIN_PID $SHARED_PID $SLOW_PID $FAST_PID; do
         kill -TERM "$pid" 2>/dev/null || true
         wait "$pid" 2>/dev/null || true
     done
     [ -z "$NETPATH" ] || bash scripts/netpath.sh down "$NETPATH" || true
+    [ -z "$DLPATH" ] || bash scripts/netpath.sh down "$DLPATH" || true
     bash scripts/nginx-down.sh "$RUN/nginx" || true
     rm -rf "$RUN"
     exit "$rc"
@@ -203,13 +213,44 @@ echo "router: $(bash scripts/netpath.sh counters "$NETPATH" | tr '\n' ' ')"
 { echo; python3 scripts/seed-verdicts.py "Counter-case: one shared 8 Mbit/s link (tbf, 100 ms queue), unshaped target" \
     "$OUT/shared-link-serial.json" "$OUT/shared-link-parallel.json"; } | tee -a "$OUT/seed-verdicts.txt"
 
+step "(k) why a download is slow: a server that sends slowly, then a small client window, over a 40 ms path"
+DLPATH="wldl$$"
+bash scripts/netpath.sh up "$DLPATH" --delay 20ms >"$RUN/dlpath.env"
+# shellcheck disable=SC1091
+. "$RUN/dlpath.env"     # CLIENT_NS ROUTER_NS SERVER_NS CLIENT_IP SERVER_IP
+ip netns exec "$SERVER_NS" "$WIRELENS" target --listen "$SERVER_IP:0" --data-dir "$RUN/slow-data" --rate 400KB/s \
+    >"$RUN/slow.out" 2>"$RUN/slow.err" &
+SLOW_PID=$!
+SLOW=$(target_url "$RUN/slow.out" "$RUN/slow.err")
+ip netns exec "$SERVER_NS" "$WIRELENS" target --listen "$SERVER_IP:0" --data-dir "$RUN/fast-data" \
+    >"$RUN/fast.out" 2>"$RUN/fast.err" &
+FAST_PID=$!
+FAST=$(target_url "$RUN/fast.out" "$RUN/fast.err")
+{
+    printf 'server sends at most 400 KB/s:   '
+    run ip netns exec "$CLIENT_NS" "$WIRELENS" probe "$SLOW/bytes/2000000" --format json \
+        --report "$OUT/download-server-send.json" -w '%{verdict}\n'
+    printf 'unshaped, --rcvbuf 32KiB:        '
+    run ip netns exec "$CLIENT_NS" "$WIRELENS" probe "$FAST/bytes/2000000" --rcvbuf 32KiB --format json \
+        --report "$OUT/download-client-window.json" -w '%{verdict}\n'
+} | tee "$OUT/download-verdicts.txt"
+python3 - "$OUT/download-server-send.json" "$OUT/download-client-window.json" <<'PY' | tee -a "$OUT/download-verdicts.txt"
+import json, sys
+for path in sys.argv[1:]:
+    d = json.load(open(path))["tasks"][0]["transactions"][0]["diagnosis"]
+    print(f"\n{d['verdict']}: {d['explanation']}\n  basis: {d['basis']}")
+PY
+grep -q 'server-send$' "$OUT/download-verdicts.txt" && grep -q 'client-window$' "$OUT/download-verdicts.txt" ||
+    { echo "demo: the download pair's verdicts are not server-send and client-window" >&2; exit 1; }
+
 step "reports"
 mkdir -p "$FINAL"
 for f in waterfall.txt one.json probe-1000.json probe-1000.txt upload-serial.json upload-serial.txt \
          upload-parallel.json upload-parallel.txt download-cut.json download-resumed.json upload-comparison.txt \
          compare-shaped.json compare-shaped.html compare-shaped.txt compare-shaped.png \
          compare-unshaped.json compare-unshaped.html compare-unshaped.txt seed-verdicts.txt \
-         shared-link-serial.json shared-link-serial.txt shared-link-parallel.json shared-link-parallel.txt; do
+         shared-link-serial.json shared-link-serial.txt shared-link-parallel.json shared-link-parallel.txt \
+         download-verdicts.txt download-server-send.json download-client-window.json; do
     mv -f "$OUT/$f" "$FINAL/$f"
     printf '  %s/%s\n' "$FINAL" "$f"
 done

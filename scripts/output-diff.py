@@ -86,7 +86,7 @@ def mask_json(value, key=None):
 
 
 VERDICT_NAMES = ("server-think", "round-trips", "unknown", "network", "server-window", "send-buffer", "client",
-                 "receive-window", "bandwidth", "handshakes")
+                 "receive-window", "bandwidth", "handshakes", "client-window", "server-send")
 
 
 def mask_text(data):

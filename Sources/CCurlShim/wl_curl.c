@@ -77,6 +77,13 @@ int wl_socket_unacknowledged(int fd) {
     return bytes;
 }
 
+int wl_socket_unread(int fd) {
+    int bytes = 0;
+    /* SIOCINQ (linux/sockios.h, = FIONREAD): bytes in the receive queue the application has not read yet. */
+    if (ioctl(fd, FIONREAD, &bytes) != 0) return -1;
+    return bytes;
+}
+
 int wl_wake_create(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
 void wl_wake_signal(int fd) { eventfd_write(fd, 1); }
 void wl_wake_drain(int fd) { eventfd_t value; (void)eventfd_read(fd, &value); }

@@ -32,6 +32,7 @@ public enum PrometheusRenderer {
         case retransmitted = "wirelens_tcp_retransmitted_ratio"
         case limited = "wirelens_tcp_limited_ratio"
         case diagnosis = "wirelens_diagnosis_info"
+        case confidence = "wirelens_diagnosis_confidence"
         case assertion = "wirelens_assertion_success"
         case timestamp = "wirelens_check_timestamp_seconds"
         case runs = "wirelens_check_runs_total"
@@ -64,6 +65,7 @@ public enum PrometheusRenderer {
                 "Share of the final transaction's body time the sender was limited by: receive_window (the peer's), "
                     + "send_buffer (its own socket), network (busy within its congestion window) or idle (nothing to send)."
             case .diagnosis: "1 for the verdict naming what held the final transaction back (the verdicts: docs/why-is-it-slow.md)."
+            case .confidence: "How sure that verdict is, 0 to 1 (absent for unknown: its reason names the missing fact)."
             case .assertion: "1 when the assertion held."
             case .timestamp: "When the check last ran, in Unix seconds."
             case .runs: "Runs of the check that ended with a result (scheduled and /probe)."
@@ -159,6 +161,10 @@ public enum PrometheusRenderer {
             }
         case .diagnosis:
             if let diagnosis = last?.diagnosis { out.add("1", label: ("verdict", diagnosis.verdict.rawValue)) }
+        case .confidence:
+            if let diagnosis = last?.diagnosis, let confidence = diagnosis.evidence.confidence {
+                out.add(Format.fixed(confidence, digits: 6), label: ("verdict", diagnosis.verdict.rawValue))
+            }
         }
     }
 

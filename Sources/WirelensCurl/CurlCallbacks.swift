@@ -57,7 +57,8 @@ func wlOpenSocketCallback(_ user: UnsafeMutableRawPointer?, _ purpose: curlsockt
 }
 
 /// A socket libcurl made for a new connection: kept so the engine can read its kernel facts and follow an upload body's
-/// end; SO_SNDBUF set when the transfer asked for one; refused for a transfer that may only join a connection.
+/// end; SO_SNDBUF and SO_RCVBUF set when the transfer asked for them (before it connects: the window scale the SYN
+/// offers follows the receive buffer); refused for a transfer that may only join a connection.
 func wlSockoptCallback(_ user: UnsafeMutableRawPointer?, _ socket: curl_socket_t, _ purpose: curlsocktype) -> Int32 {
     guard let user else { return wl_sockopt_ok() }
     let easy = Unmanaged<CurlEasy>.fromOpaque(user).takeUnretainedValue()
@@ -68,6 +69,9 @@ func wlSockoptCallback(_ user: UnsafeMutableRawPointer?, _ socket: curl_socket_t
     }
     if var size = easy.sendBuffer.map(Int32.init) {
         _ = setsockopt(socket, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+    }
+    if var size = easy.receiveBuffer.map(Int32.init) {
+        _ = setsockopt(socket, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
     }
     easy.observer?.onSocketOpened(socket)
     return wl_sockopt_ok()

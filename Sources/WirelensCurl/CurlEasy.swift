@@ -25,6 +25,8 @@ public final class CurlEasy {
     var ownHeaders: CurlHeaderList?
     /// SO_SNDBUF for a socket this transfer makes; nil leaves the kernel's default.
     var sendBuffer: Int?
+    /// SO_RCVBUF for a socket this transfer makes; nil leaves the kernel's default.
+    var receiveBuffer: Int?
     /// True when libcurl's verbose text goes to stderr, redacted (`-v`, `VerboseText`).
     var verbose = false
     /// True when the transfer may only use a connection libcurl already has (an h2c joiner,
@@ -59,6 +61,7 @@ public final class CurlEasy {
         reportsIncomingTraffic = false
         ownHeaders = nil
         sendBuffer = nil
+        receiveBuffer = nil
         verbose = false
         refusesNewConnection = false
         refusedNewConnection = false

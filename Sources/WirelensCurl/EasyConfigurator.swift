@@ -19,6 +19,8 @@ public struct TransferSettings {
     public var remainingMicros: Int64?
     /// SO_SNDBUF for sockets the transfer makes (nil: the kernel's default).
     public var sendBuffer: Int?
+    /// SO_RCVBUF for sockets the transfer makes (nil: the kernel's default and its auto-tuning).
+    public var receiveBuffer: Int?
     /// True when the observer wants every incoming traffic event (`TrafficKind.headerIn`, `.dataIn`, `.tlsIn`,
     /// `.tlsOut`), for example to track activity; false spares it those calls.
     public var reportsIncomingTraffic: Bool
@@ -78,6 +80,7 @@ public struct EasyConfigurator {
         easy.observer = observer
         easy.reportsIncomingTraffic = transfer.reportsIncomingTraffic
         easy.sendBuffer = transfer.sendBuffer
+        easy.receiveBuffer = transfer.receiveBuffer
         let me = easy.opaque
         func check(_ code: CURLcode, _ what: String) throws(CurlError) {
             try easy.check(code, "curl_easy_setopt(\(what))")

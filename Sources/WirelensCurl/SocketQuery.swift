@@ -13,4 +13,10 @@ public enum SocketQuery {
         let bytes = wl_socket_unacknowledged(socket)
         return bytes >= 0 ? Int(bytes) : nil
     }
+
+    /// The bytes that arrived on a TCP socket and the application has not read yet (SIOCINQ), or nil.
+    public static func unreadBytes(_ socket: Int32) -> Int? {
+        let bytes = wl_socket_unread(socket)
+        return bytes >= 0 ? Int(bytes) : nil
+    }
 }

@@ -388,6 +388,7 @@ final class EngineLoop: CurlLoopDriver {
             keepsCredentials: access.keepsCredentials, refusesLinkLocal: access.refusesLinkLocal,
             headers: task.spec.headers, remainingMicros: access.remainingMicros, sendBuffer: options.sendBuffer,
             reportsIncomingTraffic: ctx.tracksActivity)
+        settings.receiveBuffer = options.receiveBuffer
         if options.httpVersion == .http2PriorKnowledge, options.reuseConnections, Libcurl.h2cReuseBroken {
             let role = priorKnowledgeRoles.role(for: target.origin)
             settings.priorKnowledgeRole = role

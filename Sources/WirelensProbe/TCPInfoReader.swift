@@ -28,12 +28,29 @@ public enum TCPInfoReader {
     /// or nil when it cannot be read.
     public static func sendBuffer(socket: Int32) -> Int? {
         #if os(Linux)
-        var size: Int32 = 0
-        var length = socklen_t(MemoryLayout<Int32>.size)
-        guard getsockopt(socket, SOL_SOCKET, SO_SNDBUF, &size, &length) == 0, size > 0 else { return nil }
-        return Int(size)
+        buffer(socket: socket, SO_SNDBUF)
         #else
         nil
         #endif
     }
+
+    /// The socket's receive buffer as the kernel reports it (`SO_RCVBUF`: double what was set, or the auto-tuned
+    /// size), or nil when it cannot be read.
+    public static func receiveBuffer(socket: Int32) -> Int? {
+        #if os(Linux)
+        buffer(socket: socket, SO_RCVBUF)
+        #else
+        nil
+        #endif
+    }
+
+    #if os(Linux)
+    /// A socket buffer's size (`SOL_SOCKET` option `option`), or nil when it cannot be read.
+    private static func buffer(socket: Int32, _ option: Int32) -> Int? {
+        var size: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        guard getsockopt(socket, SOL_SOCKET, option, &size, &length) == 0, size > 0 else { return nil }
+        return Int(size)
+    }
+    #endif
 }

@@ -138,6 +138,8 @@ final class TransferContext: TransferObserver {
     var contentType: String?
     var headers: [HeaderField] = []
     var responseBodyBytes: Int64 = 0
+    /// The time the response body's writes to its sink took (ns): the client was not reading then.
+    var writeTime: Int64 = 0
     var requestBodyBytes: Int64 = 0
     var abortReason: ErrorClass?
 
@@ -215,6 +217,8 @@ final class TransferContext: TransferObserver {
             localFailure = error.message
             return 0
         }
+        // A file, a pipe or a slow disk may hold the write: that time the client did not read.
+        writeTime += MonotonicClock.now() - now
         return count
     }
 
@@ -311,8 +315,9 @@ final class TransferContext: TransferObserver {
 
     /// Takes a snapshot of the kernel's facts of this transfer's connection, if it still has one; for a transfer that
     /// sends a body, the first and the `last` one also read the socket's send buffer (the kernel's auto-tuning may
-    /// have grown it in between; only an upload's diagnosis uses it). Taken at `time` (monotonic ns), or now when
-    /// not given: the clock is read only when there is a socket to read.
+    /// have grown it in between; only an upload's diagnosis uses it), and for one that receives, its receive buffer
+    /// and, at every snapshot, the bytes waiting unread (a download's diagnosis uses them). Taken at `time`
+    /// (monotonic ns), or now when not given: the clock is read only when there is a socket to read.
     func sampleTCP(at time: Int64? = nil, last: Bool = false) {
         guard readsTCP, let socket = tcpSocket else { return }
         let now = time ?? MonotonicClock.now()
@@ -320,7 +325,12 @@ final class TransferContext: TransferObserver {
         if sendsBody, tcp.isEmpty || last, let size = TCPInfoReader.sendBuffer(socket: socket) {
             tcp.noteSendBuffer(size)
         }
-        tcp.add(info, at: now / 1000)
+        var unread: Int?
+        if !sendsBody {
+            if tcp.isEmpty || last, let size = TCPInfoReader.receiveBuffer(socket: socket) { tcp.noteReceiveBuffer(size) }
+            unread = SocketQuery.unreadBytes(socket)
+        }
+        tcp.add(info, at: now / 1000, receiveQueue: unread)
         tcpSampledAt = now
     }
 
@@ -400,6 +410,7 @@ final class TransferContext: TransferObserver {
         expectSent = false
         headerBytesOut = 0
         requestBodyBytes = 0
+        writeTime = 0
         acknowledgement = AcknowledgementWatch()
         socket = nil
         tcpSocket = nil
@@ -472,6 +483,7 @@ final class TransferContext: TransferObserver {
             error: error, tcp: consume facts, readsTCP: readsTCP, keepsFacts: keepsFacts,
             connectionTotals: keepsFacts ? tcp.lastSnapshot.map(TCPTotals.init) : nil)
         seen.responseBodyWireBytes = info.bodyBytesReceived
+        seen.writeTime = writeTime / 1000
         seen.lastReceived = lastReceivedAt
         return seen
     }

@@ -4,11 +4,12 @@ import WirelensCore
 struct DiagnosisView {
     let style: ANSIStyle
 
-    /// `Why` and `Kernel` lines; none when the transaction has no diagnosis.
+    /// `Why`, `Basis` and `Kernel` lines; none when the transaction has no diagnosis.
     func lines(for tx: TransactionMetrics) -> [String] {
         guard let diagnosis = tx.diagnosis else { return [] }
         var out = ReportText.keyValue("Why", "\(diagnosis.verdict.rawValue): \(diagnosis.explanation)")
         out[0] = out[0].replacingFirst(diagnosis.verdict.rawValue, with: style.paint(diagnosis.verdict.rawValue, .bold))
+        if let basis = diagnosis.basis { out += ReportText.keyValue("Basis", basis) }
         if let tcp = tx.tcp {
             out += ReportText.keyList("Kernel", Self.figures(tcp))
         }
@@ -35,6 +36,15 @@ struct DiagnosisView {
                          + "sndbuf-limited \(DurationText.format(micros: Int64(sndbuf)))")
         }
         if let outOfOrder = tcp.outOfOrderPacketsIn, outOfOrder > 0 { items.append("\(outOfOrder) out-of-order in") }
+        if let window = tcp.receiveWindowMedian {
+            items.append("receive window \(ByteSize.format(Int64(window)))"
+                         + (tcp.receiveWindowMax.map { " (max \(ByteSize.format(Int64($0))))" } ?? ""))
+        }
+        if let buffer = tcp.receiveBuffer { items.append("receive buffer \(ByteSize.format(Int64(buffer)))") }
+        if let median = tcp.receiveRTTMedian {
+            items.append("receive RTT \(DurationText.format(micros: Int64(median)))"
+                         + (tcp.receiveRTTMin.map { " (min \(DurationText.format(micros: Int64($0))))" } ?? ""))
+        }
         if tcp.shared { items.append("shared with other transfers") }
         return items
     }

@@ -38,6 +38,9 @@ public struct HARDocument: Sendable, Codable, Equatable {
         public var _tcp: TCPFacts?
         /// Why the transaction took its time (custom field; as the report's `diagnosis`).
         public var _diagnosis: Diagnosis?
+        /// HAR's own comment: the verdict, its sentence and what it rests on, for a HAR viewer that shows no custom
+        /// field.
+        public var comment: String?
     }
 
     /// The request half of an entry.

@@ -64,10 +64,13 @@ public enum HARRenderer {
             bodySize: t.statusCode == nil ? -1 : t.responseBodyBytes)
         let connection = t.connectionId.map(String.init) ?? t.localPort.map(String.init)
         let error = t.error.map { "\($0.errorClass.rawValue): \($0.message)" }
+        let comment = t.diagnosis.map { d in
+            "\(d.verdict.rawValue): \(d.explanation)" + (d.basis.map { " Basis: \($0)." } ?? "")
+        }
         return HARDocument.Entry(
             startedDateTime: WallClock.iso8601(micros: t.timeline.fetchStart), time: time(t.phases),
             request: request, response: response, timings: timings(t.phases), serverIPAddress: t.remoteAddress,
-            connection: connection, _error: error, _tcp: t.tcp, _diagnosis: t.diagnosis)
+            connection: connection, _error: error, _tcp: t.tcp, _diagnosis: t.diagnosis, comment: comment)
     }
 
     /// HAR's version text for a Wirelens protocol name ("HTTP/1.1", "HTTP/2"); empty when unknown.

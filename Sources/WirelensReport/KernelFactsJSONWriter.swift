@@ -35,6 +35,15 @@ enum KernelFactsJSONWriter {
         raw(",\"sendBuffer\":", &b); unsigned(f.sendBuffer, &b)
         raw(",\"shared\":", &b); bool(f.shared, &b)
         raw(",\"handshakeRTT\":", &b); unsigned(f.handshakeRTT, &b)
+        raw(",\"receiveWindowMedian\":", &b); unsigned(f.receiveWindowMedian, &b)
+        raw(",\"receiveWindowMax\":", &b); unsigned(f.receiveWindowMax, &b)
+        raw(",\"receiveSSThresholdMax\":", &b); unsigned(f.receiveSSThresholdMax, &b)
+        raw(",\"receiveSpace\":", &b); unsigned(f.receiveSpace, &b)
+        raw(",\"receiveRTTMin\":", &b); unsigned(f.receiveRTTMin, &b)
+        raw(",\"receiveRTTMedian\":", &b); unsigned(f.receiveRTTMedian, &b)
+        raw(",\"receiveBuffer\":", &b); unsigned(f.receiveBuffer, &b)
+        raw(",\"receiveQueueShare\":", &b); double(f.receiveQueueShare, &b)
+        raw(",\"burstShare\":", &b); double(f.burstShare, &b)
         raw(",\"samples\":[", &b)
         for i in f.samples.indices {
             if i > 0 { b.append(UInt8(ascii: ",")) }
@@ -49,6 +58,10 @@ enum KernelFactsJSONWriter {
             raw(",\"notSent\":", &b); unsigned(s.notSent, &b)
             raw(",\"acked\":", &b); unsigned(s.acked, &b)
             raw(",\"received\":", &b); unsigned(s.received, &b)
+            raw(",\"receiveRTT\":", &b); unsigned(s.receiveRTT, &b)
+            raw(",\"receiveWindow\":", &b); unsigned(s.receiveWindow, &b)
+            raw(",\"receiveQueue\":", &b); unsigned(s.receiveQueue, &b)
+            raw(",\"sinceReceived\":", &b); unsigned(s.sinceReceived, &b)
             raw("}", &b)
         }
         raw("]}", &b)
@@ -59,6 +72,8 @@ enum KernelFactsJSONWriter {
         let e = d.evidence
         raw("{\"verdict\":", &b); JSONBytes.appendString(d.verdict.rawValue, to: &b)
         raw(",\"explanation\":", &b); JSONBytes.appendString(d.explanation, to: &b)
+        raw(",\"basis\":", &b)
+        if let basis = d.basis { JSONBytes.appendString(basis, to: &b) } else { raw("null", &b) }
         raw(",\"evidence\":{\"direction\":", &b); JSONBytes.appendString(e.direction, to: &b)
         raw(",\"movingTime\":", &b); int(e.movingTime, &b)
         raw(",\"receiveWindowLimitedShare\":", &b); double(e.receiveWindowLimitedShare, &b)
@@ -88,6 +103,17 @@ enum KernelFactsJSONWriter {
         raw(",\"proxyHop\":", &b); bool(e.proxyHop, &b)
         raw(",\"reason\":", &b)
         if let reason = e.reason { JSONBytes.appendString(reason, to: &b) } else { raw("null", &b) }
+        raw(",\"writeTime\":", &b); int(e.writeTime, &b)
+        raw(",\"writeShare\":", &b); double(e.writeShare, &b)
+        raw(",\"receiveWindow\":", &b); int(e.receiveWindow, &b)
+        raw(",\"receiveBuffer\":", &b); int(e.receiveBuffer, &b)
+        raw(",\"receiveWindowMax\":", &b); int(e.receiveWindowMax, &b)
+        raw(",\"receiveRTTMin\":", &b); int(e.receiveRTTMin, &b)
+        raw(",\"receiveRTTMedian\":", &b); int(e.receiveRTTMedian, &b)
+        raw(",\"windowFill\":", &b); double(e.windowFill, &b)
+        raw(",\"receiveQueueShare\":", &b); double(e.receiveQueueShare, &b)
+        raw(",\"burstShare\":", &b); double(e.burstShare, &b)
+        raw(",\"confidence\":", &b); double(e.confidence, &b)
         raw("}}", &b)
     }
 

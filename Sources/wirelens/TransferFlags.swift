@@ -30,6 +30,9 @@ struct TransferFlags: ParsableArguments {
     @Option(help: "The client socket's send buffer (SO_SNDBUF), e.g. 16KiB (default: the kernel's auto-tuning).")
     var sndbuf: String?
 
+    @Option(help: "The client socket's receive buffer (SO_RCVBUF), e.g. 64KiB: it caps the window a download may use (default: the kernel's auto-tuning).")
+    var rcvbuf: String?
+
     @Option(name: .customLong("max-redirs"), help: "Redirects to follow, each its own transaction (0: none).")
     var maxRedirects = 10
 
@@ -132,6 +135,7 @@ struct TransferFlags: ParsableArguments {
             o.tcpSampleInterval = sample
         }
         o.sendBuffer = try Self.socketBuffer(sndbuf, "--sndbuf")
+        o.receiveBuffer = try Self.socketBuffer(rcvbuf, "--rcvbuf", needsUnit: true)
         if ipv4, ipv6 { throw UsageError("give -4/--ipv4 or -6/--ipv6, not both") }
         o.addressFamily = ipv4 ? .ipv4 : ipv6 ? .ipv6 : .any
         for entry in resolve {
@@ -175,11 +179,14 @@ struct TransferFlags: ParsableArguments {
         return HeaderField(name: "Authorization", value: "Basic " + Data(user.utf8).base64EncodedString())
     }
 
-    /// A socket buffer size flag (SO_SNDBUF, SO_RCVBUF) in bytes, 1 KiB to 64 MiB, or nil when not given.
-    static func socketBuffer(_ text: String?, _ flag: String) throws(UsageError) -> Int? {
+    /// A socket buffer size flag (SO_SNDBUF, SO_RCVBUF) in bytes, 1 KiB to 64 MiB, or nil when not given; with
+    /// `needsUnit` a bare number is refused too (64 could mean bytes or KiB).
+    static func socketBuffer(_ text: String?, _ flag: String, needsUnit: Bool = false) throws(UsageError) -> Int? {
         guard let text else { return nil }
-        guard let bytes = ByteSize.parse(text), (1024...(64 << 20)).contains(bytes) else {
-            throw UsageError("\(flag) '\(text)' is not a size from 1KiB to 64MiB; write e.g. 64KiB")
+        let unit = !needsUnit || text.trimmingCharacters(in: .whitespaces).last?.isLetter == true
+        guard let bytes = ByteSize.parse(text), (1024...(64 << 20)).contains(bytes), unit else {
+            throw UsageError("\(flag) '\(text)' is not a size from 1KiB to 64MiB\(needsUnit ? " with its unit" : ""); "
+                             + "write e.g. 64KiB")
         }
         return Int(bytes)
     }

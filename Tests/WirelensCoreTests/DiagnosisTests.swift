@@ -168,11 +168,14 @@ final class DiagnosisTests: XCTestCase {
         XCTAssertNotNil(d.evidence.reason?.range(of: "4.10"))
     }
 
-    func testADownloadWithoutALossSignIsUnknown() {
+    /// Without a receive window (no tcpi_rcv_wnd, no tcpi_rcv_ssthresh) a download is `unknown` naming it, unless a
+    /// loss sign names the path (`DownloadDiagnosisTests` has the receive side's verdicts).
+    func testADownloadWithoutAReceiveWindowIsUnknownUnlessALossSignCame() {
         let phases = Phases(connect: 48_000, send: 100, wait: 50_000, receive: 5_000_000, total: 5_100_000)
         let plain = Diagnosis.of(.init(phases: phases, requestBodyBytes: 0, responseBodyBytes: 8_000_000,
                                        tcp: facts(received: 8_000_000)))
         XCTAssertEqual(plain.verdict, .unknown)
+        XCTAssertEqual(plain.evidence.reason, Diagnosis.noReceiveWindowReason)
         XCTAssertEqual(plain.evidence.direction, "download")
         let lossy = Diagnosis.of(.init(phases: phases, requestBodyBytes: 0, responseBodyBytes: 8_000_000,
                                        tcp: facts(outOfOrder: 31, received: 8_000_000)))

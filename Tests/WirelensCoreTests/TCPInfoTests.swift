@@ -14,7 +14,7 @@ final class TCPInfoTests: XCTestCase {
         t.tcpi_state = 1; t.tcpi_retransmits = 2; t.tcpi_delivery_rate_app_limited = 1;
         t.tcpi_snd_wscale = 7; t.tcpi_rcv_wscale = 9;
         t.tcpi_rto = 204000; t.tcpi_snd_mss = 1448; t.tcpi_unacked = 31; t.tcpi_lost = 3; t.tcpi_retrans = 2;
-        t.tcpi_last_data_sent = 44; t.tcpi_last_data_recv = 52; t.tcpi_pmtu = 1500; t.tcpi_rtt = 48123;
+        t.tcpi_last_data_sent = 44; t.tcpi_last_data_recv = 52; t.tcpi_pmtu = 1500; t.tcpi_rcv_ssthresh = 64111; t.tcpi_rcv_mss = 1412; t.tcpi_rtt = 48123;
         t.tcpi_rttvar = 1234; t.tcpi_snd_ssthresh = 88; t.tcpi_snd_cwnd = 120; t.tcpi_rcv_rtt = 50001;
         t.tcpi_rcv_space = 65483; t.tcpi_total_retrans = 17;
         t.tcpi_bytes_acked = 5000000001ULL; t.tcpi_bytes_received = 6000000002ULL; t.tcpi_notsent_bytes = 4096;
@@ -102,6 +102,8 @@ final class TCPInfoTests: XCTestCase {
         XCTAssertEqual(info.reorderingSeen, 220)
         XCTAssertEqual(info.outOfOrderPacketsIn, 224)
         XCTAssertEqual(info.sendWindow, 65535)
+        XCTAssertEqual(info.receiveSSThreshold, 64111)
+        XCTAssertEqual(info.receiveMSS, 1412)
     }
 
     /// An older kernel returns a shorter struct: the fields past its length are nil, never 0.

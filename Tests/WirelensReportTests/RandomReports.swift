@@ -14,7 +14,10 @@ enum RandomReports {
                       appLimited: maybe(Bool.random(using: &g), &g), peerWindow: maybe(.random(in: 0...UInt32.max, using: &g), &g),
                       unacked: .random(in: 0...1000, using: &g), notSent: maybe(.random(in: 0...1 << 20, using: &g), &g),
                       acked: maybe(.random(in: 0...UInt64(1) << 50, using: &g), &g),
-                      received: maybe(.random(in: 0...UInt64.max, using: &g), &g))
+                      received: maybe(.random(in: 0...UInt64.max, using: &g), &g),
+                      receiveRTT: maybe(.random(in: 0...UInt32.max, using: &g), &g),
+                      receiveWindow: maybe(.random(in: 0...UInt32.max, using: &g), &g),
+                      receiveQueue: maybe(0, &g), sinceReceived: maybe(.random(in: 0...UInt32.max, using: &g), &g))
         }
         var f = TCPFacts(
             span: .random(in: 0...Int64(1) << 40, using: &g), bytesSent: maybe(.random(in: 0...UInt64.max, using: &g), &g),
@@ -30,6 +33,15 @@ enum RandomReports {
         f.shared = Bool.random(using: &g)
         f.sendBuffer = maybe(.random(in: 0...UInt32.max, using: &g), &g)
         f.handshakeRTT = maybe(.random(in: 0...UInt32.max, using: &g), &g)
+        f.receiveWindowMedian = maybe(.random(in: 0...UInt32.max, using: &g), &g)
+        f.receiveWindowMax = maybe(65535, &g)
+        f.receiveSSThresholdMax = maybe(.random(in: 0...UInt32.max, using: &g), &g)
+        f.receiveSpace = maybe(0, &g)
+        f.receiveRTTMin = maybe(.random(in: 0...UInt32.max, using: &g), &g)
+        f.receiveRTTMedian = maybe(40_000, &g)
+        f.receiveBuffer = maybe(.random(in: 0...UInt32.max, using: &g), &g)
+        f.receiveQueueShare = maybe(.random(in: 0...1, using: &g), &g)
+        f.burstShare = maybe(0.25, &g)
         return f
     }
 
@@ -86,6 +98,17 @@ enum RandomReports {
         e.sharedConnection = Bool.random(using: &g)
         e.proxyHop = Bool.random(using: &g)
         e.reason = maybe("a \"quoted\" reason\n", &g)
+        e.writeTime = maybe(.random(in: 0...Int64(1) << 40, using: &g), &g)
+        e.writeShare = maybe(.random(in: 0...1, using: &g), &g)
+        e.receiveWindow = maybe(131_072, &g)
+        e.receiveBuffer = maybe(.random(in: 0...Int64(1) << 31, using: &g), &g)
+        e.receiveWindowMax = maybe(.random(in: 0...Int64(1) << 31, using: &g), &g)
+        e.receiveRTTMin = maybe(0, &g)
+        e.receiveRTTMedian = maybe(.random(in: 0...1_000_000, using: &g), &g)
+        e.windowFill = maybe(.random(in: 0...10, using: &g), &g)
+        e.receiveQueueShare = maybe(0.5, &g)
+        e.burstShare = maybe(.random(in: 0...1, using: &g), &g)
+        e.confidence = maybe(.random(in: 0...1, using: &g), &g)
         return Diagnosis(verdict: Verdict.allCases.randomElement(using: &g) ?? .unknown, evidence: e)
     }
 

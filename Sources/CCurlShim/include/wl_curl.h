@@ -36,6 +36,8 @@ CURLcode wl_easy_getinfo_socket(CURL *handle, CURLINFO info, curl_socket_t *out)
 int wl_socket_local_port(int fd);
 /* Bytes written to a TCP socket that its peer has not acknowledged yet (SIOCOUTQ), or -1. */
 int wl_socket_unacknowledged(int fd);
+/* Bytes that arrived on a TCP socket and were not read yet (SIOCINQ), or -1. */
+int wl_socket_unread(int fd);
 
 /* The IP address an OPENSOCKETFUNCTION is asked to connect to: its 4 (IPv4) or 16 (IPv6) bytes, network order, copied
    to out; returns the count, 0 for another family. */

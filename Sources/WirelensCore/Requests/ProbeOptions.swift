@@ -56,6 +56,9 @@ public struct ProbeOptions: Sendable, Codable, Equatable {
     public var keepsTransactionFacts = true
     /// The send buffer of each new connection's socket (SO_SNDBUF, bytes); nil leaves it to the kernel's auto-tuning.
     public var sendBuffer: Int?
+    /// The receive buffer of each new connection's socket (SO_RCVBUF, bytes, set before it connects, so the window
+    /// scale fits it); nil leaves it to the kernel's auto-tuning.
+    public var receiveBuffer: Int?
     /// `HOST:PORT:ADDR[,ADDR]` entries that take the place of name resolution (CURLOPT_RESOLVE, `--resolve`).
     public var resolve: [String] = []
     /// `HOST:PORT:CONNECT-HOST:CONNECT-PORT` entries: connect elsewhere, keep the URL's name (CURLOPT_CONNECT_TO).

@@ -13,8 +13,12 @@
 ///    both windows allowed more (`TCPFacts.bufferBound`) applied to the busy time not rwnd-limited: the kernel starts
 ///    that stopwatch only when the application is blocked with nothing left unsent after a transmission, so a small
 ///    buffer whose segment or two in flight wait for a (delayed) ACK counts as busy;
-/// 5. a download (the client receives): the sender's stopwatches are the server's, so only a loss sign seen by the
-///    receiver (out-of-order arrivals) names `network`; otherwise `unknown`, with what the client saw.
+/// 5. a download (the client receives): the sender's stopwatches are the server's, so the receiver's own facts decide
+///    (`downloadDiagnosis`, in `Diagnosis+Download`): `client`, `client-window`, `network` or `server-send`.
+///
+/// A download's wait holds the request's round trip, so its server think is the wait less the minimum RTT (rule 1),
+/// and that round trip counts toward `round-trips` (rule 3). Every verdict then gets its confidence and basis
+/// (`rated`, in `Diagnosis+Confidence`).
 ///
 /// Only the verdict and the numbers are kept; the sentence (`explanation`) is made from them when it is read, so a
 /// run of many short transfers formats no text it does not write.
@@ -25,6 +29,10 @@ public struct Diagnosis: Sendable, Equatable, Codable {
 
     /// One sentence with the numbers, saying what would help (`DiagnosisSentence`).
     public var explanation: String { DiagnosisSentence.text(verdict, evidence) }
+
+    /// What the verdict rests on: the leading share against the next, or the checks that held with their figures
+    /// (`DiagnosisBasis`); nil for `unknown`.
+    public var basis: String? { DiagnosisBasis.text(verdict, evidence) }
 
     /// The figures a reader should look at, each nil when it does not apply or is unknown.
     public struct Evidence: Sendable, Equatable, Codable {
@@ -79,6 +87,29 @@ public struct Diagnosis: Sendable, Equatable, Codable {
         public var proxyHop: Bool = false
         /// Why the verdict is `unknown`.
         @NullWhenAbsent public var reason: String?
+        /// A download's receive side (`Diagnosis+Download`): the time the response body's writes took (µs; the
+        /// client was not reading then) and its share of `movingTime`.
+        @NullWhenAbsent public var writeTime: Int64?
+        @NullWhenAbsent public var writeShare: Double?
+        /// The receive window the client advertised (the samples' median, `tcpi_rcv_wnd`; before kernel 6.3 the
+        /// ceiling the kernel set on it, `tcpi_rcv_ssthresh`), bytes, and the socket's receive buffer (`SO_RCVBUF`).
+        @NullWhenAbsent public var receiveWindow: Int64?
+        @NullWhenAbsent public var receiveBuffer: Int64?
+        /// The largest receive window of the samples (bytes, 6.3): a median well below it is a window still growing.
+        @NullWhenAbsent public var receiveWindowMax: Int64?
+        /// The smallest and the median receive RTT of the samples (µs): a median well above the minimum is a queue.
+        @NullWhenAbsent public var receiveRTTMin: Int64?
+        @NullWhenAbsent public var receiveRTTMedian: Int64?
+        /// The body's rate over `windowCap` (for a download, the client's window over the path's minimum RTT).
+        @NullWhenAbsent public var windowFill: Double?
+        /// The share of the samples in which at least a segment waited unread in the receive queue (SIOCINQ).
+        @NullWhenAbsent public var receiveQueueShare: Double?
+        /// The share of the samples in which data had not arrived for a while (`TCPFacts.burstShare`): bursts with
+        /// gaps, whose receive RTT measures the gaps rather than a queue.
+        @NullWhenAbsent public var burstShare: Double?
+        /// How sure the verdict is, 0 (a tie, or at the rule's threshold) to 1 (`Diagnosis+Confidence`); what it
+        /// rests on is the diagnosis' `basis`. Nil for `unknown`, whose `reason` names the missing fact.
+        @NullWhenAbsent public var confidence: Double?
 
         public init(direction: String) {
             self.direction = direction
@@ -94,15 +125,18 @@ public struct Diagnosis: Sendable, Equatable, Codable {
         /// Why there are no kernel facts, when there are none (not Linux, socket already closed, …).
         public var missingReason: String?
         public var throughProxy: Bool
+        /// The time the response body's writes to its sink took, µs (the engine's own stopwatch).
+        public var writeTime: Int64
 
         public init(phases: Phases, requestBodyBytes: Int64, responseBodyBytes: Int64, tcp: TCPFacts?,
-                    missingReason: String? = nil, throughProxy: Bool = false) {
+                    missingReason: String? = nil, throughProxy: Bool = false, writeTime: Int64 = 0) {
             self.phases = phases
             self.requestBodyBytes = requestBodyBytes
             self.responseBodyBytes = responseBodyBytes
             self.tcp = tcp
             self.missingReason = missingReason
             self.throughProxy = throughProxy
+            self.writeTime = writeTime
         }
     }
 
@@ -118,7 +152,7 @@ public struct Diagnosis: Sendable, Equatable, Codable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case verdict, explanation, evidence
+        case verdict, explanation, basis, evidence
     }
 
     public init(from decoder: Decoder) throws {
@@ -131,11 +165,17 @@ public struct Diagnosis: Sendable, Equatable, Codable {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(verdict, forKey: .verdict)
         try c.encode(explanation, forKey: .explanation)
+        try c.encode(NullWhenAbsent(wrappedValue: basis), forKey: .basis)
         try c.encode(evidence, forKey: .evidence)
     }
 
-    /// The diagnosis of one transaction.
+    /// The diagnosis of one transaction, with how sure it is (`rated`).
     public static func of(_ input: Input) -> Diagnosis {
+        rated(decided(input), input)
+    }
+
+    /// The verdict of one transaction and its evidence, by the rules above.
+    private static func decided(_ input: Input) -> Diagnosis {
         let phases = input.phases
         let upload = input.requestBodyBytes > 0 && input.requestBodyBytes >= input.responseBodyBytes
         let download = !upload && input.responseBodyBytes > 0
@@ -149,8 +189,8 @@ public struct Diagnosis: Sendable, Equatable, Codable {
         evidence.wait = phases.wait
         if let wait = phases.wait { evidence.waitShare = share(wait, of: total) }
         evidence.sharedConnection = input.tcp?.shared ?? false
-        // The server's wait needs no kernel fact: the phases tell it.
-        if let waitShare = evidence.waitShare, waitShare >= 0.5 {
+        // The server's wait needs no kernel fact: the phases tell it (a download's wait holds a round trip too).
+        if let waitShare = evidence.waitShare, waitShare >= 0.5, thinkShare(input, download: download) >= 0.5 {
             return Diagnosis(verdict: .serverThink, evidence: evidence)
         }
         guard let tcp = input.tcp else {
@@ -172,17 +212,14 @@ public struct Diagnosis: Sendable, Equatable, Codable {
         evidence.handshakes = handshakes
 
         let moving = evidence.movingTime ?? 0
-        if moving <= shortTransferRoundTrips * max(rtt, 1) {
-            if rtt > 0, (handshakes + moving) * 2 >= total {
+        if moving <= shortTransferRoundTrips * max(bodyRoundTrip(tcp, download: download), 1) {
+            if rtt > 0, (handshakes + moving + (download ? requestTrip(input) : 0)) * 2 >= total {
                 return Diagnosis(verdict: .roundTrips, evidence: evidence)
             }
             return unknown(Self.tooShortReason, evidence)
         }
         if upload { return uploadDiagnosis(tcp, moving: moving, evidence: evidence) }
-        if let outOfOrder = tcp.outOfOrderPacketsIn, outOfOrder > 0 {
-            return Diagnosis(verdict: .network, evidence: evidence)
-        }
-        return unknown(Self.downloadReason, evidence)
+        return downloadDiagnosis(tcp, input: input, moving: moving, evidence: evidence)
     }
 
     /// The shortest send phase (µs) the kernel's stopwatches can split: they count whole clock ticks (jiffies, 1 ms at
@@ -195,8 +232,6 @@ public struct Diagnosis: Sendable, Equatable, Codable {
 
     /// Why a body that moved within a few round trips gets no verdict (its numbers are in the evidence).
     public static let tooShortReason = "too short to tell: the body moved within \(shortTransferRoundTrips) round trips"
-    /// Why a download without a loss sign gets no verdict.
-    public static let downloadReason = "the client received: the sender's limits are the server's to see, and no loss sign came in"
 
     /// An upload: the kernel's stopwatches split the send phase, and the largest share names the verdict.
     private static func uploadDiagnosis(_ tcp: TCPFacts, moving: Int64, evidence: Evidence) -> Diagnosis {
@@ -232,13 +267,13 @@ public struct Diagnosis: Sendable, Equatable, Codable {
     }
 
     /// The `unknown` verdict with its reason, kept in the evidence.
-    private static func unknown(_ reason: String, _ evidence: Evidence) -> Diagnosis {
+    static func unknown(_ reason: String, _ evidence: Evidence) -> Diagnosis {
         var evidence = evidence
         evidence.reason = reason
         return Diagnosis(verdict: .unknown, evidence: evidence)
     }
 
-    private static func share(_ part: Int64, of whole: Int64) -> Double {
+    static func share(_ part: Int64, of whole: Int64) -> Double {
         Double(part) / Double(max(whole, 1))
     }
 }

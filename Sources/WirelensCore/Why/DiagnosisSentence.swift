@@ -41,9 +41,36 @@ enum DiagnosisSentence {
                 + "send time\(held); a larger send buffer (or leaving it to the kernel's auto-tuning) helps\(note)."
         case .network where e.direction == "download":
             let rate = e.bodyRate.map { ByteSize.formatRate($0) } ?? "an unknown rate"
-            return "\(e.outOfOrderPacketsIn ?? 0) packets arrived out of order (a sign of loss on the way in) while the "
-                + "body came at \(rate), receive RTT \(DurationText.format(micros: e.receiveRTT ?? 0)): the path from the "
-                + "server was the limit\(note)."
+            let sign: String
+            if let outOfOrder = e.outOfOrderPacketsIn, outOfOrder > 0 {
+                sign = "\(outOfOrder) packets arrived out of order (a sign of loss on the way in)"
+            } else {
+                sign = "the receive RTT rose to \(DurationText.format(micros: e.receiveRTTMedian ?? 0)) from a minimum of "
+                    + "\(DurationText.format(micros: e.minRTT ?? 0)) (a queue on the way in)"
+            }
+            let fill = e.windowFill.map { ", \(percent($0)) of what the client's window allowed" } ?? ""
+            return "\(sign) while the body came at \(rate)\(fill): the path from the server was the limit; a larger "
+                + "window will not help, and more connections help only when each flow is capped\(note)."
+        case .client where e.direction == "download":
+            let write = e.writeTime.map { DurationText.format(micros: $0) } ?? "an unknown time"
+            let queue = e.receiveQueueShare.map { ", and unread data waited in \(percent($0)) of the samples" } ?? ""
+            return "The client did not read: writing the body took \(write), \(percent(e.writeShare ?? 0)) of the "
+                + "receive time\(queue); a faster sink (file, pipe, disk), not the network, would help\(note)."
+        case .clientWindow:
+            let window = e.receiveWindow.map { ByteSize.format($0) } ?? "an unknown size"
+            let cap = e.windowCap.map { ByteSize.formatRate($0) } ?? "an unknown rate"
+            let rate = e.bodyRate.map { ByteSize.formatRate($0) } ?? "an unknown rate"
+            let floor = e.minRTT.map { DurationText.format(micros: $0) } ?? "an unknown"
+            let buffer = e.receiveBuffer.map { " (receive buffer \(ByteSize.format($0)))" } ?? ""
+            return "The client's own receive window was the limit: the body came at \(rate), \(percent(e.windowFill ?? 0)) "
+                + "of what its window of \(window)\(buffer) allows over a \(floor) RTT (\(cap)); a larger receive "
+                + "buffer (or leaving it to the kernel's auto-tuning) or parallel connections help\(note)."
+        case .serverSend:
+            let rate = e.bodyRate.map { ByteSize.formatRate($0) } ?? "an unknown rate"
+            let cap = e.windowCap.map { " of the \(ByteSize.formatRate($0)) the client's window allowed" } ?? ""
+            return "The server sent slower than the path and the window allowed: the body came at \(rate), "
+                + "\(percent(e.windowFill ?? 0))\(cap), with no queue and no loss on the way in; a faster server (or one "
+                + "that does not pace its sending), not the network, would help\(note)."
         case .network:
             let loss = e.retransmittedShare.map { ", \(percent($0, digits: 2)) of the bytes retransmitted" } ?? ""
             let rate = e.deliveryRate.map { ", delivering \(ByteSize.formatRate($0))" } ?? ""
@@ -58,7 +85,7 @@ enum DiagnosisSentence {
             var figures = ""
             if e.reason == Diagnosis.tooShortReason, let moving = e.movingTime {
                 figures = " (\(DurationText.format(micros: moving)), RTT \(rtt))"
-            } else if e.reason == Diagnosis.downloadReason, let rate = e.bodyRate {
+            } else if e.direction == "download", let rate = e.bodyRate {
                 figures = " (the body came at \(ByteSize.formatRate(rate)))"
             }
             return "Unknown: \(e.reason ?? "no reason recorded")\(figures)\(note)."

@@ -56,6 +56,27 @@ public struct TCPFacts: Sendable, Equatable, Codable {
     public var shared = false
     /// The kernel's first RTT sample of the connection, SYN to SYN/ACK (µs): only on the transaction that opened it.
     @NullWhenAbsent public var handshakeRTT: UInt32?
+    /// The receive side, what a downloading client sees of its own window and the path: the median and the largest
+    /// receive window this end advertised in the samples (bytes; 6.3), the largest ceiling the kernel set on it
+    /// (`tcpi_rcv_ssthresh`, bytes), and the receive buffer space of the last snapshot (`tcpi_rcv_space`, bytes).
+    @NullWhenAbsent public var receiveWindowMedian: UInt32?
+    @NullWhenAbsent public var receiveWindowMax: UInt32?
+    @NullWhenAbsent public var receiveSSThresholdMax: UInt32?
+    @NullWhenAbsent public var receiveSpace: UInt32?
+    /// The smallest measured receive RTT of the snapshots and the median of the samples' (µs; 0s, not yet measured,
+    /// left out): a median well above the minimum is a queue on the way in.
+    @NullWhenAbsent public var receiveRTTMin: UInt32?
+    @NullWhenAbsent public var receiveRTTMedian: UInt32?
+    /// The socket's receive buffer as the kernel reports it (`SO_RCVBUF`: double what was set, or the auto-tuned
+    /// size; the larger of the readings at the first and the last snapshot), bytes.
+    @NullWhenAbsent public var receiveBuffer: UInt32?
+    /// The share of the samples with a receive queue reading in which at least a segment had arrived unread
+    /// (SIOCINQ): the application did not keep up.
+    @NullWhenAbsent public var receiveQueueShare: Double?
+    /// The share of the samples taken while the body came in which nothing had arrived for a while (at least 1.5
+    /// times a segment's time at the body's average rate, a fifth of the median receive RTT and 1 ms): data came in
+    /// bursts with gaps, so the receive RTT measures the gaps, not a queue.
+    @NullWhenAbsent public var burstShare: Double?
     /// The snapshots over time, at most `Builder.sampleLimit` (evenly thinned beyond that).
     public var samples: [TCPSample]
 
@@ -175,6 +196,12 @@ public struct TCPFacts: Sendable, Equatable, Codable {
         /// came (the first one's sample is then made from `first`).
         private var samples: [TCPSample] = []
         private var sendBuffer: UInt32?
+        private var receiveBuffer: UInt32?
+        /// The receive queue read beside the first and the last snapshot (nil: not read).
+        private var firstQueue: UInt32?
+        private var lastQueue: UInt32?
+        private var receiveRTTMin: UInt32?
+        private var receiveSSThresholdMax: UInt32 = 0
         /// Only every `stride`-th snapshot becomes a sample (doubles each time the samples are thinned).
         private var stride = 1
         /// Snapshots added.
@@ -194,23 +221,35 @@ public struct TCPFacts: Sendable, Equatable, Codable {
             sendBuffer = max(sendBuffer ?? 0, value)
         }
 
-        /// Adds a snapshot taken at `at` (µs, any monotonic origin shared by the transfer's snapshots).
-        public mutating func add(_ info: TCPInfo, at: Int64) {
+        /// Notes a reading of the socket's receive buffer (`SO_RCVBUF`, bytes); the largest is kept.
+        public mutating func noteReceiveBuffer(_ bytes: Int) {
+            let value = UInt32(clamping: bytes)
+            receiveBuffer = max(receiveBuffer ?? 0, value)
+        }
+
+        /// Adds a snapshot taken at `at` (µs, any monotonic origin shared by the transfer's snapshots), with the
+        /// receive queue read beside it (SIOCINQ, bytes; nil when not read).
+        public mutating func add(_ info: TCPInfo, at: Int64, receiveQueue: Int? = nil) {
+            let queue = receiveQueue.map { UInt32(clamping: $0) }
             if count == 0 {
                 first = info
                 firstAt = at
+                firstQueue = queue
             } else if count > 1, let previous = last, let first, (count - 1) % stride == 0 {
                 // The snapshot before this one is no longer the last: it becomes a sample if its turn came (after the
                 // first one's, made now: the first snapshot is always a sample).
                 if samples.isEmpty {
                     samples.reserveCapacity(4)
-                    samples.append(TCPSample(first, at: 0, first: first))
+                    samples.append(TCPSample(first, at: 0, first: first, receiveQueue: firstQueue))
                 }
-                keep(TCPSample(previous, at: lastAt - firstAt, first: first))
+                keep(TCPSample(previous, at: lastAt - firstAt, first: first, receiveQueue: lastQueue))
             }
             count += 1
             last = info
             lastAt = at
+            lastQueue = queue
+            if info.receiveRTT > 0 { receiveRTTMin = min(receiveRTTMin ?? .max, info.receiveRTT) }
+            if info.receiveSSThreshold > receiveSSThresholdMax { receiveSSThresholdMax = info.receiveSSThreshold }
             let rtt = info.rtt
             let cwnd = info.congestionWindow
             if rtt > maxRTT { maxRTT = rtt }
@@ -242,21 +281,23 @@ public struct TCPFacts: Sendable, Equatable, Codable {
             var kept: [TCPSample] = []
             let window: (median: UInt64?, count: Int, zeros: Int)
             let rate: (median: UInt64?, count: Int, zeros: Int)
+            let receive: ReceiveSide
             if count <= 2 {
                 // No array yet: the first snapshot (when it is not the last) and the last; their samples are made only
                 // to be kept (a sample's window and rate are its snapshot's).
                 let start = count == 2 ? first : nil
                 window = Self.median(start.flatMap(Self.peerWindow), Self.peerWindow(last))
                 rate = Self.median(start.flatMap(Self.rate), Self.rate(last))
-                if keepingSamples {
-                    let end = TCPSample(last, at: lastAt - firstAt, first: first)
-                    kept = count == 2 ? [TCPSample(first, at: 0, first: first), end] : [end]
-                }
+                let end = TCPSample(last, at: lastAt - firstAt, first: first, receiveQueue: lastQueue)
+                let begin = count == 2 ? TCPSample(first, at: 0, first: first, receiveQueue: firstQueue) : nil
+                receive = ReceiveSide(begin, end, mss: last.receiveMSS)
+                if keepingSamples { kept = begin.map { [$0, end] } ?? [end] }
             } else {
-                let end = TCPSample(last, at: lastAt - firstAt, first: first)
+                let end = TCPSample(last, at: lastAt - firstAt, first: first, receiveQueue: lastQueue)
                 if (count - 1) % stride == 0 { keep(end) } else { samples.append(end) }
                 window = Self.median(of: samples, Self.peerWindow)
                 rate = Self.median(of: samples, Self.rate)
+                receive = ReceiveSide(samples, mss: last.receiveMSS)
                 if keepingSamples { kept = samples }
                 samples = []
             }
@@ -279,7 +320,66 @@ public struct TCPFacts: Sendable, Equatable, Codable {
                 sendBufferLimited: delta(last.sendBufferLimited, first.sendBufferLimited),
                 samples: kept)
             facts.sendBuffer = sendBuffer
+            facts.receiveBuffer = receiveBuffer
+            facts.receiveWindowMedian = receive.windowMedian
+            facts.receiveWindowMax = receive.windowMax
+            facts.receiveRTTMedian = receive.rttMedian
+            facts.receiveQueueShare = receive.queueShare
+            facts.burstShare = receive.burstShare
+            facts.receiveRTTMin = receiveRTTMin
+            facts.receiveSSThresholdMax = receiveSSThresholdMax
+            facts.receiveSpace = last.receiveSpace
             return facts
+        }
+
+        /// The receive side's figures of the samples: the advertised window's median and largest value, the median
+        /// measured receive RTT, and the share of the queue readings that held at least a segment (`mss`).
+        struct ReceiveSide {
+            var windowMedian: UInt32?
+            var windowMax: UInt32?
+            var rttMedian: UInt32?
+            var queueShare: Double?
+            var burstShare: Double?
+
+            init(_ samples: [TCPSample], mss: UInt32) {
+                let windows = samples.compactMap(\.receiveWindow).sorted()
+                windowMedian = windows.isEmpty ? nil : windows[windows.count / 2]
+                windowMax = windows.last
+                let rtts = samples.compactMap(\.receiveRTT).filter { $0 > 0 }.sorted()
+                rttMedian = rtts.isEmpty ? nil : rtts[rtts.count / 2]
+                let queues = samples.compactMap(\.receiveQueue)
+                queueShare = queues.isEmpty ? nil
+                    : Double(queues.filter { $0 >= max(mss, 1) }.count) / Double(queues.count)
+                burstShare = Self.burstShare(samples, mss: mss, receiveRTT: rttMedian)
+            }
+
+            /// The share of the samples between the body's first and last arrival (a sample with bytes received
+            /// since the first snapshot and more to come) whose time since the last arrival was at least 1.5 times a
+            /// segment's time at the average rate, a fifth of the median receive RTT (bursts a receive RTT apart
+            /// leave gaps of half of it on average; a queue leaves none) and 1 ms; nil without two such samples.
+            /// The kernel counts that time in clock ticks (4 ms at HZ=250), so a steady flow still shows a tick now
+            /// and then; a gap of two ticks or more is a pause.
+            static func burstShare(_ samples: [TCPSample], mss: UInt32, receiveRTT: UInt32?) -> Double? {
+                guard let last = samples.last, let total = last.received, total > 0, last.at > 0, mss > 0 else { return nil }
+                let segmentMillis = Double(mss) / (Double(total) / Double(last.at)) / 1000
+                let gapMillis = max(1, 1.5 * segmentMillis, Double(receiveRTT ?? 0) / 5000)
+                let during = samples.dropLast().filter { ($0.received ?? 0) > 0 && ($0.received ?? 0) < total }
+                let gaps = during.compactMap(\.sinceReceived)
+                guard gaps.count >= 2 else { return nil }
+                return Double(gaps.filter { Double($0) >= gapMillis }.count) / Double(gaps.count)
+            }
+
+            /// The figures of at most two samples, without an array (a short transfer's first and last).
+            init(_ a: TCPSample?, _ b: TCPSample, mss: UInt32) {
+                func upper(_ x: UInt32?, _ y: UInt32?) -> UInt32? { x.map { max($0, y ?? 0) } ?? y }
+                windowMedian = upper(a?.receiveWindow, b.receiveWindow)
+                windowMax = windowMedian
+                rttMedian = upper(a?.receiveRTT.flatMap { $0 > 0 ? $0 : nil }, b.receiveRTT.flatMap { $0 > 0 ? $0 : nil })
+                let queues = [a?.receiveQueue, b.receiveQueue]
+                let read = queues.reduce(0) { $0 + ($1 == nil ? 0 : 1) }
+                let held = queues.reduce(0) { $0 + (($1 ?? 0) >= max(mss, 1) ? 1 : 0) }
+                queueShare = read == 0 ? nil : Double(held) / Double(read)
+            }
         }
 
         private func delta<T: FixedWidthInteger>(_ now: T?, _ then: T?) -> T? { TCPFacts.delta(now, then) }

@@ -2,7 +2,7 @@
 ///
 /// Linux only appends to `struct tcp_info` (`<linux/tcp.h>`), so a field lies at the same offset on every kernel
 /// that has it. A field past the length the running kernel returned does not exist there and is nil, never 0:
-/// `deliveryRate` needs 4.9, the limited-time stopwatches 4.10, `bytesSent` 4.19, `sendWindow` 5.4.
+/// `deliveryRate` needs 4.9, the limited-time stopwatches 4.10, `bytesSent` 4.19, `sendWindow` 5.4, `receiveWindow` 6.3.
 /// Times are in microseconds unless named otherwise, sizes in bytes, windows as the kernel keeps them.
 ///
 /// A field the kernel may lack is stored plain (0 when absent) and read through an accessor that says nil past
@@ -19,6 +19,8 @@ public struct TCPInfo: Sendable, Equatable {
     public let rto: UInt32
     /// The sender's maximum segment size.
     public let sendMSS: UInt32
+    /// The largest segment this end received (its estimate of the peer's segment size).
+    public let receiveMSS: UInt32
     /// Segments sent and not yet acknowledged.
     public let unacked: UInt32
     /// Segments the kernel holds lost right now.
@@ -31,6 +33,9 @@ public struct TCPInfo: Sendable, Equatable {
     public let lastDataReceivedMillis: UInt32
     /// The path MTU.
     public let pathMTU: UInt32
+    /// The most the receive window may grow to right now (`tcpi_rcv_ssthresh`), bytes: what the client's buffer
+    /// lets it advertise.
+    public let receiveSSThreshold: UInt32
     /// The smoothed round-trip time.
     public let rtt: UInt32
     /// The round-trip time's variation.
@@ -61,11 +66,12 @@ public struct TCPInfo: Sendable, Equatable {
     private var _reorderingSeen: UInt32
     private var _outOfOrderPacketsIn: UInt32
     private var _sendWindow: UInt32
+    private var _receiveWindow: UInt32
     /// Byte 7: the window scales and the delivery rate's app-limited flag (bit 0).
     private var flags: UInt8
 
-    /// Room for every field read here: up to `tcpi_snd_wnd` (232 bytes, Linux 5.4); a longer struct is cut there.
-    public static let byteCount = 232
+    /// Room for every field read here: up to `tcpi_rcv_wnd` (236 bytes, Linux 6.3); a longer struct is cut there.
+    public static let byteCount = 236
 
     /// The length of the oldest `struct tcp_info` this reads (kernel 2.6: up to `tcpi_total_retrans`).
     public static let minimumLength = 104
@@ -77,8 +83,8 @@ public struct TCPInfo: Sendable, Equatable {
         // Fields past `valid` read as 0 here and as nil through their accessors.
         var padded: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64,
                      UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64,
-                     UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                                                                 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+                     UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                                                                         0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         self = withUnsafeMutableBytes(of: &padded) { raw in
             raw.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes.prefix(valid)))
             return TCPInfo(decoding: UnsafeRawBufferPointer(raw), length: valid)
@@ -108,12 +114,14 @@ public struct TCPInfo: Sendable, Equatable {
         retransmits = b[2]
         rto = u32(8)
         sendMSS = u32(16)
+        receiveMSS = u32(20)
         unacked = u32(24)
         lost = u32(32)
         retrans = u32(36)
         lastDataSentMillis = u32(44)
         lastDataReceivedMillis = u32(52)
         pathMTU = u32(60)
+        receiveSSThreshold = u32(64)
         rtt = u32(68)
         rttVariance = u32(72)
         sendSSThreshold = u32(76)
@@ -137,6 +145,7 @@ public struct TCPInfo: Sendable, Equatable {
         _reorderingSeen = u32(220)
         _outOfOrderPacketsIn = u32(224)
         _sendWindow = u32(228)
+        _receiveWindow = u32(232)
     }
 
     /// Bytes acknowledged by the peer over the connection's life (4.1).
@@ -174,6 +183,8 @@ public struct TCPInfo: Sendable, Equatable {
     public var outOfOrderPacketsIn: UInt32? { 228 <= length ? _outOfOrderPacketsIn : nil }
     /// The peer's advertised receive window, in bytes (5.4).
     public var sendWindow: UInt32? { 232 <= length ? _sendWindow : nil }
+    /// The receive window this end advertises, in bytes (6.3; Debian 12's header stops before it).
+    public var receiveWindow: UInt32? { 236 <= length ? _receiveWindow : nil }
 
     /// The slow-start threshold, or nil while the kernel has set none (it keeps `TCP_INFINITE_SSTHRESH` then).
     public var slowStartThreshold: UInt32? {

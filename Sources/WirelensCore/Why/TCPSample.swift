@@ -20,11 +20,20 @@ public struct TCPSample: Sendable, Equatable, Codable {
     @NullWhenAbsent public var acked: UInt64?
     /// Bytes received since the transfer's first snapshot (nil before kernel 4.1).
     @NullWhenAbsent public var received: UInt64?
+    /// The receiver's round-trip estimate (`tcpi_rcv_rtt`, µs; 0 until the kernel measured one).
+    @NullWhenAbsent public var receiveRTT: UInt32?
+    /// The receive window this end advertised, bytes (nil before kernel 6.3).
+    @NullWhenAbsent public var receiveWindow: UInt32?
+    /// Bytes that had arrived and the application had not read yet (SIOCINQ; nil when not read).
+    @NullWhenAbsent public var receiveQueue: UInt32?
+    /// Milliseconds since data last arrived (`tcpi_last_data_recv`).
+    @NullWhenAbsent public var sinceReceived: UInt32?
 
     /// A sample as given (the engine makes them from snapshots).
     public init(at: Int64, rtt: UInt32, congestionWindow: UInt32, deliveryRate: UInt64? = nil, appLimited: Bool? = nil,
                 peerWindow: UInt32? = nil, unacked: UInt32 = 0, notSent: UInt32? = nil, acked: UInt64? = nil,
-                received: UInt64? = nil) {
+                received: UInt64? = nil, receiveRTT: UInt32? = nil, receiveWindow: UInt32? = nil,
+                receiveQueue: UInt32? = nil, sinceReceived: UInt32? = nil) {
         self.at = at
         self.rtt = rtt
         self.congestionWindow = congestionWindow
@@ -35,10 +44,15 @@ public struct TCPSample: Sendable, Equatable, Codable {
         self.notSent = notSent
         self.acked = acked
         self.received = received
+        self.receiveRTT = receiveRTT
+        self.receiveWindow = receiveWindow
+        self.receiveQueue = receiveQueue
+        self.sinceReceived = sinceReceived
     }
 
-    /// The sample of `info`, taken `at` µs after a first snapshot `first` of the same connection.
-    public init(_ info: TCPInfo, at: Int64, first: TCPInfo) {
+    /// The sample of `info`, taken `at` µs after a first snapshot `first` of the same connection, with the receive
+    /// queue read beside it (nil: not read).
+    public init(_ info: TCPInfo, at: Int64, first: TCPInfo, receiveQueue: UInt32? = nil) {
         self.at = at
         rtt = info.rtt
         congestionWindow = info.congestionWindow
@@ -49,5 +63,9 @@ public struct TCPSample: Sendable, Equatable, Codable {
         notSent = info.notSentBytes
         acked = TCPFacts.delta(info.bytesAcked, first.bytesAcked)
         received = TCPFacts.delta(info.bytesReceived, first.bytesReceived)
+        receiveRTT = info.receiveRTT
+        receiveWindow = info.receiveWindow
+        self.receiveQueue = receiveQueue
+        sinceReceived = info.lastDataReceivedMillis
     }
 }

@@ -14,4 +14,8 @@ public enum Verdict: String, Sendable, Equatable, Codable, CaseIterable {
     case client
     /// Not enough facts to tell; the diagnosis says why.
     case unknown
+    /// A download held by the client's own receive window: the body came near that window over the round trip.
+    case clientWindow = "client-window"
+    /// A download the server sent slower than the client's window and the path allowed (no queue, no loss).
+    case serverSend = "server-send"
 }

@@ -49,6 +49,8 @@ public struct VerdictShare: Sendable, Equatable, Codable {
         case .serverThink: "the time went to the server's wait"
         case .client: "the client had nothing to send most of the time"
         case .unknown: "the kernel's facts did not tell"
+        case .clientWindow: "each connection was held back by the client's own receive window"
+        case .serverSend: "the server sent slower than the window and the path allowed"
         }
     }
 
@@ -61,6 +63,8 @@ public struct VerdictShare: Sendable, Equatable, Codable {
         case .serverThink: "more \(things) in flight help only as far as the server works in parallel"
         case .client: "the client's source is the limit, not the network"
         case .unknown: nil
+        case .clientWindow: "more \(things) in flight help, and so does a larger client receive buffer"
+        case .serverSend: "more \(things) in flight help only when the server paces each connection"
         }
     }
 }

@@ -69,6 +69,8 @@ struct TransferObservation {
     var connectionTotals: TCPTotals? = nil
     /// The response body's bytes as they came over the connection, before content decoding (`--compressed` only).
     var responseBodyWireBytes: Int64? = nil
+    /// The time the response body's writes to its sink took (µs).
+    var writeTime: Int64 = 0
 
     /// True when the transfer ran on a connection from the pool: it had a connection and libcurl opened none.
     var reusedConnection: Bool { connectionReady != nil && numConnects == 0 }
@@ -119,7 +121,7 @@ struct TransferObservation {
         m.error = error
         m.diagnosis = Diagnosis.of(.init(
             phases: m.phases, requestBodyBytes: requestBodyBytes, responseBodyBytes: responseBodyBytes, tcp: tcp,
-            missingReason: missingFactsReason, throughProxy: throughProxy))
+            missingReason: missingFactsReason, throughProxy: throughProxy, writeTime: writeTime))
         if keepsFacts {
             m.tcp = tcp
             m.connectionTotals = connectionTotals
