@@ -101,6 +101,11 @@ final class TransferContext: TransferObserver {
     var tcpSampledAt: Int64 = 0
     /// The kernel's first RTT sample of a connection this transfer opened (µs): SYN to SYN/ACK.
     var handshakeRTT: UInt32?
+    /// The engine's reader of the host's facts; nil when the run reads no kernel facts.
+    var host: HostSampler?
+    /// The host's snapshots when the connection was ready and when the final response began.
+    var hostAtReady: HostSnapshot?
+    var hostAtResponse: HostSnapshot?
     /// The snapshot that gave `handshakeRTT` and when it was taken, kept when nothing is sent on the connection
     /// between the handshake and the request (cleartext HTTP): it is then the transfer's first snapshot too.
     var handshakeSnapshot: (info: TCPInfo, at: Int64)?
@@ -176,7 +181,10 @@ final class TransferContext: TransferObserver {
         if let code = RawHeader.statusCode(bytes) {
             status = code
             inFinalResponse = code >= 200
-            if inFinalResponse, responseStart == nil { responseStart = now }
+            if inFinalResponse, responseStart == nil {
+                responseStart = now
+                hostAtResponse = host?.snapshot(now: now)
+            }
             if inFinalResponse {
                 location = nil
                 retryAfter = nil
@@ -283,6 +291,7 @@ final class TransferContext: TransferObserver {
         let now = MonotonicClock.now()
         connectionReady = now
         lastActivity = now
+        hostAtReady = host?.snapshot(now: now)
         self.remoteIP = remoteIP
         self.localIP = localIP
         self.remotePort = remotePort
@@ -407,6 +416,8 @@ final class TransferContext: TransferObserver {
         tcp = TCPFacts.Builder()
         tcpSampledAt = 0
         handshakeRTT = nil
+        hostAtReady = nil
+        hostAtResponse = nil
         tcpShared = false
         remoteIP = nil
         localIP = nil
@@ -473,6 +484,12 @@ final class TransferContext: TransferObserver {
             connectionTotals: keepsFacts ? tcp.lastSnapshot.map(TCPTotals.init) : nil)
         seen.responseBodyWireBytes = info.bodyBytesReceived
         seen.lastReceived = lastReceivedAt
+        seen.http2ReadyBody = sendsBody && info.protocolName == "h2" && body.alwaysReady
+        if let host, let atEnd = host.snapshot(now: end) {
+            // Sending ends when the response begins; receiving runs from there to the end.
+            seen.hostSend = hostAtReady.flatMap { HostFacts(from: $0, to: hostAtResponse ?? atEnd, limits: host.limits) }
+            seen.hostReceive = hostAtResponse.flatMap { HostFacts(from: $0, to: atEnd, limits: host.limits) }
+        }
         return seen
     }
 

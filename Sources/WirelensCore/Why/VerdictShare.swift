@@ -49,6 +49,8 @@ public struct VerdictShare: Sendable, Equatable, Codable {
         case .serverThink: "the time went to the server's wait"
         case .client: "the client had nothing to send most of the time"
         case .unknown: "the kernel's facts did not tell"
+        case .clientCPU: "this machine's CPU held the client back"
+        case .h2Window: "each stream was held back by the server's HTTP/2 flow-control window"
         }
     }
 
@@ -61,6 +63,8 @@ public struct VerdictShare: Sendable, Equatable, Codable {
         case .serverThink: "more \(things) in flight help only as far as the server works in parallel"
         case .client: "the client's source is the limit, not the network"
         case .unknown: nil
+        case .clientCPU: "this machine is the limit: more \(things) in flight cannot be judged from here"
+        case .h2Window: "more \(things) in flight help only on connections of their own (HTTP/1.1)"
         }
     }
 }
