@@ -1,8 +1,11 @@
 extension Diagnosis {
-    /// The `client-cpu` diagnosis when the host held the engine's loop thread back over the moving phase
-    /// (`HostFacts.bound`), else nil.
-    static func hostLimited(_ evidence: Evidence) -> Diagnosis? {
-        guard let host = evidence.host, host.bound else { return nil }
+    /// `client-cpu` in place of the kernel's verdict `d` when the host held the engine's loop thread back over the
+    /// moving phase (`HostFacts.bound`), with `d`'s evidence (its shares stay: they are the kernel's numbers, and
+    /// an `unknown`'s reason goes); else `d`.
+    static func hostLimited(_ d: Diagnosis) -> Diagnosis {
+        guard let host = d.evidence.host, host.bound else { return d }
+        var evidence = d.evidence
+        evidence.reason = nil
         return Diagnosis(verdict: .clientCPU, evidence: evidence)
     }
 }

@@ -13,8 +13,9 @@
 ///    both windows allowed more (`TCPFacts.bufferBound`) applied to the busy time not rwnd-limited: the kernel starts
 ///    that stopwatch only when the application is blocked with nothing left unsent after a transmission, so a small
 ///    buffer whose segment or two in flight wait for a (delayed) ACK counts as busy;
-/// (between 1 and 2, and again before 3: the engine's loop thread CPU-bound over the moving phase, `HostFacts.bound`, is
-/// `client-cpu`: the host set the pace, whatever the kernel's stopwatches say; `Diagnosis+Host`)
+/// (after 2 to 5, `round-trips` aside: the engine's loop thread CPU-bound over the moving phase, `HostFacts.bound`, makes
+/// the verdict `client-cpu`, the evidence kept: the host set the pace, whatever the kernel's stopwatches say;
+/// `Diagnosis+Host`)
 /// (before 4: an HTTP/2 upload whose body was ready and whose kernel had nothing unsent in most samples, no window,
 /// buffer or queue holding it, is `h2-window`; `Diagnosis+H2Window`)
 /// 5. a download (the client receives): the sender's stopwatches are the server's, so only a loss sign seen by the
@@ -175,7 +176,7 @@ public struct Diagnosis: Sendable, Equatable, Codable {
         }
         evidence.host = upload ? input.hostSend : (download ? input.hostReceive : nil)
         guard let tcp = input.tcp else {
-            return hostLimited(evidence) ?? unknown(input.missingReason ?? "no kernel facts were read for this transfer", evidence)
+            return hostLimited(unknown(input.missingReason ?? "no kernel facts were read for this transfer", evidence))
         }
         let rtt = Int64(tcp.smoothedRTT)
         evidence.rtt = rtt
@@ -192,20 +193,21 @@ public struct Diagnosis: Sendable, Equatable, Codable {
         let handshakes = (phases.connect ?? 0) + (phases.tls ?? 0)
         evidence.handshakes = handshakes
 
-        if let limited = hostLimited(evidence) { return limited }
         let moving = evidence.movingTime ?? 0
         if moving <= shortTransferRoundTrips * max(rtt, 1) {
             if rtt > 0, (handshakes + moving) * 2 >= total {
                 return Diagnosis(verdict: .roundTrips, evidence: evidence)
             }
-            return unknown(Self.tooShortReason, evidence)
+            return hostLimited(unknown(Self.tooShortReason, evidence))
         }
-        if upload, input.http2ReadyBody, let held = h2WindowHeld(tcp, moving: moving, evidence: evidence) { return held }
-        if upload { return uploadDiagnosis(tcp, moving: moving, evidence: evidence) }
+        if upload, input.http2ReadyBody, let held = h2WindowHeld(tcp, moving: moving, evidence: evidence) {
+            return hostLimited(held)
+        }
+        if upload { return hostLimited(uploadDiagnosis(tcp, moving: moving, evidence: evidence)) }
         if let outOfOrder = tcp.outOfOrderPacketsIn, outOfOrder > 0 {
-            return Diagnosis(verdict: .network, evidence: evidence)
+            return hostLimited(Diagnosis(verdict: .network, evidence: evidence))
         }
-        return unknown(Self.downloadReason, evidence)
+        return hostLimited(unknown(Self.downloadReason, evidence))
     }
 
     /// The shortest send phase (µs) the kernel's stopwatches can split: they count whole clock ticks (jiffies, 1 ms at
