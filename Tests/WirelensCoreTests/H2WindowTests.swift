@@ -61,5 +61,8 @@ final class H2WindowTests: XCTestCase {
         XCTAssertNil(waiting.evidence.inFlightMax)
         // Nothing unsent, but the congestion window was full: the path.
         XCTAssertEqual(upload(facts(inFlight: [45], cwnd: 45)).verdict, .network)
+        // 750 KB/s is 30 KB a round trip: far less than 300 segments in flight would carry (a peer taking bytes as
+        // fast as they come, sampled between its bursts), so not the window.
+        XCTAssertEqual(upload(facts(inFlight: [300, 0], cwnd: 400)).verdict, .network)
     }
 }

@@ -3,11 +3,17 @@ extension Diagnosis {
     /// and neither TCP window nor the send buffer full, for the peer's HTTP/2 flow-control window to be the limit.
     public static let h2StarvedShare = 0.6
 
+    /// The least share of the largest bytes in flight the body must have moved per round trip: a window-bound sender
+    /// moves about a window a round trip (nghttp2 grants more once half is read), while on a short path (loopback) the
+    /// same idle samples come from a peer that takes bytes faster than they are sampled.
+    public static let h2WindowRoundTripShare = 0.3
+
     /// The `h2-window` diagnosis of an upload over HTTP/2 whose body was always ready, else nil: in most samples the
     /// kernel had nothing unsent while neither the congestion window, the peer's TCP window, the send buffer nor a
-    /// queue on the path held the bytes in flight. libcurl then had a body to send and did not write it: the stream's
-    /// or the connection's flow-control window was spent, and the sender idled until the peer's WINDOW_UPDATE, about a
-    /// round trip at a time. The largest bytes in flight seen estimate what the window let out per round trip.
+    /// queue on the path held the bytes in flight, and the body moved about those bytes a round trip. libcurl then had
+    /// a body to send and did not write it: the stream's or the connection's flow-control window was spent, and the
+    /// sender idled until the peer's WINDOW_UPDATE, about a round trip at a time. The largest bytes in flight seen
+    /// estimate what the window let out per round trip.
     static func h2WindowHeld(_ tcp: TCPFacts, moving: Int64, evidence: Evidence) -> Diagnosis? {
         guard moving >= stopwatchFloor, tcp.sendMSS > 0 else { return nil }
         let mss = UInt64(tcp.sendMSS)
@@ -22,8 +28,10 @@ extension Diagnosis {
         let share = Double(starved.count) / Double(samples.count)
         var evidence = evidence
         evidence.nothingUnsentShare = share
-        guard share >= h2StarvedShare else { return nil }
-        evidence.inFlightMax = starved.map { Int64($0.unacked) * Int64(mss) }.max()
+        guard share >= h2StarvedShare, let most = starved.map({ Int64($0.unacked) * Int64(mss) }).max(), most > 0,
+              let rate = evidence.bodyRate, let rtt = evidence.rtt, rtt > 0,
+              rate * Double(rtt) / 1e6 >= h2WindowRoundTripShare * Double(most) else { return nil }
+        evidence.inFlightMax = most
         return Diagnosis(verdict: .h2Window, evidence: evidence)
     }
 }

@@ -200,9 +200,9 @@ public struct Diagnosis: Sendable, Equatable, Codable {
             }
             return hostLimited(unknown(Self.tooShortReason, evidence))
         }
-        if upload, input.http2ReadyBody, let held = h2WindowHeld(tcp, moving: moving, evidence: evidence) {
-            return hostLimited(held)
-        }
+        // Before the host: libcurl 7.88 polls a stream blocked by flow control without waiting, so its loop thread
+        // looks CPU-bound then.
+        if upload, input.http2ReadyBody, let held = h2WindowHeld(tcp, moving: moving, evidence: evidence) { return held }
         if upload { return hostLimited(uploadDiagnosis(tcp, moving: moving, evidence: evidence)) }
         if let outOfOrder = tcp.outOfOrderPacketsIn, outOfOrder > 0 {
             return hostLimited(Diagnosis(verdict: .network, evidence: evidence))
