@@ -17,6 +17,7 @@ final class HostSampler {
     private let statPath: String?
     private var schedFD: Int32 = -1
     private var statFD: Int32 = -1
+    private var procStatFD: Int32 = -1
     private var opened = false
     private var last: HostSnapshot?
 
@@ -39,6 +40,7 @@ final class HostSampler {
     deinit {
         if schedFD >= 0 { close(schedFD) }
         if statFD >= 0 { close(statFD) }
+        if procStatFD >= 0 { close(procStatFD) }
     }
 
     /// The loop thread's snapshot now (monotonic ns `now`), or the last one when it is younger than `reuseAge`; nil
@@ -50,6 +52,7 @@ final class HostSampler {
             opened = true
             schedFD = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC)
             if let statPath { statFD = open(statPath, O_RDONLY | O_CLOEXEC) }
+            procStatFD = open("/proc/stat", O_RDONLY | O_CLOEXEC)
         }
         var cpu: Int64
         var wait: Int64?
@@ -62,7 +65,8 @@ final class HostSampler {
             cpu = Int64(ts.tv_sec) * 1_000_000 + Int64(ts.tv_nsec) / 1000
         }
         let snapshot = HostSnapshot(at: now / 1000, cpuTime: cpu, runQueueWait: wait,
-                                    throttling: Self.reread(statFD).flatMap(CgroupCPU.throttling))
+                                    throttling: Self.reread(statFD).flatMap(CgroupCPU.throttling),
+                                    machine: Self.reread(procStatFD).flatMap(CgroupCPU.machineTicks))
         last = snapshot
         return snapshot
         #else

@@ -109,6 +109,8 @@ enum KernelFactsJSONWriter {
         raw(",\"periods\":", &b); int(h.periods, &b)
         raw(",\"throttledPeriods\":", &b); int(h.throttledPeriods, &b)
         raw(",\"throttledTime\":", &b); int(h.throttledTime, &b)
+        raw(",\"machineBusyShare\":", &b); double(h.machineBusyShare, &b)
+        raw(",\"peerOnThisMachine\":", &b); bool(h.peerOnThisMachine, &b)
         raw("}", &b)
     }
 

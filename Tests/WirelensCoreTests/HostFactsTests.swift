@@ -98,6 +98,28 @@ final class HostFactsTests: XCTestCase {
         XCTAssertNil(facts(cpu: 0, wait: 0, span: 0))
     }
 
+    func testAPeerOnThisMachineWithTheMachineSaturatedIsTheHost() throws {
+        let stat = "cpu  100 5 50 1000 20 3 2 0 0 0\ncpu0 50 2 25 500 10 1 1 0 0 0\n"
+        let ticks = try XCTUnwrap(CgroupCPU.machineTicks(procStat: stat))
+        XCTAssertEqual(ticks.busy, 160)
+        XCTAssertEqual(ticks.total, 1180)
+        XCTAssertNil(CgroupCPU.machineTicks(procStat: "intr 5\n"))
+        let limits = HostLimits(cpusAllowed: 2, cgroup: "/", cpuQuota: nil)
+        // The thread ran 30% and waited 15% while the machine's CPUs were 95% busy.
+        let a = HostSnapshot(at: 0, cpuTime: 0, runQueueWait: 0, throttling: nil, machine: (1000, 2000))
+        let b = HostSnapshot(at: 100_000, cpuTime: 30_000, runQueueWait: 15_000, throttling: nil, machine: (1019, 2020))
+        var shared = try XCTUnwrap(HostFacts(from: a, to: b, limits: limits))
+        XCTAssertEqual(shared.machineBusyShare ?? 0, 0.95, accuracy: 1e-9)
+        XCTAssertFalse(shared.bound, "a remote peer: the machine's other work is not this transfer's")
+        shared.peerOnThisMachine = true
+        XCTAssertTrue(shared.bound)
+        // An idle loop thread on a saturated machine (a slow source, a slow server) is not the host's doing.
+        let idle = HostSnapshot(at: 100_000, cpuTime: 10_000, runQueueWait: 5_000, throttling: nil, machine: (1019, 2020))
+        var waiting = try XCTUnwrap(HostFacts(from: a, to: idle, limits: limits))
+        waiting.peerOnThisMachine = true
+        XCTAssertFalse(waiting.bound)
+    }
+
     func testWithoutSchedulerStatisticsTheQuotaJudges() throws {
         // 2% of a CPU used under a 2% quota: the whole allowance.
         XCTAssertTrue(try XCTUnwrap(facts(cpu: 19_000, wait: nil, quota: 0.02)).bound)

@@ -103,6 +103,8 @@ enum RandomReports {
         h.periods = maybe(.random(in: 0...1_000_000, using: &g), &g)
         h.throttledPeriods = maybe(.random(in: 0...1_000_000, using: &g), &g)
         h.throttledTime = maybe(.random(in: 0...Int64(1) << 40, using: &g), &g)
+        h.machineBusyShare = maybe(.random(in: 0...1, using: &g), &g)
+        h.peerOnThisMachine = Bool.random(using: &g)
         return h
     }
 

@@ -107,6 +107,16 @@ public struct CgroupCPU: Sendable, Equatable {
         return (run / 1000, wait / 1000)
     }
 
+    /// The machine's busy and total CPU ticks from `/proc/stat`'s first line ("cpu  user nice system idle iowait irq
+    /// softirq steal ..."): busy is all but idle and iowait.
+    public static func machineTicks(procStat: String) -> (busy: Int64, total: Int64)? {
+        guard let line = procStat.split(separator: "\n").first, line.hasPrefix("cpu ") else { return nil }
+        let values = line.split(separator: " ").dropFirst().prefix(8).compactMap { Int64($0) }
+        guard values.count >= 5 else { return nil }
+        let total = values.reduce(0, +)
+        return (total - values[3] - values[4], total)
+    }
+
     private static func join(_ mount: String, root: String, path: String) -> String {
         // The mount shows the hierarchy from `root`: a cgroup path under it is relative to the mount.
         var relative = path

@@ -21,6 +21,10 @@ public struct HostFacts: Sendable, Equatable, Codable {
     @NullWhenAbsent public var periods: Int64?
     @NullWhenAbsent public var throttledPeriods: Int64?
     @NullWhenAbsent public var throttledTime: Int64?
+    /// The share of the machine's CPU time (every CPU) that was busy over the span, nil when /proc/stat is unreadable.
+    @NullWhenAbsent public var machineBusyShare: Double?
+    /// True when the peer is on this machine (a loopback address): both ends shared its CPUs.
+    public var peerOnThisMachine = false
 
     public init(span: Int64, cpuTime: Int64, cpuShare: Double) {
         self.span = span
@@ -46,6 +50,9 @@ public struct HostFacts: Sendable, Equatable, Codable {
             throttledPeriods = max(0, b.throttledPeriods - a.throttledPeriods)
             throttledTime = max(0, b.throttledTime - a.throttledTime)
         }
+        if let a = start.machine, let b = end.machine, b.total > a.total {
+            machineBusyShare = Double(max(0, b.busy - a.busy)) / Double(b.total - a.total)
+        }
     }
 
     /// The shortest span (µs) judged: several of the scheduler's slices (about 3 ms each), and four times the age at
@@ -64,7 +71,18 @@ public struct HostFacts: Sendable, Equatable, Codable {
         return min(1, cpuShare / max(limit, 0.001) + throttled)
     }
 
-    /// True when the loop thread was CPU-bound over a span long enough to tell: the host, not the path or the
-    /// server, set the pace.
-    public var bound: Bool { span >= Self.floor && demandShare >= Self.boundShare }
+    /// With the peer on this machine: the machine's busy share over which it was saturated, and the share of the span
+    /// the loop thread must then have wanted a CPU (both ends competed for the same CPUs).
+    public static let saturatedShare = 0.9
+    public static let sharedDemandShare = 0.3
+
+    /// True when the loop thread was CPU-bound over a span long enough to tell, or the peer shared this machine, the
+    /// machine's CPUs were saturated and the loop thread wanted one a good part of the time: the host, not the path
+    /// or the server, set the pace.
+    public var bound: Bool {
+        guard span >= Self.floor else { return false }
+        if demandShare >= Self.boundShare { return true }
+        guard peerOnThisMachine, let busy = machineBusyShare else { return false }
+        return busy >= Self.saturatedShare && demandShare >= Self.sharedDemandShare
+    }
 }

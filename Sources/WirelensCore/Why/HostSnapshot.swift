@@ -3,7 +3,7 @@
 ///
 /// Two snapshots bracket the phase that moved a body; `HostFacts(from:to:limits:)` turns them into the evidence of
 /// the `client-cpu` verdict. A counter the running kernel or machine lacks is nil, never 0.
-public struct HostSnapshot: Sendable, Equatable {
+public struct HostSnapshot: Sendable {
     /// When it was read (monotonic µs).
     public var at: Int64
     /// The loop thread's CPU time so far (µs).
@@ -13,6 +13,9 @@ public struct HostSnapshot: Sendable, Equatable {
     public var runQueueWait: Int64?
     /// The CPU cgroup's throttling counters, nil without a CPU cgroup's `cpu.stat`.
     public var throttling: Throttling?
+    /// The machine's CPU time so far, busy and in all (clock ticks over every CPU: `/proc/stat`'s first line), nil
+    /// when it cannot be read.
+    public var machine: (busy: Int64, total: Int64)?
 
     /// A CPU cgroup's quota enforcement counters (`cpu.stat`: v1 `nr_periods`, `nr_throttled`, `throttled_time` in
     /// ns; v2 the same with `throttled_usec`).
@@ -31,10 +34,12 @@ public struct HostSnapshot: Sendable, Equatable {
         }
     }
 
-    public init(at: Int64, cpuTime: Int64, runQueueWait: Int64?, throttling: Throttling?) {
+    public init(at: Int64, cpuTime: Int64, runQueueWait: Int64?, throttling: Throttling?,
+                machine: (busy: Int64, total: Int64)? = nil) {
         self.at = at
         self.cpuTime = cpuTime
         self.runQueueWait = runQueueWait
         self.throttling = throttling
+        self.machine = machine
     }
 }
