@@ -347,6 +347,19 @@ final class CompareTests: XCTestCase {
         XCTAssertFalse(try XCTUnwrap(CompareRecommendation.make(rs)).reason.contains("this machine"))
     }
 
+    /// Issue 27 item 4: where HTTP/2 moves less because the server's flow-control window held each stream, the h2
+    /// mode's recommendation says so.
+    func testTheH2ModeSaysTheFlowControlWindowHeldIt() throws {
+        var rs = results([(1, 1_190_000), (4, 1_200_000)])
+        for i in rs.indices {
+            rs[i].mode = .h2
+            rs[i].leadingVerdict = VerdictShare(verdict: .h2Window, share: 0.95, transactions: 4)
+        }
+        let rec = try XCTUnwrap(CompareRecommendation.make(rs))
+        XCTAssertTrue(rec.reason.contains("at 1 each stream was held back by the server's HTTP/2 flow-control window "
+                                          + "(h2-window, 95% of the transaction time)"), rec.reason)
+    }
+
     func testFlatThroughputWithANetworkVerdictIsNotServerBound() throws {
         var rs = results([(1, 1000), (2, 1020), (4, 990)])
         rs[0].leadingVerdict = VerdictShare(verdict: .network, share: 0.9, transactions: 4)
