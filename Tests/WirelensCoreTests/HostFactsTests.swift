@@ -105,16 +105,17 @@ final class HostFactsTests: XCTestCase {
         XCTAssertEqual(ticks.total, 1180)
         XCTAssertNil(CgroupCPU.machineTicks(procStat: "intr 5\n"))
         let limits = HostLimits(cpusAllowed: 2, cgroup: "/", cpuQuota: nil)
-        // The thread ran 30% and waited 15% while the machine's CPUs were 95% busy.
+        // The thread ran 30% and waited 25% while the machine's CPUs were 95% busy.
         let a = HostSnapshot(at: 0, cpuTime: 0, runQueueWait: 0, throttling: nil, machine: (1000, 2000))
-        let b = HostSnapshot(at: 100_000, cpuTime: 30_000, runQueueWait: 15_000, throttling: nil, machine: (1019, 2020))
+        let b = HostSnapshot(at: 100_000, cpuTime: 30_000, runQueueWait: 25_000, throttling: nil, machine: (1019, 2020))
         var shared = try XCTUnwrap(HostFacts(from: a, to: b, limits: limits))
         XCTAssertEqual(shared.machineBusyShare ?? 0, 0.95, accuracy: 1e-9)
         XCTAssertFalse(shared.bound, "a remote peer: the machine's other work is not this transfer's")
         shared.peerOnThisMachine = true
         XCTAssertTrue(shared.bound)
-        // An idle loop thread on a saturated machine (a slow source, a slow server) is not the host's doing.
-        let idle = HostSnapshot(at: 100_000, cpuTime: 10_000, runQueueWait: 5_000, throttling: nil, machine: (1019, 2020))
+        // A loop thread that ran little on a saturated machine (a slow source, a window-bound upload) is not the
+        // host's doing, however long it waited at each wake-up.
+        let idle = HostSnapshot(at: 100_000, cpuTime: 4_000, runQueueWait: 44_000, throttling: nil, machine: (1019, 2020))
         var waiting = try XCTUnwrap(HostFacts(from: a, to: idle, limits: limits))
         waiting.peerOnThisMachine = true
         XCTAssertFalse(waiting.bound)

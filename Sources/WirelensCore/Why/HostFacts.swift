@@ -71,10 +71,13 @@ public struct HostFacts: Sendable, Equatable, Codable {
         return min(1, cpuShare / max(limit, 0.001) + throttled)
     }
 
-    /// With the peer on this machine: the machine's busy share over which it was saturated, and the share of the span
-    /// the loop thread must then have wanted a CPU (both ends competed for the same CPUs).
+    /// With the peer on this machine: the machine's busy share over which it was saturated, and the shares of the span
+    /// the loop thread must then have run and wanted a CPU (both ends competed for the same CPUs). Running matters: on
+    /// a loaded machine a thread that needs 4% of a CPU still waits for one at each wake-up (44% of a window-bound
+    /// upload's send phase at load 7 on 2 CPUs).
     public static let saturatedShare = 0.9
-    public static let sharedDemandShare = 0.3
+    public static let sharedRunShare = 0.25
+    public static let sharedDemandShare = 0.5
 
     /// True when the loop thread was CPU-bound over a span long enough to tell, or the peer shared this machine, the
     /// machine's CPUs were saturated and the loop thread wanted one a good part of the time: the host, not the path
@@ -83,6 +86,6 @@ public struct HostFacts: Sendable, Equatable, Codable {
         guard span >= Self.floor else { return false }
         if demandShare >= Self.boundShare { return true }
         guard peerOnThisMachine, let busy = machineBusyShare else { return false }
-        return busy >= Self.saturatedShare && demandShare >= Self.sharedDemandShare
+        return busy >= Self.saturatedShare && cpuShare >= Self.sharedRunShare && demandShare >= Self.sharedDemandShare
     }
 }
