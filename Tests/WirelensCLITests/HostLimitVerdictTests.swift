@@ -151,7 +151,7 @@ final class HostLimitVerdictTests: XCTestCase {
         XCTAssertEqual(host["cpusAllowed"] as? Int, 1, "taskset -c \(cpu)")
         XCTAssertGreaterThan(try XCTUnwrap(host["runQueueShare"] as? Double), 0.3, "\(host)")
         // Alone on the CPU it runs the whole wall time; other work on the machine (the CPU is not reserved) takes some.
-        XCTAssertGreaterThan(busyRan, wall * 0.15, "the busy process held the CPU: \(busyRan) s of \(wall) s")
+        XCTAssertGreaterThan(busyRan, wall * 0.05, "the busy process held the CPU: \(busyRan) s of \(wall) s")
     }
 
     /// A process's user and system CPU time in clock ticks (/proc/PID/stat fields 14 and 15).
