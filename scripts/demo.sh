@@ -21,7 +21,8 @@
 #     flight on the shaped target (per-connection cap: near-linear gain)
 #                                                   -> reports/demo/compare-shaped.{txt,json,html,png}
 # (h) the same on an unshaped target (64 MiB: loopback, the server and the CPU are
-#     the bottleneck: no gain)                      -> reports/demo/compare-unshaped.{txt,json,html}
+#     the bottleneck: no gain; where both ends saturate the machine's CPUs the verdict
+#     is client-cpu and the recommendation says the result is bounded by this machine)                      -> reports/demo/compare-unshaped.{txt,json,html}
 # (j) the counter-case: the same 8 MiB over a shared 8 Mbit/s link (scripts/netpath.sh: network namespaces, a
 #     tbf with a 100 ms queue; root needed) to an unshaped target, 1 segment in flight and 4: no gain, and the
 #     verdicts say network                          -> reports/demo/shared-link-serial.{json,txt}

@@ -3,7 +3,7 @@
 # missing. Quiet when everything is already there. Called by `make deps`.
 set -euo pipefail
 
-PACKAGES=(libcurl4-openssl-dev libnghttp2-dev libpcap-dev libssl-dev libsqlite3-dev nginx-light tshark tcpdump tcptrace nghttp2-client openssl prometheus prometheus-blackbox-exporter chromium time iproute2 iptables ethtool valgrind libndpi-bin)
+PACKAGES=(libcurl4-openssl-dev libnghttp2-dev libpcap-dev libssl-dev libsqlite3-dev nginx-light tshark tcpdump tcptrace nghttp2-client nghttp2-server openssl prometheus prometheus-blackbox-exporter chromium time iproute2 iptables ethtool valgrind libndpi-bin)
 
 # The package's test (scripts/package-check.sh): dpkg-shlibdeps, readelf/strip, man -l, and the zsh and fish completions.
 PACKAGES+=(dpkg-dev binutils man-db zsh fish)

@@ -80,7 +80,7 @@ public struct CompareRecommendation: Sendable, Equatable, Codable {
             reason = "parallelism helps up to \(things(pick.limit.value, pick.mode)) (\(Format.fixed(gain, digits: 2))x "
                 + "\(base.limit.value), less than linear), then the link or the server saturates"
         }
-        reason += verdictClause(base: base, pick: pick)
+        reason += verdictClause(base: base, pick: pick) + hostClause(sorted)
         if pick.limit != base.limit, largest.limit != pick.limit, let low = pick.latencyMs?.p90,
            let high = largest.latencyMs?.p90, high > 1.5 * low {
             reason += "; beyond \(pick.limit.value), more only add queueing (p90 latency \(ms(low)) at \(pick.limit.value), "
@@ -104,6 +104,7 @@ public struct CompareRecommendation: Sendable, Equatable, Codable {
         switch lead?.verdict {
         case .network: return "network-bound"
         case .client: return "client-bound"
+        case .clientCPU: return "host-bound"
         default: return "server-bound"
         }
     }
@@ -129,6 +130,17 @@ public struct CompareRecommendation: Sendable, Equatable, Codable {
             parts.append(part)
         }
         return parts.map { "; " + $0 }.joined()
+    }
+
+    /// The limits at which the measuring host led (`client-cpu`): "; this machine was the limit at 4 and 8 (client-cpu):
+    /// the result is bounded by this machine, and whether more connections help cannot be judged from here"; empty
+    /// when it led at none.
+    static func hostClause(_ results: [CompareResult]) -> String {
+        let limits = results.filter { $0.leadingVerdict?.verdict == .clientCPU }.map { String($0.limit.value) }
+        guard let last = limits.last else { return "" }
+        let list = limits.count == 1 ? last : limits.dropLast().joined(separator: ", ") + " and " + last
+        return "; this machine was the limit at \(list) (client-cpu): the result is bounded by this machine, and whether "
+            + "more connections help cannot be judged from here"
     }
 
     /// One recommendation per mode, in the order the modes first appear in `results`.

@@ -36,6 +36,8 @@ final class EngineLoop: CurlLoopDriver {
     /// The per-connection tables: open sockets and the transfers on each (libcurl's socket callbacks fill it), and
     /// the TLS facts of each connection for the transactions that reuse it; pruned as libcurl closes connections.
     private let sockets = ConnectionSockets()
+    /// What the host gives the loop thread, for the transfers' `client-cpu` evidence.
+    private let host = HostSampler()
     /// Which h2c prior-knowledge transfers open their origin's connection and which join it (libcurl before 8.0).
     private let priorKnowledgeRoles = PriorKnowledgeRoles()
     /// Transfers in flight that send a body (only these are watched for the acknowledgement).
@@ -373,6 +375,7 @@ final class EngineLoop: CurlLoopDriver {
         ctx.sockets = sockets
         ctx.sendBuffer = options.sendBuffer
         ctx.readsTCP = options.readsKernelFacts
+        ctx.host = options.readsKernelFacts ? host : nil
         ctx.keepsFacts = options.keepsTransactionFacts || attempt.sendsBody
         ctx.handshakeStartsTransfer = target.scheme == "http" && !rules.throughProxy
         ctx.multiplexes = options.multiplex && EasyConfigurator.mayUseHTTP2(options.httpVersion, scheme: target.scheme)

@@ -101,6 +101,11 @@ final class TransferContext: TransferObserver {
     var tcpSampledAt: Int64 = 0
     /// The kernel's first RTT sample of a connection this transfer opened (µs): SYN to SYN/ACK.
     var handshakeRTT: UInt32?
+    /// The engine's reader of the host's facts; nil when the run reads no kernel facts.
+    var host: HostSampler?
+    /// The host's snapshots when the connection was ready and when the final response began.
+    var hostAtReady: HostSnapshot?
+    var hostAtResponse: HostSnapshot?
     /// The snapshot that gave `handshakeRTT` and when it was taken, kept when nothing is sent on the connection
     /// between the handshake and the request (cleartext HTTP): it is then the transfer's first snapshot too.
     var handshakeSnapshot: (info: TCPInfo, at: Int64)?
@@ -178,7 +183,10 @@ final class TransferContext: TransferObserver {
         if let code = RawHeader.statusCode(bytes) {
             status = code
             inFinalResponse = code >= 200
-            if inFinalResponse, responseStart == nil { responseStart = now }
+            if inFinalResponse, responseStart == nil {
+                responseStart = now
+                hostAtResponse = host?.snapshot(now: now)
+            }
             if inFinalResponse {
                 location = nil
                 retryAfter = nil
@@ -287,6 +295,7 @@ final class TransferContext: TransferObserver {
         let now = MonotonicClock.now()
         connectionReady = now
         lastActivity = now
+        hostAtReady = host?.snapshot(now: now)
         self.remoteIP = remoteIP
         self.localIP = localIP
         self.remotePort = remotePort
@@ -418,6 +427,8 @@ final class TransferContext: TransferObserver {
         tcp = TCPFacts.Builder()
         tcpSampledAt = 0
         handshakeRTT = nil
+        hostAtReady = nil
+        hostAtResponse = nil
         tcpShared = false
         remoteIP = nil
         localIP = nil
@@ -485,6 +496,15 @@ final class TransferContext: TransferObserver {
         seen.responseBodyWireBytes = info.bodyBytesReceived
         seen.writeTime = writeTime / 1000
         seen.lastReceived = lastReceivedAt
+        seen.http2ReadyBody = sendsBody && info.protocolName == "h2" && body.alwaysReady
+        if let host, let atEnd = host.snapshot(now: end) {
+            // Sending ends when the response begins; receiving runs from there to the end.
+            seen.hostSend = hostAtReady.flatMap { HostFacts(from: $0, to: hostAtResponse ?? atEnd, limits: host.limits) }
+            seen.hostReceive = hostAtResponse.flatMap { HostFacts(from: $0, to: atEnd, limits: host.limits) }
+            let local = seen.remoteAddress.map { $0.hasPrefix("127.") || $0 == "::1" } ?? false
+            seen.hostSend?.peerOnThisMachine = local
+            seen.hostReceive?.peerOnThisMachine = local
+        }
         return seen
     }
 

@@ -114,7 +114,30 @@ enum KernelFactsJSONWriter {
         raw(",\"receiveQueueShare\":", &b); double(e.receiveQueueShare, &b)
         raw(",\"burstShare\":", &b); double(e.burstShare, &b)
         raw(",\"confidence\":", &b); double(e.confidence, &b)
+        raw(",\"host\":", &b)
+        if let host = e.host { append(host, to: &b) } else { raw("null", &b) }
+        raw(",\"nothingUnsentShare\":", &b); double(e.nothingUnsentShare, &b)
+        raw(",\"inFlightMax\":", &b); int(e.inFlightMax, &b)
         raw("}}", &b)
+    }
+
+    /// Appends the host's facts of a diagnosis (`HostFacts`, keys in its declaration order).
+    private static func append(_ h: HostFacts, to b: inout [UInt8]) {
+        raw("{\"span\":", &b); JSONBytes.appendInt(h.span, to: &b)
+        raw(",\"cpuTime\":", &b); JSONBytes.appendInt(h.cpuTime, to: &b)
+        raw(",\"cpuShare\":", &b); double(h.cpuShare, &b)
+        raw(",\"runQueueWait\":", &b); int(h.runQueueWait, &b)
+        raw(",\"runQueueShare\":", &b); double(h.runQueueShare, &b)
+        raw(",\"cpusAllowed\":", &b); int(h.cpusAllowed.map { Int64($0) }, &b)
+        raw(",\"cgroup\":", &b)
+        if let cgroup = h.cgroup { JSONBytes.appendString(cgroup, to: &b) } else { raw("null", &b) }
+        raw(",\"cpuQuota\":", &b); double(h.cpuQuota, &b)
+        raw(",\"periods\":", &b); int(h.periods, &b)
+        raw(",\"throttledPeriods\":", &b); int(h.throttledPeriods, &b)
+        raw(",\"throttledTime\":", &b); int(h.throttledTime, &b)
+        raw(",\"machineBusyShare\":", &b); double(h.machineBusyShare, &b)
+        raw(",\"peerOnThisMachine\":", &b); bool(h.peerOnThisMachine, &b)
+        raw("}", &b)
     }
 
     private static func raw(_ text: StaticString, _ b: inout [UInt8]) {

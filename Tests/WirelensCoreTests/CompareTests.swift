@@ -326,6 +326,40 @@ final class CompareTests: XCTestCase {
                                      + "(server-window, 92% and 88% of the transaction time)"), same)
     }
 
+    /// Issue 27 item 3: where the measuring host led, the recommendation says the result is bounded by this machine.
+    func testTheHostsLimitIsNamedWhereItLed() throws {
+        var rs = results([(1, 1000), (2, 1020), (4, 990), (8, 1000)])
+        rs[0].leadingVerdict = VerdictShare(verdict: .clientCPU, share: 0.9, transactions: 4)
+        rs[1].leadingVerdict = VerdictShare(verdict: .network, share: 0.6, transactions: 4)
+        rs[2].leadingVerdict = VerdictShare(verdict: .clientCPU, share: 0.7, transactions: 4)
+        rs[3].leadingVerdict = VerdictShare(verdict: .clientCPU, share: 0.8, transactions: 4)
+        let rec = try XCTUnwrap(CompareRecommendation.make(rs))
+        XCTAssertEqual(rec.regime, "host-bound")
+        XCTAssertTrue(rec.reason.hasPrefix("host-bound: 1 connection already moves"), rec.reason)
+        XCTAssertTrue(rec.reason.contains("this machine was the limit at 1, 4 and 8 (client-cpu): the result is bounded "
+                                          + "by this machine, and whether more connections help cannot be judged from here"),
+                      rec.reason)
+        rs[0].leadingVerdict = VerdictShare(verdict: .network, share: 0.9, transactions: 4)
+        rs[2].leadingVerdict = nil
+        let one = try XCTUnwrap(CompareRecommendation.make(rs)).reason
+        XCTAssertTrue(one.contains("this machine was the limit at 8 (client-cpu)"), one)
+        rs[3].leadingVerdict = nil
+        XCTAssertFalse(try XCTUnwrap(CompareRecommendation.make(rs)).reason.contains("this machine"))
+    }
+
+    /// Issue 27 item 4: where HTTP/2 moves less because the server's flow-control window held each stream, the h2
+    /// mode's recommendation says so.
+    func testTheH2ModeSaysTheFlowControlWindowHeldIt() throws {
+        var rs = results([(1, 1_190_000), (4, 1_200_000)])
+        for i in rs.indices {
+            rs[i].mode = .h2
+            rs[i].leadingVerdict = VerdictShare(verdict: .h2Window, share: 0.95, transactions: 4)
+        }
+        let rec = try XCTUnwrap(CompareRecommendation.make(rs))
+        XCTAssertTrue(rec.reason.contains("at 1 each stream was held back by the server's HTTP/2 flow-control window "
+                                          + "(h2-window, 95% of the transaction time)"), rec.reason)
+    }
+
     func testFlatThroughputWithANetworkVerdictIsNotServerBound() throws {
         var rs = results([(1, 1000), (2, 1020), (4, 990)])
         rs[0].leadingVerdict = VerdictShare(verdict: .network, share: 0.9, transactions: 4)

@@ -95,7 +95,7 @@ enum Fixture {
     /// offset in <linux/tcp.h>, the rest zero; the state is ESTABLISHED and the minimum RTT 900 µs.
     static func tcpInfo(acked: UInt64 = 0, sent: UInt64 = 0, retrans: UInt64 = 0, rtt: UInt32 = 0, cwnd: UInt32 = 10,
                         window: UInt32 = 65536, rate: UInt64 = 0, busy: UInt64 = 0, rwnd: UInt64 = 0, mss: UInt32 = 1448,
-                        unacked: UInt32 = 0, notSent: UInt32 = 0) -> TCPInfo {
+                        unacked: UInt32 = 0, notSent: UInt32 = 0, minRTT: UInt32 = 900) -> TCPInfo {
         var bytes = [UInt8](repeating: 0, count: 232)
         func put<T: FixedWidthInteger>(_ value: T, at offset: Int) {
             withUnsafeBytes(of: value.littleEndian) { bytes.replaceSubrange(offset..<offset + MemoryLayout<T>.size, with: $0) }
@@ -107,7 +107,7 @@ enum Fixture {
         put(cwnd, at: 80)
         put(acked, at: 120)
         put(notSent, at: 144)
-        put(UInt32(900), at: 148)
+        put(minRTT, at: 148)
         put(rate, at: 160)
         put(busy, at: 168)
         put(rwnd, at: 176)

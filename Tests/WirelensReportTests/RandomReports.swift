@@ -109,7 +109,26 @@ enum RandomReports {
         e.receiveQueueShare = maybe(0.5, &g)
         e.burstShare = maybe(.random(in: 0...1, using: &g), &g)
         e.confidence = maybe(.random(in: 0...1, using: &g), &g)
+        e.host = maybe(host(&g), &g)
+        e.nothingUnsentShare = maybe(.random(in: 0...1, using: &g), &g)
+        e.inFlightMax = maybe(.random(in: 0...Int64(1) << 32, using: &g), &g)
         return Diagnosis(verdict: Verdict.allCases.randomElement(using: &g) ?? .unknown, evidence: e)
+    }
+
+    static func host(_ g: inout SplitMix64) -> HostFacts {
+        var h = HostFacts(span: .random(in: 1...Int64(1) << 40, using: &g), cpuTime: .random(in: 0...Int64(1) << 40, using: &g),
+                          cpuShare: .random(in: 0...2, using: &g))
+        h.runQueueWait = maybe(.random(in: 0...Int64(1) << 40, using: &g), &g)
+        h.runQueueShare = maybe(.random(in: 0...1, using: &g), &g)
+        h.cpusAllowed = maybe(.random(in: 1...512, using: &g), &g)
+        h.cgroup = maybe(string(&g), &g)
+        h.cpuQuota = maybe(.random(in: 0.001...64, using: &g), &g)
+        h.periods = maybe(.random(in: 0...1_000_000, using: &g), &g)
+        h.throttledPeriods = maybe(.random(in: 0...1_000_000, using: &g), &g)
+        h.throttledTime = maybe(.random(in: 0...Int64(1) << 40, using: &g), &g)
+        h.machineBusyShare = maybe(.random(in: 0...1, using: &g), &g)
+        h.peerOnThisMachine = Bool.random(using: &g)
+        return h
     }
 
     /// A string drawn from pieces that need escaping in JSON (quotes, backslashes, control characters), non-ASCII

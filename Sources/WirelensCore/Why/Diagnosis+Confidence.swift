@@ -9,6 +9,8 @@
 ///   out-of-order arrivals, else how far the queue passed `queueFactor` (1 at twice that); `server-send`: how far
 ///   below `windowFillFloor` the fill stayed (1 at an idle window), or for a window still growing how far its median
 ///   stayed below `plateauShare` of its largest.
+/// - `client-cpu`: how far the loop thread's time on and waiting for a CPU passed `HostFacts.boundShare`;
+/// - `h2-window`: how far the share of samples with nothing unsent passed `h2StarvedShare`.
 /// `unknown` gets none: its `reason` names the missing fact.
 extension Diagnosis {
     /// `d` with its confidence.
@@ -43,6 +45,11 @@ extension Diagnosis {
         case .serverWindow, .sendBuffer, .network, .client:
             let (lead, next) = leadingShares(d.verdict, e)
             d.evidence.confidence = min(1, max(0, lead - (next?.share ?? 0)))
+        case .clientCPU:
+            let demand = (e.host?.cpuShare ?? 0) + (e.host?.runQueueShare ?? 0)
+            d.evidence.confidence = past(demand, HostFacts.boundShare, full: 1)
+        case .h2Window:
+            d.evidence.confidence = past(e.nothingUnsentShare ?? 0, h2StarvedShare, full: 1)
         }
         return d
     }

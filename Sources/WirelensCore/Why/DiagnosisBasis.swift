@@ -41,6 +41,14 @@ enum DiagnosisBasis {
             let (lead, next) = Diagnosis.leadingShares(verdict, e)
             checks.append("\(verdict.rawValue) \(percent(lead)) of the send time"
                           + (next.map { " against \($0.verdict.rawValue) \(percent($0.share))" } ?? ""))
+        case .clientCPU:
+            if let host = e.host {
+                checks.append("the loop thread on a CPU \(percent(host.cpuShare)) and waiting for one "
+                              + "\(percent(host.runQueueShare ?? 0)) of the moving phase")
+            }
+        case .h2Window:
+            checks.append("nothing unsent with every TCP limit open in \(percent(e.nothingUnsentShare ?? 0)) of the "
+                          + "samples (at least \(percent(Diagnosis.h2StarvedShare)))")
         }
         let sure = e.confidence.map { "confidence \(Format.fixed($0, digits: 2))" }
         return (checks + [sure].compactMap { $0 }).joined(separator: "; ")

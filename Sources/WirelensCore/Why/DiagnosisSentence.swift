@@ -89,10 +89,14 @@ enum DiagnosisSentence {
                 figures = " (the body came at \(ByteSize.formatRate(rate)))"
             }
             return "Unknown: \(e.reason ?? "no reason recorded")\(figures)\(note)."
+        case .clientCPU:
+            return hostSentence(e)
+        case .h2Window:
+            return h2WindowSentence(e, note: note)
         }
     }
 
-    private static func percent(_ value: Double, digits: Int = 0) -> String {
+    static func percent(_ value: Double, digits: Int = 0) -> String {
         "\(Format.fixed(value * 100, digits: digits))%"
     }
 }

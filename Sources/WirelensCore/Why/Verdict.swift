@@ -18,4 +18,10 @@ public enum Verdict: String, Sendable, Equatable, Codable, CaseIterable {
     case clientWindow = "client-window"
     /// A download the server sent slower than the client's window and the path allowed (no queue, no loss).
     case serverSend = "server-send"
+    /// The measuring host: the engine's loop thread was on a CPU or waiting for one (a cgroup quota, other work on its
+    /// CPUs) most of the moving phase.
+    case clientCPU = "client-cpu"
+    /// The peer's HTTP/2 flow-control window: an upload whose body was ready sent only what the stream's or the
+    /// connection's window allowed, about a round trip at a time.
+    case h2Window = "h2-window"
 }

@@ -51,6 +51,8 @@ public struct VerdictShare: Sendable, Equatable, Codable {
         case .unknown: "the kernel's facts did not tell"
         case .clientWindow: "each connection was held back by the client's own receive window"
         case .serverSend: "the server sent slower than the window and the path allowed"
+        case .clientCPU: "this machine's CPU held the client back"
+        case .h2Window: "each stream was held back by the server's HTTP/2 flow-control window"
         }
     }
 
@@ -65,6 +67,8 @@ public struct VerdictShare: Sendable, Equatable, Codable {
         case .unknown: nil
         case .clientWindow: "more \(things) in flight help, and so does a larger client receive buffer"
         case .serverSend: "more \(things) in flight help only when the server paces each connection"
+        case .clientCPU: "this machine is the limit: more \(things) in flight cannot be judged from here"
+        case .h2Window: "more \(things) in flight help only on connections of their own (HTTP/1.1)"
         }
     }
 }

@@ -71,6 +71,11 @@ struct TransferObservation {
     var responseBodyWireBytes: Int64? = nil
     /// The time the response body's writes to its sink took (µs).
     var writeTime: Int64 = 0
+    /// What the host gave the engine's loop thread while the request was sent and while the response came.
+    var hostSend: HostFacts? = nil
+    var hostReceive: HostFacts? = nil
+    /// True when the request body went over HTTP/2 from a source always ready to read (`BodySource.alwaysReady`).
+    var http2ReadyBody = false
 
     /// True when the transfer ran on a connection from the pool: it had a connection and libcurl opened none.
     var reusedConnection: Bool { connectionReady != nil && numConnects == 0 }
@@ -119,9 +124,12 @@ struct TransferObservation {
         m.connectionOpened = connectionOpened.map { anchor.wallMicros(ofMonotonic: $0) }
         m.connectionClosed = connectionClosed.map { anchor.wallMicros(ofMonotonic: $0) }
         m.error = error
-        m.diagnosis = Diagnosis.of(.init(
+        var input = Diagnosis.Input(
             phases: m.phases, requestBodyBytes: requestBodyBytes, responseBodyBytes: responseBodyBytes, tcp: tcp,
-            missingReason: missingFactsReason, throughProxy: throughProxy, writeTime: writeTime))
+            missingReason: missingFactsReason, throughProxy: throughProxy, writeTime: writeTime, hostSend: hostSend,
+            hostReceive: hostReceive)
+        input.http2ReadyBody = http2ReadyBody
+        m.diagnosis = Diagnosis.of(input)
         if keepsFacts {
             m.tcp = tcp
             m.connectionTotals = connectionTotals
