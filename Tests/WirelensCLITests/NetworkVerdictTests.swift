@@ -17,12 +17,7 @@ final class NetworkVerdictTests: XCTestCase {
 
     /// Runs `wirelens probe` in the path's client namespace; the first transaction of its JSON report.
     private func probe(_ path: NetworkPath, _ arguments: [String]) throws -> [String: Any] {
-        let report = CLIHarness.temporaryPath("net.json")
-        defer { unlink(report) }
-        let outcome = try path.run(in: path.clientNamespace, WirelensCLI.path,
-                                   ["probe"] + arguments + ["--format", "json", "--report", report, "-q"], timeout: 120)
-        XCTAssertEqual(outcome.status, 0, outcome.stderr)
-        return try CLIHarness.firstTransaction(ofReport: report).transaction
+        try CLIHarness.probe(in: path, arguments)
     }
 
     private func diagnosis(_ tx: [String: Any]) throws -> (verdict: String, evidence: [String: Any]) {
