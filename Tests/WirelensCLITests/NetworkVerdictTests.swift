@@ -109,10 +109,10 @@ final class NetworkVerdictTests: XCTestCase {
         XCTAssertTrue(reason.contains("no kernel verdict, so the phases tell it"), reason)
     }
 
-    /// A 2% random drop on the uplink: the verdict names the path, and the share of the bytes the kernel
+    /// A 3% random drop on the uplink (issue 27's upload list): the verdict names the path, and the share of the bytes the kernel
     /// retransmitted is the loss the router's counters show.
     func testALossyUplinkIsTheNetworkAndRetransmitsWhatTheRouterDropped() throws {
-        let path = try NetworkPath.up(rate: Self.rate, drop: 0.02, queue: "200ms")
+        let path = try NetworkPath.up(rate: Self.rate, drop: 0.03, queue: "200ms")
         defer { path.down() }
         let peer = try SegmentPeer.start(in: path)
         defer { peer.stop() }

@@ -171,7 +171,7 @@ final class WindowBoundUploadTests: XCTestCase {
 
     /// A small PUT (8,000 bytes, inside the first window, without `Expect: 100-continue`) across a 60 ms path:
     /// `round-trips`, with the RTT the delay configured and about two round trips (the handshake, then the request
-    /// to its answer).
+    /// to its answer; a loaded machine adds a few ms, and `Expect: 100-continue` would make a third).
     func testASmallPutAcrossA60msPathIsRoundTrips() throws {
         let path = try NetworkPath.up(delay: "30ms")
         defer { path.down() }
@@ -184,6 +184,6 @@ final class WindowBoundUploadTests: XCTestCase {
         XCTAssertEqual(rtt, 60_000, accuracy: 6_000, "the kernel's smoothed RTT against 2 x 30 ms")
         let roundTrips = try XCTUnwrap(evidence["roundTrips"] as? Double)
         XCTAssertGreaterThanOrEqual(roundTrips, 1.9, "\(evidence)")
-        XCTAssertLessThan(roundTrips, 2.5, "\(evidence)")
+        XCTAssertLessThan(roundTrips, 2.8, "no third round trip (Expect: 100-continue): \(evidence)")
     }
 }

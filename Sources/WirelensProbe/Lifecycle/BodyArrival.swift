@@ -16,14 +16,16 @@ import WirelensCore
 /// - **queue** (otherwise: the congestion window or the path held the sender back, alone or with flows sharing its
 ///   queue): the peer acknowledged the bytes on arrival (it holds only the final odd segment's ACK), so the last
 ///   look that saw a new acknowledgement short of the end (`progress`) places that count's arrival one way before the
-///   middle of it and the look before; the rest arrives after it, at no more than the fastest delivery rate seen:
-///   `progress + rest / fastest - minRTT/2`, never before `sent + minRTT/2`. Only the last such look counts: the
-///   rates of earlier ones say nothing of the flows sharing the queue at the end, and a flow's rate near its end is
-///   app-limited. Error: half the look interval (1 ms near the end) plus the rest's time at the flow's share of the
-///   link less its time at the fastest rate: when the peer held the final segment's ACK, one segment (with 8 flows
-///   on a 5 Mbit/s link, 2.3 ms at the fastest against 18.5 ms at an eighth); otherwise the look that saw the whole
-///   body acknowledged bounds it. After a retransmission since `progress` the lost bytes arrived as the retransmission
-///   did, which only the acknowledgement of the whole body tells: its look, one way before, is the estimate.
+///   middle of it and the look before; the rest arrives after it at the flow's share of the bottleneck, the bytes
+///   acknowledged from the first look to that one over the time between them (the fastest delivery rate seen when
+///   they are less than 5 ms apart): `progress + rest / share - minRTT/2`, never before `sent + minRTT/2`. Only the
+///   last such look counts: the kernel's rate samples of earlier ones say nothing of the flows sharing the queue at
+///   the end, and a flow's rate sample near its end is app-limited. Error: half the look interval (1 ms near the
+///   end) plus, when the peer held the final segment's ACK, the final segment's time at the share against its time
+///   as it came (others' segments between); otherwise the look that saw the whole body acknowledged bounds it. The
+///   one way is half the connection's minimum RTT: a connection that never saw the queue empty overstates it.
+///   After a retransmission since `progress` the lost bytes arrived as the retransmission did, which only the
+///   acknowledgement of the whole body tells: its look, one way before, is the estimate.
 ///
 /// Either way the arrival is no later than one way before the look that saw the whole body acknowledged, or
 /// before the response's first byte, and no earlier than the body was written. A pure value: the instants come
@@ -78,6 +80,8 @@ struct BodyArrival: Equatable {
     let written: Int64
     /// The acknowledged count at which the body's last byte is acknowledged (set by the first look).
     private(set) var end: UInt64?
+    /// The first look (nil before it).
+    private(set) var first: Sample?
     /// The previous look (nil before the first).
     private(set) var previous: Sample?
     /// The middle of the two looks around the moment nothing was left unsent: when the last byte left.
@@ -127,6 +131,7 @@ struct BodyArrival: Equatable {
         guard !isComplete else { return true }
         let end = self.end ?? (sample.acked + sample.inFlight + sample.notSent)
         self.end = end
+        if first == nil { first = sample }
         if let rtt = sample.minRTT, rtt > 0 { minRTT = min(minRTT ?? rtt, rtt) }
         if let rate = sample.deliveryRate { fastest = max(fastest, rate) }
         if sent == nil, sample.notSent == 0 {
@@ -145,6 +150,16 @@ struct BodyArrival: Equatable {
         return isComplete
     }
 
+    /// The shortest span (ns) from the first look over which the acknowledged bytes give the flow's share.
+    static let shareSpan: Int64 = 5_000_000
+
+    /// The flow's rate (bytes/s) from the first look to `look`: the bytes acknowledged between them over the time,
+    /// or the fastest delivery rate seen when they are less than `shareSpan` apart or nothing was acknowledged.
+    func share(until look: Sample) -> Double {
+        guard let first, look.at - first.at >= Self.shareSpan, look.acked > first.acked else { return Double(fastest) }
+        return Double(look.acked - first.acked) / Double(look.at - first.at) * 1e9
+    }
+
     /// When the body's last byte reached the server (monotonic ns), given the response's first byte if it began;
     /// nil when no look saw the last byte leave.
     func arrival(responseStart: Int64?) -> Int64? {
@@ -156,7 +171,8 @@ struct BodyArrival: Equatable {
             if (previous?.retransmitted ?? 0) > progress.retransmitted, let bound = bounds.min() {
                 estimate = max(estimate, bound - oneWay)
             } else {
-                let rest = fastest > 0 ? Double(end - progress.acked) / Double(fastest) * 1e9 : 0
+                let rate = share(until: progress)
+                let rest = rate > 0 ? Double(end - progress.acked) / rate * 1e9 : 0
                 let seen = progress.at - (progress.at - progressSince) / 2
                 estimate = max(estimate, seen + Int64(rest.rounded()) - oneWay)
             }
