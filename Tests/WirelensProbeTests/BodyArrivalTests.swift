@@ -69,6 +69,25 @@ final class BodyArrivalTests: XCTestCase {
         XCTAssertLessThanOrEqual(estimate, 969_779_000 - 33_000, "no later than one way before the whole was acknowledged")
     }
 
+    /// One of 8 flows sharing a 600 kB/s link: its share is 75 kB/s, but a rate sample of its first burst read
+    /// 600 kB/s. The server holds the final odd segment's ACK; the rest after the last acknowledged pair (1,536
+    /// bytes) takes 20 ms at the flow's share, 2.6 ms at the fastest rate seen (which put the end 16 ms early).
+    func testTheRestArrivesAtTheFlowsShareNotAtItsFastestRateSample() throws {
+        let end: UInt64 = 100_000, share = 75_000.0, pair: UInt64 = 2896
+        let arrival = Int64(Double(end) / share * 1e9)
+        var body = BodyArrival(written: 0)
+        var at: Int64 = 0
+        while at < arrival + 30 * ms {
+            let arrived = UInt64(Double(at) / 1e9 * share)
+            let acked = min(arrived / pair * pair, (end - 1448) / pair * pair)
+            XCTAssertFalse(body.add(BodyArrival.Sample(at: at, acked: acked, inFlight: end - acked, notSent: 0,
+                                                       sendWindow: 1 << 20, deliveryRate: at == 0 ? 600_000 : 75_000)))
+            at += 10 * ms
+        }
+        let estimate = try XCTUnwrap(body.arrival(responseStart: arrival + 30 * ms))
+        XCTAssertEqual(Double(estimate - arrival) / 1e6, 0, accuracy: 5, "within 5 ms of the last byte's arrival")
+    }
+
     /// A retransmission after the last look short of the end: the lost bytes arrived when the retransmission did, so
     /// the look that saw the whole body acknowledged (one way before it) is the arrival, not an extrapolation.
     func testARetransmissionNearTheEndIsPlacedByTheWholeAcknowledgement() throws {
