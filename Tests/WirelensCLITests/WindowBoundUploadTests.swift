@@ -106,7 +106,7 @@ final class WindowBoundUploadTests: XCTestCase {
     /// Issue 27 item 2, over one 40 ms path:
     /// - a server whose receive buffer reads back 32 KiB: its window over the round trip caps the upload, which is
     ///   `server-window` although the kernel's rwnd stopwatch reads well under half (an ack-clocked sender held by the
-    ///   window counts as busy); the window the client saw fits in that buffer, the RTT is the delay configured, the
+    ///   window counts as busy); the window the client saw fits in that buffer, the min RTT is the delay configured, the
     ///   server received no faster than its buffer over the configured round trip, at the rate the report gives;
     /// - the same server with the kernel's default buffer receives the same body more than twice as fast (the
     ///   window, not the path, was the limit);
@@ -127,8 +127,10 @@ final class WindowBoundUploadTests: XCTestCase {
         XCTAssertEqual(smallReading.bytes, 1 << 20, "the server read the whole body")
         XCTAssertEqual(smallReading.receiveBuffer, 32 << 10, "the kernel doubles SO_RCVBUF: 16 KiB set reads 32 KiB")
         XCTAssertEqual(verdict, "server-window", "\(evidence)")
-        let rtt = try XCTUnwrap(evidence["rtt"] as? Double)
-        XCTAssertEqual(rtt, Self.roundTripMicros, accuracy: Self.roundTripMicros * 0.10, "RTT against 2 x \(Self.delay)")
+        // The minimum RTT is the delay line's; the smoothed one grows when a busy machine slows the line (python).
+        let minRTT = try XCTUnwrap(evidence["minRTT"] as? Double)
+        XCTAssertEqual(minRTT, Self.roundTripMicros, accuracy: Self.roundTripMicros * 0.10, "min RTT against 2 x \(Self.delay)")
+        XCTAssertGreaterThanOrEqual(try XCTUnwrap(evidence["rtt"] as? Double), minRTT)
         let window = try XCTUnwrap(evidence["peerWindow"] as? Double)
         XCTAssertGreaterThan(window, 0)
         XCTAssertLessThanOrEqual(window, Double(smallReading.receiveBuffer), "the window fits the server's buffer")

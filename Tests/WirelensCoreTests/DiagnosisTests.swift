@@ -56,9 +56,12 @@ final class DiagnosisTests: XCTestCase {
         // 20% either way is the window's; 25% below is not.
         XCTAssertEqual(diagnosis(smoothedRTT: 40_800, bodyBytes: 7_700_000).verdict, .serverWindow)
         XCTAssertEqual(diagnosis(smoothedRTT: 40_800, bodyBytes: 4_800_000).verdict, .network)
-        // A queue of 10 ms on a 40 ms path (more than an eighth of it): a full link, the network's. The cap then
-        // is 32768 B / 50 ms = 655 KB/s, and the body moved at it.
-        XCTAssertEqual(diagnosis(smoothedRTT: 50_000, bodyBytes: 5_240_000).verdict, .network)
+        // A queue of 20 ms on a 40 ms path: a full link, the network's. The cap then is 32768 B / 60 ms = 546 KB/s,
+        // and the body moved at it, two thirds of the window over the minimum round trip.
+        XCTAssertEqual(diagnosis(smoothedRTT: 60_000, bodyBytes: 4_370_000).verdict, .network)
+        // A round trip of 50 ms at the end while the body moved at 85% of the window over the minimum (695 KB/s of
+        // 819 KB/s): the window's bytes crossed near the minimum, so the window's.
+        XCTAssertEqual(diagnosis(smoothedRTT: 50_000, bodyBytes: 5_560_000).verdict, .serverWindow)
     }
 
     func testAFullSendBufferIsTheClientsBuffer() {

@@ -14,12 +14,18 @@ extension Diagnosis {
     public static let unqueuedRTTShare = 0.125
 
     /// True when the upload moved at the peer's window over the RTT (`Evidence.windowCap`, within
-    /// `windowCapTolerance`) and the smoothed round trip stayed within `unqueuedRTTShare` of the minimum.
+    /// `windowCapTolerance`) and the path was not queueing: the smoothed round trip within `unqueuedRTTShare` of the
+    /// minimum, or the body at no less than `1 - windowCapTolerance` of the window over the minimum round trip (a
+    /// round trip grown only at the end, or by a busy delay line, while the window's bytes crossed at the minimum:
+    /// a full link's own queue would hold the body below that).
     static func isWindowBound(_ tcp: TCPFacts, _ evidence: Evidence) -> Bool {
-        guard let cap = evidence.windowCap, cap > 0, let rate = evidence.bodyRate, let minRTT = tcp.minRTT, minRTT > 0
+        guard let cap = evidence.windowCap, cap > 0, let rate = evidence.bodyRate, let minRTT = tcp.minRTT, minRTT > 0,
+              let window = evidence.peerWindow
         else { return false }
         let queueing = Double(tcp.smoothedRTT) - Double(minRTT)
         let allowed = max(Double(TCPFacts.queueDelayFloor), Double(minRTT) * unqueuedRTTShare)
-        return abs(rate - cap) <= windowCapTolerance * cap && queueing <= allowed
+        let unqueuedCap = Double(window) * 1e6 / Double(minRTT)
+        let unqueued = queueing <= allowed || rate >= (1 - windowCapTolerance) * unqueuedCap
+        return abs(rate - cap) <= windowCapTolerance * cap && unqueued
     }
 }
