@@ -8,8 +8,9 @@ import Glibc
 /// The send/wait boundary of uploads against the server's own interface: the target runs in a network namespace
 /// behind a router, tcpdump records inside that namespace (the namespaces share CLOCK_REALTIME with the client), and
 /// tshark's reading of the capture says when each body's last byte arrived and when the response's first byte left.
-/// Every upload's `requestEnd` must fall within max(2 ms, 2% of its send phase) of that arrival, and its wait within
-/// the same bound of the server's gap. Needs root (CI runs as root): without it each test fails with the reason.
+/// Every upload's `requestEnd` must fall within max(2 ms, 2% of its send phase) of that arrival (plus, for flows
+/// sharing a queue, the allowance docs/why-is-it-slow.md states), and its wait within the same bound of the server's
+/// gap. Needs root (CI runs as root): without it each test fails with the reason.
 final class SendWaitBoundaryTests: XCTestCase {
     /// One exchange on the server's interface: when the request's last byte arrived and the response's first left
     /// (epoch seconds).
@@ -30,6 +31,8 @@ final class SendWaitBoundaryTests: XCTestCase {
         var bodyBytes: Int
         /// The server's gap (ms) from its capture, once matched.
         var serverGapMs = 0.0
+        /// What the boundary may miss beyond the bound for one flow (ms): its report's allowance.
+        var allowanceMs = 0.0
     }
 
     /// An 8 Mbit/s uplink with a 50 ms queue, a target that answers 30 ms after a body's end: four 1 MiB PUTs on one
@@ -52,6 +55,37 @@ final class SendWaitBoundaryTests: XCTestCase {
         defer { unlink(capture) }
         let checked = try assertBoundaries(reports: reports, capture: capture, serverPort: peer.port)
         XCTAssertEqual(checked.count, 8, "4 PUTs and 4 segments")
+    }
+
+    /// Issue 27 item 5: 1, 4 and 8 segments in flight (`--parallel`) sharing one 5 Mbit/s uplink with a 50 ms
+    /// queue, a target answering 30 ms after each body: 2 MiB in 256 KiB segments each time, every segment's
+    /// `requestEnd` within the bound of `assertBoundaries` of its last byte's arrival in the server's capture, widened
+    /// for a shared queue by what docs/why-is-it-slow.md states: half the queue's delay (a connection whose minimum
+    /// RTT includes queueing overstates the ACK's way back) and, for N in flight, N - 1 full segments' time at the
+    /// link's rate (the others' segments between a flow's last two, when the server holds the final ACK).
+    func testSegmentsSharingAQueueEndWhenTheirLastByteArrived() throws {
+        let queueMs = 50.0, segmentMs = 1514.0 * 8 / 5e6 * 1000
+        let path = try NetworkPath.up(rate: "5mbit", queue: "\(Int(queueMs))ms")
+        defer { path.down() }
+        let peer = try SegmentPeer.start(partDelayMs: 30, in: path)
+        defer { peer.stop() }
+        let file = try Self.patternFile(bytes: 2 << 20)
+        defer { unlink(file) }
+        var reports: [String] = [], allowances: [Double] = []
+        defer { reports.forEach { unlink($0) } }
+        let capture = try recordServer(path, port: peer.port) {
+            for parallel in [1, 4, 8] {
+                reports.append(try run(path, ["upload", file, peer.uploadURL("shared\(parallel)"), "--segment-size",
+                                              "256KiB", "--parallel", String(parallel), "--no-journal"]))
+                allowances.append(queueMs / 2 + Double(parallel - 1) * segmentMs)
+            }
+        }
+        defer { unlink(capture) }
+        // The wait is not checked here: with 8 transfers on a busy machine the client saw a response's first byte up
+        // to 97 ms after the server sent it (responseStart, not the boundary; printed for each upload).
+        let checked = try assertBoundaries(reports: reports, allowances: allowances, checksWait: false,
+                                           capture: capture, serverPort: peer.port)
+        XCTAssertEqual(checked.count, 24, "8 segments at each of 1, 4 and 8 in flight")
     }
 
     /// The shaped target of the seed demo (720 KB/s per connection, a receive buffer of 20 ms of it, 50 ms latency)
@@ -95,13 +129,19 @@ final class SendWaitBoundaryTests: XCTestCase {
         return report
     }
 
-    /// Checks every upload of the reports (bodies of 64 KiB or more) against the capture; returns them.
-    private func assertBoundaries(reports: [String], capture: String, serverPort: Int,
+    /// Checks every upload of the reports (bodies of 64 KiB or more) against the capture, each within
+    /// max(2 ms, 2% of its send phase) plus its report's allowance (ms; none when nil), and its wait within the same
+    /// bound of the server's gap unless `checksWait` is false; returns them.
+    private func assertBoundaries(reports: [String], allowances: [Double]? = nil, checksWait: Bool = true,
+                                  capture: String, serverPort: Int,
                                   file: StaticString = #filePath, line: UInt = #line) throws -> [Transaction] {
         let exchanges = try Self.serverExchanges(capture, serverPort: serverPort)
         var byPort: [Int: [Transaction]] = [:]
-        for report in reports {
-            for tx in try Self.transactions(report) { byPort[tx.localPort, default: []].append(tx) }
+        for (index, report) in reports.enumerated() {
+            for var tx in try Self.transactions(report) {
+                tx.allowanceMs = allowances?[index] ?? 0
+                byPort[tx.localPort, default: []].append(tx)
+            }
         }
         var checked: [Transaction] = []
         var worst = 0.0
@@ -111,7 +151,7 @@ final class SendWaitBoundaryTests: XCTestCase {
             XCTAssertEqual(ordered.count, seen.count, "exchanges on port \(port)", file: file, line: line)
             for (found, wire) in zip(ordered, seen) where found.bodyBytes >= 64 << 10 {
                 var tx = found
-                let bound = max(2, 0.02 * tx.sendMs)
+                let bound = max(2, 0.02 * tx.sendMs) + tx.allowanceMs
                 let endError = (tx.requestEnd - wire.lastRequestByteIn) * 1000
                 let gap = (wire.firstResponseByteOut - wire.lastRequestByteIn) * 1000
                 tx.serverGapMs = gap
@@ -121,8 +161,10 @@ final class SendWaitBoundaryTests: XCTestCase {
                 XCTAssertLessThanOrEqual(abs(endError), bound,
                                          "port \(port): requestEnd \(endError) ms from the last body byte's arrival "
                                          + "(send \(tx.sendMs) ms)", file: file, line: line)
-                XCTAssertLessThanOrEqual(abs(tx.waitMs - gap), bound,
-                                         "port \(port): wait \(tx.waitMs) ms, the server's gap \(gap) ms", file: file, line: line)
+                if checksWait {
+                    XCTAssertLessThanOrEqual(abs(tx.waitMs - gap), bound, "port \(port): wait \(tx.waitMs) ms, the "
+                                             + "server's gap \(gap) ms", file: file, line: line)
+                }
                 checked.append(tx)
             }
         }

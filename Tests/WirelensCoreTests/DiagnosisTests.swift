@@ -32,6 +32,38 @@ final class DiagnosisTests: XCTestCase {
         XCTAssertTrue(d.explanation.contains("92%") || d.explanation.contains("93%"), d.explanation)
     }
 
+    /// Issue 27 item 2: a 32 KiB window over a 40 ms path, the kernel's rwnd stopwatch at 41% (an ack-clocked sender
+    /// held by the window counts as busy): the body at window / RTT on an unqueued path is the server's window. The
+    /// same stopwatches with a queue on the path, or a body well below the cap, stay `network`.
+    func testABodyAtTheWindowOverTheRTTOnAnUnqueuedPathIsTheServersWindow() {
+        func diagnosis(smoothedRTT: UInt32, bodyBytes: Int64) -> Diagnosis {
+            let tcp = TCPFacts(span: 8_000_000, bytesSent: UInt64(bodyBytes), bytesAcked: UInt64(bodyBytes),
+                               bytesReceived: 200, bytesRetransmitted: 0, segmentsRetransmitted: 0, outOfOrderPacketsIn: 0,
+                               minRTT: 40_000, smoothedRTT: smoothedRTT, maxRTT: smoothedRTT + 2_000, receiveRTT: 0,
+                               congestionWindowMin: 10, congestionWindowMax: 40, sendMSS: 1448, pathMTU: 1500,
+                               peerWindowMin: 32768, deliveryRateMax: 900_000, deliveryRateMedian: 800_000,
+                               busy: 7_990_000, receiveWindowLimited: 3_280_000, sendBufferLimited: 0, samples: [])
+            return Diagnosis.of(.init(phases: Phases(connect: 40_000, send: 8_000_000, wait: 1000, receive: 100,
+                                                     total: 8_041_100),
+                                      requestBodyBytes: bodyBytes, responseBodyBytes: 10, tcp: tcp))
+        }
+        // 32768 B / 40.8 ms = 803 KB/s; the body moved 6.2 MB in 8 s, 775 KB/s.
+        let bound = diagnosis(smoothedRTT: 40_800, bodyBytes: 6_200_000)
+        XCTAssertEqual(bound.verdict, .serverWindow, bound.explanation)
+        XCTAssertEqual(bound.evidence.receiveWindowLimitedShare ?? 0, 0.41, accuracy: 1e-9)
+        XCTAssertEqual(bound.evidence.windowCap ?? 0, 32768 / 0.0408, accuracy: 1)
+        XCTAssertNotNil(bound.explanation.range(of: "the body moved at 775 KB/s"), bound.explanation)
+        // 20% either way is the window's; 25% below is not.
+        XCTAssertEqual(diagnosis(smoothedRTT: 40_800, bodyBytes: 7_700_000).verdict, .serverWindow)
+        XCTAssertEqual(diagnosis(smoothedRTT: 40_800, bodyBytes: 4_800_000).verdict, .network)
+        // A queue of 20 ms on a 40 ms path: a full link, the network's. The cap then is 32768 B / 60 ms = 546 KB/s,
+        // and the body moved at it, two thirds of the window over the minimum round trip.
+        XCTAssertEqual(diagnosis(smoothedRTT: 60_000, bodyBytes: 4_370_000).verdict, .network)
+        // A round trip of 50 ms at the end while the body moved at 85% of the window over the minimum (695 KB/s of
+        // 819 KB/s): the window's bytes crossed near the minimum, so the window's.
+        XCTAssertEqual(diagnosis(smoothedRTT: 50_000, bodyBytes: 5_560_000).verdict, .serverWindow)
+    }
+
     func testAFullSendBufferIsTheClientsBuffer() {
         XCTAssertEqual(upload(facts(busy: 7_900_000, rwnd: 100_000, sndbuf: 6_000_000)).verdict, .sendBuffer)
     }

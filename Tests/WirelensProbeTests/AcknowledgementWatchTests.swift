@@ -32,11 +32,11 @@ final class AcknowledgementWatchTests: XCTestCase {
         XCTAssertEqual(watch.uploaded(complete: true, socketKnown: true, bodyReadEnd: 10 * ms), .readSocket)
         XCTAssertEqual(watch.socket(sample(at: 40 * ms, acked: 10000, inFlight: 0, notSent: 0), bodyReadEnd: 10 * ms),
                        .settled)
-        // Sent between 12 and 14 ms: 13 ms + 50 µs; the look at 14 ms (1000 bytes to go at 1 MB/s) puts it at
-        // 15 ms - 50 µs, the later of the two.
-        XCTAssertEqual(watch.arrival, 15 * ms - 50_000)
+        // Sent between 12 and 14 ms: 13 ms + 50 µs; the acknowledgement the look at 14 ms saw came between 12 and
+        // 14 ms, and 1000 bytes to go at 1 MB/s put it at 14 ms - 50 µs, the later of the two.
+        XCTAssertEqual(watch.arrival, 14 * ms - 50_000)
         XCTAssertEqual(watch.look(responseStart: 45 * ms, bodyReadEnd: 10 * ms), .settled, "the response changes nothing")
-        XCTAssertEqual(watch.arrival, 15 * ms - 50_000)
+        XCTAssertEqual(watch.arrival, 14 * ms - 50_000)
     }
 
     /// The response began before the whole body was seen acknowledged (the server's ACK of the last segment rode on
@@ -48,8 +48,9 @@ final class AcknowledgementWatchTests: XCTestCase {
         XCTAssertEqual(watch.socket(sample(at: 12 * ms, acked: 8552, inFlight: 1448, notSent: 0), bodyReadEnd: 10 * ms),
                        .waiting)
         XCTAssertEqual(watch.look(responseStart: 50 * ms, bodyReadEnd: 10 * ms), .settled)
-        // Sent between 10 and 12 ms (11 ms + 50 µs); 1448 bytes to go at 1 MB/s from 12 ms: 13.448 ms - 50 µs.
-        XCTAssertEqual(watch.arrival, 13_448_000 - 50_000)
+        // Sent between 10 and 12 ms (11 ms + 50 µs); 1448 bytes to go at 1 MB/s from the acknowledgement seen
+        // between 10 and 12 ms: 12.448 ms - 50 µs.
+        XCTAssertEqual(watch.arrival, 12_448_000 - 50_000)
     }
 
     /// No look saw the last byte leave before the response: its first byte is the end when the last look was recent,

@@ -28,11 +28,11 @@ final class BodyArrivalTests: XCTestCase {
             XCTAssertFalse(body.add(look(at, acked: acked, inFlight: at < 540 * ms ? inFlight - 5000 : inFlight,
                                          notSent: at < 540 * ms ? 5000 : 0)))
             at += 2 * ms
-            // Acknowledged on arrival, at 957 kB/s, a pair at a time: what arrived by `at` (capture time) less the pair
-            // in progress.
+            // Acknowledged on arrival, at 957 kB/s, a pair at a time (the pairs counted back from the final odd
+            // segment): what arrived by `at` (capture time) less the pair in progress.
             let arrived = Double(end) - Double(arrival - at) / 1e9 * 957_000
-            acked = max(acked, UInt64(max(0, arrived)) / 2896 * 2896)
-            acked = min(acked, end - 1448)
+            let pairsToGo = (max(0, Double(end - 1448) - arrived) / 2896).rounded(.up)
+            acked = max(acked, end - 1448 - UInt64(pairsToGo) * 2896)
         }
         // The final segment's ACK is held: looks until the response at 590 ms see it unacknowledged.
         while at < 590 * ms {
@@ -42,7 +42,62 @@ final class BodyArrivalTests: XCTestCase {
         XCTAssertFalse(body.windowBound)
         let estimate = try! XCTUnwrap(body.arrival(responseStart: 590 * ms))
         XCTAssertEqual(Double(estimate - arrival) / 1e6, 0, accuracy: 2, "within 2 ms of the capture's arrival")
-        XCTAssertEqual(body.recent.count, BodyArrival.kept, "only looks with a new acknowledgement, at most 8")
+        XCTAssertEqual(body.progress?.acked, end - 1448, "the last look with a new acknowledgement")
+    }
+
+    /// One of 8 segments in flight on a 5 Mbit/s link with a 50 ms queue: the flow's delivery rate fell from 264 kB/s
+    /// to 27 kB/s as it neared its end (app-limited, and sharing the queue), and the whole body was acknowledged at
+    /// 969.8 ms. The earliest extrapolation of the last eight looks (from 577 ms, 46 kB to go at 264 kB/s) put the
+    /// arrival at 753 ms, 217 ms before the server's capture; the last look short of the end bounds it from below.
+    func testFlowsSharingAQueueExtrapolateOnlyFromTheLastAcknowledgement() throws {
+        let end: UInt64 = 524_673
+        var body = BodyArrival(written: 0)
+        let looks: [(Int64, UInt64, UInt64, UInt64, UInt64)] = [  // ms x 1000, acked, rate, in flight, not sent
+            (576_952, 478_282, 263_795, 17_375, 29_016), (590_589, 479_730, 244_516, 21_719, 23_224),
+            (724_085, 498_554, 189_652, 24_615, 1504), (780_173, 508_690, 163_112, 15_983, 0),
+            (803_955, 510_138, 162_824, 14_535, 0), (881_460, 511_586, 27_136, 13_087, 0),
+            (883_635, 513_034, 54_272, 11_639, 0), (967_643, 514_482, 27_170, 10_191, 0),
+        ]
+        for (at, acked, rate, inFlight, notSent) in looks {
+            XCTAssertFalse(body.add(BodyArrival.Sample(at: at * 1000, acked: acked, inFlight: inFlight, notSent: notSent,
+                                                       sendWindow: 427_008, minRTT: 66_000, deliveryRate: rate)))
+        }
+        XCTAssertTrue(body.add(BodyArrival.Sample(at: 969_779_000, acked: end + 1, inFlight: 0, notSent: 0,
+                                                  sendWindow: 427_008, minRTT: 66_000, deliveryRate: 54_340)))
+        let estimate = try XCTUnwrap(body.arrival(responseStart: nil))
+        XCTAssertGreaterThanOrEqual(estimate, (883_635_000 + 967_643_000) / 2 - 33_000, "after the last acknowledged count")
+        XCTAssertLessThanOrEqual(estimate, 969_779_000 - 33_000, "no later than one way before the whole was acknowledged")
+    }
+
+    /// One of 8 flows sharing a 600 kB/s link: its share is 75 kB/s, but a rate sample of its first burst read
+    /// 600 kB/s. The server holds the final odd segment's ACK; the rest after the last acknowledged pair (1,536
+    /// bytes) takes 20 ms at the flow's share, 2.6 ms at the fastest rate seen (which put the end 16 ms early).
+    func testTheRestArrivesAtTheFlowsShareNotAtItsFastestRateSample() throws {
+        let end: UInt64 = 100_000, share = 75_000.0, pair: UInt64 = 2896
+        let arrival = Int64(Double(end) / share * 1e9)
+        var body = BodyArrival(written: 0)
+        var at: Int64 = 0
+        while at < arrival + 30 * ms {
+            let arrived = UInt64(Double(at) / 1e9 * share)
+            let acked = min(arrived / pair * pair, (end - 1448) / pair * pair)
+            XCTAssertFalse(body.add(BodyArrival.Sample(at: at, acked: acked, inFlight: end - acked, notSent: 0,
+                                                       sendWindow: 1 << 20, deliveryRate: at == 0 ? 600_000 : 75_000)))
+            at += 10 * ms
+        }
+        let estimate = try XCTUnwrap(body.arrival(responseStart: arrival + 30 * ms))
+        XCTAssertEqual(Double(estimate - arrival) / 1e6, 0, accuracy: 5, "within 5 ms of the last byte's arrival")
+    }
+
+    /// A retransmission after the last look short of the end: the lost bytes arrived when the retransmission did, so
+    /// the look that saw the whole body acknowledged (one way before it) is the arrival, not an extrapolation.
+    func testARetransmissionNearTheEndIsPlacedByTheWholeAcknowledgement() throws {
+        var body = BodyArrival(written: 0)
+        _ = body.add(look(10 * ms, acked: 90_000, inFlight: 10_000, notSent: 0))
+        _ = body.add(BodyArrival.Sample(at: 220 * ms, acked: 90_000, inFlight: 10_000, notSent: 0, sendWindow: 635_904,
+                                        retransmitted: 1448, minRTT: 80_000, deliveryRate: 957_000))
+        XCTAssertTrue(body.add(BodyArrival.Sample(at: 262 * ms, acked: 100_000, inFlight: 0, notSent: 0,
+                                                  sendWindow: 635_904, retransmitted: 1448, minRTT: 80_000)))
+        XCTAssertEqual(try XCTUnwrap(body.arrival(responseStart: nil)), 262 * ms - 40_000)
     }
 
     /// The shaped target reads at 720 kB/s from a window of 16 KB: the bytes in flight fill the window, and the peer
@@ -138,7 +193,7 @@ final class BodyArrivalTests: XCTestCase {
         let info = try XCTUnwrap(bytes.withUnsafeBytes { TCPInfo(kernelBytes: $0, length: 232) })
         let sample = try XCTUnwrap(BodyArrival.Sample(info, at: 7))
         XCTAssertEqual(sample, BodyArrival.Sample(at: 7, acked: 10_000, inFlight: 5000, notSent: 3000, sendWindow: 65_535,
-                                                  segmentSize: 1448, minRTT: 250_000, deliveryRate: 2_000_000))
+                                                  retransmitted: 2000, segmentSize: 1448, minRTT: 250_000, deliveryRate: 2_000_000))
         let old = try XCTUnwrap(bytes.withUnsafeBytes { TCPInfo(kernelBytes: $0, length: 192) })
         XCTAssertNil(BodyArrival.Sample(old, at: 7), "no bytes_sent before 4.19")
     }

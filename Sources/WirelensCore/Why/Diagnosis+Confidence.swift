@@ -1,7 +1,8 @@
 /// How sure a verdict is, from its own evidence: a number from 0 (a tie, or the deciding figure right at its rule's
 /// threshold) to 1 (clear). Only the number is kept; `DiagnosisBasis` says in words what it rests on.
 ///
-/// - an upload's shares (`server-window`, `send-buffer`, `network`, `client`): the leading share less the next;
+/// - an upload's shares (`server-window`, `send-buffer`, `network`, `client`): the leading share less the next; a
+///   window-bound `server-window` (`isWindowBound`): how near the body's rate came to `windowCap`;
 /// - `server-think`: how far the server's own share of the total passed a half (1 at all of it);
 /// - `round-trips`: how far the handshakes and round trips passed a half of the total;
 /// - a download's `client`: how far the larger of the write share and the full-queue share passed `clientShare`;
@@ -44,7 +45,13 @@ extension Diagnosis {
             }
         case .serverWindow, .sendBuffer, .network, .client:
             let (lead, next) = leadingShares(d.verdict, e)
-            d.evidence.confidence = min(1, max(0, lead - (next?.share ?? 0)))
+            if d.verdict == .serverWindow, let next, next.share > lead, let rate = e.bodyRate, let cap = e.windowCap,
+               cap > 0 {
+                // Window-bound (`isWindowBound`), not the stopwatches: how near the body came to the window's cap.
+                d.evidence.confidence = min(1, max(0, 1 - abs(rate / cap - 1) / windowCapTolerance))
+            } else {
+                d.evidence.confidence = min(1, max(0, lead - (next?.share ?? 0)))
+            }
         case .clientCPU:
             let demand = (e.host?.cpuShare ?? 0) + (e.host?.runQueueShare ?? 0)
             d.evidence.confidence = past(demand, HostFacts.boundShare, full: 1)

@@ -13,6 +13,8 @@
 ///    both windows allowed more (`TCPFacts.bufferBound`) applied to the busy time not rwnd-limited: the kernel starts
 ///    that stopwatch only when the application is blocked with nothing left unsent after a transmission, so a small
 ///    buffer whose segment or two in flight wait for a (delayed) ACK counts as busy;
+///    a body that moved within 20% of the peer's window over the RTT on a path without a queue is `server-window`
+///    whatever the shares (`isWindowBound`: an ack-clocked sender held by the window counts as busy);
 /// (after 2 to 5, `round-trips` aside: the engine's loop thread CPU-bound over the moving phase, `HostFacts.bound`, makes
 /// the verdict `client-cpu`, the evidence kept: the host set the pace, whatever the kernel's stopwatches say;
 /// `Diagnosis+Host`)
@@ -285,6 +287,8 @@ public struct Diagnosis: Sendable, Equatable, Codable {
         evidence.idleShare = idleShare
         // The shares stay in the evidence (they are the kernel's numbers); only the verdict needs the resolution.
         guard moving >= stopwatchFloor else { return unknown(stopwatchReason, evidence) }
+        // A body at window / RTT on a path without a queue was the window's, whatever the stopwatches read.
+        if isWindowBound(tcp, evidence) { return Diagnosis(verdict: .serverWindow, evidence: evidence) }
         let largest = max(rwndShare, sndbufShare, networkShare, idleShare)
         let verdict: Verdict = largest == rwndShare ? .serverWindow : largest == sndbufShare ? .sendBuffer
             : largest == networkShare ? .network : .client

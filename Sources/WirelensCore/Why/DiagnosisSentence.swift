@@ -27,8 +27,9 @@ enum DiagnosisSentence {
             }
             let window = e.peerWindow.map { ByteSize.format($0) } ?? "an unknown size"
             let cap = e.windowCap.map { " caps one connection at \(ByteSize.formatRate($0))" } ?? " held the sender back"
+            let moved = e.bodyRate.map { ", and the body moved at \(ByteSize.formatRate($0))" } ?? ""
             return "The server's receive window was full \(full) of the send time: its window of \(window) over a \(rtt) "
-                + "RTT\(cap); parallel connections, a larger server buffer or a faster-reading server help\(note)."
+                + "RTT\(cap)\(moved); parallel connections, a larger server buffer or a faster-reading server help\(note)."
         case .sendBuffer:
             let size = e.sendBuffer.map { " of \(ByteSize.format($0))" } ?? ""
             var held = ""

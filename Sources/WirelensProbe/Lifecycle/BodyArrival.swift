@@ -13,12 +13,19 @@ import WirelensCore
 ///   one way after it left: `sent + minRTT/2`, `sent` the middle of the two looks around the moment nothing was
 ///   left unsent. Error: half the look interval (1 ms near that moment), plus what a burst the window let out at once waits in a
 ///   slower link's queue (the burst over the link's rate).
-/// - **queue** (otherwise: the congestion window or the path held the sender back): the bytes ahead of the last one
-///   left the path's bottleneck at the delivery rate, and the peer acknowledged them on arrival (it holds only the
-///   final odd segment's ACK). From each of the last looks that saw a new acknowledgement, the rest of the body
-///   arrives at `look + rest / deliveryRate - minRTT/2`; the earliest of these is the estimate (the count a look
-///   sees lags the last ACK by at most one, so the earliest is the tightest), and never before `sent + minRTT/2`.
-///   Error: the rest over the rate's error (one or two segments: well under a millisecond on a 1 MB/s link).
+/// - **queue** (otherwise: the congestion window or the path held the sender back, alone or with flows sharing its
+///   queue): the peer acknowledged the bytes on arrival (it holds only the final odd segment's ACK), so the last
+///   look that saw a new acknowledgement short of the end (`progress`) places that count's arrival one way before the
+///   middle of it and the look before; the rest arrives after it at the flow's share of the bottleneck, the bytes
+///   acknowledged from the first look to that one over the time between them (the fastest delivery rate seen when
+///   they are less than 5 ms apart): `progress + rest / share - minRTT/2`, never before `sent + minRTT/2`. Only the
+///   last such look counts: the kernel's rate samples of earlier ones say nothing of the flows sharing the queue at
+///   the end, and a flow's rate sample near its end is app-limited. Error: half the look interval (1 ms near the
+///   end) plus, when the peer held the final segment's ACK, the final segment's time at the share against its time
+///   as it came (others' segments between); otherwise the look that saw the whole body acknowledged bounds it. The
+///   one way is half the connection's minimum RTT: a connection that never saw the queue empty overstates it.
+///   After a retransmission since `progress` the lost bytes arrived as the retransmission did, which only the
+///   acknowledgement of the whole body tells: its look, one way before, is the estimate.
 ///
 /// Either way the arrival is no later than one way before the look that saw the whole body acknowledged, or
 /// before the response's first byte, and no earlier than the body was written. A pure value: the instants come
@@ -36,6 +43,8 @@ struct BodyArrival: Equatable {
         var notSent: UInt64
         /// The peer's advertised window in bytes (`tcpi_snd_wnd`, 5.4), if the kernel has it.
         var sendWindow: UInt64?
+        /// Bytes retransmitted over the connection's life (`tcpi_bytes_retrans`).
+        var retransmitted: UInt64
         /// The sender's segment size (`tcpi_snd_mss`).
         var segmentSize: UInt64
         /// The smallest round-trip time the kernel saw (ns), if it has one.
@@ -44,8 +53,9 @@ struct BodyArrival: Equatable {
         var deliveryRate: UInt64?
 
         init(at: Int64, acked: UInt64, inFlight: UInt64, notSent: UInt64, sendWindow: UInt64? = nil,
-             segmentSize: UInt64 = 1448, minRTT: Int64? = nil, deliveryRate: UInt64? = nil) {
+             retransmitted: UInt64 = 0, segmentSize: UInt64 = 1448, minRTT: Int64? = nil, deliveryRate: UInt64? = nil) {
             self.at = at
+            self.retransmitted = retransmitted
             self.acked = acked
             self.inFlight = inFlight
             self.notSent = notSent
@@ -61,18 +71,17 @@ struct BodyArrival: Equatable {
                   let notSent = info.notSentBytes else { return nil }
             let fresh = sent >= retransmitted ? sent - retransmitted : 0
             self.init(at: at, acked: acked, inFlight: fresh >= acked ? fresh - acked : 0, notSent: UInt64(notSent),
-                      sendWindow: info.sendWindow.map(UInt64.init), segmentSize: UInt64(max(info.sendMSS, 1)),
+                      sendWindow: info.sendWindow.map(UInt64.init), retransmitted: retransmitted, segmentSize: UInt64(max(info.sendMSS, 1)),
                       minRTT: info.minRTT.map { Int64($0) * 1000 }, deliveryRate: info.deliveryRate)
         }
     }
-
-    /// How many looks that saw a new acknowledgement are kept for the queue estimate.
-    static let kept = 8
 
     /// When the body was all written (monotonic ns): its last byte left no earlier.
     let written: Int64
     /// The acknowledged count at which the body's last byte is acknowledged (set by the first look).
     private(set) var end: UInt64?
+    /// The first look (nil before it).
+    private(set) var first: Sample?
     /// The previous look (nil before the first).
     private(set) var previous: Sample?
     /// The middle of the two looks around the moment nothing was left unsent: when the last byte left.
@@ -81,8 +90,9 @@ struct BodyArrival: Equatable {
     private(set) var windowBound = false
     /// The first look that saw the whole body acknowledged.
     private(set) var acknowledged: Int64?
-    /// The last looks that saw a new acknowledgement (at most `kept`).
-    private(set) var recent: [Sample] = []
+    /// The last look that saw a new acknowledgement short of the end, and when the look before it was taken.
+    private(set) var progress: Sample?
+    private(set) var progressSince: Int64 = 0
     /// The smallest round-trip time seen (ns).
     private(set) var minRTT: Int64?
     /// The fastest delivery rate seen (bytes/s; 0: none).
@@ -121,6 +131,7 @@ struct BodyArrival: Equatable {
         guard !isComplete else { return true }
         let end = self.end ?? (sample.acked + sample.inFlight + sample.notSent)
         self.end = end
+        if first == nil { first = sample }
         if let rtt = sample.minRTT, rtt > 0 { minRTT = min(minRTT ?? rtt, rtt) }
         if let rate = sample.deliveryRate { fastest = max(fastest, rate) }
         if sent == nil, sample.notSent == 0 {
@@ -132,11 +143,21 @@ struct BodyArrival: Equatable {
         if sample.acked >= end {
             acknowledged = sample.at
         } else if previous.map({ $0.acked != sample.acked }) ?? true {
-            if recent.count == Self.kept { recent.removeFirst() }
-            recent.append(sample)
+            progressSince = lastLook
+            progress = sample
         }
         previous = sample
         return isComplete
+    }
+
+    /// The shortest span (ns) from the first look over which the acknowledged bytes give the flow's share.
+    static let shareSpan: Int64 = 5_000_000
+
+    /// The flow's rate (bytes/s) from the first look to `look`: the bytes acknowledged between them over the time,
+    /// or the fastest delivery rate seen when they are less than `shareSpan` apart or nothing was acknowledged.
+    func share(until look: Sample) -> Double {
+        guard let first, look.at - first.at >= Self.shareSpan, look.acked > first.acked else { return Double(fastest) }
+        return Double(look.acked - first.acked) / Double(look.at - first.at) * 1e9
     }
 
     /// When the body's last byte reached the server (monotonic ns), given the response's first byte if it began;
@@ -145,17 +166,18 @@ struct BodyArrival: Equatable {
         guard let sent, let end else { return nil }
         let oneWay = (minRTT ?? 0) / 2
         var estimate = sent + oneWay
-        if !windowBound {
-            var earliest: Int64?
-            for look in recent where look.acked < end {
-                guard let rate = look.deliveryRate, rate > 0 else { continue }
-                let rest = Double(end - look.acked) / Double(rate) * 1e9
-                let at = look.at + Int64(rest.rounded()) - oneWay
-                earliest = min(earliest ?? at, at)
+        let bounds = [acknowledged, responseStart].compactMap { $0 }
+        if !windowBound, let progress {
+            if (previous?.retransmitted ?? 0) > progress.retransmitted, let bound = bounds.min() {
+                estimate = max(estimate, bound - oneWay)
+            } else {
+                let rate = share(until: progress)
+                let rest = rate > 0 ? Double(end - progress.acked) / rate * 1e9 : 0
+                let seen = progress.at - (progress.at - progressSince) / 2
+                estimate = max(estimate, seen + Int64(rest.rounded()) - oneWay)
             }
-            if let earliest { estimate = max(estimate, earliest) }
         }
-        if let bound = [acknowledged, responseStart].compactMap({ $0 }).min() {
+        if let bound = bounds.min() {
             estimate = min(estimate, bound - oneWay)
         }
         return max(estimate, written)
