@@ -384,9 +384,10 @@ final class EngineLoop: CurlLoopDriver {
         ctx.bodyReader.stop = pipeStop
         ctx.bodyReader.waitLimit = options.idleTimeout
         var settings = TransferSettings(
-            url: target.text, scheme: target.scheme, method: ctx.method, body: ctx.body,
+            url: target.text, scheme: target.scheme, method: ctx.method, body: ctx.body, bodyKind: attempt.bodyKind,
             keepsCredentials: access.keepsCredentials, refusesLinkLocal: access.refusesLinkLocal,
-            headers: task.spec.headers, remainingMicros: access.remainingMicros, sendBuffer: options.sendBuffer,
+            headers: attempt.sendsBody ? task.spec.headers : RedirectPolicy.bodilessHeaders(task.spec.headers),
+            remainingMicros: access.remainingMicros, sendBuffer: options.sendBuffer,
             reportsIncomingTraffic: ctx.tracksActivity)
         if options.httpVersion == .http2PriorKnowledge, options.reuseConnections, Libcurl.h2cReuseBroken {
             let role = priorKnowledgeRoles.role(for: target.origin)
