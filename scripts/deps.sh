@@ -7,6 +7,10 @@ PACKAGES=(libcurl4-openssl-dev libnghttp2-dev libpcap-dev libssl-dev libsqlite3-
 
 # The package's test (scripts/package-check.sh): dpkg-shlibdeps, readelf/strip, man -l, and the zsh and fish completions.
 PACKAGES+=(dpkg-dev binutils man-db zsh fish)
+
+# The httpbin conformance suite (Tests/WirelensCLITests/HttpbinConformanceTests.swift): httpbin under gunicorn,
+# both run by Debian's /usr/bin/python3 (scripts/httpbin-gunicorn.py).
+PACKAGES+=(python3-httpbin gunicorn)
 missing=()
 for p in "${PACKAGES[@]}"; do
     if [ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)" != "install ok installed" ]; then

@@ -9,6 +9,9 @@ public struct TransferSettings {
     public var scheme: String
     public var method: String
     public var body: BodySource
+    /// CURLOPT_POST or CURLOPT_UPLOAD for the body part (nil: neither; the method alone, CURLOPT_CUSTOMREQUEST).
+    /// libcurl sends `Expect: 100-continue` by it: always for an upload, above 1 MiB for a POST.
+    public var bodyKind: BodyKind?
     /// True when the transfer sends the secret headers (its origin is the task's first, or hops are trusted).
     public var keepsCredentials: Bool
     /// True when the transfer may not connect to a link-local address: libcurl then asks `mayConnect` before each socket.
@@ -43,13 +46,14 @@ public struct TransferSettings {
         case joins
     }
 
-    public init(url: String, scheme: String, method: String, body: BodySource, keepsCredentials: Bool,
+    public init(url: String, scheme: String, method: String, body: BodySource, bodyKind: BodyKind?, keepsCredentials: Bool,
                 refusesLinkLocal: Bool, headers: [HeaderField], remainingMicros: Int64?, sendBuffer: Int?,
                 reportsIncomingTraffic: Bool, priorKnowledgeRole: PriorKnowledgeRole? = nil) {
         self.url = url
         self.scheme = scheme
         self.method = method
         self.body = body
+        self.bodyKind = bodyKind
         self.keepsCredentials = keepsCredentials
         self.refusesLinkLocal = refusesLinkLocal
         self.headers = headers
@@ -152,6 +156,9 @@ public struct EasyConfigurator {
         if let list = headers.resolve { try easy.set(CURLOPT_RESOLVE, list: list, "CURLOPT_RESOLVE") }
         if let list = headers.connectTo { try easy.set(CURLOPT_CONNECT_TO, list: list, "CURLOPT_CONNECT_TO") }
         // "": every encoding this libcurl decodes, named in Accept-Encoding; the body is delivered decoded.
+        if let wait = options.expectContinueTimeout {
+            try long(CURLOPT_EXPECT_100_TIMEOUT_MS, Int(max(1, wait / 1000)), "CURLOPT_EXPECT_100_TIMEOUT_MS")
+        }
         if options.compressed { try string(CURLOPT_ACCEPT_ENCODING, "", "CURLOPT_ACCEPT_ENCODING") }
         easy.verbose = options.verbose
         if let proxy = options.proxy { try string(CURLOPT_PROXY, proxy, "CURLOPT_PROXY") }
@@ -206,25 +213,27 @@ public struct EasyConfigurator {
             try pointer(CURLOPT_SEEKDATA, "CURLOPT_SEEKDATA")
             try long(CURLOPT_UPLOAD_BUFFERSIZE, Self.uploadBufferSize, "CURLOPT_UPLOAD_BUFFERSIZE")
         }
-        switch transfer.method {
-        case "GET" where !hasBody:
-            break
-        case "HEAD":
-            try long(CURLOPT_NOBODY, 1, "CURLOPT_NOBODY")
-        case "POST":
+        // As curl: the body part is a POST or an upload whatever the method, which is then a custom request.
+        switch transfer.bodyKind ?? (hasBody ? .upload : nil) {
+        case .post:
             try long(CURLOPT_POST, 1, "CURLOPT_POST")
             try easy.set(CURLOPT_POSTFIELDSIZE_LARGE, offset: size, "CURLOPT_POSTFIELDSIZE_LARGE")
             if !hasBody { try string(CURLOPT_COPYPOSTFIELDS, "", "CURLOPT_COPYPOSTFIELDS") }
-        default:
-            if hasBody || transfer.method == "PUT" {
-                try long(CURLOPT_UPLOAD, 1, "CURLOPT_UPLOAD")
-                try easy.set(CURLOPT_INFILESIZE_LARGE, offset: size, "CURLOPT_INFILESIZE_LARGE")
-                if !hasBody {
-                    try check(wl_easy_setopt_data_cb(handle, CURLOPT_READFUNCTION, wlReadCallback), "CURLOPT_READFUNCTION")
-                    try pointer(CURLOPT_READDATA, "CURLOPT_READDATA")
-                }
+            if transfer.method != "POST" { try string(CURLOPT_CUSTOMREQUEST, transfer.method, "CURLOPT_CUSTOMREQUEST") }
+        case .upload:
+            try long(CURLOPT_UPLOAD, 1, "CURLOPT_UPLOAD")
+            try easy.set(CURLOPT_INFILESIZE_LARGE, offset: size, "CURLOPT_INFILESIZE_LARGE")
+            if !hasBody {
+                try check(wl_easy_setopt_data_cb(handle, CURLOPT_READFUNCTION, wlReadCallback), "CURLOPT_READFUNCTION")
+                try pointer(CURLOPT_READDATA, "CURLOPT_READDATA")
             }
             if transfer.method != "PUT" { try string(CURLOPT_CUSTOMREQUEST, transfer.method, "CURLOPT_CUSTOMREQUEST") }
+        case nil where transfer.method == "HEAD":
+            try long(CURLOPT_NOBODY, 1, "CURLOPT_NOBODY")
+        case nil where transfer.method != "GET":
+            try string(CURLOPT_CUSTOMREQUEST, transfer.method, "CURLOPT_CUSTOMREQUEST")
+        case nil:
+            break
         }
     }
 }

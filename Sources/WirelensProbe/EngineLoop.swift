@@ -387,9 +387,10 @@ final class EngineLoop: CurlLoopDriver {
         ctx.bodyReader.stop = pipeStop
         ctx.bodyReader.waitLimit = options.idleTimeout
         var settings = TransferSettings(
-            url: target.text, scheme: target.scheme, method: ctx.method, body: ctx.body,
+            url: target.text, scheme: target.scheme, method: ctx.method, body: ctx.body, bodyKind: attempt.bodyKind,
             keepsCredentials: access.keepsCredentials, refusesLinkLocal: access.refusesLinkLocal,
-            headers: task.spec.headers, remainingMicros: access.remainingMicros, sendBuffer: options.sendBuffer,
+            headers: attempt.sendsBody ? task.spec.headers : RedirectPolicy.bodilessHeaders(task.spec.headers),
+            remainingMicros: access.remainingMicros, sendBuffer: options.sendBuffer,
             reportsIncomingTraffic: ctx.tracksActivity)
         settings.receiveBuffer = options.receiveBuffer
         if options.httpVersion == .http2PriorKnowledge, options.reuseConnections, Libcurl.h2cReuseBroken {

@@ -15,6 +15,10 @@ public struct ProbePlan: Sendable, Equatable {
     public var outputPath: String?
     /// Request headers every task of the plan adds (a form's Content-Type).
     public var headers: [HeaderField] = []
+    /// How the body part goes out, as curl's flag for it (`-d` and `-F`: a POST; `-T`: an upload); nil: none.
+    public var bodyKind: BodyKind?
+    /// True when the method was given (`-X`): it stays on every redirect hop, as curl's.
+    public var keepsMethod: Bool
 
     /// Checks the URLs, the upload source and the output file.
     ///
@@ -37,6 +41,7 @@ public struct ProbePlan: Sendable, Equatable {
             let multipart = MultipartForm(parts: try Self.parts(form), boundary: MultipartForm.randomBoundary(using: &random))
             body = .pieces(multipart.body)
             headers = [HeaderField(name: "Content-Type", value: multipart.contentType)]
+            bodyKind = .post
         } else if !data.isEmpty {
             if data.count == 1, case .file(let path, binary: true) = data[0], path != "-" {
                 body = .file(path: path, size: try Self.readableFileSize(path))
@@ -44,15 +49,20 @@ public struct ProbePlan: Sendable, Equatable {
                 body = .pieces(BodyPieces([.bytes(try RequestData.body(data, read: Self.contents(of:)))]))
             }
             if let dataContentType { headers = [HeaderField(name: "Content-Type", value: dataContentType)] }
+            bodyKind = .post
         } else if let uploadPath, let uploadSize {
             try Self.checkPipe(uploadPath)
             body = .pipe(path: uploadPath, size: uploadSize)
+            bodyKind = .upload
         } else if let uploadPath {
             body = .file(path: uploadPath, size: try Self.readableFileSize(uploadPath))
+            bodyKind = .upload
         } else if let uploadSize {
             body = .generated(size: uploadSize)
+            bodyKind = .upload
         } else {
             body = .none
+            bodyKind = nil
         }
         if let outputPath {
             try Self.checkWritable(outputPath)
@@ -62,11 +72,17 @@ public struct ProbePlan: Sendable, Equatable {
             .uppercased()
         self.repeatCount = repeatCount
         self.outputPath = outputPath
+        keepsMethod = method != nil
     }
 
     /// One round of tasks, one per URL in order; the run repeats it `repeatCount` times (see `Engine.run`).
     public var round: [TaskSpec] {
-        urls.map { TaskSpec(url: $0, method: method, body: body, outputPath: outputPath, headers: headers) }
+        urls.map {
+            var spec = TaskSpec(url: $0, method: method, body: body, outputPath: outputPath, headers: headers)
+            spec.bodyKind = bodyKind
+            spec.keepsMethod = keepsMethod
+            return spec
+        }
     }
 
     /// The form's parts, with each file found, measured and given its filename and media type.

@@ -17,8 +17,10 @@ final class TaskState {
         self.batch = batch
         self.batchSlot = batchSlot
         self.profile = profile
-        lifecycle = TaskLifecycle(index: index, url: spec.url, method: spec.method, sendsBody: spec.body != .none,
-                                  rules: profile.rules)
+        lifecycle = TaskLifecycle(index: index, url: spec.url,
+                                  request: RedirectPolicy.Request(method: spec.method, bodyKind: spec.bodyKind,
+                                                                  keepsMethod: spec.keepsMethod),
+                                  sendsBody: spec.body != .none, rules: profile.rules)
     }
 }
 

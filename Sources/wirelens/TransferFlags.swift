@@ -43,6 +43,15 @@ struct TransferFlags: ParsableArguments {
     @Flag(name: .customLong("no-location"), help: "Do not follow redirects: a 3xx is the answer, as curl without -L.")
     var noLocation = false
 
+    @Flag(name: .customLong("post301"), help: "After a 301, send a -d/-F body again as a POST instead of a GET, as curl's.")
+    var post301 = false
+
+    @Flag(name: .customLong("post302"), help: "After a 302, send a -d/-F body again as a POST instead of a GET, as curl's.")
+    var post302 = false
+
+    @Flag(name: .customLong("post303"), help: "After a 303, send a -d/-F body again as a POST instead of a GET, as curl's.")
+    var post303 = false
+
     @Flag(name: .customLong("location-trusted"),
           help: "Send secret headers (Authorization, Cookie, tokens) and URL credentials to redirects to other origins too.")
     var locationTrusted = false
@@ -90,8 +99,14 @@ struct TransferFlags: ParsableArguments {
     @Flag(name: [.customShort("k"), .customLong("insecure")], help: "Do not verify TLS certificates.")
     var insecure = false
 
-    @Flag(name: .customLong("no-expect-100"), help: "Do not send Expect: 100-continue before request bodies.")
+    @Flag(name: .customLong("no-expect-100"),
+          help: "Never send Expect: 100-continue (by default it goes as curl's: with -T, and with -d/-F above 1 MiB).")
     var noExpect100 = false
+
+    @Option(name: .customLong("expect100-timeout"),
+            help: ArgumentHelp("How long to wait for a 100 Continue before sending the body anyway (default 1s), as curl's.",
+                               valueName: "seconds"))
+    var expect100Timeout: String?
 
     @Flag(name: .customLong("include-headers"), help: "Keep response headers (redacted) in the report.")
     var includeHeaders = false
@@ -125,6 +140,8 @@ struct TransferFlags: ParsableArguments {
         o.caFile = cacert
         o.insecure = insecure
         o.expectContinue = !noExpect100
+        o.expectContinueTimeout = try Self.duration(expect100Timeout, "--expect100-timeout")
+        o.keepsPostAfter = Set([(post301, 301), (post302, 302), (post303, 303)].filter(\.0).map(\.1))
         o.includeResponseHeaders = includeHeaders
         if tcpSample == "off" {
             o.readsKernelFacts = false

@@ -7,10 +7,54 @@ final class RedirectPolicyTests: XCTestCase {
         var keepsBody: Bool
     }
 
-    /// The next hop as a comparable value (`Hop` has no public initializer).
+    /// The next hop of a request with a body sent as its method's is (`BodyKind.inferred`), as a comparable value
+    /// (`Hop` has no public initializer).
     private func hop(_ status: Int, _ method: String, location: Bool = true) -> Expected? {
-        RedirectPolicy.next(status: status, method: method, hasLocation: location)
+        let request = RedirectPolicy.Request(method: method, bodyKind: BodyKind.inferred(method: method, hasBody: true))
+        return RedirectPolicy.next(status: status, request: request, hasLocation: location)
             .map { Expected(method: $0.method, keepsBody: $0.keepsBody) }
+    }
+
+    /// The next hop of `method` with a body of `kind`, the method named by the user when `named` (curl's -X).
+    private func hop(_ status: Int, _ method: String, _ kind: BodyKind?, named: Bool,
+                     keepsPostAfter: Set<Int> = []) -> RedirectPolicy.Hop? {
+        RedirectPolicy.next(status: status, request: RedirectPolicy.Request(method: method, bodyKind: kind, keepsMethod: named),
+                            keepsPostAfter: keepsPostAfter, hasLocation: true)
+    }
+
+    /// curl 7.88's answers, as scripts/redirect-peer.py recorded them for `curl -L` (the CLI test
+    /// RedirectMethodTests holds Wirelens to curl itself): a method named with -X stays, and only the body goes.
+    func testNamedMethodStaysAndOnlyTheBodyGoes() {
+        for status in [301, 302, 303] {
+            XCTAssertEqual(hop(status, "PUT", .post, named: true)?.method, "PUT", "-X PUT -d, \(status)")
+            XCTAssertEqual(hop(status, "PUT", .post, named: true)?.keepsBody, false, "-X PUT -d, \(status)")
+        }
+        XCTAssertEqual(hop(303, "POST", .post, named: true).map { [$0.method: $0.keepsBody] }, ["POST": false])
+        XCTAssertEqual(hop(301, "POST", .upload, named: true).map { [$0.method: $0.keepsBody] }, ["POST": true])
+        XCTAssertEqual(hop(303, "POST", .upload, named: true).map { [$0.method: $0.keepsBody] }, ["POST": false])
+        XCTAssertEqual(hop(303, "DELETE", nil, named: true)?.method, "DELETE")
+        XCTAssertEqual(hop(303, "PUT", .upload, named: false).map { [$0.method: $0.keepsBody] }, ["GET": false], "-T")
+        XCTAssertEqual(hop(301, "PUT", .upload, named: false).map { [$0.method: $0.keepsBody] }, ["PUT": true], "-T")
+    }
+
+    /// --post301, --post302 and --post303 each keep a POST body for their own status only, and never an upload's.
+    func testPostFlagsKeepThePostForTheirStatusOnly() {
+        for status in [301, 302, 303] {
+            let kept = hop(status, "POST", .post, named: false, keepsPostAfter: [status])
+            XCTAssertEqual(kept.map { [$0.method: $0.keepsBody] }, ["POST": true], "\(status)")
+            for other in [301, 302, 303] where other != status {
+                let changed = hop(status, "POST", .post, named: false, keepsPostAfter: [other])
+                XCTAssertEqual(changed.map { [$0.method: $0.keepsBody] }, ["GET": false], "\(status) with --post\(other)")
+            }
+        }
+        let upload = hop(303, "PUT", .upload, named: false, keepsPostAfter: [303])
+        XCTAssertEqual(upload.map { [$0.method: $0.keepsBody] }, ["GET": false], "--post303 -T: curl's GET")
+    }
+
+    func testBodilessHopDropsTheBodysHeadersOnly() {
+        let headers = [HeaderField(name: "content-TYPE", value: "a/b"), HeaderField(name: "Range", value: "bytes=0-"),
+                       HeaderField(name: "Transfer-Encoding", value: "chunked"), HeaderField(name: "Content-Length", value: "3")]
+        XCTAssertEqual(RedirectPolicy.bodilessHeaders(headers).map(\.name), ["Range"])
     }
 
     func testMovedAndFoundTurnPostIntoGet() {

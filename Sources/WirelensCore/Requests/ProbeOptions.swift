@@ -37,7 +37,7 @@ public struct ProbeOptions: Sendable, Codable, Equatable {
     public var insecure = false
     /// Extra request headers (redacted in reports).
     public var headers: [HeaderField] = []
-    /// Send `Expect: 100-continue` before request bodies, as libcurl does by default.
+    /// Send `Expect: 100-continue` before request bodies when curl would (`BodyKind`); false never sends it.
     public var expectContinue = true
     /// Keep each transaction's response headers in the report.
     public var includeResponseHeaders = false
@@ -69,6 +69,12 @@ public struct ProbeOptions: Sendable, Codable, Equatable {
     public var compressed = false
     /// Write libcurl's verbose text to stderr, redacted (`-v`).
     public var verbose = false
+    /// How long a request that sent `Expect: 100-continue` waits for the server's 100 before it sends the body
+    /// anyway (µs, CURLOPT_EXPECT_100_TIMEOUT_MS, `--expect100-timeout`); nil: libcurl's 1 s.
+    public var expectContinueTimeout: Int64?
+    /// The redirect statuses (301, 302, 303) after which a POST body stays a POST, as curl's `--post301`,
+    /// `--post302` and `--post303` (`RedirectPolicy.next`).
+    public var keepsPostAfter: Set<Int> = []
 
     /// The IP versions a host name may resolve to.
     public enum AddressFamily: String, Sendable, Codable, Equatable {

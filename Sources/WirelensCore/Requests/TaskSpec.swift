@@ -9,7 +9,14 @@ public struct TaskSpec: Sendable, Equatable {
     /// Request headers of this task alone (a segment's Content-Range, a form's Content-Type, a resume's Range);
     /// each replaces a run-wide header of the same name.
     public var headers: [HeaderField]
+    /// How the body part goes out (nil: the request has none), which decides `Expect: 100-continue` and what a
+    /// redirect does to the request, as in curl.
+    public var bodyKind: BodyKind?
+    /// True when the user named the method (curl's `-X`): every redirect hop sends it, as curl sends its
+    /// CURLOPT_CUSTOMREQUEST on every request, even where the hop drops the body.
+    public var keepsMethod: Bool
 
+    /// A task whose body goes out as its method's does (`BodyKind.inferred`) and whose method redirects may change.
     public init(url: String, method: String = "GET", body: BodySource = .none, response: ResponseSink,
                 headers: [HeaderField] = []) {
         self.url = url
@@ -17,6 +24,8 @@ public struct TaskSpec: Sendable, Equatable {
         self.body = body
         self.response = response
         self.headers = headers
+        bodyKind = BodyKind.inferred(method: method, hasBody: body != .none)
+        keepsMethod = false
     }
 
     /// A task whose response body goes to the file at `outputPath` (nil discards it); with `resumeOutput`, a 206 is

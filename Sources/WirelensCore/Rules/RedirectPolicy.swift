@@ -1,10 +1,28 @@
 /// Decides how a redirect is followed, as browsers and `curl -L` do, one transaction per hop.
 public enum RedirectPolicy {
+    /// A request as a redirect sees it: its method, how its body part goes out, and whether the user named the method.
+    public struct Request: Sendable, Equatable {
+        public var method: String
+        /// nil: the request sends no body part (`BodyKind`).
+        public var bodyKind: BodyKind?
+        /// True when the method was named (`-X`): it stays on every hop (`TaskSpec.keepsMethod`).
+        public var keepsMethod: Bool
+
+        public init(method: String, bodyKind: BodyKind?, keepsMethod: Bool = false) {
+            self.method = method
+            self.bodyKind = bodyKind
+            self.keepsMethod = keepsMethod
+        }
+    }
+
     /// The request to send for the next hop.
     public struct Hop: Sendable, Equatable {
         public var method: String
-        /// False when the body is dropped (the method became GET).
-        public var keepsBody: Bool
+        /// How the hop sends the body (nil: it sends none, and none of the body's headers).
+        public var bodyKind: BodyKind?
+
+        /// False when the body is dropped.
+        public var keepsBody: Bool { bodyKind != nil }
     }
 
     /// Why a redirect is not followed.
@@ -28,19 +46,34 @@ public enum RedirectPolicy {
 
     /// The next hop for a response, or nil when the status is not a redirect that can be followed.
     ///
-    /// 303 turns every method but HEAD into GET; 301 and 302 turn POST into GET; 307 and 308 keep method and body.
-    public static func next(status: Int, method: String, hasLocation: Bool) -> Hop? {
+    /// As curl 7.88 (`Curl_follow`): 301 and 302 turn a POST body (`-d`, `-F`) into a GET, unless the status is in
+    /// `keepsPostAfter` (`--post301`, `--post302`); 303 drops any body and turns the request into a GET (HEAD stays
+    /// HEAD), except a POST body with 303 in `keepsPostAfter` (`--post303`); 307 and 308 keep method and body. A
+    /// method the user named stays the method of every hop, with the body dropped where a GET would have been sent.
+    public static func next(status: Int, request: Request, keepsPostAfter: Set<Int> = [], hasLocation: Bool) -> Hop? {
         guard hasLocation else { return nil }
+        let unchanged = Hop(method: request.method, bodyKind: request.bodyKind)
+        let bodiless = Hop(method: request.keepsMethod || request.method == "HEAD" ? request.method : "GET", bodyKind: nil)
         switch status {
         case 301, 302:
-            return method == "POST" ? Hop(method: "GET", keepsBody: false) : Hop(method: method, keepsBody: true)
+            return request.bodyKind == .post && !keepsPostAfter.contains(status) ? bodiless : unchanged
         case 303:
-            return method == "HEAD" ? Hop(method: "HEAD", keepsBody: false) : Hop(method: "GET", keepsBody: false)
+            if request.bodyKind == .post && keepsPostAfter.contains(303) { return unchanged }
+            return request.keepsMethod && request.bodyKind == nil ? unchanged : bodiless
         case 307, 308:
-            return Hop(method: method, keepsBody: true)
+            return unchanged
         default:
             return nil
         }
+    }
+
+    /// The names of the headers that describe a body, which a hop without one does not send.
+    public static let bodyHeaderNames: Set<String> = ["content-type", "content-length", "transfer-encoding"]
+
+    /// A task's own headers (`TaskSpec.headers`) for a transaction that sends no body: without those that describe
+    /// one (a form's or a `-d` body's Content-Type), as curl adds those only to a request with a body.
+    public static func bodilessHeaders(_ headers: [HeaderField]) -> [HeaderField] {
+        headers.filter { !bodyHeaderNames.contains($0.name.lowercased()) }
     }
 
     /// Why a redirect to `next` may not be followed, or nil when it may.

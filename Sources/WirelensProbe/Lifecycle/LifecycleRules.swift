@@ -10,6 +10,8 @@ struct LifecycleRules: Sendable, Equatable {
     var trustedRedirects: Bool
     /// Hops to link-local addresses are followed.
     var allowsLinkLocalRedirects: Bool
+    /// The statuses of 301, 302 and 303 after which a POST body stays a POST (`ProbeOptions.keepsPostAfter`).
+    var keepsPostAfter: Set<Int> = []
     var retry: RetryPolicy
     /// µs without a moved byte, once a connection is ready, after which a transfer fails; nil: no limit.
     var idleTimeout: Int64?
@@ -39,6 +41,7 @@ struct LifecycleRules: Sendable, Equatable {
                   allowsLinkLocalRedirects: options.allowsLinkLocalRedirects, retry: options.retry,
                   idleTimeout: options.idleTimeout, totalTimeout: options.totalTimeout,
                   throughProxy: options.proxy != nil, anchor: anchor)
+        keepsPostAfter = options.keepsPostAfter
     }
 
     /// True when transfers must be watched for a timeout at all.

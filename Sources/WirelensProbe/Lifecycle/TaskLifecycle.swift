@@ -30,6 +30,8 @@ struct TaskLifecycle {
         var method: String
         /// False when the task's body is not sent (a hop that turned the method into GET).
         var sendsBody: Bool
+        /// How the body part goes out (nil: none), as libcurl is to be told (`BodyKind`).
+        var bodyKind: BodyKind? = nil
         /// For a retry: the wait before it and the Retry-After asked for.
         var retryWait: RetryWait?
     }
@@ -101,6 +103,9 @@ struct TaskLifecycle {
     private(set) var url: String
     private(set) var method: String
     private(set) var sendsBody: Bool
+    private(set) var bodyKind: BodyKind?
+    /// True when the user named the method: hops keep it (`TaskSpec.keepsMethod`).
+    let keepsMethod: Bool
     private(set) var redirects = 0
     private(set) var retries = 0
     /// Requests libcurl resent on a fresh connection after the one they went out on died (outside the retry policy).
@@ -119,14 +124,24 @@ struct TaskLifecycle {
     /// The wait of the retry that is due, for its attempt.
     private var pendingWait: RetryWait?
 
-    init(index: Int, url: String, method: String, sendsBody: Bool, rules: LifecycleRules) {
+    /// A task of `request`, which has a body to send when `sendsBody`.
+    init(index: Int, url: String, request: RedirectPolicy.Request, sendsBody: Bool, rules: LifecycleRules) {
         self.index = index
         taskURL = url
-        taskMethod = method
+        taskMethod = request.method
         self.url = url
-        self.method = method
+        method = request.method
+        bodyKind = request.bodyKind
+        keepsMethod = request.keepsMethod
         self.sendsBody = sendsBody
         self.rules = rules
+    }
+
+    /// A task whose body, if any, goes out as its method's does (`BodyKind.inferred`) and whose method hops may change.
+    init(index: Int, url: String, method: String, sendsBody: Bool, rules: LifecycleRules) {
+        self.init(index: index, url: url,
+                  request: RedirectPolicy.Request(method: method, bodyKind: BodyKind.inferred(method: method, hasBody: sendsBody)),
+                  sendsBody: sendsBody, rules: rules)
     }
 
     /// When the parked task's retry is due (monotonic ns), nil when it is not parked.
@@ -198,7 +213,10 @@ struct TaskLifecycle {
         transactions.append(metrics)
         if runCancelled || errorClass == .cancelled { return finish(at: end) }
         if errorClass == nil, let status, (300..<400).contains(status), rules.maxRedirects > 0,
-           let hop = RedirectPolicy.next(status: status, method: method, hasLocation: location != nil),
+           let hop = RedirectPolicy.next(status: status,
+                                         request: RedirectPolicy.Request(method: method, bodyKind: bodyKind,
+                                                                         keepsMethod: keepsMethod),
+                                         keepsPostAfter: rules.keepsPostAfter, hasLocation: location != nil),
            let next = location {
             guard redirects < rules.maxRedirects else {
                 return fail(TransferError(errorClass: .protocol, message: "more than \(rules.maxRedirects) redirects"),
@@ -215,6 +233,7 @@ struct TaskLifecycle {
             redirects += 1
             url = next.url
             method = hop.method
+            bodyKind = hop.bodyKind
             sendsBody = sendsBody && hop.keepsBody
             return prepare(.redirect)
         }
@@ -293,7 +312,7 @@ struct TaskLifecycle {
 
     private mutating func prepare(_ kind: TransactionKind) -> Action {
         state = .preparing(kind)
-        var attempt = Attempt(kind: kind, url: url, method: method, sendsBody: sendsBody)
+        var attempt = Attempt(kind: kind, url: url, method: method, sendsBody: sendsBody, bodyKind: bodyKind)
         if kind == .retry {
             attempt.retryWait = pendingWait
             pendingWait = nil
