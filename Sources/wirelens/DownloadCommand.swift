@@ -111,7 +111,9 @@ struct DownloadCommand: CheckedCommand {
             printer?.print(record, exitCode: offset == outcome.records.count - 1 ? judged : nil)
         }
         let status = report.deliver(result, outcome: judged, writingOut: printer != nil)
-        if let message { Console.error(message) }
+        // A report that could not be written is the one line.
+        let unwritten = status == ExitStatus.localFile.rawValue && judged != .localFile
+        if let message, !unwritten { Console.error(message) }
         try ErrorExit.end(status)
     }
 }
