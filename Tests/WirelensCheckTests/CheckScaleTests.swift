@@ -111,8 +111,6 @@ final class CheckScaleTests: XCTestCase {
         let cases: [(String, Int, String, String)] = [
             ("checks:\n  - name: a\n    url: http://h/\n    timeout: 20s\n    every: 10s\n", 5, "checks[0].every",
              "shorter than the check's timeout"),
-            ("defaults: { timeout: 30s }\nchecks:\n  - name: a\n    url: http://h/\n    every: 10s\n", 5, "checks[0].every",
-             "shorter than the check's timeout"),
             ("checks:\n  - name: a\n    url: http://h/\n    buckets: [1s, 500ms]\n", 4, "checks[0].buckets[1]", "larger than"),
             ("checks:\n  - name: a\n    url: http://h/\n    buckets: []\n", 4, "checks[0].buckets", "list of durations"),
             ("checks:\n  - name: a\n    url: http://h/\n    buckets: 1s\n", 4, "checks[0].buckets", "list of durations"),
