@@ -87,6 +87,7 @@ make_bytes() { # path size_in_KiB
 make_bytes "$DIR/www/bytes/1k.bin" 1
 make_bytes "$DIR/www/bytes/1m.bin" 1024
 make_bytes "$DIR/www/bytes/16m.bin" 16384
+make_bytes "$DIR/www/bytes/64m.bin" 65536
 make_bytes "$DIR/www/slow/1m.bin" 1024
 
 # ---- certificate (reused while valid for at least another hour) ------------

@@ -140,7 +140,8 @@ final class HostLimitVerdictTests: XCTestCase {
         defer { busy.kill(); _ = busy.waitForExit(seconds: 5) }
         let busyBefore = try cpuTicks(of: busy.pid)
         let started = Date()
-        let tx = try probe(servers.http("/bytes/16m.bin"), runner: { arguments in
+        // 64 MiB: at loopback speed a shorter body moves in a few scheduler slices, too few to tell.
+        let tx = try probe(servers.http("/bytes/64m.bin"), runner: { arguments in
             try ProcessRunner.run("/usr/bin/taskset", ["-c", "\(cpu)", "nice", "-n", "5", WirelensCLI.path] + arguments)
         })
         let wall = Date().timeIntervalSince(started)

@@ -91,6 +91,11 @@ final class HostFactsTests: XCTestCase {
         XCTAssertEqual(quota.throttledTime, 960_000)
         // A busy neighbour on its only CPU: ran half, waited the other half.
         XCTAssertTrue(try XCTUnwrap(facts(cpu: 500_000, wait: 450_000)).bound)
+        // A busy neighbour on its only CPU, the transfer waiting on its peer now and then (CI's run: ran 42%, waited
+        // 32%): a third of the span lost to the neighbour is the host's.
+        XCTAssertTrue(try XCTUnwrap(facts(cpu: 420_000, wait: 320_000)).bound)
+        // Waited as long but wanted little else (a wake-up now and then on a loaded machine): not held back.
+        XCTAssertFalse(try XCTUnwrap(facts(cpu: 200_000, wait: 300_000)).bound)
         // Waiting on the network: ran 10%, waited 5%.
         XCTAssertFalse(try XCTUnwrap(facts(cpu: 100_000, wait: 50_000)).bound)
         // Too short to tell, however busy.

@@ -79,12 +79,21 @@ public struct HostFacts: Sendable, Equatable, Codable {
     public static let sharedRunShare = 0.25
     public static let sharedDemandShare = 0.5
 
-    /// True when the loop thread was CPU-bound over a span long enough to tell, or the peer shared this machine, the
-    /// machine's CPUs were saturated and the loop thread wanted one a good part of the time: the host, not the path
-    /// or the server, set the pace.
+    /// Contention on the loop thread's own CPUs: it wanted a CPU most of the span and was kept waiting for one a
+    /// quarter of it or more. That wait is time no transfer moved (a busy neighbour on its only CPU), whatever the
+    /// rest of the machine did; a thread that wanted little waits at wake-ups without being held back.
+    public static let contendedDemandShare = 0.6
+    public static let contendedWaitShare = 0.25
+
+    /// True when, over a span long enough to tell, the loop thread was CPU-bound, or was kept waiting for its CPUs
+    /// while it wanted them most of the time, or the peer shared this machine, the machine's CPUs were saturated and
+    /// the loop thread wanted one a good part of the time: the host, not the path or the server, set the pace.
     public var bound: Bool {
         guard span >= Self.floor else { return false }
         if demandShare >= Self.boundShare { return true }
+        if let wait = runQueueShare, wait >= Self.contendedWaitShare, demandShare >= Self.contendedDemandShare {
+            return true
+        }
         guard peerOnThisMachine, let busy = machineBusyShare else { return false }
         return busy >= Self.saturatedShare && cpuShare >= Self.sharedRunShare && demandShare >= Self.sharedDemandShare
     }
