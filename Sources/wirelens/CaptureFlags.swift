@@ -26,7 +26,7 @@ struct CaptureFlags: ParsableArguments {
 
     /// Checks, before anything runs, that the capture report file can be written (`ReportFile.checkWritable`).
     func check() throws(CommandFailure) {
-        if let reportPath { try ReportFile.checkWritable(reportPath) }
+        if let reportPath { try ReportFile.checkReport(reportPath) }
     }
 
     /// Sets up the key log libcurl writes for the run's HTTPS connections (before libcurl is initialised); nil when

@@ -3,6 +3,7 @@ import Foundation
 import WirelensCheck
 import WirelensCore
 import WirelensProbe
+import WirelensReport
 import WirelensStore
 
 /// `wirelens check CONFIG.yaml`: runs the configured checks once (or every `--every`), prints pass or fail per
@@ -65,7 +66,7 @@ struct CheckCommand: CheckedCommand {
     /// Runs the checks; ends with 1 when one failed, 12 when the history could not be used.
     func run() async throws {
         let (schedule, keep, checks, vantage) = try checked()
-        if let reportPath { try ReportFile.checkWritable(reportPath) }
+        if let reportPath { try ReportFile.checkReport(reportPath) }
         // A history that cannot be used is a warning: the checks run, print and export without it.
         let (store, unavailable) = history.open()
 

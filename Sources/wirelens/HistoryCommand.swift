@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import WirelensCheck
 import WirelensCore
+import WirelensReport
 import WirelensStore
 
 /// `wirelens history [CHECK] [--since 24h]`: per-phase p50/p90 of the recent window against the window before,

@@ -44,7 +44,7 @@ struct ReportFlags<Format: ReportFormatChoice>: ParsableArguments {
     /// Checks, before anything runs, that the report file can be written (`ReportFile.checkWritable`): a path
     /// that cannot is one line and exit 3 before the work starts.
     func check() throws(CommandFailure) {
-        if let reportPath { try ReportFile.checkWritable(reportPath) }
+        if let reportPath { try ReportFile.checkReport(reportPath) }
     }
 
     /// Writes what `produce` emits to the report file (or stdout when there is none); returns the exit code of a

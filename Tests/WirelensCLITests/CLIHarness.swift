@@ -21,12 +21,7 @@ enum CLIHarness {
     /// Asserts the exit code and that stderr is exactly one line naming `mention`.
     static func assertFails(_ arguments: [String], code: ExitStatus, mention: String,
                             file: StaticString = #filePath, line: UInt = #line) throws {
-        let outcome = try run(arguments)
-        XCTAssertEqual(outcome.status, code.rawValue, "stderr: \(outcome.stderr)", file: file, line: line)
-        let lines = outcome.stderr.split(separator: "\n")
-        XCTAssertEqual(lines.count, 1, "one-line error expected, got: \(outcome.stderr)", file: file, line: line)
-        XCTAssertTrue(outcome.stderr.contains(mention), "'\(mention)' not in: \(outcome.stderr)", file: file, line: line)
-        XCTAssertFalse(outcome.stderr.contains("Fatal error"), file: file, line: line)
+        try WirelensCLI.assertFails(arguments, code: code, mention: mention, file: file, line: line)
     }
 
     /// Asserts that the JSON document at `path` validates against `docs/<schema>` (Python's jsonschema).

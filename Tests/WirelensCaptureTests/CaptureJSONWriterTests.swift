@@ -3,6 +3,7 @@ import WirelensCore
 import WirelensReport
 import XCTest
 @testable import WirelensCapture
+import WirelensTestSupport
 
 /// The capture document written straight to bytes is the Codable path's document, byte for byte.
 final class CaptureJSONWriterTests: XCTestCase {
@@ -131,7 +132,7 @@ final class CaptureJSONWriterTests: XCTestCase {
     /// TLS, HTTP/2, idle gaps, exchanges of every shape, instants across second and year boundaries), the fast
     /// writer's bytes are the Codable encoding's, connection by connection and as a whole document.
     func testGeneratedConnectionsAreWrittenAsTheirCodableEncoding() throws {
-        var random = SeededGenerator(seed: 0x5EED_CA97)
+        var random = SplitMix64(seed: 0x5EED_CA97)
         var report = CaptureReport(file: "gen.pcap", filter: nil, linkType: .linuxCooked2, snapshotLength: 96)
         var writer = CaptureConnectionJSONWriter()
         let encoder = StreamingJSONEncoder(prettyPrinted: false)
@@ -153,7 +154,7 @@ final class CaptureJSONWriterTests: XCTestCase {
     /// Throughputs (`bytesPerSecond`, rounded to tenths) of every magnitude, from fractions of a byte a second to
     /// beyond 1e15 (where the Double's own text is used), are written as their Codable encoding writes them.
     func testThroughputsOfEveryMagnitudeAreTheirCodableText() throws {
-        var random = SeededGenerator(seed: 0x7E47_5A11)
+        var random = SplitMix64(seed: 0x7E47_5A11)
         var writer = CaptureConnectionJSONWriter()
         let encoder = StreamingJSONEncoder(prettyPrinted: false)
         for index in 0..<3000 {
@@ -172,7 +173,7 @@ final class CaptureJSONWriterTests: XCTestCase {
     }
 
     /// A connection whose every field is drawn from `random`.
-    private static func connection(index: Int, using random: inout SeededGenerator) -> TCPConnection {
+    private static func connection(index: Int, using random: inout SplitMix64) -> TCPConnection {
         func address() -> IPAddress {
             random.next() % 3 == 0
                 ? IPAddress(v6High: random.next() % 4 == 0 ? 0 : random.next(), low: random.next() % 5)

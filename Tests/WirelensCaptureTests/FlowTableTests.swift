@@ -1,6 +1,7 @@
 import WirelensCaptureModel
 import XCTest
 @testable import WirelensCapture
+import WirelensTestSupport
 
 /// The flat flow table against a Dictionary (the oracle) over a fixed-seed run of inserts and removals: keys that
 /// collide in their buckets, removals from the middle of probe runs, growth while full runs are held.
@@ -8,7 +9,7 @@ final class FlowTableTests: XCTestCase {
     func testLookupsAndRemovalsAgreeWithADictionary() {
         var table = FlowTable()
         var model: [FlowKey: Int] = [:]
-        var random = SeededGenerator(seed: 0xF10A_7AB1)
+        var random = SplitMix64(seed: 0xF10A_7AB1)
         let server = Endpoint(address: IPAddress(v4: 10, 0, 0, 1), port: 80)
         // 3000 client ports on 4 addresses: the table grows several times and its probe runs get long.
         let keys = (0..<3000).map { i in

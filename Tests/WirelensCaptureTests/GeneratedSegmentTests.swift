@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import WirelensCapture
+import WirelensTestSupport
 
 /// Generated Ethernet/IPv4 frames (random header fields, IP and TCP options, VLAN tags, TCP segmentation offload's
 /// zero total length, Ethernet padding, UDP and fragments, snapshot cuts anywhere) decode to what the test built
@@ -36,7 +37,7 @@ final class GeneratedSegmentTests: XCTestCase {
             + "scale \(windowScale.map(String.init) ?? "-") len \(payloadLength) at \(at) payload \(payload)"
     }
 
-    private static func bytes(_ count: Int, using rng: inout SeededGenerator) -> [UInt8] {
+    private static func bytes(_ count: Int, using rng: inout SplitMix64) -> [UInt8] {
         (0..<count).map { _ in UInt8.random(in: 0...255, using: &rng) }
     }
 
@@ -48,7 +49,7 @@ final class GeneratedSegmentTests: XCTestCase {
     ///   leaves a segment shorter than its header (truncated); otherwise the payload is what the total length says,
     ///   padding excluded, and only its captured part is kept;
     /// - the window scale option (RFC 7323, at most 14) counts on a SYN when its three bytes are captured.
-    private static func generate(using rng: inout SeededGenerator) -> Generated {
+    private static func generate(using rng: inout SplitMix64) -> Generated {
         let source = Endpoint(address: IPAddress(v4: 10, UInt8.random(in: 0...255, using: &rng), 0, 1),
                               port: UInt16.random(in: 0...65535, using: &rng))
         let destination = Endpoint(address: IPAddress(v4: 192, 168, UInt8.random(in: 0...255, using: &rng), 200),
@@ -131,7 +132,7 @@ final class GeneratedSegmentTests: XCTestCase {
     }
 
     private func generated(_ count: Int, seed: UInt64) -> [Generated] {
-        var rng = SeededGenerator(seed: seed)
+        var rng = SplitMix64(seed: seed)
         return (0..<count).map { _ in Self.generate(using: &rng) }
     }
 

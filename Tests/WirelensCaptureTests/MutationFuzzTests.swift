@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import WirelensCapture
+import WirelensTestSupport
 
 /// The decoder, the tracker and the HTTP parser survive 10 000 mutated captures; libpcap's reading of
 /// mutated files ends in a CaptureError or a report, never a crash. Seeded, so a failure repeats.
@@ -33,7 +34,7 @@ final class MutationFuzzTests: XCTestCase {
         return frames
     }
 
-    private func mutate(_ frames: [[UInt8]], using rng: inout SeededGenerator) -> [[UInt8]] {
+    private func mutate(_ frames: [[UInt8]], using rng: inout SplitMix64) -> [[UInt8]] {
         var out = frames
         for _ in 0..<Int.random(in: 1...4, using: &rng) {
             let i = Int.random(in: 0..<out.count, using: &rng)
@@ -51,7 +52,7 @@ final class MutationFuzzTests: XCTestCase {
     }
 
     func testTenThousandMutatedCapturesAnalyseWithoutCrashing() {
-        var rng = SeededGenerator(seed: 0x5eed_0005)
+        var rng = SplitMix64(seed: 0x5eed_0005)
         let seed = seedPackets()
         var exchangesSeen = 0
         for _ in 0..<10_000 {
@@ -79,7 +80,7 @@ final class MutationFuzzTests: XCTestCase {
         }
         let path = LoopbackCapture.temporaryPath("fuzz.pcap")
         defer { unlink(path) }
-        var rng = SeededGenerator(seed: 0x5eed_f11e)
+        var rng = SplitMix64(seed: 0x5eed_f11e)
         var errors = 0, reports = 0
         for round in 0..<400 {
             var bytes = file

@@ -1,26 +1,24 @@
 import Foundation
 
 /// Writes reports: to a file atomically (a reader never sees half a report), or to a descriptor.
-enum ReportFile {
+public enum ReportFile {
     /// A write failure with the system's reason.
-    struct WriteError: Error, CustomStringConvertible {
-        let description: String
+    public struct WriteError: Error, CustomStringConvertible {
+        public let description: String
 
         /// The error of the system call that just failed.
-        static func fromErrno() -> WriteError {
+        public static func fromErrno() -> WriteError {
             WriteError(description: String(cString: strerror(errno)))
         }
     }
 
     /// Checks, before the work that fills a report starts, that `path` can take it: opens (creates) the file the
     /// report would be written to and lets it go again, so that a directory that is missing, read-only or refuses
-    /// new files fails at once, as one line and exit 3, whoever runs it (`access(2)` says yes to root on a
-    /// read-only file system). A FIFO is only checked for write permission: opening it would block for a reader,
-    /// or hand that reader an EOF.
-    static func checkWritable(_ path: String) throws(CommandFailure) {
-        func failure(_ reason: String) -> CommandFailure {
-            CommandFailure(.localFile, "cannot write report '\(path)': \(reason)")
-        }
+    /// new files fails at once, whoever runs it (`access(2)` says yes to root on a read-only file system). A FIFO
+    /// is only checked for write permission: opening it would block for a reader, or hand that reader an EOF.
+    /// The error's description is the reason, for the caller's one line.
+    public static func checkWritable(_ path: String) throws(WriteError) {
+        func failure(_ reason: String) -> WriteError { WriteError(description: reason) }
         var status = stat()
         if stat(path, &status) == 0 {
             switch status.st_mode & S_IFMT {
@@ -33,6 +31,8 @@ enum ReportFile {
         }
         do {
             try Destination(path: path).discard()
+        } catch let error as WriteError {
+            throw error
         } catch {
             throw failure("\(error)")
         }
@@ -41,7 +41,7 @@ enum ReportFile {
     /// Writes what `produce` emits, piece by piece, to a temporary file beside `path`, then renames it over
     /// `path` (a device or a pipe is written to directly). A `WriteError` is the file's; any other error is
     /// `produce`'s, and leaves no file behind.
-    static func write(to path: String, _ produce: (_ emit: ([UInt8]) throws -> Void) throws -> Void) throws {
+    public static func write(to path: String, _ produce: (_ emit: ([UInt8]) throws -> Void) throws -> Void) throws {
         let destination = try Destination(path: path)
         do {
             try produce(destination.write)
@@ -54,7 +54,7 @@ enum ReportFile {
 
     /// Where a report's bytes go while it is written: a temporary file beside the report's path, renamed over it
     /// by `commit()` (a reader never sees half a report), or a device, a pipe or standard output written directly.
-    final class Destination {
+    public final class Destination {
         private let fd: Int32
         /// The temporary file and the path it is renamed to; nil when written directly.
         private let rename: (temporary: String, path: String)?
@@ -62,7 +62,7 @@ enum ReportFile {
 
         /// Opens `path` for a report: a temporary file beside it, or `path` itself when it exists and is not a
         /// regular file (renaming over /dev/null, /dev/stdout or a FIFO would replace it with a regular file).
-        init(path: String) throws {
+        public init(path: String) throws {
             var status = stat()
             if stat(path, &status) == 0, status.st_mode & S_IFMT != S_IFREG {
                 fd = open(path, O_WRONLY)
@@ -76,7 +76,7 @@ enum ReportFile {
         }
 
         /// Standard output, which is left open.
-        static func standardOutput() -> Destination { Destination(descriptor: STDOUT_FILENO) }
+        public static func standardOutput() -> Destination { Destination(descriptor: STDOUT_FILENO) }
 
         private init(descriptor: Int32) {
             fd = descriptor
@@ -85,12 +85,12 @@ enum ReportFile {
         }
 
         /// Writes every byte; throws a `WriteError` on failure.
-        func write(_ bytes: [UInt8]) throws {
+        public func write(_ bytes: [UInt8]) throws {
             guard writeAll(bytes, to: fd) else { throw WriteError.fromErrno() }
         }
 
         /// Closes the file and renames it into place.
-        func commit() throws {
+        public func commit() throws {
             if isOpen {
                 isOpen = false  // closed exactly once, even when close itself fails
                 guard close(fd) == 0 else { throw WriteError.fromErrno() }
@@ -104,7 +104,7 @@ enum ReportFile {
         }
 
         /// Closes the file and removes the temporary one: no report is left behind.
-        func discard() {
+        public func discard() {
             if isOpen {
                 isOpen = false
                 close(fd)
@@ -113,17 +113,9 @@ enum ReportFile {
         }
     }
 
-    /// Writes a command's output to standard output; a failure (a full disk, a closed pipe's EPIPE) is one line
-    /// and exit 3 rather than Foundation's trap in `FileHandle.write`.
-    static func writeStandardOutput(_ bytes: [UInt8]) throws(CommandFailure) {
-        guard writeAll(bytes, to: STDOUT_FILENO) else {
-            throw CommandFailure(.localFile, "cannot write to stdout: \(WriteError.fromErrno())")
-        }
-    }
-
     /// Writes every byte to `fd`, retrying short writes; false on an error.
     @discardableResult
-    static func writeAll(_ bytes: [UInt8], to fd: Int32) -> Bool {
+    public static func writeAll(_ bytes: [UInt8], to fd: Int32) -> Bool {
         bytes.withUnsafeBytes { buffer in
             var offset = 0
             while offset < buffer.count {
