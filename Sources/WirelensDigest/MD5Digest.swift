@@ -4,7 +4,8 @@ internal import COpenSSL
 /// never for integrity of our own: that is `SHA256Digest`.
 public enum MD5Digest {
     /// The raw 16-byte MD5 of `length` bytes of a file from `offset` (to the end when nil).
-    public static func bytes(ofFile path: String, offset: Int64 = 0, length: Int64? = nil) throws(DigestError) -> [UInt8] {
+    public static func bytes(ofFile path: String, offset: Int64 = 0,
+                             length: Int64? = nil) throws(DigestError) -> [UInt8] {
         let digest = EVPDigest(EVP_md5())
         try digest.update(file: path, offset: offset, length: length)
         return digest.finalize()

@@ -38,7 +38,8 @@ final class S3ETagTests: XCTestCase {
         let server = try MotoServer()
         try server.createBucket("wirelens-etag")
         let path = try file("multi.bin", bytes: (20 << 20) + 3, seed: 7)
-        let copy = try server.aws(["s3", "cp", path, "s3://wirelens-etag/multi.bin", "--only-show-errors"], timeout: 120)
+        let copy = try server.aws(["s3", "cp", path, "s3://wirelens-etag/multi.bin", "--only-show-errors"],
+                                  timeout: 120)
         XCTAssertEqual(copy.status, 0, copy.stderr)
 
         let plan = try S3PartPlan(fileSize: (20 << 20) + 3)
@@ -69,7 +70,8 @@ final class S3ETagTests: XCTestCase {
         XCTAssertEqual(S3ETag(singleMD5: md5).value, String(sum.stdout.prefix(32)))
         XCTAssertEqual(try servedETag(server, key: "small.bin"), S3ETag(singleMD5: md5))
 
-        let openssl = try ProcessRunner.run("/bin/sh", ["-c", "openssl dgst -md5 -binary < '\(path)' | base64"], timeout: 30)
+        let openssl = try ProcessRunner.run("/bin/sh", ["-c", "openssl dgst -md5 -binary < '\(path)' | base64"],
+                                            timeout: 30)
         XCTAssertEqual(openssl.status, 0, openssl.stderr)
         XCTAssertEqual(S3ETag.contentMD5(md5), openssl.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
     }
