@@ -11,6 +11,10 @@ PACKAGES+=(dpkg-dev binutils man-db zsh fish)
 # The httpbin conformance suite (Tests/WirelensCLITests/HttpbinConformanceTests.swift): httpbin under gunicorn,
 # both run by Debian's /usr/bin/python3 (scripts/httpbin-gunicorn.py).
 PACKAGES+=(python3-httpbin gunicorn)
+
+# The S3 test peer (Tests/WirelensTestSupport/MotoServer.swift): moto's server and aws-cli, pip-installed into a
+# venv made by Debian's python3 (python3-venv).
+PACKAGES+=(python3-venv)
 missing=()
 for p in "${PACKAGES[@]}"; do
     if [ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)" != "install ok installed" ]; then
@@ -47,6 +51,17 @@ if ! python3 -c 'import jsonschema' >/dev/null 2>&1; then
     python3 -m pip install --quiet jsonschema ||
         python3 -m pip install --quiet --break-system-packages jsonschema
     python3 -c 'import jsonschema' || { echo "deps: jsonschema still not importable" >&2; exit 1; }
+fi
+
+# moto (an S3 look-alike in one process) and aws-cli (the oracle client), in the repository's .venv-s3/ (gitignored).
+# Pinned: the tests read moto_server's startup line and aws-cli's JSON answers.
+S3_VENV="$(cd "$(dirname "$0")/.." && pwd)/.venv-s3"
+if ! "$S3_VENV/bin/python" -c 'import moto.server, werkzeug, awscli' >/dev/null 2>&1 ||
+    [ ! -x "$S3_VENV/bin/moto_server" ] || [ ! -x "$S3_VENV/bin/aws" ]; then
+    echo "deps: installing moto[server] and awscli into $S3_VENV" >&2
+    /usr/bin/python3 -m venv "$S3_VENV"
+    "$S3_VENV/bin/python" -m pip install --quiet 'moto[server]==5.2.1' 'awscli==1.45.11'
+    "$S3_VENV/bin/python" -c 'import moto.server, awscli' || { echo "deps: moto or awscli still not importable" >&2; exit 1; }
 fi
 
 command -v swift >/dev/null 2>&1 || {

@@ -18,12 +18,7 @@ public final class HttpbinServer {
         }
         let config = TestServers.repositoryRoot.appendingPathComponent("scripts/httpbin-gunicorn.py").path
         process = try ServerProcess(gunicorn, ["-c", config, "httpbin:app"])
-        guard let found = process.announcedPort(seconds: 20) else {
-            let said = process.stderr
-            process.kill()
-            throw TestServerError(message: "httpbin under gunicorn did not listen within 20 s: \(said)")
-        }
-        port = found
+        port = try process.listeningPort(of: "httpbin under gunicorn", seconds: 20)
     }
 
     deinit {

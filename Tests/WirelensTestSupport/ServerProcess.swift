@@ -53,6 +53,17 @@ public final class ServerProcess {
         waitForText(after: "http://\(host):", seconds: seconds).flatMap { Int($0.prefix { $0.isNumber }) }
     }
 
+    /// The announced port (`announcedPort`), or, when none came within `seconds`, the child killed and an error
+    /// naming `server` with what it said on stderr.
+    public func listeningPort(of server: String, host: String = "127.0.0.1", seconds: Double) throws -> Int {
+        guard let found = announcedPort(host: host, seconds: seconds) else {
+            let said = stderr
+            kill()
+            throw TestServerError(message: "\(server) did not listen within \(Int(seconds)) s: \(said)")
+        }
+        return found
+    }
+
     /// The ports of the first `count` stdout lines of the form `NAME=<port>` (the Python peers print `PORT=<n>`,
     /// then `PORT2=<n>`, ...), waiting at most `seconds`; nil when fewer came.
     public func announcedPorts(count: Int, seconds: Double = 10) -> [Int]? {
