@@ -78,6 +78,16 @@ public struct EasyConfigurator {
     /// Upload buffer for request bodies: large enough that a fast loopback upload is not callback-bound.
     static let uploadBufferSize = 512 * 1024
 
+    /// Upload buffer where the body may go over HTTP/2: libcurl's own default. libcurl before 8.2.0 sends part of a
+    /// larger buffer twice when the socket blocks mid-DATA frame (curl #10591, fixed by PR #11342), and the server
+    /// resets the stream with PROTOCOL_ERROR; at this size that needs a send buffer far smaller than the window.
+    static let http2UploadBufferSize = 64 * 1024
+
+    /// The upload buffer for a transfer with this version choice to this scheme.
+    static func uploadBuffer(_ version: HTTPVersion, scheme: String) -> Int {
+        mayUseHTTP2(version, scheme: scheme) ? http2UploadBufferSize : uploadBufferSize
+    }
+
     /// Configures `easy` (fresh or reset) for one transfer reported to `observer`.
     public func configure(_ easy: CurlEasy, for transfer: TransferSettings, observer: any TransferObserver)
         throws(CurlError) {
@@ -211,7 +221,8 @@ public struct EasyConfigurator {
             try pointer(CURLOPT_READDATA, "CURLOPT_READDATA")
             try check(wl_easy_setopt_seek_cb(handle, wlSeekCallback), "CURLOPT_SEEKFUNCTION")
             try pointer(CURLOPT_SEEKDATA, "CURLOPT_SEEKDATA")
-            try long(CURLOPT_UPLOAD_BUFFERSIZE, Self.uploadBufferSize, "CURLOPT_UPLOAD_BUFFERSIZE")
+            try long(CURLOPT_UPLOAD_BUFFERSIZE, Self.uploadBuffer(options.httpVersion, scheme: transfer.scheme),
+                     "CURLOPT_UPLOAD_BUFFERSIZE")
         }
         // As curl: the body part is a POST or an upload whatever the method, which is then a custom request.
         switch transfer.bodyKind ?? (hasBody ? .upload : nil) {

@@ -30,6 +30,14 @@ final class H2WindowVerdictTests: XCTestCase {
         throw Failure("nghttpd did not listen on 8080 within 5 s: \(server.stderr)")
     }
 
+    /// A scratch document root for nghttpd holding the `up` resource the uploads are sent to.
+    private func makeDocs() throws -> String {
+        let docs = CLIHarness.temporaryPath("h2w-docs")
+        try FileManager.default.createDirectory(atPath: docs, withIntermediateDirectories: true)
+        try Data("ok\n".utf8).write(to: URL(fileURLWithPath: docs + "/up"))
+        return docs
+    }
+
     /// A failure with a reason (never a skip: CI must see it).
     private struct Failure: Error, CustomStringConvertible {
         let description: String
@@ -58,10 +66,8 @@ final class H2WindowVerdictTests: XCTestCase {
     func testNghttpdsDefaultWindowsAcrossFortyMillisecondsAreTheH2WindowAndLargeOnesAreNot() throws {
         let path = try NetworkPath.up(rate: "40mbit", queue: "50ms", delay: "20ms")
         defer { path.down() }
-        let docs = CLIHarness.temporaryPath("h2w-docs")
-        try FileManager.default.createDirectory(atPath: docs, withIntermediateDirectories: true)
+        let docs = try makeDocs()
         defer { try? FileManager.default.removeItem(atPath: docs) }
-        try Data("ok\n".utf8).write(to: URL(fileURLWithPath: docs + "/up"))
 
         let small = try startNghttpd(path, docs: docs, [])
         let held = try upload(path, size: "2MB")
@@ -88,6 +94,45 @@ final class H2WindowVerdictTests: XCTestCase {
         let openRate = try XCTUnwrap(open.evidence["bodyRate"] as? Double)
         XCTAssertGreaterThan(openRate, Self.defaultWindow / Self.roundTrip, "1 MiB windows let more than 64 KiB a round trip through")
         XCTAssertLessThanOrEqual(openRate, 40e6 / 8 * 1448 / 1514 * 1.05, "no more than tbf's 40 Mbit/s less the headers")
+    }
+
+    /// An h2 upload whose socket blocks mid-frame arrives intact: a send buffer (`--sndbuf 128K`) far below nghttpd's
+    /// 1 MiB windows across the 40 ms path makes libcurl 7.88's sends block often, which with a 512 KiB upload buffer
+    /// sent part of the body twice and had the stream reset (PROTOCOL_ERROR, exit 9) every time. The oracle is
+    /// nghttpd's own frame log (`-v`): the DATA it received on the stream adds up to the body, and the last one
+    /// ends the stream.
+    func testAnH2UploadWhoseSendsBlockArrivesIntact() throws {
+        let path = try NetworkPath.up(rate: "40mbit", queue: "50ms", delay: "20ms")
+        defer { path.down() }
+        let docs = try makeDocs()
+        defer { try? FileManager.default.removeItem(atPath: docs) }
+        let server = try startNghttpd(path, docs: docs, ["-v", "-w", "20", "-W", "20"])
+        defer { server.kill(); _ = server.waitForExit(seconds: 5) }
+
+        for attempt in 1...3 {
+            let outcome = try path.run(in: path.clientNamespace, WirelensCLI.path,
+                                       ["probe", "--http2-prior-knowledge", "--sndbuf", "128K", "--upload-size", "4MB",
+                                        "http://\(path.serverIP):8080/up", "-q", "-o", "/dev/null",
+                                        "-w", "%{http_code}"], timeout: 60)
+            XCTAssertEqual(outcome.status, 0, "upload \(attempt): \(outcome.stderr)")
+            XCTAssertEqual(outcome.stdout, "200", "upload \(attempt)")
+        }
+        // nghttpd numbers its connections: each upload is one, its request stream 1.
+        let frames = server.stdout.split(separator: "\n").filter { $0.contains("recv DATA frame") }
+        var received: [Substring: Int] = [:]
+        var ended = 0
+        for line in frames {
+            guard let connection = line.split(separator: " ").first,
+                  let range = line.range(of: "length="),
+                  let length = Int(line[range.upperBound...].prefix { $0.isNumber }) else { continue }
+            received[connection, default: 0] += length
+            if line.contains("flags=0x01") { ended += 1 }
+        }
+        XCTAssertEqual(received.count, 3, "three connections carried DATA: \(received)")
+        for (connection, bytes) in received {
+            XCTAssertEqual(bytes, 4_000_000, "\(connection): the DATA nghttpd received is the body, once")
+        }
+        XCTAssertEqual(ended, 3, "each upload's last DATA frame ended its stream")
     }
 
     /// nginx 1.22 opens its HTTP/2 window as it reads (h2c on loopback): never `h2-window`; nginx's access log
