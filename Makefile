@@ -2,7 +2,7 @@
 #
 #   make deps    install missing system packages and python jsonschema
 #   make build   swift build (debug)
-#   make test    swift build --build-tests, then swift test --skip-build (XCTest only: every test is XCTest)
+#   make test    scripts/test.sh: deps, swift build --build-tests, every XCTest case (the test bundle), package-check
 #   make demo    build, then scripts/demo.sh (reports/demo/)
 #   make bench   release build (Swift runtime linked statically), then scripts/bench.py,
 #                scripts/bench-uploads.py, scripts/bench-memory.py (reports/bench/) and
@@ -61,7 +61,7 @@ help:
 	@echo "Wirelens make targets:"
 	@echo "  make deps    install missing packages (the apt list is in scripts/deps.sh; pip: jsonschema)"
 	@echo "  make build   deps + swift build (debug: .build/debug/wirelens)"
-	@echo "  make test    deps + swift build --build-tests + swift test --skip-build"
+	@echo "  make test    deps + build + every test (the test bundle) + package-check (scripts/test.sh)"
 	@echo "  make demo    deps + build + scripts/demo.sh (reports/demo/; needs root for its network namespaces)"
 	@echo "  make bench   deps + release build + scripts/bench*.py (reports/bench/; the capture part needs root)"
 	@echo "               BENCH_ARGS=--quick for a short smoke run (writes reports/bench/raw/quick/)"
@@ -81,10 +81,10 @@ deps:
 build: deps
 	$(SWIFT) build $(SWIFT_FLAGS)
 
-test: deps
-	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
-	$(SWIFT) test --skip-build --disable-swift-testing $(SWIFT_FLAGS)
-	$(MAKE) --no-print-directory package-check
+# scripts/test.sh overlaps the slow steps: the test peers' packages install during the build, the release build
+# package-check stages runs beside the tests in the idle scheduling class.
+test:
+	SWIFT="$(SWIFT)" SWIFT_FLAGS="$(SWIFT_FLAGS)" MAKE="$(MAKE)" bash scripts/test.sh
 
 # The release binary (shared with bench), generate-manual from swift-argument-parser's package, then scripts/stage.sh.
 stage:

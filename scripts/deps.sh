@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
 # Install what Wirelens needs to build, test, demo and bench, and only what is
 # missing. Quiet when everything is already there. Called by `make deps`.
+#   scripts/deps.sh --build   only the libraries the build links (scripts/test.sh installs the rest during the build)
 set -euo pipefail
 
-PACKAGES=(libcurl4-openssl-dev libnghttp2-dev libpcap-dev libssl-dev libsqlite3-dev nginx-light tshark tcpdump tcptrace nghttp2-client nghttp2-server openssl prometheus prometheus-blackbox-exporter chromium time iproute2 iptables ethtool valgrind libndpi-bin)
+BUILD_PACKAGES=(libcurl4-openssl-dev libnghttp2-dev libpcap-dev libssl-dev libsqlite3-dev)
+BUILD_ONLY=false
+[ "${1:-}" = --build ] && BUILD_ONLY=true
+
+PACKAGES=("${BUILD_PACKAGES[@]}" nginx-light tshark tcpdump tcptrace nghttp2-client nghttp2-server openssl prometheus prometheus-blackbox-exporter chromium time iproute2 iptables ethtool valgrind libndpi-bin)
 
 # The package's test (scripts/package-check.sh): dpkg-shlibdeps, readelf/strip, man -l, and the zsh and fish completions.
 PACKAGES+=(dpkg-dev binutils man-db zsh fish)
@@ -15,6 +20,7 @@ PACKAGES+=(python3-httpbin gunicorn)
 # The S3 test peer (Tests/WirelensTestSupport/MotoServer.swift): moto's server and aws-cli, pip-installed into a
 # venv made by Debian's python3 (python3-venv).
 PACKAGES+=(python3-venv)
+if $BUILD_ONLY; then PACKAGES=("${BUILD_PACKAGES[@]}"); fi
 missing=()
 for p in "${PACKAGES[@]}"; do
     if [ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)" != "install ok installed" ]; then
@@ -44,6 +50,11 @@ if [ ${#missing[@]} -gt 0 ]; then
             "${SUDO[@]}" service prometheus-blackbox-exporter stop >/dev/null 2>&1 || true
         fi
     done
+fi
+
+if $BUILD_ONLY; then
+    command -v swift >/dev/null 2>&1 || { echo "deps: swift is not on PATH (install a Swift 6 toolchain)" >&2; exit 1; }
+    exit 0
 fi
 
 if ! python3 -c 'import jsonschema' >/dev/null 2>&1; then

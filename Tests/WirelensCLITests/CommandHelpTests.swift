@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import WirelensTestSupport
 import XCTest
 
@@ -163,14 +164,15 @@ final class CommandHelpTests: XCTestCase {
         let subjects = subjects()
         let paths = try commandPaths()
         XCTAssertGreaterThanOrEqual(paths.count, 10, "\(paths)")
+        // Every run first, as many at once as there are CPUs (each is a process start and a parse), then the checks.
+        var runs: [(what: String, arguments: [String])] = []
         for path in paths {
             let key = path.joined(separator: " ")
             guard let subject = subjects[key] else {
                 XCTFail("no sentinel for 'wirelens \(key)': add it to subjects()")
                 continue
             }
-            let (base, why) = try reachesSentinel(subject, [])
-            XCTAssertTrue(base, "wirelens \(key) with its sentinel alone: \(why)")
+            runs.append(("wirelens \(key) with its sentinel alone", subject.path + subject.arguments))
             let help = try CLIHarness.run(path + ["--help"]).stdout
             let listed = Self.options(inHelp: help).filter { !["--help", "--version"].contains($0.name) }
             XCTAssertFalse(listed.isEmpty, "no options in the help of \(key)")
@@ -186,10 +188,38 @@ final class CommandHelpTests: XCTestCase {
                 extra += subject.companions[option.name] ?? []
                 // -s keeps the run's error (the sentinel) off stderr; -S brings it back.
                 if option.name == "--silent" { extra.append("--show-error") }
-                let (accepted, why) = try reachesSentinel(subject, extra)
-                XCTAssertTrue(accepted, "wirelens \(key) --help lists \(option.name), which it refuses: \(why)")
+                runs.append(("wirelens \(key) --help lists \(option.name), which it refuses",
+                             subject.path + subject.arguments + extra))
             }
         }
+        let outcomes = Self.runAll(runs.map(\.arguments))
+        for (run, outcome) in zip(runs, outcomes) {
+            switch outcome {
+            case .success(let result):
+                XCTAssertTrue(result.stderr.contains(Self.sentinel), "\(run.what): exit \(result.status): \(result.stderr)")
+            case .failure(let error):
+                XCTFail("\(run.what): \(error)")
+            }
+        }
+    }
+
+    /// Runs wirelens with each argument list, as many at once as there are CPUs; the outcomes in the lists' order.
+    private static func runAll(_ lists: [[String]]) -> [Result<ProcessRunner.Outcome, any Error>] {
+        let outcomes = Mutex([Result<ProcessRunner.Outcome, any Error>?](repeating: nil, count: lists.count))
+        let next = Mutex(0)
+        let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 4))
+        DispatchQueue.concurrentPerform(iterations: workers) { _ in
+            while true {
+                let index = next.withLock { value -> Int in
+                    defer { value += 1 }
+                    return value
+                }
+                guard index < lists.count else { return }
+                let outcome = Result<ProcessRunner.Outcome, any Error> { try CLIHarness.run(lists[index], timeout: 30) }
+                outcomes.withLock { $0[index] = outcome }
+            }
+        }
+        return outcomes.withLock { $0.map { $0 ?? .failure(CocoaError(.featureUnsupported)) } }
     }
 
     func testTheFormatsAHelpListsAreTheOnesAccepted() throws {
