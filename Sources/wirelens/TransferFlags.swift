@@ -118,7 +118,10 @@ struct TransferFlags: ParsableArguments {
 
     /// The engine options from these flags, the protocol flags (nil: the defaults, for a command that sets them
     /// itself) and the command's own concurrency and retries; bad values are usage errors.
-    func probeOptions(concurrency: Int, retries: Int, protocols: ProtocolFlags?,
+    /// With `signsForS3` (an `s3://` destination) every request is signed even without `--aws-sigv4`, as aws-cli
+    /// signs, and the provider's region (AWS_REGION, AWS_DEFAULT_REGION, else us-east-1) and service (s3) are filled
+    /// in when it names none.
+    func probeOptions(concurrency: Int, retries: Int, protocols: ProtocolFlags?, signsForS3: Bool = false,
                       environment: [String: String] = ProcessInfo.processInfo.environment) throws(UsageError) -> ProbeOptions {
         var o = ProbeOptions()
         guard concurrency >= 1 else { throw UsageError("--concurrency must be 1 or more, not \(concurrency)") }
@@ -184,8 +187,9 @@ struct TransferFlags: ParsableArguments {
             }
             return field
         }
-        if let awsSigV4 {
-            o.sigV4 = try Self.sigV4Signing(awsSigV4, user: user, environment: environment, headers: &o.headers)
+        if let provider = awsSigV4 ?? (signsForS3 ? "aws:amz" : nil) {
+            o.sigV4 = try Self.sigV4Signing(provider, user: user, environment: environment, forS3: signsForS3,
+                                            headers: &o.headers)
         } else if let user {
             let field = try Self.basicAuthorization(user)
             // As curl: a -H Authorization of the user's own is sent instead.
@@ -209,11 +213,12 @@ struct TransferFlags: ParsableArguments {
     /// AWS_DEFAULT_REGION fills a provider that names none. For the s3 service, `x-amz-content-sha256:
     /// UNSIGNED-PAYLOAD` goes too (unless -H gives one): S3 wants the header, and libcurl 7.88 would sign the hash
     /// of an empty body for a body it reads from a file.
-    static func sigV4Signing(_ text: String, user: String?, environment: [String: String],
+    static func sigV4Signing(_ text: String, user: String?, environment: [String: String], forS3: Bool = false,
                              headers: inout [HeaderField]) throws(UsageError) -> SigV4Signing {
         func has(_ name: String) -> Bool { headers.contains { $0.name.lowercased() == name } }
         do {
-            let provider = try SigV4Signing.provider(text, region: SigV4Signing.environmentRegion(environment))
+            let region = SigV4Signing.environmentRegion(environment) ?? (forS3 ? "us-east-1" : nil)
+            let provider = try SigV4Signing.provider(text, region: region, service: forS3 ? "s3" : nil)
             if SigV4Signing.service(of: provider) == "s3", !has(SigV4Signing.payloadHashHeader.name) {
                 headers.append(SigV4Signing.payloadHashHeader)
             }

@@ -56,10 +56,10 @@ final class CommandHelpTests: XCTestCase {
         ]
     }
 
-    /// A valid value for each option that takes one (the option's own checks must pass).
     /// Options to give with the one under test on every command that takes it (`--aws-sigv4` needs a key pair).
     private static let companions = ["--aws-sigv4": ["-u", "AKIAEXAMPLE:secret"]]
 
+    /// A valid value for each option that takes one (the option's own checks must pass).
     private func sample(_ option: String) -> String? {
         let file: String = file, scratch: String = scratch
         let samples: [String: String] = [
@@ -83,7 +83,7 @@ final class CommandHelpTests: XCTestCase {
             "--user": "user:password", "--resolve": "a.test:80:127.0.0.1", "--connect-to": "a.test:80:127.0.0.1:8080",
             "--data": "a=1", "--data-binary": "@" + file, "--upload-file": file,
             "--vantage": "eu-west-1", "--shard": "1/2", "--expect100-timeout": "2",
-            "--aws-sigv4": "aws:amz:us-east-1:s3",
+            "--aws-sigv4": "aws:amz:us-east-1:s3", "--endpoint-url": "http://127.0.0.1:9",
         ]
         return samples[option]
     }

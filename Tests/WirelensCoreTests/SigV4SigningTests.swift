@@ -6,8 +6,11 @@ import XCTest
 final class SigV4SigningTests: XCTestCase {
     func testRegionAndServiceFillOnlyWhatIsMissing() throws {
         XCTAssertEqual(try SigV4Signing.provider("aws:amz", region: "eu-west-1"), "aws:amz:eu-west-1")
-        XCTAssertEqual(try SigV4Signing.provider("aws:amz:us-west-2", region: "eu-west-1"), "aws:amz:us-west-2")
-        XCTAssertEqual(try SigV4Signing.provider("aws:amz:us-west-2:s3", region: "eu-west-1"), "aws:amz:us-west-2:s3")
+        XCTAssertEqual(try SigV4Signing.provider("aws:amz", region: "eu-west-1", service: "s3"), "aws:amz:eu-west-1:s3")
+        XCTAssertEqual(try SigV4Signing.provider("aws:amz:us-west-2", region: "eu-west-1", service: "s3"),
+                       "aws:amz:us-west-2:s3")
+        XCTAssertEqual(try SigV4Signing.provider("aws:amz:us-west-2:s3", region: "eu-west-1", service: "sts"),
+                       "aws:amz:us-west-2:s3")
         XCTAssertEqual(try SigV4Signing.provider("aws:amz", region: nil), "aws:amz")
         XCTAssertEqual(try SigV4Signing.provider("goog", region: "x"), "goog")
         for bad in ["", "aws:", ":amz", "aws:amz:us-east-1:s3:extra", "aws:amz:us east", "aws:amz:é"] {

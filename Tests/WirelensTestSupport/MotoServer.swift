@@ -34,8 +34,9 @@ public final class MotoServer {
 
     /// Starts moto_server; throws when the venv is missing or the server does not listen within 30 s. With
     /// `checkingSignatures`, moto (its INITIAL_NO_AUTH_ACTION_COUNT) checks every request's SigV4 signature and its
-    /// IAM permissions once `unauthenticatedActions` requests were served: call `makeUser()` first.
-    public init(checkingSignatures: Bool = false) throws {
+    /// IAM permissions once `unauthenticatedActions` requests were served: call `makeUser()` first. `settings` are
+    /// moto's environment variables (e.g. S3_UPLOAD_PART_MIN_SIZE).
+    public init(checkingSignatures: Bool = false, settings: [String: String] = [:]) throws {
         let python = "\(Self.venv)/bin/python"
         guard FileManager.default.isExecutableFile(atPath: python),
               FileManager.default.isExecutableFile(atPath: "\(Self.venv)/bin/aws") else {
@@ -43,7 +44,8 @@ public final class MotoServer {
         }
         let script = TestServers.repositoryRoot.appendingPathComponent("scripts/moto-server.py").path
         let checks = checkingSignatures ? ["INITIAL_NO_AUTH_ACTION_COUNT=\(Self.unauthenticatedActions)"] : []
-        process = try ServerProcess("/usr/bin/env", checks + [python, script])
+        let variables = settings.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+        process = try ServerProcess("/usr/bin/env", checks + variables + [python, script])
         port = try process.listeningPort(of: "moto_server", seconds: 30)
     }
 

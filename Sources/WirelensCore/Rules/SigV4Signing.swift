@@ -26,16 +26,21 @@ public struct SigV4Signing: Sendable, Equatable, CustomStringConvertible {
 
     /// The provider string libcurl gets: `text` checked (1 to 4 non-empty parts of letters, digits, `-`, `_` and
     /// `.`), and `region` (AWS_REGION or AWS_DEFAULT_REGION) put in when the text names none: a two-part provider
-    /// such as `aws:amz` gains `:REGION`; libcurl then takes the service from the host name, as curl does.
-    public static func provider(_ text: String, region: String?) throws(SigV4Problem) -> String {
+    /// such as `aws:amz` gains `:REGION`, then `:SERVICE` when `service` is given; otherwise libcurl takes what is
+    /// missing from the host name, as curl does.
+    public static func provider(_ text: String, region: String?, service: String? = nil) throws(SigV4Problem) -> String {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
         guard (1...4).contains(parts.count) else { throw .badProvider(text) }
         for part in parts {
             guard !part.isEmpty, part.utf8.allSatisfy(isProviderByte) else { throw .badProvider(text) }
         }
-        guard parts.count == 2, let region, !region.isEmpty else { return text }
-        guard region.utf8.allSatisfy(isProviderByte) else { throw .badRegion(region) }
-        return text + ":" + region
+        var result = text
+        if parts.count == 2, let region, !region.isEmpty {
+            guard region.utf8.allSatisfy(isProviderByte) else { throw .badRegion(region) }
+            result += ":" + region
+        }
+        if parts.count == 3 || (parts.count == 2 && result != text), let service { result += ":" + service }
+        return result
     }
 
     /// `KEY:SECRET` (from `-u`) split at its first colon; each must be non-empty and free of control characters.
