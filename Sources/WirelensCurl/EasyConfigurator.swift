@@ -191,6 +191,14 @@ public struct EasyConfigurator {
         } else if let list = headers.list(hasBody: hasBody, keepsCredentials: transfer.keepsCredentials) {
             try easy.set(CURLOPT_HTTPHEADER, list: list, "CURLOPT_HTTPHEADER")
         }
+        if let signing = options.sigV4, transfer.keepsCredentials {
+            // libcurl signs the request as it sends it, the headers of these lists included; a hop to another
+            // origin goes unsigned, as it goes without the secret headers.
+            try string(CURLOPT_AWS_SIGV4, signing.provider, "CURLOPT_AWS_SIGV4")
+            try string(CURLOPT_USERNAME, signing.accessKey, "CURLOPT_USERNAME")
+            try string(CURLOPT_PASSWORD, signing.secretKey, "CURLOPT_PASSWORD")
+        }
+        if let agent = headers.userAgentOption { try string(CURLOPT_USERAGENT, agent, "CURLOPT_USERAGENT") }
         if options.proxy != nil, let list = headers.proxy {
             // The User-Agent in a proxy's CONNECT too, as CURLOPT_USERAGENT would send it.
             try easy.set(CURLOPT_PROXYHEADER, list: list, "CURLOPT_PROXYHEADER")

@@ -19,16 +19,21 @@ public final class RequestHeaderLists {
     /// as the header lists for the same reason: libcurl reads them when each transfer starts.
     let resolve: CurlHeaderList?
     let connectTo: CurlHeaderList?
+    /// The User-Agent to set as CURLOPT_USERAGENT instead of a header line: in a signed run (`ProbeOptions.sigV4`)
+    /// libcurl then leaves it out of the signed headers, as curl does, which signers that never sign it need
+    /// (botocore's, so moto's, refuses a request that did). Nil when the lines carry it.
+    let userAgentOption: String?
 
     /// The lists for the run's headers; the engine has checked their text (`RequestTextCheck`) already.
     public init(options: ProbeOptions) throws(CurlError) {
         let usersAgent = options.headers.last(where: { $0.name.lowercased() == "user-agent" })?.value
         let userAgent = usersAgent ?? options.userAgent
+        userAgentOption = usersAgent == nil && options.sigV4 != nil ? userAgent : nil
         var lines: [[[String]]] = []
         for keepsCredentials in [false, true] {
             var plain = RedirectPolicy.headers(options.headers, keepsCredentials: keepsCredentials)
                 .map { "\($0.name): \($0.value)" }
-            if usersAgent == nil { plain.append("User-Agent: \(userAgent)") }
+            if usersAgent == nil, userAgentOption == nil { plain.append("User-Agent: \(userAgent)") }
             lines.append([plain, options.expectContinue ? plain : plain + ["Expect:"]])
         }
         self.lines = lines

@@ -14,6 +14,9 @@ struct UploadView {
         let outcome: String
         if let failure = u.failure {
             outcome = style.paint("failed: \(TextLayout.sanitize(failure))", .red)
+        } else if let s3 = u.s3 {
+            outcome = s3.etagMatches == true ? style.paint("complete, ETag verified", .green)
+                : style.paint("complete, ETag differs", .red)
         } else if u.verified {
             outcome = style.paint("complete, SHA-256 verified", .green)
         } else if u.serverSHA256 == nil {
@@ -22,6 +25,13 @@ struct UploadView {
             outcome = style.paint("complete, SHA-256 differs", .red)
         }
         out += ReportText.keyValue("Outcome", outcome)
+        if let s3 = u.s3 {
+            out += ReportText.keyValue("Object", TextLayout.sanitize("s3://\(s3.bucket)/\(s3.key)")
+                                       + (s3.uploadId == nil ? " (one PutObject)" : " (\(s3.parts) parts)"))
+            var etag = "\(s3.objectETag ?? "none"), expected \(s3.expectedETag)"
+            if s3.aborted { etag += "; upload aborted" } else if s3.keptParts { etag += "; parts kept (--keep-parts)" }
+            out += ReportText.keyValue("ETag", TextLayout.sanitize(etag))
+        }
         if let digest = u.fileSHA256 { out += ReportText.keyValue("SHA-256", digest) }
         if let server = u.serverSHA256, server != u.fileSHA256 { out += ReportText.keyValue("Server digest", server) }
         var segments = "\(u.segmentsSent) sent of \(u.segmentsTotal), \(u.peakInFlight ?? u.parallel) in flight at most"

@@ -1,6 +1,6 @@
 /// Where an S3 object lives: `s3://BUCKET/KEY` as given, and its path-style URL on a custom endpoint
 /// (`ENDPOINT/BUCKET/KEY`), the key URI-encoded as SigV4 canonical requests encode it.
-public struct S3ObjectAddress: Sendable, Equatable {
+public struct S3ObjectAddress: Sendable, Equatable, CustomStringConvertible {
     public var bucket: String
     /// The object's key, unencoded (`dir/a file é.bin`).
     public var key: String
@@ -17,6 +17,9 @@ public struct S3ObjectAddress: Sendable, Equatable {
         self.bucket = bucket
         self.key = key
     }
+
+    /// `s3://BUCKET/KEY`, the key unencoded.
+    public var description: String { "s3://\(bucket)/\(key)" }
 
     /// The path-style URL of the object on `endpoint` (`http://host:port`, a trailing slash dropped).
     public func url(endpoint: String) -> String {

@@ -38,6 +38,15 @@ public struct SegmentUploader: Sendable {
         public var ending: UploadEnding
         /// Things the user should know that are not failures (no journal entry to resume, journal not writable).
         public var notes: [String]
+        /// With `UploadPlan.s3Parts`: every accepted part's number, the ETag its answer carried and its MD5.
+        public var sentParts: [SentPart] = []
+    }
+
+    /// An S3 part the server accepted.
+    public struct SentPart: Sendable, Equatable {
+        public var number: Int
+        public var etag: S3ETag
+        public var md5: [UInt8]
     }
 
     /// One finished attempt, handed from a child task to the bookkeeping loop.
@@ -46,6 +55,8 @@ public struct SegmentUploader: Sendable {
         var attempt: Int
         var record: TaskRecord?
         var body: [UInt8]?
+        /// The part's MD5, sent as its Content-MD5 (`UploadPlan.s3Parts`).
+        var md5: [UInt8]?
     }
 
     /// Runs the upload to its end: completed and verified, failed, or stopped by `engine.cancel()`.
@@ -80,6 +91,7 @@ public struct SegmentUploader: Sendable {
         var lastSize: Int64?
         var sentBytes: Int64 = 0
         var failuresInARow = 0
+        var sentParts: [SentPart] = []
         let failureLimit = Self.failuresInARowLimit(parallel: plan.parallel)
 
         await withTaskGroup(of: AttemptResult.self) { group in
@@ -114,7 +126,15 @@ public struct SegmentUploader: Sendable {
                 }
                 records.append(record)
                 let body = record.transactions.last?.requestBodyBytes ?? 0
-                let verdict = SegmentVerdict.judge(record, body: result.body, segment: segment, plan: plan)
+                var verdict = SegmentVerdict.judge(record, body: result.body, segment: segment, plan: plan)
+                if plan.s3Parts, verdict == .accepted {
+                    if let etag = S3Upload.etag(of: record), let md5 = result.md5 {
+                        sentParts.append(SentPart(number: segment.index + 1, etag: etag, md5: md5))
+                    } else {
+                        verdict = .fatal("\(record.url) accepted part \(segment.index + 1) without an ETag, or its bytes "
+                                         + "could not be read for their Content-MD5")
+                    }
+                }
                 section.attempts.append(.init(task: record.index, segment: segment.index, offset: segment.offset,
                                               length: segment.length, attempt: result.attempt,
                                               succeeded: verdict == .accepted))
@@ -225,7 +245,7 @@ public struct SegmentUploader: Sendable {
         // A failure cancels the attempts in flight: the failure, not the cancellation, is the outcome.
         let ending: UploadEnding = failure?.ending ?? (interrupted ? .interrupted : .completed)
         if interrupted, section.failure == nil { section.failure = "interrupted before every segment was sent" }
-        return Outcome(tasks: records, section: section, ending: ending, notes: notes)
+        return Outcome(tasks: records, section: section, ending: ending, notes: notes, sentParts: sentParts)
     }
 
     /// Where a run starts from: the journal's entry (resumed) or a fresh one.
@@ -287,15 +307,23 @@ public struct SegmentUploader: Sendable {
     private func send(_ segment: Segment, attempt: Int) async -> AttemptResult {
         let wait = Self.backoffMicros(attempt: attempt, unit: Double.random(in: 0..<1))
         if wait > 0 { try? await Task.sleep(nanoseconds: UInt64(wait) * 1000) }
-        // The segment protocol's answer is read from memory; other servers' answers are not kept.
+        var headers: [HeaderField] = []
+        var md5: [UInt8]?
+        if plan.s3Parts {
+            // Read once for the MD5 S3 checks the part against, then again as the body, as aws-cli does.
+            md5 = try? MD5Digest.bytes(ofFile: plan.filePath, offset: segment.offset, length: segment.length)
+            if let md5 { headers.append(HeaderField(name: "Content-MD5", value: S3ETag.contentMD5(md5))) }
+        } else if plan.sendsContentRange {
+            headers.append(HeaderField(name: "Content-Range", value: segment.contentRange(total: plan.fileSize)))
+        }
+        // The segment protocol's answer and S3's error documents are read from memory; other answers are not kept.
         let spec = TaskSpec(url: segment.url(fromTemplate: plan.partTemplate), method: "PUT",
                             body: .fileRange(path: plan.filePath, offset: segment.offset, length: segment.length),
-                            response: plan.segmentProtocol ? .memory(limit: Self.answerLimit) : .discard,
-                            headers: plan.sendsContentRange
-                                ? [HeaderField(name: "Content-Range", value: segment.contentRange(total: plan.fileSize))] : [])
+                            response: plan.segmentProtocol || plan.s3Parts ? .memory(limit: Self.answerLimit) : .discard,
+                            headers: headers)
         let record = await engine.run([spec]).first
         let body = record?.responseBody?.bytes
-        return AttemptResult(segment: segment, attempt: attempt, record: record, body: body)
+        return AttemptResult(segment: segment, attempt: attempt, record: record, body: body, md5: md5)
     }
 
     /// What the complete call gave: the assembled size and SHA-256, a failure (transient or not), or nil when cancelled.

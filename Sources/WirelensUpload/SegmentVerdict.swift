@@ -19,14 +19,16 @@ public enum SegmentVerdict: Sendable, Equatable {
             return error.errorClass == .cancelled ? .cancelled : .retryable("\(error.errorClass.rawValue): \(error.message)")
         }
         guard let status = record.statusCode else { return .retryable("no answer") }
-        if RetryPolicy.isRetryable(status: status) { return .retryable("HTTP \(status)") }
+        // S3 says why in an error document (SlowDown, NoSuchUpload, BadDigest…).
+        let said = plan.s3Parts ? body.flatMap(S3ErrorAnswer.init(xml:)).map { " (\($0))" } ?? "" : ""
+        if RetryPolicy.isRetryable(status: status) { return .retryable("HTTP \(status)\(said)") }
         if (400..<600).contains(status) {
             if plan.segmentProtocol, [404, 405, 501].contains(status) {
                 return .fatal("\(url) answered HTTP \(status): the server has no segment API there (PUT URL/part/{index} "
                               + "with Content-Range); for other servers give --part-url TEMPLATE")
             }
             let range = plan.sendsContentRange ? " (Content-Range \(segment.contentRange(total: plan.fileSize)))" : ""
-            return .fatal("\(url) answered HTTP \(status) to segment \(segment.index)\(range); a retry would not change that")
+            return .fatal("\(url) answered HTTP \(status)\(said) to segment \(segment.index)\(range); a retry would not change that")
         }
         guard (200..<300).contains(status) else { return .fatal("\(url) answered HTTP \(status) to segment \(segment.index)") }
         if plan.segmentProtocol {

@@ -18,8 +18,11 @@ public struct UploadPlan: Sendable, Equatable {
     /// True when each part carries `Content-Range: bytes a-b/total`: always with the segment protocol; with a
     /// template only when it has no `{offset}` (plain PUT servers such as nginx's dav module refuse a ranged PUT).
     public var sendsContentRange: Bool {
-        segmentProtocol || !partTemplate.contains("{offset}")
+        !s3Parts && (segmentProtocol || !partTemplate.contains("{offset}"))
     }
+    /// True for S3's UploadPart (`S3Upload`): each part carries its Content-MD5 instead of a Content-Range, its
+    /// answer's ETag is kept for CompleteMultipartUpload, and an error answer's S3 code is read.
+    public var s3Parts = false
     /// Segments in flight at once.
     public var parallel: Int
     /// Retries per segment after its first attempt.

@@ -68,6 +68,11 @@ struct TransferFlags: ParsableArguments {
                                valueName: "user:password"))
     var user: String?
 
+    @Option(name: .customLong("aws-sigv4"),
+            help: ArgumentHelp("Sign every request with AWS Signature Version 4, as curl's: -u is then KEY:SECRET, or without -u the key pair, token (AWS_SESSION_TOKEN) and region of aws-cli's variables.",
+                               valueName: "provider1[:provider2[:region[:service]]]"))
+    var awsSigV4: String?
+
     @Option(name: .customLong("resolve"), help: ArgumentHelp("Connect to ADDR for HOST:PORT instead of resolving HOST (repeatable).",
                                                             valueName: "host:port:addr"))
     var resolve: [String] = []
@@ -113,7 +118,11 @@ struct TransferFlags: ParsableArguments {
 
     /// The engine options from these flags, the protocol flags (nil: the defaults, for a command that sets them
     /// itself) and the command's own concurrency and retries; bad values are usage errors.
-    func probeOptions(concurrency: Int, retries: Int, protocols: ProtocolFlags?) throws(UsageError) -> ProbeOptions {
+    /// With `signsForS3` (an `s3://` destination) every request is signed even without `--aws-sigv4`, as aws-cli
+    /// signs, and the provider's region (AWS_REGION, AWS_DEFAULT_REGION, else us-east-1) and service (s3) are filled
+    /// in when it names none.
+    func probeOptions(concurrency: Int, retries: Int, protocols: ProtocolFlags?, signsForS3: Bool = false,
+                      environment: [String: String] = ProcessInfo.processInfo.environment) throws(UsageError) -> ProbeOptions {
         var o = ProbeOptions()
         guard concurrency >= 1 else { throw UsageError("--concurrency must be 1 or more, not \(concurrency)") }
         guard maxConnections >= 0 else { throw UsageError("--max-connections must be 0 (unlimited) or more") }
@@ -178,7 +187,10 @@ struct TransferFlags: ParsableArguments {
             }
             return field
         }
-        if let user {
+        if let provider = awsSigV4 ?? (signsForS3 ? "aws:amz" : nil) {
+            o.sigV4 = try Self.sigV4Signing(provider, user: user, environment: environment, forS3: signsForS3,
+                                            headers: &o.headers)
+        } else if let user {
             let field = try Self.basicAuthorization(user)
             // As curl: a -H Authorization of the user's own is sent instead.
             if !o.headers.contains(where: { $0.name.lowercased() == "authorization" }) { o.headers.insert(field, at: 0) }
@@ -194,6 +206,34 @@ struct TransferFlags: ParsableArguments {
         }
         // Base64 leaves no byte of the user's text that could split the request.
         return HeaderField(name: "Authorization", value: "Basic " + Data(user.utf8).base64EncodedString())
+    }
+
+    /// `--aws-sigv4 PROVIDER` with `-u KEY:SECRET`, or without `-u` the key pair and session token of aws-cli's
+    /// variables (the token as an `x-amz-security-token` header, unless -H gives one); the region of AWS_REGION or
+    /// AWS_DEFAULT_REGION fills a provider that names none. For the s3 service, `x-amz-content-sha256:
+    /// UNSIGNED-PAYLOAD` goes too (unless -H gives one): S3 wants the header, and libcurl 7.88 would sign the hash
+    /// of an empty body for a body it reads from a file.
+    static func sigV4Signing(_ text: String, user: String?, environment: [String: String], forS3: Bool = false,
+                             headers: inout [HeaderField]) throws(UsageError) -> SigV4Signing {
+        func has(_ name: String) -> Bool { headers.contains { $0.name.lowercased() == name } }
+        do {
+            let region = SigV4Signing.environmentRegion(environment) ?? (forS3 ? "us-east-1" : nil)
+            let provider = try SigV4Signing.provider(text, region: region, service: forS3 ? "s3" : nil)
+            if SigV4Signing.service(of: provider) == "s3", !has(SigV4Signing.payloadHashHeader.name) {
+                headers.append(SigV4Signing.payloadHashHeader)
+            }
+            if let user {
+                let pair = try SigV4Signing.keyPair(user)
+                return SigV4Signing(provider: provider, accessKey: pair.accessKey, secretKey: pair.secretKey)
+            }
+            let keys = try SigV4Signing.environmentKeys(environment)
+            if let token = keys.token, !has(SigV4Signing.tokenHeader) {
+                headers.append(HeaderField(name: SigV4Signing.tokenHeader, value: token))
+            }
+            return SigV4Signing(provider: provider, accessKey: keys.accessKey, secretKey: keys.secretKey)
+        } catch {
+            throw UsageError(error.description)
+        }
     }
 
     /// A socket buffer size flag (SO_SNDBUF, SO_RCVBUF) in bytes, 1 KiB to 64 MiB, or nil when not given; with

@@ -25,6 +25,12 @@ struct UploadCommand: CheckedCommand {
             and URL: after a crash, the same command with --resume sends only the missing segments, at the \
             journal's segment size. --resume without a journal entry starts from the first segment (with a note).
 
+            s3://BUCKET/KEY with --endpoint-url URL uploads to an S3-compatible store (path-style, signed with \
+            AWS SigV4: -u KEY:SECRET or aws-cli's variables): a file under 8 MiB as one PutObject, else \
+            CreateMultipartUpload, the parts (--segment-size, default 8 MiB, at least 5 MiB; --parallel, \
+            --retry) with Content-MD5, then CompleteMultipartUpload; the object's ETag is checked against the \
+            parts' MD5s. An upload that does not complete is aborted unless --keep-parts. No journal, no --resume.
+
             Presets (explicit flags override them): \
             \(UploadPreset.all.map { "\($0.name): \($0.about)" }.joined(separator: "; ")).
             """)
@@ -32,8 +38,16 @@ struct UploadCommand: CheckedCommand {
     @Argument(help: "The file to upload.")
     var file: String
 
-    @Argument(help: "The upload's base URL, e.g. http://127.0.0.1:8080/upload/ID.")
+    @Argument(help: "The upload's base URL, e.g. http://127.0.0.1:8080/upload/ID, or s3://BUCKET/KEY with --endpoint-url.")
     var url: String
+
+    @Option(name: .customLong("endpoint-url"),
+            help: "For s3://BUCKET/KEY: the S3-compatible endpoint, e.g. http://127.0.0.1:9000 (path-style), as aws-cli's.")
+    var endpointURL: String?
+
+    @Flag(name: .customLong("keep-parts"),
+          help: "For s3://: leave the parts on the server when the upload does not complete (no AbortMultipartUpload).")
+    var keepParts = false
 
     @Option(name: .customLong("segment-size"),
             help: "Segment size (e.g. 512KiB, 8MiB), or auto: sized from the throughput measured (default 1MiB).")
@@ -92,14 +106,55 @@ struct UploadCommand: CheckedCommand {
 
         let sizing = try self.sizing(preset: preset)
         if resume, noJournal { throw UsageError("--resume needs the journal; drop --no-journal") }
-        var options = try transfer.probeOptions(concurrency: parallel, retries: 0, protocols: protocols)
+        var options = try transfer.probeOptions(concurrency: parallel, retries: 0, protocols: protocols,
+                                                signsForS3: isS3)
         if options.maxHostConnections == nil { options.maxHostConnections = preset?.maxHostConnections ?? parallel }
         if options.idleTimeout == nil { options.idleTimeout = preset?.idleTimeout }
         return (options, preset, parallel, retries, sizing)
     }
 
+    /// True for an `s3://` destination.
+    private var isS3: Bool { url.hasPrefix("s3://") }
+
+    /// The S3 object and endpoint, checked; nil for another destination.
+    private func s3Destination() throws(UsageError) -> (address: S3ObjectAddress, endpoint: String, partSize: Int64?)? {
+        guard isS3 else {
+            if endpointURL != nil { throw UsageError("--endpoint-url is for an s3://BUCKET/KEY destination, not \(Redactor.url(url))") }
+            if keepParts { throw UsageError("--keep-parts is for an s3://BUCKET/KEY destination, not \(Redactor.url(url))") }
+            return nil
+        }
+        let address: S3ObjectAddress
+        do { address = try S3ObjectAddress(url) } catch { throw UsageError(error.description) }
+        guard let endpointURL else {
+            throw UsageError("\(url) needs --endpoint-url URL: the S3-compatible endpoint, e.g. http://127.0.0.1:9000")
+        }
+        try UsageError.checkURL(endpointURL)
+        for (given, flag) in [(partURL != nil, "--part-url"), (completeURL != nil, "--complete-url"), (resume, "--resume")]
+        where given {
+            throw UsageError("\(flag) is not for an s3:// destination: S3's own protocol sends the parts")
+        }
+        var partSize: Int64?
+        if let segmentSize {
+            guard case .fixed(let bytes) = try sizing(preset: nil) else {
+                throw UsageError("--segment-size \(segmentSize) is not for s3://: S3's parts are of one size; give e.g. 8MiB")
+            }
+            partSize = bytes
+        } else {
+            partSize = try presetValue()?.segmentSize
+        }
+        if let partSize, partSize < S3PartPlan.minimumPartSize || partSize > S3PartPlan.maximumPartSize {
+            throw UsageError((partSize < S3PartPlan.minimumPartSize ? S3PartPlanError.partTooSmall(partSize)
+                              : S3PartPlanError.partTooLarge(partSize)).description)
+        }
+        return (address, endpointURL, partSize)
+    }
+
     func checkFlags() throws(UsageError) {
         _ = try checked()
+        if try s3Destination() != nil {
+            try writeOut.check(report: report.format, reportPath: report.reportPath)
+            return
+        }
         try UsageError.checkURL(url)
         if let partURL {
             guard partURL.contains("{index}") || partURL.contains("{offset}") else {
@@ -113,11 +168,27 @@ struct UploadCommand: CheckedCommand {
 
     /// Runs the upload and writes its report.
     func run() async throws {
-        let (options, preset, parallel, retries, sizing) = try checked()
+        var (options, preset, parallel, retries, sizing) = try checked()
         try report.check()
         let printer = try writeOut.parsed().map(WriteOutPrinter.init)
         let identity = try FileIdentity.read(file)
         guard identity.size > 0 else { throw ProbeError.localFile(path: file, reason: "the file is empty: nothing to upload") }
+        if let s3 = try s3Destination() {
+            let parts: S3PartPlan
+            do { parts = try S3PartPlan(fileSize: identity.size, partSize: s3.partSize) } catch { throw UsageError(error.description) }
+            // The parts' ETags come in their answers' headers.
+            options.includeResponseHeaders = true
+            let bytes = TransferProgress()
+            let engine = try Engine(options: options, progress: bytes)
+            let counts = UploadProgress()
+            let upload = S3Upload(address: s3.address, endpoint: s3.endpoint, filePath: file, parts: parts,
+                                  parallel: parallel, maxRetries: retries, retryMaxTime: try retry.maxTime(),
+                                  keepsParts: keepParts, preset: preset?.name, engine: engine, progress: counts)
+            try await finish(engine: engine, bytes: bytes, counts: counts, total: identity.size, printer: printer) {
+                await UploadSession.run(upload, interrupted: $0)
+            }
+            return
+        }
         var plan: UploadPlan
         if let partURL {
             plan = UploadPlan(filePath: file, fileSize: identity.size, url: url, partTemplate: partURL,
@@ -149,15 +220,24 @@ struct UploadCommand: CheckedCommand {
         let key = UploadJournalKey(file: identity, url: plan.partTemplate + " " + (plan.completeURL ?? ""))
         let uploader = SegmentUploader(plan: plan, engine: engine, journal: journalStore,
                                        journalKey: journalStore == nil ? nil : key, resume: resume, progress: counts)
+        try await finish(engine: engine, bytes: bytes, counts: counts, total: plan.fileSize, printer: printer) {
+            await UploadSession.run(uploader, interrupted: $0)
+        }
+    }
+
+    /// Runs an upload with the signal trap and the progress line, prints its notes, failure and -w lines, and
+    /// writes its report.
+    private func finish(engine: Engine, bytes: TransferProgress, counts: UploadProgress, total: Int64,
+                        printer: WriteOutPrinter?,
+                        _ upload: (@escaping @Sendable () -> Bool) async -> (Report, SegmentUploader.Outcome)) async throws {
         let trap = SignalTrap { engine.cancel() }
-        let total = plan.fileSize
         let ticker = report.quiet ? nil : ProgressTicker { elapsed in
             // Acknowledged by the server, not merely handed to libcurl or the kernel.
             let moved = counts.skippedBytes + max(0, bytes.bytesAcknowledged - counts.wastedBytes)
             return ProgressSnapshot(elapsedMicros: elapsed, bytes: min(total, moved), totalBytes: total,
                                     segments: .init(done: counts.done, inFlight: counts.inFlight, failed: counts.failed))
         }
-        let (result, outcome) = await UploadSession.run(uploader, interrupted: { trap.fired })
+        let (result, outcome) = await upload { trap.fired }
         await ticker?.stop()
         if !report.quiet { outcome.notes.forEach { Console.error($0) } }
         if let failure = outcome.section.failure, outcome.ending != .completed, !trap.fired {

@@ -57,6 +57,9 @@ final class CommandHelpTests: XCTestCase {
         ]
     }
 
+    /// Options to give with the one under test on every command that takes it (`--aws-sigv4` needs a key pair).
+    private static let companions = ["--aws-sigv4": ["-u", "AKIAEXAMPLE:secret"]]
+
     /// A valid value for each option that takes one (the option's own checks must pass).
     private func sample(_ option: String) -> String? {
         let file: String = file, scratch: String = scratch
@@ -81,6 +84,7 @@ final class CommandHelpTests: XCTestCase {
             "--user": "user:password", "--resolve": "a.test:80:127.0.0.1", "--connect-to": "a.test:80:127.0.0.1:8080",
             "--data": "a=1", "--data-binary": "@" + file, "--upload-file": file,
             "--vantage": "eu-west-1", "--shard": "1/2", "--expect100-timeout": "2",
+            "--aws-sigv4": "aws:amz:us-east-1:s3", "--endpoint-url": "http://127.0.0.1:9",
         ]
         return samples[option]
     }
@@ -185,7 +189,7 @@ final class CommandHelpTests: XCTestCase {
                     }
                     extra.append(value)
                 }
-                extra += subject.companions[option.name] ?? []
+                extra += subject.companions[option.name] ?? Self.companions[option.name] ?? []
                 // -s keeps the run's error (the sentinel) off stderr; -S brings it back.
                 if option.name == "--silent" { extra.append("--show-error") }
                 runs.append(("wirelens \(key) --help lists \(option.name), which it refuses",

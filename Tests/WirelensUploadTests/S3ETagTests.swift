@@ -18,10 +18,8 @@ final class S3ETagTests: XCTestCase {
     }
 
     private func file(_ name: String, bytes count: Int, seed: UInt64) throws -> String {
-        var generator = SplitMix64(seed: seed)
-        let words = (0..<(count + 7) / 8).map { _ in generator.next() }
         let path = "\(directory)/\(name)"
-        try words.withUnsafeBytes { Data($0.prefix(count)) }.write(to: URL(fileURLWithPath: path))
+        try SplitMix64.writeFile(path, bytes: count, seed: seed)
         return path
     }
 

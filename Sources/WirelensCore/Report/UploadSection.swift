@@ -48,6 +48,8 @@ public struct UploadSection: Sendable, Equatable, Codable {
     public var verified: Bool
     /// Why the upload did not complete, or nil.
     public var failure: String?
+    /// For an upload to an S3-compatible store: the object, its upload and its ETag check.
+    public var s3: S3?
     /// Every attempt: which task sent which segment.
     public var attempts: [Attempt]
     /// The verdict holding the most time over the attempts' transactions, nil without kernel facts.
@@ -67,6 +69,33 @@ public struct UploadSection: Sendable, Equatable, Codable {
     /// time): more segments in flight help".
     public static func why(_ lead: VerdictShare) -> String {
         lead.parallelismAdvice("segments").map { lead.phrase + ": " + $0 } ?? lead.phrase
+    }
+
+    /// What an upload to an S3-compatible store did besides its parts.
+    public struct S3: Sendable, Equatable, Codable {
+        public var bucket: String
+        public var key: String
+        /// The multipart upload's id; nil for a single PutObject.
+        public var uploadId: String?
+        /// 1 for a PutObject, else the multipart upload's parts.
+        public var parts: Int
+        /// The ETag the server gave the object, nil when it gave none.
+        public var objectETag: String?
+        /// The ETag S3 computes from what was sent: the body's MD5, or the MD5 of the parts' MD5s then `-N`.
+        public var expectedETag: String
+        /// True when `objectETag` equals `expectedETag`; nil when the object was not completed.
+        public var etagMatches: Bool?
+        /// True when an upload that did not complete was aborted (AbortMultipartUpload answered 2xx).
+        public var aborted = false
+        /// True when its parts were left on the server on purpose (`--keep-parts`).
+        public var keptParts = false
+
+        public init(bucket: String, key: String, parts: Int, expectedETag: String) {
+            self.bucket = bucket
+            self.key = key
+            self.parts = parts
+            self.expectedETag = expectedETag
+        }
     }
 
     /// A segment size in effect from segment `fromSegment` on.

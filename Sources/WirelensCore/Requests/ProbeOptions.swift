@@ -75,6 +75,9 @@ public struct ProbeOptions: Sendable, Codable, Equatable {
     /// The redirect statuses (301, 302, 303) after which a POST body stays a POST, as curl's `--post301`,
     /// `--post302` and `--post303` (`RedirectPolicy.next`).
     public var keepsPostAfter: Set<Int> = []
+    /// AWS Signature Version 4 on every request to the task's first origin (`--aws-sigv4`), signed by libcurl; nil
+    /// signs none. Not encoded: its key pair is a secret.
+    public var sigV4: SigV4Signing?
 
     /// The IP versions a host name may resolve to.
     public enum AddressFamily: String, Sendable, Codable, Equatable {
@@ -101,6 +104,7 @@ public struct ProbeOptions: Sendable, Codable, Equatable {
         var copy = self
         copy.headers = Redactor.headers(headers)
         copy.proxy = proxy.map(Redactor.url)
+        copy.sigV4 = sigV4.map { SigV4Signing(provider: $0.provider, accessKey: Redactor.mask, secretKey: Redactor.mask) }
         return copy
     }
 }

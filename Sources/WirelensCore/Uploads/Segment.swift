@@ -18,9 +18,11 @@ public struct Segment: Sendable, Equatable, Hashable, Codable {
         "bytes \(offset)-\(end - 1)/\(total)"
     }
 
-    /// The part URL from a template: `{index}`, `{offset}` and `{length}` replaced by the segment's numbers.
+    /// The part URL from a template: `{index}`, `{number}` (the index plus one, as S3 numbers parts), `{offset}` and
+    /// `{length}` replaced by the segment's numbers.
     public func url(fromTemplate template: String) -> String {
         template.replacingOccurrences(of: "{index}", with: String(index))
+            .replacingOccurrences(of: "{number}", with: String(index + 1))
             .replacingOccurrences(of: "{offset}", with: String(offset))
             .replacingOccurrences(of: "{length}", with: String(length))
     }
