@@ -102,6 +102,7 @@ public enum ProbeVerifier {
                 let exchange = matched[rank].map { c.exchanges[$0] }
                 let order = orderViolations(tx.timeline, connection: c, ownsSYN: check.ownsSYN == true, exchange: exchange)
                 check.instantsInOrder = order.compared ? order.violations.isEmpty : nil
+                check.download = downloadCheck(tx, connection: c, exchange: exchange)
                 check.disagreements += order.violations
                 result.transactions[member] = check
             }
@@ -257,6 +258,22 @@ public enum ProbeVerifier {
                   "the response's first byte on the wire")
         }
         return (compared, violations)
+    }
+
+    /// The wire's check of a download's pace on connection `c`, `exchange` being its response on the wire when it
+    /// was matched; nil when the transaction is no download with a verdict. Without the exchange (TLS without keys)
+    /// the connection's figures stand in: all its server bytes, from the client's first payload byte to its close.
+    static func downloadCheck(_ tx: TransactionMetrics, connection c: TCPConnection,
+                              exchange: HTTPExchange?) -> DownloadWireCheck? {
+        guard let diagnosis = tx.diagnosis, diagnosis.evidence.direction == "download" else { return nil }
+        var bytes = c.serverToClient.bytes
+        var span = c.inUseUntil - (c.clientFirstDataAt ?? c.firstPacketAt)
+        if let exchange, let start = exchange.responseStartAt, let end = exchange.responseEndAt {
+            bytes = Int64(exchange.responseHeaderBytes) + exchange.responseBodyBytes
+            span = end - start
+        }
+        return DownloadWireCheck(verdict: diagnosis.verdict, data: c.serverToClient, acks: c.clientToServer,
+                                 bytes: bytes, span: span, roundTrip: c.handshakeTime)
     }
 
     /// How long (µs) the client stayed silent between the end of its handshake (its ACK of the SYN/ACK) and its

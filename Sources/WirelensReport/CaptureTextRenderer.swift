@@ -13,6 +13,8 @@ public struct CaptureTextRenderer: Sendable {
 
     /// Connections listed one by one unless told otherwise.
     public static let defaultConnectionLimit = 50
+    /// Downloads whose wire findings the verification section writes out (the count covers them all).
+    static let downloadFindingsListed = 3
 
     public init(color: Bool, connectionLimit: Int = defaultConnectionLimit, exchangeLimit: Int = 20) {
         self.color = color
@@ -134,6 +136,16 @@ public struct CaptureTextRenderer: Sendable {
             lines += ReportText.keyValue("order", "\(ordered.filter { $0.instantsInOrder == true }.count) of "
                 + "\(ordered.count) transactions' instants in physical order with their packets "
                 + "(\(ProbeVerification.orderSlack) µs allowed)")
+        }
+        let downloads = v.transactions.filter { $0.download != nil }
+        if !downloads.isEmpty {
+            lines += ReportText.keyValue("download", "\(downloads.filter { $0.download?.confirms == true }.count) of "
+                + "\(downloads.count) download verdicts confirmed by the wire")
+            for check in downloads.prefix(Self.downloadFindingsListed) {
+                guard let download = check.download else { continue }
+                lines += TextLayout.wrap(TextLayout.sanitize("task \(check.task) transaction \(check.transaction): "
+                    + download.finding), firstPrefix: "    ", restPrefix: "      ")
+            }
         }
         for foreign in v.foreignConnections {
             let why = foreign.reason == .beganBeforeRun ? "began before the run" : "not the probe's target"

@@ -1,0 +1,115 @@
+import Foundation
+import WirelensTestSupport
+import XCTest
+@testable import WirelensCapture
+import WirelensCore
+
+/// The most bytes in flight per direction, the peer's window then and the largest window each side advertised, on
+/// captures built frame by frame (with their handshake, and cut mid-stream), against tshark's
+/// `tcp.analysis.bytes_in_flight` and its calculated `tcp.window_size` on the same frames.
+final class InFlightTests: XCTestCase {
+    private let c: UInt32 = 1000, s: UInt32 = 50_000
+    private let block = [UInt8](repeating: 66, count: 1000)
+
+    /// The server's data and the client's ACKs of a download, after `handshake` (or none: cut mid-stream).
+    private func download(handshake: Bool) -> CraftedCapture {
+        var capture = CraftedCapture(clientPort: 40000, serverPort: 80)
+        func client(ack: UInt32, window: UInt16, scale: UInt8? = nil, flags: TCPFlags = .ack) {
+            capture.add(capture.builder.frame(seq: c + 1, ack: ack, flags: flags, window: window, windowScale: scale))
+        }
+        func server(_ offset: UInt32) {
+            capture.add(capture.builder.frame(seq: s + 1 + offset, ack: c + 1, flags: .ack, window: 500, payload: block,
+                                              reverse: true))
+        }
+        if handshake {
+            capture.add(capture.builder.frame(seq: c, flags: .syn, window: 64240, windowScale: 7))
+            capture.add(capture.builder.frame(seq: s, ack: c + 1, flags: [.syn, .ack], window: 65160, windowScale: 7,
+                                              reverse: true))
+            client(ack: s + 1, window: 200)
+        } else {
+            // Cut mid-stream: the capture's first packet is the server's data.
+            server(0)
+            client(ack: s + 1, window: 200)
+        }
+        // Four segments before an ACK (4000 bytes in flight), an ACK of 2000 with a smaller window, two more
+        // segments (4000 again), an ACK of all with a larger window, one more segment.
+        for offset in stride(from: handshake ? 0 : 1000, to: 4000, by: 1000) { server(UInt32(offset)) }
+        client(ack: s + 2001, window: 100)
+        server(4000)
+        server(5000)
+        client(ack: s + 6001, window: 300)
+        server(6000)
+        client(ack: s + 7001, window: 300)
+        return capture
+    }
+
+    private func tshark(_ capture: CraftedCapture) throws -> (inFlight: Int?, clientWindow: Int?) {
+        let path = LoopbackCapture.temporaryPath("in-flight.pcap")
+        capture.write(to: path)
+        defer { unlink(path) }
+        let inFlight = try TsharkOracle.values(path, filter: "tcp.srcport == 80", field: "tcp.analysis.bytes_in_flight")
+            .compactMap { Int($0) }.max()
+        let windows = try TsharkOracle.values(path, filter: "tcp.srcport == 40000 && tcp.flags.syn == 0",
+                                              field: "tcp.window_size").compactMap { Int($0) }.max()
+        return (inFlight, windows)
+    }
+
+    func testACapturedHandshakeGivesTheMostInFlightWithTheWindowThenAndTheLargestWindow() throws {
+        var capture = download(handshake: true)
+        let oracle = try tshark(capture)
+        let connection = try XCTUnwrap(capture.report().connections.first)
+        let data = connection.serverToClient, acks = connection.clientToServer
+        XCTAssertEqual(oracle.inFlight, 4000, "tshark's bytes in flight")
+        XCTAssertEqual(data.inFlightMax, oracle.inFlight.map(Int64.init))
+        XCTAssertEqual(data.windowAtInFlightMax, 200 << 7, "the window of the client's last ACK then")
+        XCTAssertEqual(acks.advertisedWindowMax, oracle.clientWindow.map(Int64.init), "tshark's largest scaled window")
+        XCTAssertEqual(acks.advertisedWindowMax, 300 << 7)
+    }
+
+    /// Cut mid-stream: the handshake's window scaling is unknown (no window figures, never a guess) while the bytes
+    /// in flight still count from the capture's first packet.
+    func testACaptureCutMidStreamCountsInFlightWithoutWindows() throws {
+        var capture = download(handshake: false)
+        let oracle = try tshark(capture)
+        let connection = try XCTUnwrap(capture.report().connections.first)
+        XCTAssertEqual(connection.serverToClient.inFlightMax, oracle.inFlight.map(Int64.init), "tshark's bytes in flight")
+        XCTAssertEqual(connection.serverToClient.inFlightMax, 4000)
+        XCTAssertNil(connection.serverToClient.windowAtInFlightMax)
+        XCTAssertNil(connection.clientToServer.advertisedWindowMax)
+    }
+}
+
+/// The wire's reading of a download from its figures, each case built so that only one reading fits.
+final class DownloadWireReadingTests: XCTestCase {
+    private func check(_ verdict: Verdict?, retransmissions: Int = 0, zeroWindows: Int = 0, windowFull: Int = 0,
+                       window: Int64 = 65536, bytes: Int64 = 1_000_000, span: Int64 = 1_000_000,
+                       roundTrip: Int64? = 40_000) -> DownloadWireCheck {
+        var data = DirectionStats(), acks = DirectionStats()
+        data.retransmissions = retransmissions
+        data.windowFull = windowFull
+        acks.zeroWindow = zeroWindows
+        acks.advertisedWindowMax = window
+        return DownloadWireCheck(verdict: verdict, data: data, acks: acks, bytes: bytes, span: span,
+                                 roundTrip: roundTrip)
+    }
+
+    func testEachVerdictIsConfirmedByItsOwnReadingOnly() {
+        // 1 MB over 1 s with a 40 ms round trip: 40 000 bytes a round trip, 61% of a 64 KiB window, 95% of 41 KiB.
+        XCTAssertEqual(check(.network, retransmissions: 5).reading, .loss)
+        XCTAssertTrue(check(.network, retransmissions: 5).confirms)
+        XCTAssertFalse(check(.network).confirms, "no loss seen: a queue the wire does not weigh")
+        XCTAssertTrue(check(.client, zeroWindows: 3).confirms)
+        XCTAssertTrue(check(.client, windowFull: 7).confirms, "the reader's window held the data")
+        XCTAssertFalse(check(.client).confirms)
+        XCTAssertEqual(check(.clientWindow, window: 42_000).windowFill ?? 0, 40_000.0 / 42_000, accuracy: 1e-9)
+        XCTAssertTrue(check(.clientWindow, window: 42_000).confirms)
+        XCTAssertFalse(check(.clientWindow).confirms, "61% of the window")
+        XCTAssertFalse(check(.clientWindow, retransmissions: 1, window: 42_000).confirms, "loss names the path")
+        XCTAssertTrue(check(.serverSend).confirms)
+        XCTAssertFalse(check(.serverSend, windowFull: 2).confirms)
+        XCTAssertFalse(check(.serverThink).confirms, "the wire cannot see the server's think time")
+        XCTAssertNil(check(.clientWindow, roundTrip: nil).windowFill, "no handshake, no round trip to weigh by")
+        XCTAssertTrue(check(nil).finding.hasSuffix("the probe gave no verdict"))
+        XCTAssertTrue(check(.network, retransmissions: 5).finding.hasSuffix("which confirms network"))
+    }
+}
