@@ -103,6 +103,7 @@ public enum ProbeVerifier {
                 let order = orderViolations(tx.timeline, connection: c, ownsSYN: check.ownsSYN == true, exchange: exchange)
                 check.instantsInOrder = order.compared ? order.violations.isEmpty : nil
                 check.download = downloadCheck(tx, connection: c, exchange: exchange)
+                check.h2Window = h2WindowCheck(tx, connection: c, exchange: exchange)
                 check.disagreements += order.violations
                 result.transactions[member] = check
             }
@@ -274,6 +275,18 @@ public enum ProbeVerifier {
         }
         return DownloadWireCheck(verdict: diagnosis.verdict, data: c.serverToClient, acks: c.clientToServer,
                                  bytes: bytes, span: span, roundTrip: c.handshakeTime)
+    }
+
+    /// The frames' check of an HTTP/2 upload's flow control on connection `c`, `exchange` being its stream; nil
+    /// when the transaction is no upload with a verdict or its stream was not read.
+    static func h2WindowCheck(_ tx: TransactionMetrics, connection c: TCPConnection,
+                              exchange: HTTPExchange?) -> H2WindowWireCheck? {
+        guard let diagnosis = tx.diagnosis, diagnosis.evidence.direction == "upload", let http2 = c.http2,
+              let exchange, exchange.stream != nil else { return nil }
+        let span = exchange.requestEndAt.flatMap { end in exchange.requestStartAt.map { end - $0 } }
+        return H2WindowWireCheck(verdict: diagnosis.verdict, initialWindowSize: http2.serverInitialWindowSize,
+                                 streamCredit: exchange.serverWindowCredit, connectionCredit: http2.serverConnectionCredit,
+                                 bytes: exchange.requestBodyBytes, span: span, roundTrip: c.handshakeTime)
     }
 
     /// How long (µs) the client stayed silent between the end of its handshake (its ACK of the SYN/ACK) and its

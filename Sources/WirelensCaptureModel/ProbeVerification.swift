@@ -46,6 +46,9 @@ public struct ProbeVerification: Sendable, Equatable {
         /// For a download the probe gave a verdict: what the wire shows of its pace, and whether that confirms the
         /// verdict; nil otherwise.
         public var download: DownloadWireCheck?
+        /// For an HTTP/2 upload whose frames were read (h2c, or decrypted): the server's window and credit, and
+        /// whether they confirm `h2-window`; nil otherwise.
+        public var h2Window: H2WindowWireCheck?
         /// What the wire contradicts, one sentence each.
         public var disagreements: [String] = []
 

@@ -20,6 +20,7 @@ final class DownloadWireCheckTests: XCTestCase {
         var verdict: String
         var download: [String: Any]
         var pcap: String
+        var report: String
     }
 
     /// Probes `url` from the path's client namespace with `flags`, capturing on the client's link.
@@ -46,7 +47,7 @@ final class DownloadWireCheckTests: XCTestCase {
             jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))
             """, wire, schema], timeout: 60)
         XCTAssertEqual(valid.status, 0, valid.stderr)
-        return Run(verdict: verdict, download: download, pcap: pcap)
+        return Run(verdict: verdict, download: download, pcap: pcap, report: report)
     }
 
     private func json(_ path: String) throws -> [String: Any] {
@@ -78,6 +79,13 @@ final class DownloadWireCheckTests: XCTestCase {
         let retransmissions = try integer(run.download, "retransmissions")
         print("lossy download: wirelens \(retransmissions) retransmissions, tshark \(tshark), \(drops) dropped")
         XCTAssertGreaterThan(tshark, 0, "tshark saw resends")
+        // The same check from the saved pcap and report, in text.
+        let text = try ProcessRunner.run(WirelensCLI.path, ["capture", "analyze", run.pcap, "--probe", run.report,
+                                                            "--format", "text", "--no-color"], timeout: 60)
+        XCTAssertEqual(text.status, 0, text.stderr)
+        XCTAssertTrue(text.stdout.contains("1 of 1 download verdicts confirmed by the wire"), text.stdout)
+        XCTAssertTrue(text.stdout.contains("task 0 transaction 0: the wire shows \(retransmissions) retransmissions"),
+                      text.stdout)
         XCTAssertEqual(Double(retransmissions), Double(tshark), accuracy: max(2, Double(tshark) * 0.25),
                        "retransmissions against tshark's on the same pcap")
     }

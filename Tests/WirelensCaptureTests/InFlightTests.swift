@@ -2,7 +2,6 @@ import Foundation
 import WirelensTestSupport
 import XCTest
 @testable import WirelensCapture
-import WirelensCore
 
 /// The most bytes in flight per direction, the peer's window then and the largest window each side advertised, on
 /// captures built frame by frame (with their handshake, and cut mid-stream), against tshark's
@@ -76,40 +75,5 @@ final class InFlightTests: XCTestCase {
         XCTAssertEqual(connection.serverToClient.inFlightMax, 4000)
         XCTAssertNil(connection.serverToClient.windowAtInFlightMax)
         XCTAssertNil(connection.clientToServer.advertisedWindowMax)
-    }
-}
-
-/// The wire's reading of a download from its figures, each case built so that only one reading fits.
-final class DownloadWireReadingTests: XCTestCase {
-    private func check(_ verdict: Verdict?, retransmissions: Int = 0, zeroWindows: Int = 0, windowFull: Int = 0,
-                       window: Int64 = 65536, bytes: Int64 = 1_000_000, span: Int64 = 1_000_000,
-                       roundTrip: Int64? = 40_000) -> DownloadWireCheck {
-        var data = DirectionStats(), acks = DirectionStats()
-        data.retransmissions = retransmissions
-        data.windowFull = windowFull
-        acks.zeroWindow = zeroWindows
-        acks.advertisedWindowMax = window
-        return DownloadWireCheck(verdict: verdict, data: data, acks: acks, bytes: bytes, span: span,
-                                 roundTrip: roundTrip)
-    }
-
-    func testEachVerdictIsConfirmedByItsOwnReadingOnly() {
-        // 1 MB over 1 s with a 40 ms round trip: 40 000 bytes a round trip, 61% of a 64 KiB window, 95% of 41 KiB.
-        XCTAssertEqual(check(.network, retransmissions: 5).reading, .loss)
-        XCTAssertTrue(check(.network, retransmissions: 5).confirms)
-        XCTAssertFalse(check(.network).confirms, "no loss seen: a queue the wire does not weigh")
-        XCTAssertTrue(check(.client, zeroWindows: 3).confirms)
-        XCTAssertTrue(check(.client, windowFull: 7).confirms, "the reader's window held the data")
-        XCTAssertFalse(check(.client).confirms)
-        XCTAssertEqual(check(.clientWindow, window: 42_000).windowFill ?? 0, 40_000.0 / 42_000, accuracy: 1e-9)
-        XCTAssertTrue(check(.clientWindow, window: 42_000).confirms)
-        XCTAssertFalse(check(.clientWindow).confirms, "61% of the window")
-        XCTAssertFalse(check(.clientWindow, retransmissions: 1, window: 42_000).confirms, "loss names the path")
-        XCTAssertTrue(check(.serverSend).confirms)
-        XCTAssertFalse(check(.serverSend, windowFull: 2).confirms)
-        XCTAssertFalse(check(.serverThink).confirms, "the wire cannot see the server's think time")
-        XCTAssertNil(check(.clientWindow, roundTrip: nil).windowFill, "no handshake, no round trip to weigh by")
-        XCTAssertTrue(check(nil).finding.hasSuffix("the probe gave no verdict"))
-        XCTAssertTrue(check(.network, retransmissions: 5).finding.hasSuffix("which confirms network"))
     }
 }
