@@ -159,9 +159,11 @@ struct ConnectionState {
             if fromClient, record.clientFirstDataAt == nil { record.clientFirstDataAt = time }
             sender.stats.wireBytes += length
             sender.stats.truncatedBytes += Int64(segment.missingPayload)
-            if let shift = windowShift(of: receiver, peer: sender), let acked = receiver.ackOffset,
-               start + length >= acked + (Int64(receiver.window) << shift) {
-                sender.stats.windowFull += 1
+            if let acked = receiver.ackOffset {
+                let window = windowShift(of: receiver, peer: sender).map { Int64(receiver.window) << $0 }
+                if let window, start + length >= acked + window { sender.stats.windowFull += 1 }
+                noteInFlight(front: max(start + length, sender.space.highest), acked: acked, window: window,
+                             in: &sender.stats)
             }
             data(segment.payload, start: start, end: start + length, from: &sender, fromClient: fromClient,
                  http: &http, time: time, roundTrip: record.handshakeTime)
@@ -184,6 +186,10 @@ struct ConnectionState {
         guard flags.contains(.ack), !flags.contains(.syn) else { return false }
         sender.window = segment.window
         if segment.window == 0, !flags.contains(.fin) { sender.stats.zeroWindow += 1 }
+        if let shift = windowShift(of: sender, peer: receiver) {
+            let advertised = Int64(segment.window) << shift
+            if advertised > sender.stats.advertisedWindowMax ?? -1 { sender.stats.advertisedWindowMax = advertised }
+        }
         guard receiver.space.known else { return false }
         let acked = receiver.space.offset(of: segment.acknowledgement)
         sender.ackOffset = acked
@@ -293,6 +299,20 @@ struct ConnectionState {
             }
         }
         if time > record.lastPacketAt { record.lastPacketAt = time }
+    }
+
+    /// Bytes in flight above this are taken for a misread: an acknowledgement from before a sequence space began
+    /// again (a SYN/ACK after data on a connection captured mid-stream) or from a guessed ISN.
+    static let maxInFlight: Int64 = 1 << 30
+
+    /// Keeps the most bytes in flight, `front` (the highest byte sent) less `acked` (the peer's last
+    /// acknowledgement, same offsets), with the peer's `window` then; nothing in flight, or a figure beyond
+    /// `maxInFlight`, changes nothing.
+    static func noteInFlight(front: Int64, acked: Int64, window: Int64?, in stats: inout DirectionStats) {
+        let inFlight = front - acked
+        guard inFlight > 0, inFlight <= maxInFlight, inFlight > stats.inFlightMax ?? 0 else { return }
+        stats.inFlightMax = inFlight
+        stats.windowAtInFlightMax = window
     }
 
     /// The shift that applies to `half`'s advertised windows: its scale option when both SYNs (its and its

@@ -178,6 +178,18 @@ struct HTTP2Conversation {
         case 3:  // RST_STREAM
             if open.contains(stream) { summary.resetStreams += 1 }
             open.remove(stream)
+        case 4 where !fromClient && flags & 0x1 == 0:  // the server's SETTINGS (not an ACK)
+            // Six bytes a setting: a 16-bit identifier, a 32-bit value; 0x4 is SETTINGS_INITIAL_WINDOW_SIZE.
+            for at in stride(from: 0, to: payload.count - 5, by: 6) where payload[at] == 0 && payload[at + 1] == 4 {
+                summary.serverInitialWindowSize = payload[(at + 2)..<(at + 6)].reduce(Int64(0)) { $0 << 8 | Int64($1) }
+            }
+        case 8 where !fromClient && payload.count >= 4:  // the server's WINDOW_UPDATE
+            let increment = payload[0..<4].reduce(Int64(0)) { $0 << 8 | Int64($1) } & 0x7fff_ffff
+            if stream == 0 {
+                summary.serverConnectionCredit += increment
+            } else if let i = streamIndex[stream] {
+                exchanges[i].serverWindowCredit += increment
+            }
         default:
             break
         }

@@ -102,6 +102,8 @@ public enum ProbeVerifier {
                 let exchange = matched[rank].map { c.exchanges[$0] }
                 let order = orderViolations(tx.timeline, connection: c, ownsSYN: check.ownsSYN == true, exchange: exchange)
                 check.instantsInOrder = order.compared ? order.violations.isEmpty : nil
+                check.download = downloadCheck(tx, connection: c, exchange: exchange)
+                check.h2Window = h2WindowCheck(tx, connection: c, exchange: exchange)
                 check.disagreements += order.violations
                 result.transactions[member] = check
             }
@@ -257,6 +259,34 @@ public enum ProbeVerifier {
                   "the response's first byte on the wire")
         }
         return (compared, violations)
+    }
+
+    /// The wire's check of a download's pace on connection `c`, `exchange` being its response on the wire when it
+    /// was matched; nil when the transaction is no download with a verdict. Without the exchange (TLS without keys)
+    /// the connection's figures stand in: all its server bytes, from the client's first payload byte to its close.
+    static func downloadCheck(_ tx: TransactionMetrics, connection c: TCPConnection,
+                              exchange: HTTPExchange?) -> DownloadWireCheck? {
+        guard let diagnosis = tx.diagnosis, diagnosis.evidence.direction == "download" else { return nil }
+        var bytes = c.serverToClient.bytes
+        var span = c.inUseUntil - (c.clientFirstDataAt ?? c.firstPacketAt)
+        if let exchange, let start = exchange.responseStartAt, let end = exchange.responseEndAt {
+            bytes = Int64(exchange.responseHeaderBytes) + exchange.responseBodyBytes
+            span = end - start
+        }
+        return DownloadWireCheck(verdict: diagnosis.verdict, data: c.serverToClient, acks: c.clientToServer,
+                                 bytes: bytes, span: span, roundTrip: c.handshakeTime)
+    }
+
+    /// The frames' check of an HTTP/2 upload's flow control on connection `c`, `exchange` being its stream; nil
+    /// when the transaction is no upload with a verdict or its stream was not read.
+    static func h2WindowCheck(_ tx: TransactionMetrics, connection c: TCPConnection,
+                              exchange: HTTPExchange?) -> H2WindowWireCheck? {
+        guard let diagnosis = tx.diagnosis, diagnosis.evidence.direction == "upload", let http2 = c.http2,
+              let exchange, exchange.stream != nil else { return nil }
+        let span = exchange.requestEndAt.flatMap { end in exchange.requestStartAt.map { end - $0 } }
+        return H2WindowWireCheck(verdict: diagnosis.verdict, initialWindowSize: http2.serverInitialWindowSize,
+                                 streamCredit: exchange.serverWindowCredit, connectionCredit: http2.serverConnectionCredit,
+                                 bytes: exchange.requestBodyBytes, span: span, roundTrip: c.handshakeTime)
     }
 
     /// How long (µs) the client stayed silent between the end of its handshake (its ACK of the SYN/ACK) and its

@@ -16,6 +16,16 @@ public struct DirectionStats: Sendable, Equatable {
     public var zeroWindow = 0
     /// Data segments from this side that filled the window the other side advertised.
     public var windowFull = 0
+    /// The most bytes of this direction in flight at once as the capture saw them: its highest byte beyond the
+    /// peer's last acknowledgement (on the receiver's host, what arrived before it was acknowledged: far less than
+    /// the sender had in flight); nil before the peer acknowledged any of it.
+    public var inFlightMax: Int64?
+    /// The window the peer advertised (scaled) when `inFlightMax` was reached; nil when the handshake's window
+    /// scaling was not captured.
+    public var windowAtInFlightMax: Int64?
+    /// The largest window this side advertised as a receiver (scaled); nil when the handshake's window scaling was
+    /// not captured.
+    public var advertisedWindowMax: Int64?
     /// Resets sent by this side.
     public var resets = 0
     /// Holes in this direction's byte stream that the capture never held (acknowledged by the peer, or never

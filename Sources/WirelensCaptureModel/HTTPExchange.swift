@@ -27,6 +27,8 @@ public struct HTTPExchange: Sendable, Equatable {
     public var pipelineDepth = 1
     /// The HTTP/2 stream identifier; nil for HTTP/1.x.
     public var stream: Int?
+    /// HTTP/2: the credit the server's WINDOW_UPDATE frames granted this stream, bytes.
+    public var serverWindowCredit: Int64 = 0
     /// True for an exchange inferred from encrypted records (TLS): a run of client application data and the run
     /// of server application data after it; sizes are record payload bytes, method and status unknown.
     public var inferred = false

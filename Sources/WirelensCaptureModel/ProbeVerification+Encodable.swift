@@ -91,7 +91,7 @@ extension ProbeVerification.ForeignConnection: Encodable {
 extension ProbeVerification.TransactionCheck: Encodable {
     private enum Keys: String, CodingKey {
         case task, transaction, url, claimedReuse, connection, exchange, ownsSYN, reuseConfirmed, probeConnectMs,
-             wireHandshakeMs, connectAgrees, instantsInOrder, disagreements
+             wireHandshakeMs, connectAgrees, instantsInOrder, download, h2Window, disagreements
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -108,6 +108,56 @@ extension ProbeVerification.TransactionCheck: Encodable {
         try c.encode(wireHandshake.map(Format.millis(fromMicros:)), forKey: .wireHandshakeMs)
         try c.encode(connectAgrees, forKey: .connectAgrees)
         try c.encode(instantsInOrder, forKey: .instantsInOrder)
+        // Only for a download with a verdict (other transactions' checks are unchanged).
+        if let download { try c.encode(download, forKey: .download) }
+        // Only for an HTTP/2 upload whose frames were read.
+        if let h2Window { try c.encode(h2Window, forKey: .h2Window) }
         try c.encode(disagreements, forKey: .disagreements)
+    }
+}
+
+extension DownloadWireCheck: Encodable {
+    private enum Keys: String, CodingKey {
+        case verdict, reading, confirms, finding, inFlightMax, advertisedWindow, advertisedWindowMax, roundTripMs,
+             deliveredPerRoundTrip, windowFill, windowFullSegments, retransmissions, outOfOrder, zeroWindows
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: Keys.self)
+        try c.encode(verdict?.rawValue, forKey: .verdict)
+        try c.encode(reading.rawValue, forKey: .reading)
+        try c.encode(confirms, forKey: .confirms)
+        try c.encode(finding, forKey: .finding)
+        try c.encode(inFlightMax, forKey: .inFlightMax)
+        try c.encode(advertisedWindow, forKey: .advertisedWindow)
+        try c.encode(advertisedWindowMax, forKey: .advertisedWindowMax)
+        try c.encode(roundTrip.map(Format.millis(fromMicros:)), forKey: .roundTripMs)
+        try c.encode(deliveredPerRoundTrip.map { $0.rounded() }, forKey: .deliveredPerRoundTrip)
+        try c.encode(windowFill, forKey: .windowFill)
+        try c.encode(windowFullSegments, forKey: .windowFullSegments)
+        try c.encode(retransmissions, forKey: .retransmissions)
+        try c.encode(outOfOrder, forKey: .outOfOrder)
+        try c.encode(zeroWindows, forKey: .zeroWindows)
+    }
+}
+
+extension H2WindowWireCheck: Encodable {
+    private enum Keys: String, CodingKey {
+        case verdict, windowBound, confirms, finding, initialWindowSize, streamCredit, connectionCredit, roundTripMs,
+             bodyRate, windowFill
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: Keys.self)
+        try c.encode(verdict?.rawValue, forKey: .verdict)
+        try c.encode(windowBound, forKey: .windowBound)
+        try c.encode(confirms, forKey: .confirms)
+        try c.encode(finding, forKey: .finding)
+        try c.encode(initialWindowSize, forKey: .initialWindowSize)
+        try c.encode(streamCredit, forKey: .streamCredit)
+        try c.encode(connectionCredit, forKey: .connectionCredit)
+        try c.encode(roundTrip.map(Format.millis(fromMicros:)), forKey: .roundTripMs)
+        try c.encode(bodyRate.map { $0.rounded() }, forKey: .bodyRate)
+        try c.encode(windowFill, forKey: .windowFill)
     }
 }

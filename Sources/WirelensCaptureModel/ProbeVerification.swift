@@ -43,6 +43,12 @@ public struct ProbeVerification: Sendable, Equatable {
         /// SYN, connect end not before the SYN/ACK, request start not after the request's first byte, response
         /// start not before the response's first byte; `orderSlack` allowed); nil when none could be compared.
         public var instantsInOrder: Bool?
+        /// For a download the probe gave a verdict: what the wire shows of its pace, and whether that confirms the
+        /// verdict; nil otherwise.
+        public var download: DownloadWireCheck?
+        /// For an HTTP/2 upload whose frames were read (h2c, or decrypted): the server's window and credit, and
+        /// whether they confirm `h2-window`; nil otherwise.
+        public var h2Window: H2WindowWireCheck?
         /// What the wire contradicts, one sentence each.
         public var disagreements: [String] = []
 

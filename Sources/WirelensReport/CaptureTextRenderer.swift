@@ -13,6 +13,9 @@ public struct CaptureTextRenderer: Sendable {
 
     /// Connections listed one by one unless told otherwise.
     public static let defaultConnectionLimit = 50
+    /// Findings of each wire check (downloads, HTTP/2 uploads) the verification section writes out (its count
+    /// covers them all).
+    static let findingsListed = 3
 
     public init(color: Bool, connectionLimit: Int = defaultConnectionLimit, exchangeLimit: Int = 20) {
         self.color = color
@@ -135,6 +138,10 @@ public struct CaptureTextRenderer: Sendable {
                 + "\(ordered.count) transactions' instants in physical order with their packets "
                 + "(\(ProbeVerification.orderSlack) µs allowed)")
         }
+        lines += wireCheckLines("download", "download verdicts confirmed by the wire",
+                                v.transactions.compactMap { t in t.download.map { (t, $0.confirms, $0.finding) } })
+        lines += wireCheckLines("h2 window", "HTTP/2 uploads held by the server's window on the wire",
+                                v.transactions.compactMap { t in t.h2Window.map { (t, $0.confirms, $0.finding) } })
         for foreign in v.foreignConnections {
             let why = foreign.reason == .beganBeforeRun ? "began before the run" : "not the probe's target"
             lines += ReportText.keyValue("foreign", "#\(foreign.connection) \(foreign.client) → \(foreign.server): \(why), "
@@ -149,6 +156,19 @@ public struct CaptureTextRenderer: Sendable {
         if !v.requestsPerConnection.isEmpty {
             let counts = v.requestsPerConnection.map { "#\($0.connection): \($0.wireExchanges)" }
             lines += TextLayout.fill(counts, separator: ", ", firstPrefix: "  requests/conn ", restPrefix: "                ")
+        }
+        return lines
+    }
+
+    /// A wire check's count line (`key`: how many of the `checks` confirmed `what`), then the first
+    /// `findingsListed` findings; nothing without checks.
+    private func wireCheckLines(_ key: String, _ what: String,
+                                _ checks: [(ProbeVerification.TransactionCheck, Bool, String)]) -> [String] {
+        guard !checks.isEmpty else { return [] }
+        var lines = ReportText.keyValue(key, "\(checks.filter { $0.1 }.count) of \(checks.count) \(what)")
+        for (check, _, finding) in checks.prefix(Self.findingsListed) {
+            lines += TextLayout.wrap(TextLayout.sanitize("task \(check.task) transaction \(check.transaction): "
+                + finding), firstPrefix: "    ", restPrefix: "      ")
         }
         return lines
     }

@@ -14,13 +14,16 @@ final class H2WindowVerdictTests: XCTestCase {
     private static let defaultWindow = 65_535.0
     private static let roundTrip = 0.040
 
-    /// nghttpd serving `docs` without TLS (h2c, prior knowledge) on port 8080 in the path's server namespace, with
-    /// `flags`; returns once it listens.
-    private func startNghttpd(_ path: NetworkPath, docs: String, _ flags: [String]) throws -> ServerProcess {
+    /// nghttpd serving `docs` on port 8080 in the path's server namespace, with `flags`: without TLS (h2c, prior
+    /// knowledge), or with `tls` (the key and certificate files); returns once it listens.
+    private func startNghttpd(_ path: NetworkPath, docs: String, _ flags: [String],
+                              tls: (key: String, cert: String)? = nil) throws -> ServerProcess {
         guard FileManager.default.isExecutableFile(atPath: Self.nghttpd) else {
             throw Failure("nghttpd not found at \(Self.nghttpd): scripts/deps.sh installs nghttp2-server")
         }
-        let server = try path.process(in: path.serverNamespace, Self.nghttpd, ["--no-tls", "-d", docs] + flags + ["8080"])
+        let arguments = tls.map { ["-d", docs] + flags + ["8080", $0.key, $0.cert] }
+            ?? ["--no-tls", "-d", docs] + flags + ["8080"]
+        let server = try path.process(in: path.serverNamespace, Self.nghttpd, arguments)
         for _ in 0..<100 {
             let listening = try path.run(in: path.serverNamespace, "/usr/bin/ss", ["-Hltn", "sport = :8080"], timeout: 10)
             if listening.stdout.contains("8080") { return server }
@@ -133,6 +136,84 @@ final class H2WindowVerdictTests: XCTestCase {
             XCTAssertEqual(bytes, 4_000_000, "\(connection): the DATA nghttpd received is the body, once")
         }
         XCTAssertEqual(ended, 3, "each upload's last DATA frame ended its stream")
+    }
+
+    /// The same held upload with `--capture`: the verifier reads the server's frames and reports the window they
+    /// give each stream and the WINDOW_UPDATE credit for the upload's stream and the connection, each what tshark
+    /// decodes from the same pcap (`http2.type == 4` and `== 8`), and they confirm `h2-window`: in clear text (h2c)
+    /// and over TLS, decrypted with the run's own key log (`--keylog`, tshark given the same file).
+    func testTheServersFramesOnTheWireConfirmTheH2Window() throws {
+        try checkFramesOnTheWire(tls: false)
+    }
+
+    func testTheServersDecryptedFramesOnTheWireConfirmTheH2Window() throws {
+        try checkFramesOnTheWire(tls: true)
+    }
+
+    private func checkFramesOnTheWire(tls: Bool) throws {
+        // nginx's test certificate and key (an ECDSA P-256 key), for nghttpd's TLS.
+        let servers = try tls ? TestServers.get() : nil
+        let path = try NetworkPath.up(rate: "40mbit", queue: "50ms", delay: "20ms")
+        defer { path.down() }
+        let docs = try makeDocs()
+        defer { try? FileManager.default.removeItem(atPath: docs) }
+        let server = try startNghttpd(path, docs: docs, [],
+                                      tls: servers.map { ($0.nginxDir + "/key.pem", $0.certPath) })
+        defer { server.kill(); _ = server.waitForExit(seconds: 5) }
+        let report = CLIHarness.temporaryPath("h2w-wire.json"), wire = CLIHarness.temporaryPath("h2w-wire-capture.json")
+        let pcap = CLIHarness.temporaryPath("h2w-wire.pcap"), keyLog = CLIHarness.temporaryPath("h2w-wire.keylog")
+        defer { for file in [report, wire, pcap, keyLog] { unlink(file) } }
+        let target = tls ? ["--http2", "-k", "--keylog", keyLog, "https://\(path.serverIP):8080/up"]
+            : ["--http2-prior-knowledge", "http://\(path.serverIP):8080/up"]
+        let outcome = try path.run(in: path.clientNamespace, WirelensCLI.path,
+                                   ["probe", "--upload-size", "2MB"] + target
+                                    + ["--capture-file", pcap, "--capture-report", wire, "--format", "json",
+                                       "--report", report, "-q"], timeout: 60)
+        XCTAssertEqual(outcome.status, 0, outcome.stderr)
+        try CLIHarness.assertValid(wire, schema: "capture.schema.json")
+        let (verdict, evidence) = try CLIHarness.diagnosis(try CLIHarness.firstTransaction(ofReport: report).transaction)
+        // The capture runs on the probe's machine too: on a machine busy with other work the probe may rightly name
+        // itself (`client-cpu`, its host evidence saying so); the frames must then still show the window.
+        let busy = ((evidence["host"] as? [String: Any])?["machineBusyShare"] as? Double ?? 0) >= 0.5
+        if !(verdict == "client-cpu" && busy) { XCTAssertEqual(verdict, "h2-window", "\(evidence)") }
+        let capture = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: wire)))
+            as? [String: Any])
+        let check = try XCTUnwrap(((capture["verification"] as? [String: Any])?["transactions"] as? [[String: Any]])?
+            .first, "\(capture)")
+        let window = try XCTUnwrap(check["h2Window"] as? [String: Any], "\(check)")
+        XCTAssertEqual(window["windowBound"] as? Bool, true, "64 KiB a round trip: \(window)")
+        XCTAssertEqual(window["confirms"] as? Bool, verdict == "h2-window", "\(window)")
+
+        func tshark(_ filter: String, _ fields: [String]) throws -> [[String]] {
+            let decode = tls ? ["-d", "tcp.port==8080,tls", "-o", "tls.keylog_file:\(keyLog)"] : ["-d", "tcp.port==8080,http2"]
+            let run = try ProcessRunner.run("/usr/bin/tshark", ["-r", pcap] + decode + ["-Y", filter,
+                                                                "-T", "fields", "-E", "separator=|", "-E", "occurrence=a",
+                                                                "-E", "aggregator=,"] + fields.flatMap { ["-e", $0] },
+                                             timeout: 60)
+            XCTAssertEqual(run.status, 0, run.stderr)
+            return run.stdout.split(separator: "\n").map { $0.split(separator: "|", omittingEmptySubsequences: false).map(String.init) }
+        }
+        // The server's SETTINGS (not the ACK): its initial window, when it set one.
+        let settings = try tshark("http2.type == 4 && http2.flags.ack.settings == 0 && ip.src == \(path.serverIP)",
+                                  ["http2.settings.initial_window_size"])
+        let initial = settings.flatMap { $0 }.flatMap { $0.split(separator: ",") }.compactMap { Int($0) }.last
+        XCTAssertEqual(window["initialWindowSize"] as? Int, initial, "tshark's SETTINGS_INITIAL_WINDOW_SIZE: \(settings)")
+        XCTAssertEqual(initial ?? 65_535, 65_535, "nghttpd's default window")
+        // Its WINDOW_UPDATE frames, by stream (several frames may share a packet).
+        var credit: [Int: Int] = [:]
+        for row in try tshark("http2.type == 8 && ip.src == \(path.serverIP)", ["http2.streamid", "http2.type",
+                                                                              "http2.window_update.window_size_increment"]) {
+            guard row.count == 3 else { continue }
+            let streams = row[0].split(separator: ",").compactMap { Int($0) }
+            let types = row[1].split(separator: ",").compactMap { Int($0) }
+            var increments = row[2].split(separator: ",").compactMap { Int($0) }.makeIterator()
+            for (stream, type) in zip(streams, types) where type == 8 {
+                credit[stream, default: 0] += increments.next() ?? 0
+            }
+        }
+        XCTAssertEqual(window["connectionCredit"] as? Int, credit[0] ?? 0, "tshark's connection credit: \(credit)")
+        XCTAssertEqual(window["streamCredit"] as? Int, credit[1] ?? 0, "tshark's stream 1 credit: \(credit)")
+        XCTAssertGreaterThan(credit[1] ?? 0, 0, "the upload needed credit beyond its first window")
     }
 
     /// nginx 1.22 opens its HTTP/2 window as it reads (h2c on loopback): never `h2-window`; nginx's access log
