@@ -167,6 +167,9 @@ public struct EasyConfigurator {
             try long(CURLOPT_SSL_VERIFYPEER, 0, "CURLOPT_SSL_VERIFYPEER")
             try long(CURLOPT_SSL_VERIFYHOST, 0, "CURLOPT_SSL_VERIFYHOST")
         }
+        if !options.tlsBounds.isDefault {
+            try long(CURLOPT_SSLVERSION, Self.sslVersion(options.tlsBounds), "CURLOPT_SSLVERSION")
+        }
 
         if transfer.refusesLinkLocal {
             // A hop elsewhere: libcurl asks before it opens each socket, and gets none to a link-local address.
@@ -194,6 +197,12 @@ public struct EasyConfigurator {
         case .http2PriorKnowledge: true
         case .auto, .http2: scheme == "https"
         }
+    }
+
+    /// CURLOPT_SSLVERSION's value for the bounds: the lowest version ORed with the highest, each libcurl's default
+    /// when not set.
+    static func sslVersion(_ bounds: TLSBounds) -> Int {
+        Int(wl_sslversion_min(Int32(bounds.minimum?.minor ?? -1)) | wl_sslversion_max(Int32(bounds.maximum?.minor ?? -1)))
     }
 
     private func configureMethod(
