@@ -170,6 +170,7 @@ public struct EasyConfigurator {
         if !options.tlsBounds.isDefault {
             try long(CURLOPT_SSLVERSION, Self.sslVersion(options.tlsBounds), "CURLOPT_SSLVERSION")
         }
+        if let interface = options.interface { try string(CURLOPT_INTERFACE, interface, "CURLOPT_INTERFACE") }
 
         if transfer.refusesLinkLocal {
             // A hop elsewhere: libcurl asks before it opens each socket, and gets none to a link-local address.

@@ -107,6 +107,10 @@ struct TransferFlags: ParsableArguments {
             help: ArgumentHelp("The highest TLS version to offer (1.0, 1.1, 1.2 or 1.3), as curl's.", valueName: "version"))
     var tlsMax: String?
 
+    @Option(help: ArgumentHelp("Bind the sockets to this interface or local address, as curl's (NAME, ADDRESS, if!NAME, host!ADDRESS).",
+                               valueName: "name"))
+    var interface: String?
+
     @Flag(name: .customLong("no-expect-100"),
           help: "Never send Expect: 100-continue (by default it goes as curl's: with -T, and with -d/-F above 1 MiB).")
     var noExpect100 = false
@@ -148,6 +152,12 @@ struct TransferFlags: ParsableArguments {
         o.caFile = cacert
         o.insecure = insecure
         o.tlsBounds = try tlsBounds()
+        if let interface {
+            if let problem = BindInterface.problem(interface, interfaceExists: { if_nametoindex($0) != 0 }) {
+                throw UsageError("--interface \(problem)")
+            }
+            o.interface = interface
+        }
         o.expectContinue = !noExpect100
         o.expectContinueTimeout = try Self.duration(expect100Timeout, "--expect100-timeout")
         o.keepsPostAfter = Set([(post301, 301), (post302, 302), (post303, 303)].filter(\.0).map(\.1))

@@ -80,7 +80,7 @@ final class CommandHelpTests: XCTestCase {
             "--user": "user:password", "--resolve": "a.test:80:127.0.0.1", "--connect-to": "a.test:80:127.0.0.1:8080",
             "--data": "a=1", "--data-binary": "@" + file, "--upload-file": file,
             "--vantage": "eu-west-1", "--shard": "1/2", "--expect100-timeout": "2",
-            "--tls-max": "1.2",
+            "--tls-max": "1.2", "--interface": "127.0.0.1",
         ]
         return samples[option]
     }

@@ -37,6 +37,9 @@ public struct ProbeOptions: Sendable, Codable, Equatable {
     public var insecure = false
     /// The TLS versions the handshake may settle on (`--tlsv1.2`, `--tlsv1.3`, `--tls-max`).
     public var tlsBounds = TLSBounds()
+    /// The interface or local address the transfer's sockets are bound to, in curl's `--interface` form
+    /// (`NAME`, `ADDRESS`, `if!NAME`, `host!ADDRESS`; checked by `BindInterface`); nil: the kernel's choice.
+    public var interface: String?
     /// Extra request headers (redacted in reports).
     public var headers: [HeaderField] = []
     /// Send `Expect: 100-continue` before request bodies when curl would (`BodyKind`); false never sends it.
@@ -90,7 +93,7 @@ public struct ProbeOptions: Sendable, Codable, Equatable {
 
     public init() {}
 
-    // trustedRedirects, allowsLinkLocalRedirects, tlsBounds and the flags after sendBuffer stay out of
+    // trustedRedirects, allowsLinkLocalRedirects, tlsBounds, interface and the flags after sendBuffer stay out of
     // reports: saved reports lack them, and the synthesized decoder would refuse those.
     private enum CodingKeys: String, CodingKey {
         case concurrency, maxHostConnections, maxConnections, httpVersion, reuseConnections, multiplex
