@@ -58,6 +58,8 @@ long wl_http_version_1_1(void) { return CURL_HTTP_VERSION_1_1; }
 long wl_http_version_2tls(void) { return CURL_HTTP_VERSION_2TLS; }
 long wl_http_version_2_0(void) { return CURL_HTTP_VERSION_2_0; }
 long wl_http_version_2_prior_knowledge(void) { return CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE; }
+long wl_http_version_3(void) { return CURL_HTTP_VERSION_3; }
+long wl_http_version_3only(void) { return CURL_HTTP_VERSION_3ONLY; }
 
 long wl_sslversion_min(int minor) {
     switch (minor) {

@@ -125,6 +125,8 @@ public struct EasyConfigurator {
             try long(CURLOPT_HTTP_VERSION, wl_http_version_2_0(), "CURLOPT_HTTP_VERSION")
             easy.refusesNewConnection = true
         case .http2PriorKnowledge: try long(CURLOPT_HTTP_VERSION, wl_http_version_2_prior_knowledge(), "CURLOPT_HTTP_VERSION")
+        case .http3: try long(CURLOPT_HTTP_VERSION, wl_http_version_3(), "CURLOPT_HTTP_VERSION")
+        case .http3Only: try long(CURLOPT_HTTP_VERSION, wl_http_version_3only(), "CURLOPT_HTTP_VERSION")
         }
         if options.multiplex, Self.mayUseHTTP2(options.httpVersion, scheme: transfer.scheme) {
             // Wait for a connection that may multiplex instead of opening another one. Only where HTTP/2 is
@@ -191,12 +193,12 @@ public struct EasyConfigurator {
         }
     }
 
-    /// True when a transfer to this scheme may end up on an HTTP/2 connection.
+    /// True when a transfer to this scheme may end up on a multiplexed (HTTP/2 or HTTP/3) connection.
     public static func mayUseHTTP2(_ version: HTTPVersion, scheme: String) -> Bool {
         switch version {
         case .http1_1: false
         case .http2PriorKnowledge: true
-        case .auto, .http2: scheme == "https"
+        case .auto, .http2, .http3, .http3Only: scheme == "https"
         }
     }
 

@@ -159,8 +159,20 @@ final class CommandHelpTests: XCTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: scratch + "/probe.json"), outcome.stderr)
     }
 
+    /// Options that need the linked libcurl to have a feature, by the name `curl-config --features` gives it: where it
+    /// lacks the feature, the option is listed and refused with the one line saying so.
+    private static let featureOptions = ["--http3": "HTTP3", "--http3-only": "HTTP3"]
+
+    /// The features of the libcurl Wirelens is built with, as `curl-config --features` lists them.
+    private func libcurlFeatures() throws -> Set<String> {
+        let features = try ProcessRunner.run("/usr/bin/env", ["curl-config", "--features"], timeout: 10)
+        XCTAssertEqual(features.status, 0, features.stderr)
+        return Set(features.stdout.split(separator: "\n").map(String.init))
+    }
+
     func testEveryOptionAHelpListsIsAccepted() throws {
         try writeProbeReport()
+        let features = try libcurlFeatures()
         let subjects = subjects()
         let paths = try commandPaths()
         XCTAssertGreaterThanOrEqual(paths.count, 10, "\(paths)")
@@ -187,6 +199,12 @@ final class CommandHelpTests: XCTestCase {
                 extra += subject.companions[option.name] ?? []
                 // -s keeps the run's error (the sentinel) off stderr; -S brings it back.
                 if option.name == "--silent" { extra.append("--show-error") }
+                if let feature = Self.featureOptions[option.name], !features.contains(feature) {
+                    let outcome = try CLIHarness.run(subject.path + subject.arguments + extra, timeout: 30)
+                    XCTAssertEqual(outcome.status, 2, "\(key) \(option.name): \(outcome.stderr)")
+                    XCTAssertTrue(outcome.stderr.contains("has no HTTP/3"), "\(key) \(option.name): \(outcome.stderr)")
+                    continue
+                }
                 let (accepted, why) = try reachesSentinel(subject, extra)
                 XCTAssertTrue(accepted, "wirelens \(key) --help lists \(option.name), which it refuses: \(why)")
             }
