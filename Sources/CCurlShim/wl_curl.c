@@ -58,6 +58,29 @@ long wl_http_version_1_1(void) { return CURL_HTTP_VERSION_1_1; }
 long wl_http_version_2tls(void) { return CURL_HTTP_VERSION_2TLS; }
 long wl_http_version_2_0(void) { return CURL_HTTP_VERSION_2_0; }
 long wl_http_version_2_prior_knowledge(void) { return CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE; }
+long wl_http_version_3(void) { return CURL_HTTP_VERSION_3; }
+long wl_http_version_3only(void) { return CURL_HTTP_VERSION_3ONLY; }
+
+long wl_sslversion_min(int minor) {
+    switch (minor) {
+    case 0: return CURL_SSLVERSION_TLSv1_0;
+    case 1: return CURL_SSLVERSION_TLSv1_1;
+    case 2: return CURL_SSLVERSION_TLSv1_2;
+    case 3: return CURL_SSLVERSION_TLSv1_3;
+    default: return CURL_SSLVERSION_DEFAULT;
+    }
+}
+
+long wl_sslversion_max(int minor) {
+    switch (minor) {
+    case 0: return CURL_SSLVERSION_MAX_TLSv1_0;
+    case 1: return CURL_SSLVERSION_MAX_TLSv1_1;
+    case 2: return CURL_SSLVERSION_MAX_TLSv1_2;
+    case 3: return CURL_SSLVERSION_MAX_TLSv1_3;
+    default: return CURL_SSLVERSION_MAX_DEFAULT;
+    }
+}
+
 long wl_pipe_nothing(void) { return CURLPIPE_NOTHING; }
 long wl_pipe_multiplex(void) { return CURLPIPE_MULTIPLEX; }
 

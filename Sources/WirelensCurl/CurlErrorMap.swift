@@ -8,7 +8,7 @@ public enum CurlErrorMap {
         switch code {
         case 5: .proxy                       // COULDNT_RESOLVE_PROXY
         case 6: .dns                         // COULDNT_RESOLVE_HOST
-        case 7: .connect                     // COULDNT_CONNECT
+        case 7, 45: .connect                 // COULDNT_CONNECT, INTERFACE_FAILED (--interface: cannot bind)
         case 8, 16, 92, 47, 1, 3: .protocol  // WEIRD_SERVER_REPLY, HTTP2, HTTP2_STREAM, TOO_MANY_REDIRECTS, …
         case 100: .protocol                  // TOO_LARGE (libcurl 8.6+: response headers over the limit)
         case 56 where isBrokenReply(message): .protocol

@@ -135,6 +135,8 @@ public struct EasyConfigurator {
             try long(CURLOPT_HTTP_VERSION, wl_http_version_2_0(), "CURLOPT_HTTP_VERSION")
             easy.refusesNewConnection = true
         case .http2PriorKnowledge: try long(CURLOPT_HTTP_VERSION, wl_http_version_2_prior_knowledge(), "CURLOPT_HTTP_VERSION")
+        case .http3: try long(CURLOPT_HTTP_VERSION, wl_http_version_3(), "CURLOPT_HTTP_VERSION")
+        case .http3Only: try long(CURLOPT_HTTP_VERSION, wl_http_version_3only(), "CURLOPT_HTTP_VERSION")
         }
         if options.multiplex, Self.mayUseHTTP2(options.httpVersion, scheme: transfer.scheme) {
             // Wait for a connection that may multiplex instead of opening another one. Only where HTTP/2 is
@@ -177,6 +179,10 @@ public struct EasyConfigurator {
             try long(CURLOPT_SSL_VERIFYPEER, 0, "CURLOPT_SSL_VERIFYPEER")
             try long(CURLOPT_SSL_VERIFYHOST, 0, "CURLOPT_SSL_VERIFYHOST")
         }
+        if !options.tlsBounds.isDefault {
+            try long(CURLOPT_SSLVERSION, Self.sslVersion(options.tlsBounds), "CURLOPT_SSLVERSION")
+        }
+        if let interface = options.interface { try string(CURLOPT_INTERFACE, interface, "CURLOPT_INTERFACE") }
 
         if transfer.refusesLinkLocal {
             // A hop elsewhere: libcurl asks before it opens each socket, and gets none to a link-local address.
@@ -205,13 +211,19 @@ public struct EasyConfigurator {
         }
     }
 
-    /// True when a transfer to this scheme may end up on an HTTP/2 connection.
+    /// True when a transfer to this scheme may end up on a multiplexed (HTTP/2 or HTTP/3) connection.
     public static func mayUseHTTP2(_ version: HTTPVersion, scheme: String) -> Bool {
         switch version {
         case .http1_1: false
         case .http2PriorKnowledge: true
-        case .auto, .http2: scheme == "https"
+        case .auto, .http2, .http3, .http3Only: scheme == "https"
         }
+    }
+
+    /// CURLOPT_SSLVERSION's value for the bounds: the lowest version ORed with the highest, each libcurl's default
+    /// when not set.
+    static func sslVersion(_ bounds: TLSBounds) -> Int {
+        Int(wl_sslversion_min(Int32(bounds.minimum?.minor ?? -1)) | wl_sslversion_max(Int32(bounds.maximum?.minor ?? -1)))
     }
 
     private func configureMethod(

@@ -104,6 +104,18 @@ struct TransferFlags: ParsableArguments {
     @Flag(name: [.customShort("k"), .customLong("insecure")], help: "Do not verify TLS certificates.")
     var insecure = false
 
+    /// The lowest TLS version to accept; of `--tlsv1.2` and `--tlsv1.3` the last one given counts, as in curl.
+    @Flag(exclusivity: .chooseLast)
+    var tlsMinimum: TLSMinimumFlag?
+
+    @Option(name: .customLong("tls-max"),
+            help: ArgumentHelp("The highest TLS version to offer (1.0, 1.1, 1.2 or 1.3), as curl's.", valueName: "version"))
+    var tlsMax: String?
+
+    @Option(help: ArgumentHelp("Bind the sockets to this interface or local address, as curl's (NAME, ADDRESS, if!NAME, host!ADDRESS).",
+                               valueName: "name"))
+    var interface: String?
+
     @Flag(name: .customLong("no-expect-100"),
           help: "Never send Expect: 100-continue (by default it goes as curl's: with -T, and with -d/-F above 1 MiB).")
     var noExpect100 = false
@@ -148,6 +160,13 @@ struct TransferFlags: ParsableArguments {
         o.proxy = proxy
         o.caFile = cacert
         o.insecure = insecure
+        o.tlsBounds = try tlsBounds()
+        if let interface {
+            if let problem = BindInterface.problem(interface, interfaceExists: { if_nametoindex($0) != 0 }) {
+                throw UsageError("--interface \(problem)")
+            }
+            o.interface = interface
+        }
         o.expectContinue = !noExpect100
         o.expectContinueTimeout = try Self.duration(expect100Timeout, "--expect100-timeout")
         o.keepsPostAfter = Set([(post301, 301), (post302, 302), (post303, 303)].filter(\.0).map(\.1))
@@ -196,6 +215,21 @@ struct TransferFlags: ParsableArguments {
             if !o.headers.contains(where: { $0.name.lowercased() == "authorization" }) { o.headers.insert(field, at: 0) }
         }
         return o
+    }
+
+    /// The TLS versions `--tlsv1.2`/`--tlsv1.3` and `--tls-max` allow; a maximum below the minimum is refused.
+    func tlsBounds() throws(UsageError) -> TLSBounds {
+        var bounds = TLSBounds(minimum: tlsMinimum?.version)
+        if let tlsMax {
+            guard let version = TLSVersion(rawValue: tlsMax) else {
+                throw UsageError("--tls-max '\(RequestTextCheck.oneLine(tlsMax))' is not a TLS version; give 1.0, 1.1, 1.2 or 1.3")
+            }
+            bounds.maximum = version
+        }
+        if bounds.isEmpty, let minimum = tlsMinimum {
+            throw UsageError("--tls-max \(tlsMax ?? "") is below --\(minimum.rawValue): no TLS version is left to negotiate")
+        }
+        return bounds
     }
 
     /// `-u user:password` as the Authorization header curl sends (Basic, RFC 7617): a header, so that it is redacted

@@ -85,6 +85,7 @@ final class CommandHelpTests: XCTestCase {
             "--data": "a=1", "--data-binary": "@" + file, "--upload-file": file,
             "--vantage": "eu-west-1", "--shard": "1/2", "--expect100-timeout": "2",
             "--aws-sigv4": "aws:amz:us-east-1:s3", "--endpoint-url": "http://127.0.0.1:9",
+            "--tls-max": "1.2", "--interface": "127.0.0.1",
         ]
         return samples[option]
     }
@@ -163,8 +164,20 @@ final class CommandHelpTests: XCTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: scratch + "/probe.json"), outcome.stderr)
     }
 
+    /// Options that need the linked libcurl to have a feature, by the name `curl-config --features` gives it: where it
+    /// lacks the feature, the option is listed and refused with the one line saying so.
+    private static let featureOptions = ["--http3": "HTTP3", "--http3-only": "HTTP3"]
+
+    /// The features of the libcurl Wirelens is built with, as `curl-config --features` lists them.
+    private func libcurlFeatures() throws -> Set<String> {
+        let features = try ProcessRunner.run("/usr/bin/env", ["curl-config", "--features"], timeout: 10)
+        XCTAssertEqual(features.status, 0, features.stderr)
+        return Set(features.stdout.split(separator: "\n").map(String.init))
+    }
+
     func testEveryOptionAHelpListsIsAccepted() throws {
         try writeProbeReport()
+        let features = try libcurlFeatures()
         let subjects = subjects()
         let paths = try commandPaths()
         XCTAssertGreaterThanOrEqual(paths.count, 10, "\(paths)")
@@ -192,6 +205,12 @@ final class CommandHelpTests: XCTestCase {
                 extra += subject.companions[option.name] ?? Self.companions[option.name] ?? []
                 // -s keeps the run's error (the sentinel) off stderr; -S brings it back.
                 if option.name == "--silent" { extra.append("--show-error") }
+                if let feature = Self.featureOptions[option.name], !features.contains(feature) {
+                    let outcome = try CLIHarness.run(subject.path + subject.arguments + extra, timeout: 30)
+                    XCTAssertEqual(outcome.status, 2, "\(key) \(option.name): \(outcome.stderr)")
+                    XCTAssertTrue(outcome.stderr.contains("has no HTTP/3"), "\(key) \(option.name): \(outcome.stderr)")
+                    continue
+                }
                 runs.append(("wirelens \(key) --help lists \(option.name), which it refuses",
                              subject.path + subject.arguments + extra))
             }

@@ -69,6 +69,12 @@ long wl_http_version_1_1(void);
 long wl_http_version_2tls(void);
 long wl_http_version_2_0(void);
 long wl_http_version_2_prior_knowledge(void);
+long wl_http_version_3(void);
+long wl_http_version_3only(void);
+/// CURLOPT_SSLVERSION's CURL_SSLVERSION_TLSv1_<minor> (the lowest version) and CURL_SSLVERSION_MAX_TLSv1_<minor>
+/// (the highest); a minor outside 0...3 gives CURL_SSLVERSION_DEFAULT and CURL_SSLVERSION_MAX_DEFAULT.
+long wl_sslversion_min(int minor);
+long wl_sslversion_max(int minor);
 long wl_pipe_nothing(void);
 long wl_pipe_multiplex(void);
 

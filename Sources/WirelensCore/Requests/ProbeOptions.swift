@@ -35,6 +35,11 @@ public struct ProbeOptions: Sendable, Codable, Equatable {
     public var caFile: String?
     /// Skip TLS certificate verification (off unless asked).
     public var insecure = false
+    /// The TLS versions the handshake may settle on (`--tlsv1.2`, `--tlsv1.3`, `--tls-max`).
+    public var tlsBounds = TLSBounds()
+    /// The interface or local address the transfer's sockets are bound to, in curl's `--interface` form
+    /// (`NAME`, `ADDRESS`, `if!NAME`, `host!ADDRESS`; checked by `BindInterface`); nil: the kernel's choice.
+    public var interface: String?
     /// Extra request headers (redacted in reports).
     public var headers: [HeaderField] = []
     /// Send `Expect: 100-continue` before request bodies when curl would (`BodyKind`); false never sends it.
@@ -91,8 +96,8 @@ public struct ProbeOptions: Sendable, Codable, Equatable {
 
     public init() {}
 
-    // trustedRedirects, allowsLinkLocalRedirects and the flags after sendBuffer stay out of reports: saved reports
-    // lack them, and the synthesized decoder would refuse those.
+    // trustedRedirects, allowsLinkLocalRedirects, tlsBounds, interface and the flags after sendBuffer stay out of
+    // reports: saved reports lack them, and the synthesized decoder would refuse those.
     private enum CodingKeys: String, CodingKey {
         case concurrency, maxHostConnections, maxConnections, httpVersion, reuseConnections, multiplex
         case connectTimeout = "connectTimeoutUs", idleTimeout = "idleTimeoutUs", totalTimeout = "totalTimeoutUs"
