@@ -354,15 +354,16 @@ final class VerifierChecksTests: XCTestCase {
         XCTAssertEqual(host["maxConcurrent"] as? Int, 1, "the foreign download is not the run's")
     }
 
-    /// The case, live: curl downloads from the same nginx (a 2 s download at 512 KiB/s) from half a second
+    /// The case, live: curl downloads from the same nginx (1 MiB read at 100 KB/s: 10 s) from half a second
     /// before the run while `probe --capture` makes the same download with a limit of one connection: curl's
     /// connection (its packets in the capture, its SYN before it) is foreign, not a disagreement.
     func testALiveRunIsNotBlamedForAnotherProcesssDownloadBegunBeforeIt() throws {
         let servers = try TestServers.get()
         let wire = WirelensCLI.temporaryPath("foreign.json")
         toRemove.append(wire)
-        let download = try ServerProcess("/usr/bin/curl", ["-sS", "--max-time", "20", "-o", "/dev/null",
-                                                           servers.http("/slow/1m.bin")])
+        // curl reads at 100 KB/s, so its download (10 s) outlives a probe started late on a busy machine.
+        let download = try ServerProcess("/usr/bin/curl", ["-sS", "--max-time", "20", "--limit-rate", "100k",
+                                                           "-o", "/dev/null", servers.http("/slow/1m.bin")])
         defer { download.kill() }
         usleep(500_000)
         XCTAssertNil(download.waitForExit(seconds: 0), "the download is under way before the run")
