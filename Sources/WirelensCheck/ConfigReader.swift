@@ -51,12 +51,13 @@ struct ConfigReader {
         }
     }
 
-    /// A duration in µs (`500ms`, `2s`, `1m`, a bare number of seconds), greater than zero (`DurationText.parsePositive`).
+    /// A duration in µs (`500ms`, `2s`, `1m`, a bare number of seconds), greater than zero (`PositiveDuration`).
     func duration(_ node: Node, _ key: String) throws(CheckConfigError) -> Int64 {
         let text = try string(node, key)
-        switch DurationText.parsePositive(text) {
-        case .success(let micros): return micros
-        case .failure(let refusal): throw error(node, key, refusal.message)
+        do throws(ValueRefusal) {
+            return try PositiveDuration(parsing: text).micros
+        } catch {
+            throw self.error(node, key, error.message)
         }
     }
 

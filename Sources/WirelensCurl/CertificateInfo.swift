@@ -23,6 +23,8 @@ public enum CertificateInfo {
 
     /// Why the facts could not be read.
     public enum Failure: Error {
+        /// libcurl could not be initialised (curl_global_init).
+        case initialization(CurlError)
         /// libcurl refused an option.
         case options(CurlError)
         /// The handshake failed.
@@ -33,9 +35,13 @@ public enum CertificateInfo {
 
     /// The text of the "Expire date:" field of each certificate of the chain (blocking).
     public static func expireDates(url: String, settings: Settings) throws(Failure) -> [String] {
-        let easy: CurlEasy
         do {
             try Libcurl.initialize()
+        } catch {
+            throw .initialization(error)
+        }
+        let easy: CurlEasy
+        do {
             easy = try CurlEasy()
             try easy.set(CURLOPT_URL, url, "CURLOPT_URL")
             try easy.set(CURLOPT_CONNECT_ONLY, 1, "CURLOPT_CONNECT_ONLY")

@@ -45,8 +45,8 @@ public final class CurlLoop<Command: Sendable>: Sendable {
     /// Starts the loop thread: it makes the multi handle with `settings` and the driver with `makeDriver`, then runs
     /// until shut down. Returns once the thread runs; a failure to make either is thrown here.
     public static func start<Driver: CurlLoopDriver>(
-        name: String, settings: CurlMulti.Settings, makeDriver: @escaping @Sendable (CurlMulti) throws -> Driver
-    ) throws -> CurlLoop<Command> where Driver.Command == Command {
+        name: String, settings: CurlMulti.Settings, makeDriver: @escaping @Sendable (CurlMulti) throws(CurlError) -> Driver
+    ) throws(CurlError) -> CurlLoop<Command> where Driver.Command == Command {
         try Libcurl.initialize()
         let wake = wl_wake_create()
         guard wake >= 0 else { throw CurlError("eventfd", message: "cannot make the loop's wake-up descriptor") }
@@ -101,11 +101,11 @@ public final class CurlLoop<Command: Sendable>: Sendable {
     /// Makes the multi handle and the driver, reports the start, and runs the loop; both are released when this
     /// returns (the driver first: it holds the multi handle), before the loop is marked ended.
     private func runThread<Driver: CurlLoopDriver>(
-        settings: CurlMulti.Settings, makeDriver: @Sendable (CurlMulti) throws -> Driver, started: StartSignal
+        settings: CurlMulti.Settings, makeDriver: @Sendable (CurlMulti) throws(CurlError) -> Driver, started: StartSignal
     ) where Driver.Command == Command {
         let driver: Driver
         let wake = inbox.withLock { $0.wake }
-        do {
+        do throws(CurlError) {
             driver = try makeDriver(try CurlMulti(settings))
         } catch {
             started.signal(error)
@@ -185,7 +185,7 @@ public enum CurlLoops {
 /// Runs `body` with a loop started as `CurlLoop.start` does, and shuts the loop down (waiting for its thread) when the
 /// body returns or throws.
 public func withCurlLoop<Driver: CurlLoopDriver, Result>(
-    name: String, settings: CurlMulti.Settings, makeDriver: @escaping @Sendable (CurlMulti) throws -> Driver,
+    name: String, settings: CurlMulti.Settings, makeDriver: @escaping @Sendable (CurlMulti) throws(CurlError) -> Driver,
     _ body: (CurlLoop<Driver.Command>) async throws -> Result
 ) async throws -> Result {
     let loop = try CurlLoop<Driver.Command>.start(name: name, settings: settings, makeDriver: makeDriver)
@@ -202,14 +202,14 @@ public func withCurlLoop<Driver: CurlLoopDriver, Result>(
 /// How a loop thread tells `CurlLoop.start` that it runs, or why it could not start.
 private final class StartSignal: Sendable {
     private let semaphore = DispatchSemaphore(value: 0)
-    private let failure = Mutex<(any Error)?>(nil)
+    private let failure = Mutex<CurlError?>(nil)
 
-    func signal(_ error: (any Error)?) {
+    func signal(_ error: CurlError?) {
         failure.withLock { $0 = error }
         semaphore.signal()
     }
 
-    func wait() -> (any Error)? {
+    func wait() -> CurlError? {
         semaphore.wait()
         return failure.withLock { $0 }
     }

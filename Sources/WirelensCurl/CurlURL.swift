@@ -4,8 +4,18 @@ internal import CCurlShim
 
 /// A URL's parts as libcurl's own URL parser (curl_url) reads them: the parser the transfer will use.
 public struct CurlURL: Sendable {
-    /// Why libcurl could not parse a URL, in its own words.
-    public struct Failure: Error, Sendable {
+    /// Why libcurl could not parse a URL: what went wrong, and libcurl's words for it.
+    public struct Failure: Error, Sendable, Equatable {
+        /// What went wrong.
+        public enum Kind: Sendable, Equatable {
+            /// curl_url() made no handle (libcurl is out of memory): the URL was never looked at.
+            case noHandle
+            /// curl_url_set refused the URL with this CURLUcode (CURLUE_BAD_PORT_NUMBER, CURLUE_MALFORMED_INPUT, ...).
+            case unparsable(code: Int32)
+        }
+
+        public let kind: Kind
+        /// libcurl's text for the failure (curl_url_strerror), or what failed when libcurl has none.
         public let reason: String
     }
 
@@ -41,11 +51,12 @@ public struct CurlURL: Sendable {
     }
 
     private static func handle(_ text: String) throws(Failure) -> OpaquePointer {
-        guard let handle = curl_url() else { throw Failure(reason: "curl_url() returned NULL") }
+        guard let handle = curl_url() else { throw Failure(kind: .noHandle, reason: "curl_url() returned NULL") }
         let code = curl_url_set(handle, CURLUPART_URL, text, 0)
         guard code == CURLUE_OK else {
             curl_url_cleanup(handle)
-            throw Failure(reason: curl_url_strerror(code).map { String(cString: $0) } ?? "code \(code.rawValue)")
+            throw Failure(kind: .unparsable(code: Int32(code.rawValue)),
+                          reason: curl_url_strerror(code).map { String(cString: $0) } ?? "code \(code.rawValue)")
         }
         return handle
     }

@@ -21,14 +21,14 @@ public enum CertificateExpiry {
                 }
             }
         } onCancel: {
-            outcome.resume(.failure(.engine("cancelled")))
+            outcome.resume(.failure(.cancelled))
         }
     }
 
     /// The blocking handshake.
     static func fetch(url: String, options: ProbeOptions) throws(ProbeError) -> Int64 {
         guard url.lowercased().hasPrefix("https://") else {
-            throw ProbeError.engine("no certificate: \(Redactor.url(url)) is not https://")
+            throw ProbeError.certificate(.notHTTPS(url: url))
         }
         let settings = CertificateInfo.Settings(
             connectTimeoutMillis: Int((options.connectTimeout ?? 30_000_000) / 1000),
@@ -39,16 +39,14 @@ public enum CertificateExpiry {
             lines = try CertificateInfo.expireDates(url: url, settings: settings)
         } catch {
             switch error {
-            case .options(let failure) where failure.operation == "curl_global_init":
-                throw ProbeError.engine(failure.description)
-            case .options: throw ProbeError.engine("libcurl refused the certificate-info options")
-            case .handshake(let failure):
-                throw ProbeError.engine("TLS handshake for the certificate failed: \(failure.message)")
-            case .noInformation: throw ProbeError.engine("libcurl gave no certificate information")
+            case .initialization(let failure): throw ProbeError.curl(failure)
+            case .options(let failure): throw ProbeError.certificate(.options(failure))
+            case .handshake(let failure): throw ProbeError.certificate(.handshake(failure))
+            case .noInformation: throw ProbeError.certificate(.noInformation)
             }
         }
         guard let earliest = lines.compactMap(parseDate).min() else {
-            throw ProbeError.engine("the server's certificates carry no expiry date")
+            throw ProbeError.certificate(.noExpiryDate)
         }
         return earliest
     }

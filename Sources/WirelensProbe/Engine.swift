@@ -39,15 +39,11 @@ public final class Engine: Sendable {
                 ?? max(options.concurrency, options.maxConnections ?? 0, 8))
         let stop = pipeStop
         do {
-            loop = try CurlLoop.start(name: "wirelens-engine", settings: settings) { multi in
+            loop = try CurlLoop.start(name: "wirelens-engine", settings: settings) { multi throws(CurlError) in
                 try EngineLoop(options: options, progress: progress, anchor: anchor, multi: multi, pipeStop: stop)
             }
-        } catch let error as ProbeError {
-            throw error
-        } catch let error as CurlError {
-            throw ProbeError.engine(error.description)
         } catch {
-            throw ProbeError.engine("\(error)")
+            throw ProbeError.curl(error)
         }
     }
 

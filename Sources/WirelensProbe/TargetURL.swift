@@ -96,7 +96,10 @@ public struct TargetURL: Sendable, Equatable {
         }
 
         private static func failure(_ text: String, _ error: CurlURL.Failure) -> ProbeError {
-            error.reason == "curl_url() returned NULL" ? .engine(error.reason) : .malformedURL(text, reason: error.reason)
+            switch error.kind {
+            case .noHandle: .urlParser(error)
+            case .unparsable: .malformedURL(text, reason: error.reason)
+            }
         }
     }
 }

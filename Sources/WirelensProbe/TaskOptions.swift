@@ -21,7 +21,7 @@ public final class TaskOptions: Sendable {
     static func checkHeaders(_ options: ProbeOptions) throws(ProbeError) {
         for field in options.headers + [HeaderField(name: "User-Agent", value: options.userAgent)] {
             if let problem = RequestTextCheck.problem(name: field.name, value: field.value) {
-                throw ProbeError.engine(problem)
+                throw ProbeError.invalidHeader(problem)
             }
         }
     }

@@ -102,7 +102,7 @@ enum KernelFactsJSONWriter {
         raw(",\"sharedConnection\":", &b); bool(e.sharedConnection, &b)
         raw(",\"proxyHop\":", &b); bool(e.proxyHop, &b)
         raw(",\"reason\":", &b)
-        if let reason = e.reason { JSONBytes.appendString(reason, to: &b) } else { raw("null", &b) }
+        if let reason = e.reason { JSONBytes.appendString(reason.text, to: &b) } else { raw("null", &b) }
         raw(",\"writeTime\":", &b); int(e.writeTime, &b)
         raw(",\"writeShare\":", &b); double(e.writeShare, &b)
         raw(",\"receiveWindow\":", &b); int(e.receiveWindow, &b)

@@ -25,7 +25,7 @@ struct CheckCommand: CheckedCommand {
     var config: String
 
     @Option(help: "Run the checks on this schedule (e.g. 60s), with ±10% jitter, until SIGINT/SIGTERM.")
-    var every: String?
+    var every: FlagValue<PositiveDuration>?
 
     @Option(help: "Output: text, or prometheus (exposition text for node_exporter's textfile collector).")
     var format: CheckOutputFormat = .text
@@ -45,9 +45,7 @@ struct CheckCommand: CheckedCommand {
     /// The checked flags: the schedule (nil: one round), the retention, the vantage and the configuration (this
     /// shard's checks).
     private func checked() throws(UsageError) -> (schedule: Schedule?, keep: Int64?, checks: CheckConfig, vantage: String?) {
-        let schedule = try every.map { text throws(UsageError) in
-            Schedule(interval: try TransferFlags.duration(text, "--every") ?? 0)
-        }
+        let schedule = try every.map { every throws(UsageError) in Schedule(interval: try every.value("--every").micros) }
         let keep = try history.keep()
         let (vantage, shard) = try fleet.checked()
         do throws(CheckConfigError) {

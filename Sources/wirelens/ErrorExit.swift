@@ -76,7 +76,7 @@ enum ErrorExit {
             switch error {
             case .malformedURL, .unsupportedScheme: .usage
             case .localFile: .localFile
-            case .engine: .internalError
+            case .curl, .urlParser, .invalidHeader, .certificate, .cancelled: .internalError
             }
         case let error as TargetError:
             switch error.cause {

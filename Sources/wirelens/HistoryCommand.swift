@@ -17,7 +17,7 @@ struct HistoryCommand: CheckedCommand {
     var check: String?
 
     @Option(help: "The window: the last this long (e.g. 24h, 30m), against the same length before it.")
-    var since = "24h"
+    var since: FlagValue<PositiveDuration> = "24h"
 
     @Option(name: .customLong("history"),
             help: "The history database (default $XDG_DATA_HOME/wirelens/history.sqlite or ~/.local/share/wirelens/history.sqlite).")
@@ -25,7 +25,7 @@ struct HistoryCommand: CheckedCommand {
 
     /// The window's length in µs.
     private func window() throws(UsageError) -> Int64 {
-        try TransferFlags.duration(since, "--since") ?? 0
+        try since.value("--since").micros
     }
 
     func checkFlags() throws(UsageError) {

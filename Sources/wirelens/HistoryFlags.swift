@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import WirelensCore
 import WirelensStore
 
 /// Where check history lives: `--history PATH`, or the XDG data directory; `--no-history` keeps none;
@@ -14,11 +15,11 @@ struct HistoryFlags: ParsableArguments {
 
     @Option(name: .customLong("history-keep"),
             help: "Remove the runs older than this from the history (e.g. 90d, 12h; a bare number is seconds).")
-    var keepText: String?
+    var keepText: FlagValue<PositiveDuration>?
 
     /// The retention window in µs, nil when runs are kept for ever; `--history-keep` must be a positive duration.
     func keep() throws(UsageError) -> Int64? {
-        try TransferFlags.duration(keepText, "--history-keep")
+        try keepText?.value("--history-keep").micros
     }
 
     /// The database's path.

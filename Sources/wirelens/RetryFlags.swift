@@ -13,7 +13,7 @@ struct RetryFlags: ParsableArguments {
 
     @Option(name: .customLong("retry-max-time"),
             help: "Start no retry once this long has passed since the task began (as curl's; the attempt may run past it).")
-    var retryMaxTime: String?
+    var retryMaxTime: FlagValue<PositiveDuration>?
 
     /// The retries asked for, nil when neither spelling was given; a negative count, or both spellings, is a usage
     /// error.
@@ -26,7 +26,7 @@ struct RetryFlags: ParsableArguments {
 
     /// `--retry-max-time` in µs, nil when not given.
     func maxTime() throws(UsageError) -> Int64? {
-        try TransferFlags.duration(retryMaxTime, "--retry-max-time")
+        try retryMaxTime?.value("--retry-max-time").micros
     }
 
     /// Sets the retry limits in `options`: `count` retries and the time they may start in.

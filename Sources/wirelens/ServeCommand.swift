@@ -31,11 +31,11 @@ struct ServeCommand: CheckedCommand {
 
     @Option(name: .customLong("header-timeout"),
             help: "Close a connection whose request has not arrived this long after it was accepted (slow clients).")
-    var headerTimeout = "10s"
+    var headerTimeout: FlagValue<PositiveDuration> = "10s"
 
     @Option(name: .customLong("idle-timeout"),
             help: "Close a connection on which nothing moved this long (not while its answer is being computed).")
-    var idleTimeout = "60s"
+    var idleTimeout: FlagValue<PositiveDuration> = "60s"
 
     @OptionGroup(title: "History")
     var history: HistoryFlags
@@ -49,8 +49,8 @@ struct ServeCommand: CheckedCommand {
                                                   checks: CheckConfig, vantage: String?) {
         var limits = ServeLimits()
         let address = try Self.parseListen(listen)
-        limits.headerTimeout = try TransferFlags.duration(headerTimeout, "--header-timeout") ?? limits.headerTimeout
-        limits.idleTimeout = try TransferFlags.duration(idleTimeout, "--idle-timeout") ?? limits.idleTimeout
+        limits.headerTimeout = try headerTimeout.value("--header-timeout").micros
+        limits.idleTimeout = try idleTimeout.value("--idle-timeout").micros
         _ = try history.keep()
         let (vantage, shard) = try fleet.checked()
         do throws(CheckConfigError) {

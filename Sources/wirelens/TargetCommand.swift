@@ -22,7 +22,7 @@ struct TargetCommand: CheckedCommand {
     var dataDirectory: String?
 
     @Option(help: "Latency added before each response, e.g. 50ms.")
-    var latency: String?
+    var latency: FlagValue<PositiveDuration>?
 
     @Option(help: "Bandwidth cap per connection on request and response bodies, e.g. 720KB/s (KB = 1000, KiB = 1024).")
     var rate: String?
@@ -40,7 +40,7 @@ struct TargetCommand: CheckedCommand {
     var resetAfter: String?
 
     @Option(help: "Fault: wait this long before every answer, e.g. 2s.")
-    var stall: String?
+    var stall: FlagValue<PositiveDuration>?
 
     @Option(name: .customLong("fault-status"), help: "Fault: answer every request with this status (200-599).")
     var faultStatus: Int?
@@ -66,9 +66,7 @@ struct TargetCommand: CheckedCommand {
         config.host = address.host
         config.port = address.port
         config.dataDirectory = dataDirectory
-        if let latency = try TransferFlags.duration(latency, "--latency") {
-            config.latencyMicros = latency
-        }
+        if let latency { config.latencyMicros = try latency.value("--latency").micros }
         if let rate {
             guard let bytes = ByteSize.parseRate(rate), bytes > 0 else {
                 throw UsageError("--rate '\(rate)' is not a positive rate; write e.g. 720KB/s or 1MiB/s")
@@ -87,9 +85,7 @@ struct TargetCommand: CheckedCommand {
             }
             config.faults.resetAfter = bytes
         }
-        if let stall = try TransferFlags.duration(stall, "--stall") {
-            config.faults.stallMicros = stall
-        }
+        if let stall { config.faults.stallMicros = try stall.value("--stall").micros }
         if let faultStatus {
             guard (200...599).contains(faultStatus) else {
                 throw UsageError("--fault-status must be a final status from 200 to 599, not \(faultStatus)")

@@ -15,14 +15,14 @@ struct TransferFlags: ParsableArguments {
     var noMultiplex = false
 
     @Option(name: .customLong("connect-timeout"), help: "Give up connecting after this long.")
-    var connectTimeout: String?
+    var connectTimeout: FlagValue<PositiveDuration>?
 
     @Option(name: .customLong("idle-timeout"), help: "Fail a transfer when no byte moves for this long.")
-    var idleTimeout: String?
+    var idleTimeout: FlagValue<PositiveDuration>?
 
     @Option(name: [.customShort("m"), .customLong("max-time"), .customLong("timeout")],
             help: "Fail a task that takes longer than this in all (unlike curl's -m: redirects and retries included).")
-    var totalTimeout: String?
+    var totalTimeout: FlagValue<PositiveDuration>?
 
     @Option(name: .customLong("tcp-sample"), help: "Read the kernel's TCP facts of each transfer this often, e.g. 100ms (0: at its start and end only; off: never).")
     var tcpSample = "100ms"
@@ -58,7 +58,7 @@ struct TransferFlags: ParsableArguments {
 
     @Option(name: .customLong("retry-max-wait"),
             help: "The longest wait before a retry, backoff or a server's Retry-After (default 30s, at most 24h).")
-    var retryMaxWait: String?
+    var retryMaxWait: FlagValue<PositiveDuration>?
 
     @Option(name: [.customShort("A"), .customLong("user-agent")], help: "The User-Agent header (default wirelens/VERSION).")
     var userAgent: String?
@@ -75,12 +75,12 @@ struct TransferFlags: ParsableArguments {
 
     @Option(name: .customLong("resolve"), help: ArgumentHelp("Connect to ADDR for HOST:PORT instead of resolving HOST (repeatable).",
                                                             valueName: "host:port:addr"))
-    var resolve: [String] = []
+    var resolve: [FlagValue<HostMapping.Resolve>] = []
 
     @Option(name: .customLong("connect-to"),
             help: ArgumentHelp("Connect to HOST2:PORT2 for requests to HOST1:PORT1, keeping the URL's name (repeatable).",
                                valueName: "host1:port1:host2:port2"))
-    var connectTo: [String] = []
+    var connectTo: [FlagValue<HostMapping.ConnectTo>] = []
 
     @Flag(name: [.customShort("4"), .customLong("ipv4")], help: "Resolve names to IPv4 addresses only.")
     var ipv4 = false
@@ -123,7 +123,7 @@ struct TransferFlags: ParsableArguments {
     @Option(name: .customLong("expect100-timeout"),
             help: ArgumentHelp("How long to wait for a 100 Continue before sending the body anyway (default 1s), as curl's.",
                                valueName: "seconds"))
-    var expect100Timeout: String?
+    var expect100Timeout: FlagValue<PositiveDuration>?
 
     @Flag(name: .customLong("include-headers"), help: "Keep response headers (redacted) in the report.")
     var includeHeaders = false
@@ -144,14 +144,15 @@ struct TransferFlags: ParsableArguments {
         o.concurrency = concurrency
         o.maxConnections = maxConnections > 0 ? maxConnections : nil
         o.multiplex = !noMultiplex
-        o.connectTimeout = try Self.duration(connectTimeout, "--connect-timeout")
-        o.idleTimeout = try Self.duration(idleTimeout, "--idle-timeout")
+        o.connectTimeout = try connectTimeout?.value("--connect-timeout").micros
+        o.idleTimeout = try idleTimeout?.value("--idle-timeout").micros
         // Named with all three spellings, as the user may have typed any of them (curl's `-m 0`, no limit, is left
         // out here: 0 is refused like every duration).
-        o.totalTimeout = try Self.duration(totalTimeout, "-m/--max-time/--timeout")
+        o.totalTimeout = try totalTimeout?.value("-m/--max-time/--timeout").micros
         o.retry.maxRetries = retries
-        if let wait = try Self.duration(retryMaxWait, "--retry-max-wait") {
-            guard wait <= Self.longestRetryWait else { throw UsageError("--retry-max-wait must be at most 24h, not \(retryMaxWait ?? "")") }
+        if let retryMaxWait {
+            let wait = try retryMaxWait.value("--retry-max-wait").micros
+            guard wait <= Self.longestRetryWait else { throw UsageError("--retry-max-wait must be at most 24h, not \(retryMaxWait.text)") }
             o.retry.maxDelay = wait
         }
         if noLocation, location { throw UsageError("give -L/--location or --no-location, not both") }
@@ -168,7 +169,7 @@ struct TransferFlags: ParsableArguments {
             o.interface = interface
         }
         o.expectContinue = !noExpect100
-        o.expectContinueTimeout = try Self.duration(expect100Timeout, "--expect100-timeout")
+        o.expectContinueTimeout = try expect100Timeout?.value("--expect100-timeout").micros
         o.keepsPostAfter = Set([(post301, 301), (post302, 302), (post303, 303)].filter(\.0).map(\.1))
         o.includeResponseHeaders = includeHeaders
         if tcpSample == "off" {
@@ -183,14 +184,8 @@ struct TransferFlags: ParsableArguments {
         o.receiveBuffer = try Self.socketBuffer(rcvbuf, "--rcvbuf", needsUnit: true)
         if ipv4, ipv6 { throw UsageError("give -4/--ipv4 or -6/--ipv6, not both") }
         o.addressFamily = ipv4 ? .ipv4 : ipv6 ? .ipv6 : .any
-        for entry in resolve {
-            if let problem = HostMapping.resolveProblem(entry) { throw UsageError("--resolve \(problem)") }
-        }
-        for entry in connectTo {
-            if let problem = HostMapping.connectToProblem(entry) { throw UsageError("--connect-to \(problem)") }
-        }
-        o.resolve = resolve
-        o.connectTo = connectTo
+        o.resolve = try resolve.map { mapping throws(UsageError) in try mapping.value("--resolve").entry }
+        o.connectTo = try connectTo.map { mapping throws(UsageError) in try mapping.value("--connect-to").entry }
         o.compressed = compressed
         o.verbose = verbose
         if let userAgent {
@@ -283,13 +278,4 @@ struct TransferFlags: ParsableArguments {
     }
     /// The largest `--retry-max-wait`: a day, in µs.
     static let longestRetryWait: Int64 = 86_400_000_000
-
-    /// A positive duration flag in microseconds (`DurationText.parsePositive`), or nil when not given.
-    static func duration(_ text: String?, _ flag: String) throws(UsageError) -> Int64? {
-        guard let text else { return nil }
-        switch DurationText.parsePositive(text) {
-        case .success(let micros): return micros
-        case .failure(let refusal): throw UsageError("\(flag) \(refusal.message)")
-        }
-    }
 }

@@ -56,6 +56,27 @@ final class UserTripTests: XCTestCase {
         XCTAssertNotEqual(loaded.status, ExitStatus.usage.rawValue, loaded.stderr + loaded.stdout)
     }
 
+    /// A bad duration or host mapping is the flag's own line, after ArgumentParser's own mistakes: an unknown option
+    /// or a stray value is still named first, and an earlier flag's check comes before a later one's. Defaults show
+    /// in the help as written.
+    func testTypedFlagValuesKeepTheErrorOrder() throws {
+        let url = "http://127.0.0.1:9/"
+        try CLIHarness.assertFails(["probe", "--idle-timeout", "soon", "--frobnicate", url], code: .usage, mention: "frobnicate")
+        try CLIHarness.assertFails(["probe", "--resolve", "a.test:80", "--frobnicate", url], code: .usage, mention: "frobnicate")
+        try CLIHarness.assertFails(["history", "--since", "soon", "extra", "more"], code: .usage, mention: "more")
+        try CLIHarness.assertFails(["probe", "--concurrency", "0", "--idle-timeout", "soon", url], code: .usage,
+                                   mention: "--concurrency must be 1 or more")
+        try CLIHarness.assertFails(["probe", "--connect-to", "a.test:80:b.test:70000", url], code: .usage,
+                                   mention: "--connect-to 'a.test:80:b.test:70000': the port '70000' must be a number from 1 to 65535")
+        try CLIHarness.assertFails(["check", "c.yaml", "--every", "soon"], code: .usage, mention: "--every 'soon' is not a duration")
+        for (command, line) in [(["history"], "(default: 24h)"), (["serve"], "(default: 10s)"), (["serve"], "(default: 60s)")] {
+            let help = try CLIHarness.run(command + ["--help"])
+            XCTAssertEqual(help.status, 0, help.stderr)
+            let words = help.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+            XCTAssertTrue(words.contains(line), "\(line) not in: \(help.stdout)")
+        }
+    }
+
     /// `history` names its windows as `--since` takes them: 48h, not 172800.00s.
     func testHistoryWindowInHumanUnits() throws {
         let database = temporaryPath("empty.sqlite")

@@ -155,7 +155,7 @@ final class DiagnosisTests: XCTestCase {
                                                  deliveryRateMedian: nil, busy: 0, receiveWindowLimited: 0,
                                                  sendBufferLimited: 0, samples: [])))
         XCTAssertEqual(d.verdict, .unknown)
-        XCTAssertEqual(d.evidence.reason, Diagnosis.stopwatchReason)
+        XCTAssertEqual(d.evidence.reason, .belowStopwatchFloor)
         XCTAssertEqual(d.evidence.idleShare, 1, "the kernel's numbers stay in the evidence")
     }
 
@@ -181,11 +181,16 @@ final class DiagnosisTests: XCTestCase {
         XCTAssertEqual(d.evidence.roundTrips ?? 0, 252_000.0 / 48_000, accuracy: 1e-9)
     }
 
-    func testAShortTransferWhoseTimeWentElsewhereIsUnknown() {
+    func testAShortTransferWhoseTimeWentElsewhereIsUnknown() throws {
         let d = Diagnosis.of(.init(phases: Phases(queue: 900_000, send: 10_000, wait: 1000, receive: 1000, total: 912_000),
                                    requestBodyBytes: 100, responseBodyBytes: 10, tcp: facts()))
         XCTAssertEqual(d.verdict, .unknown)
-        XCTAssertNotNil(d.evidence.reason?.range(of: "too short to tell"))
+        XCTAssertNotNil(d.evidence.reason?.text.range(of: "too short to tell"))
+        // A report read back (`wirelens render`) has the rule's reason again, and so the sentence's figures.
+        let read = try JSONDecoder().decode(Diagnosis.self, from: JSONEncoder().encode(d))
+        XCTAssertEqual(read.evidence.reason, .tooShort)
+        XCTAssertEqual(read.explanation, d.explanation)
+        XCTAssertTrue(d.explanation.contains("RTT"), d.explanation)
     }
 
     func testNoKernelFactsIsUnknownWithItsReason() {
@@ -197,7 +202,7 @@ final class DiagnosisTests: XCTestCase {
     func testAKernelWithoutTheStopwatchesIsUnknownNeverAGuess() {
         let d = upload(facts(busy: nil, rwnd: nil, sndbuf: nil))
         XCTAssertEqual(d.verdict, .unknown)
-        XCTAssertNotNil(d.evidence.reason?.range(of: "4.10"))
+        XCTAssertNotNil(d.evidence.reason?.text.range(of: "4.10"))
     }
 
     /// Without a receive window (no tcpi_rcv_wnd, no tcpi_rcv_ssthresh) a download is `unknown` naming it, unless a
@@ -207,7 +212,7 @@ final class DiagnosisTests: XCTestCase {
         let plain = Diagnosis.of(.init(phases: phases, requestBodyBytes: 0, responseBodyBytes: 8_000_000,
                                        tcp: facts(received: 8_000_000)))
         XCTAssertEqual(plain.verdict, .unknown)
-        XCTAssertEqual(plain.evidence.reason, Diagnosis.noReceiveWindowReason)
+        XCTAssertEqual(plain.evidence.reason, .noReceiveWindow)
         XCTAssertEqual(plain.evidence.direction, "download")
         let lossy = Diagnosis.of(.init(phases: phases, requestBodyBytes: 0, responseBodyBytes: 8_000_000,
                                        tcp: facts(outOfOrder: 31, received: 8_000_000)))

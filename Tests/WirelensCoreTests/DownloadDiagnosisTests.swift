@@ -145,13 +145,13 @@ final class DownloadDiagnosisTests: XCTestCase {
         XCTAssertEqual(old.evidence.receiveWindow, 98_304)
         let none = download(facts(window: nil, ssthresh: 0))
         XCTAssertEqual(none.verdict, .unknown)
-        XCTAssertEqual(none.evidence.reason, Diagnosis.noReceiveWindowReason)
+        XCTAssertEqual(none.evidence.reason, .noReceiveWindow)
         XCTAssertNil(none.evidence.receiveWindow)
         XCTAssertNil(none.evidence.confidence, "unknown carries no confidence")
         XCTAssertNil(none.basis)
         let noMinimum = download(facts(minRTT: nil))
         XCTAssertEqual(noMinimum.verdict, .unknown)
-        XCTAssertEqual(noMinimum.evidence.reason, Diagnosis.noMinimumRTTReason)
+        XCTAssertEqual(noMinimum.evidence.reason, .noMinimumRTT)
     }
 
     /// On a connection shared with other streams the window's fill is the connection's: 16 MB over its 4 s span

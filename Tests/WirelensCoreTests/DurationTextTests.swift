@@ -44,17 +44,20 @@ final class DurationTextTests: XCTestCase {
     }
 
     /// The one rule of duration flags and config keys: positive, bare numbers are seconds, one-line refusals.
-    func testParsePositive() {
-        XCTAssertEqual(try DurationText.parsePositive("5").get(), 5_000_000)
-        XCTAssertEqual(try DurationText.parsePositive("1").get(), 1_000_000)
-        XCTAssertEqual(try DurationText.parsePositive("250ms").get(), 250_000)
+    func testPositiveDuration() throws {
+        XCTAssertEqual(try PositiveDuration(parsing: "5").micros, 5_000_000)
+        XCTAssertEqual(try PositiveDuration(parsing: "1").micros, 1_000_000)
+        XCTAssertEqual(try PositiveDuration(parsing: "250ms").micros, 250_000)
         for text in ["0", "0s", "0.0", "-1", "-5ms", " -2s "] {
-            guard case .failure(let refusal) = DurationText.parsePositive(text) else { return XCTFail(text) }
-            XCTAssertEqual(refusal.message, "'\(text)' must be greater than 0")
+            XCTAssertThrowsError(try PositiveDuration(parsing: text), text) { error in
+                XCTAssertEqual((error as? ValueRefusal)?.message, "'\(text)' must be greater than 0")
+            }
         }
         for text in ["soon", "", "-", "--1", "5 parsecs"] {
-            guard case .failure(let refusal) = DurationText.parsePositive(text) else { return XCTFail(text) }
-            XCTAssertTrue(refusal.message.hasPrefix("'\(text)' is not a duration"), refusal.message)
+            XCTAssertThrowsError(try PositiveDuration(parsing: text), text) { error in
+                let message = (error as? ValueRefusal)?.message ?? ""
+                XCTAssertTrue(message.hasPrefix("'\(text)' is not a duration"), message)
+            }
         }
     }
 

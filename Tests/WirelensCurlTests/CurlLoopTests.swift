@@ -54,9 +54,9 @@ final class CurlLoopTests: XCTestCase {
     }
 
     func testAFailingFactoryIsThrownFromStart() {
-        struct Refused: Error {}
-        XCTAssertThrowsError(try CurlLoop<Int>.start(name: "test-loop", settings: settings) { (_) throws -> Recorder in
-            throw Refused()
-        }) { XCTAssertTrue($0 is Refused) }
+        let refused = CurlError("test factory", message: "refused")
+        XCTAssertThrowsError(try CurlLoop<Int>.start(name: "test-loop", settings: settings) { (_) throws(CurlError) -> Recorder in
+            throw refused
+        }) { XCTAssertEqual($0 as? CurlError, refused) }
     }
 }

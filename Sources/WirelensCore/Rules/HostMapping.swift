@@ -2,6 +2,26 @@
 /// `--connect-to HOST:PORT:CONNECT-HOST:CONNECT-PORT`, so that a bad one is refused before libcurl (which only warns
 /// in its verbose text and resolves the name as usual) sees it.
 public enum HostMapping {
+    /// A `--resolve` entry that `resolveProblem` finds nothing wrong with, as written (libcurl takes it so).
+    public struct Resolve: TextParsable, Equatable {
+        public let entry: String
+
+        public init(parsing entry: String) throws(ValueRefusal) {
+            if let problem = HostMapping.resolveProblem(entry) { throw ValueRefusal(problem) }
+            self.entry = entry
+        }
+    }
+
+    /// A `--connect-to` entry that `connectToProblem` finds nothing wrong with, as written (libcurl takes it so).
+    public struct ConnectTo: TextParsable, Equatable {
+        public let entry: String
+
+        public init(parsing entry: String) throws(ValueRefusal) {
+            if let problem = HostMapping.connectToProblem(entry) { throw ValueRefusal(problem) }
+            self.entry = entry
+        }
+    }
+
     /// Why `--resolve` refuses `entry`, or nil when it is `HOST:PORT:ADDR[,ADDR…]` with a port from 1 to 65535 and
     /// IP addresses (IPv6 with or without brackets). A leading `+` (curl's "add, time out later") is taken too.
     public static func resolveProblem(_ entry: String) -> String? {

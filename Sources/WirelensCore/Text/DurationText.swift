@@ -12,26 +12,6 @@ public enum DurationText {
         return Int64(value.rounded())
     }
 
-    /// Parses a duration that must be greater than zero, the one rule of every duration flag and config key:
-    /// a number with a unit (`500ms`, `15s`, `2m`, `1h`, `90d`) or a bare number of seconds. Returns the microseconds,
-    /// or the one-line reason the text was refused, which starts with the quoted text.
-    public static func parsePositive(_ text: String) -> Result<Int64, Refusal> {
-        if let micros = parseMicroseconds(text) {
-            return micros > 0 ? .success(micros) : .failure(Refusal("'\(text)' must be greater than 0"))
-        }
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
-        if trimmed.hasPrefix("-"), parseMicroseconds(String(trimmed.dropFirst())) != nil {
-            return .failure(Refusal("'\(text)' must be greater than 0"))
-        }
-        return .failure(Refusal("'\(text)' is not a duration; write e.g. 500ms, 15s or 2m (a bare number is seconds)"))
-    }
-
-    /// Why a duration text was refused: one line, starting with the quoted text.
-    public struct Refusal: Error, Sendable, Equatable {
-        public let message: String
-        public init(_ message: String) { self.message = message }
-    }
-
     /// Formats a length of time as `--since` takes it: `48h`, `90m`, `45s`, or `format(micros:)` when finer.
     public static func span(micros: Int64) -> String {
         for (unit, size) in [("h", Int64(3_600_000_000)), ("m", 60_000_000), ("s", 1_000_000)]

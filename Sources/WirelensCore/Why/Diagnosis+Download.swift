@@ -29,13 +29,6 @@ extension Diagnosis {
     /// Gaps in at least this share of the samples mean bursts: the receive RTT then measures the gaps.
     public static let burstFloor = 0.3
 
-    /// Why a download without the path's minimum RTT gets no verdict.
-    public static let noMinimumRTTReason = "the kernel gave no minimum RTT (tcpi_min_rtt, Linux 4.6) to weigh the "
-        + "client's window against"
-    /// Why a download without a receive window gets no verdict.
-    public static let noReceiveWindowReason = "the kernel gave no receive window (tcpi_rcv_wnd, Linux 6.3, nor "
-        + "tcpi_rcv_ssthresh)"
-
     /// The download verdict of facts `tcp` over a receive phase of `moving` µs.
     static func downloadDiagnosis(_ tcp: TCPFacts, input: Input, moving: Int64, evidence: Evidence) -> Diagnosis {
         var e = evidence
@@ -67,8 +60,8 @@ extension Diagnosis {
         if (tcp.outOfOrderPacketsIn ?? 0) > 0 || queued(tcp) {
             return Diagnosis(verdict: .network, evidence: e)
         }
-        guard (tcp.minRTT ?? 0) > 0 else { return unknown(noMinimumRTTReason, e) }
-        guard (window ?? 0) > 0 else { return unknown(noReceiveWindowReason, e) }
+        guard (tcp.minRTT ?? 0) > 0 else { return unknown(.noMinimumRTT, e) }
+        guard (window ?? 0) > 0 else { return unknown(.noReceiveWindow, e) }
         return Diagnosis(verdict: .serverSend, evidence: e)
     }
 

@@ -93,7 +93,7 @@ public struct Diagnosis: Sendable, Equatable, Codable {
         /// True when the facts describe the hop to a proxy, not the path to the server.
         public var proxyHop: Bool = false
         /// Why the verdict is `unknown`.
-        @NullWhenAbsent public var reason: String?
+        @NullWhenAbsent public var reason: UnknownReason?
         /// A download's receive side (`Diagnosis+Download`): the time the response body's writes took (µs; the
         /// client was not reading then) and its share of `movingTime`.
         @NullWhenAbsent public var writeTime: Int64?
@@ -218,7 +218,8 @@ public struct Diagnosis: Sendable, Equatable, Codable {
         }
         evidence.host = upload ? input.hostSend : (download ? input.hostReceive : nil)
         guard let tcp = input.tcp else {
-            return hostLimited(unknown(input.missingReason ?? "no kernel facts were read for this transfer", evidence))
+            return hostLimited(unknown(.noKernelFacts(input.missingReason ?? "no kernel facts were read for this transfer"),
+                                       evidence))
         }
         let rtt = Int64(tcp.smoothedRTT)
         evidence.rtt = rtt
@@ -240,7 +241,7 @@ public struct Diagnosis: Sendable, Equatable, Codable {
             if rtt > 0, (handshakes + moving + (download ? requestTrip(input) : 0)) * 2 >= total {
                 return Diagnosis(verdict: .roundTrips, evidence: evidence)
             }
-            return hostLimited(unknown(Self.tooShortReason, evidence))
+            return hostLimited(unknown(.tooShort, evidence))
         }
         // Before the host: libcurl 7.88 polls a stream blocked by flow control without waiting, so its loop thread
         // looks CPU-bound then.
@@ -253,17 +254,11 @@ public struct Diagnosis: Sendable, Equatable, Codable {
     /// HZ=1000 to 10 ms at HZ=100), so a shorter phase reads as mostly idle (on loopback a 256 KiB upload moving in
     /// 1.5 ms showed busy 0: `client`, though its source was always ready). At 100 ms a tick is at most a tenth.
     public static let stopwatchFloor: Int64 = 100_000
-    /// Why an upload whose send phase is shorter than `stopwatchFloor` gets no verdict.
-    public static let stopwatchReason = "too short to tell: the send phase was under 100 ms, and the kernel's stopwatches "
-        + "count whole clock ticks (1-10 ms)"
-
-    /// Why a body that moved within a few round trips gets no verdict (its numbers are in the evidence).
-    public static let tooShortReason = "too short to tell: the body moved within \(shortTransferRoundTrips) round trips"
 
     /// An upload: the kernel's stopwatches split the send phase, and the largest share names the verdict.
     private static func uploadDiagnosis(_ tcp: TCPFacts, moving: Int64, evidence: Evidence) -> Diagnosis {
         guard let busy = tcp.busy, let rwnd = tcp.receiveWindowLimited, let sndbuf = tcp.sendBufferLimited else {
-            return unknown("the kernel lacks the limited-time stopwatches (tcpi_busy_time, Linux 4.10)", evidence)
+            return unknown(.noStopwatches, evidence)
         }
         var evidence = evidence
         let span = Double(max(moving, 1))
@@ -286,7 +281,7 @@ public struct Diagnosis: Sendable, Equatable, Codable {
         evidence.networkShare = networkShare
         evidence.idleShare = idleShare
         // The shares stay in the evidence (they are the kernel's numbers); only the verdict needs the resolution.
-        guard moving >= stopwatchFloor else { return unknown(stopwatchReason, evidence) }
+        guard moving >= stopwatchFloor else { return unknown(.belowStopwatchFloor, evidence) }
         // A body at window / RTT on a path without a queue was the window's, whatever the stopwatches read.
         if isWindowBound(tcp, evidence) { return Diagnosis(verdict: .serverWindow, evidence: evidence) }
         let largest = max(rwndShare, sndbufShare, networkShare, idleShare)
@@ -296,7 +291,7 @@ public struct Diagnosis: Sendable, Equatable, Codable {
     }
 
     /// The `unknown` verdict with its reason, kept in the evidence.
-    static func unknown(_ reason: String, _ evidence: Evidence) -> Diagnosis {
+    static func unknown(_ reason: UnknownReason, _ evidence: Evidence) -> Diagnosis {
         var evidence = evidence
         evidence.reason = reason
         return Diagnosis(verdict: .unknown, evidence: evidence)

@@ -84,12 +84,12 @@ enum DiagnosisSentence {
                 + "than the network (a faster reader, a larger read size or reading ahead helps)\(note)."
         case .unknown:
             var figures = ""
-            if e.reason == Diagnosis.tooShortReason, let moving = e.movingTime {
+            if e.reason == .tooShort, let moving = e.movingTime {
                 figures = " (\(DurationText.format(micros: moving)), RTT \(rtt))"
             } else if e.direction == "download", let rate = e.bodyRate {
                 figures = " (the body came at \(ByteSize.formatRate(rate)))"
             }
-            return "Unknown: \(e.reason ?? "no reason recorded")\(figures)\(note)."
+            return "Unknown: \(e.reason?.text ?? "no reason recorded")\(figures)\(note)."
         case .clientCPU:
             return hostSentence(e)
         case .h2Window:
