@@ -124,6 +124,44 @@ final class BodyArrivalTests: XCTestCase {
         XCTAssertLessThan(estimate, 20 * ms)
     }
 
+    /// The shaped target again, under load: most looks found the window (5,792 or 17,376 bytes) full, but the one
+    /// before the last byte left caught the congestion window instead (10 segments in flight, 112 bytes unsent, two
+    /// segments' room). Still window-bound: the server's capture saw the last byte 0.62 ms after the middle of the
+    /// looks around its leaving, and the acknowledgement, of what the server read, came 8 ms after that.
+    func testAWindowBoundSenderCaughtAtItsCongestionWindowIsStillWindowBound() throws {
+        var body = BodyArrival(written: 0)
+        let end: UInt64 = 2_097_924
+        var at: Int64 = 0
+        func next(acked: UInt64, inFlight: UInt64, notSent: UInt64, window: UInt64) -> Bool {
+            at += 2_280_000
+            return body.add(look(at, acked: acked, inFlight: inFlight, notSent: notSent, window: window))
+        }
+        for _ in 0..<10 { XCTAssertFalse(next(acked: end - 43_551, inFlight: 5791, notSent: 37_760, window: 5792)) }
+        XCTAssertFalse(next(acked: end - 37_759, inFlight: 15_927, notSent: 21_832, window: 17_376))
+        for _ in 0..<2 { XCTAssertFalse(next(acked: end - 37_759, inFlight: 17_375, notSent: 20_384, window: 17_376)) }
+        for _ in 0..<10 { XCTAssertFalse(next(acked: end - 20_383, inFlight: 5791, notSent: 14_592, window: 5792)) }
+        XCTAssertFalse(next(acked: end - 14_591, inFlight: 14_479, notSent: 112, window: 17_376))
+        let leftBetween = (at, at + 2_280_000)
+        XCTAssertTrue(next(acked: end - 14_591, inFlight: 14_591, notSent: 0, window: 17_376))
+        XCTAssertTrue(body.windowBound, "23 of the 24 looks with bytes unsent found the window full")
+        let arrival = (leftBetween.0 + leftBetween.1) / 2 + 620_000
+        let estimate = try XCTUnwrap(body.arrival(responseStart: at + 70 * ms))
+        XCTAssertLessThan(abs(estimate - arrival), 2 * ms, "not the acknowledgement 8 ms later")
+    }
+
+    /// A queue-bound sender whose window was full at one early look only (a receiver's window opening as the
+    /// transfer starts) is not window-bound: the queue estimate applies.
+    func testOneFullWindowAmongManyLooksIsNotWindowBound() throws {
+        var body = BodyArrival(written: 0)
+        _ = body.add(look(2 * ms, acked: 0, inFlight: 64_000, notSent: 200_000, window: 64_000))
+        for i in 1...9 {
+            _ = body.add(look(Int64(2 + 2 * i) * ms, acked: UInt64(i) * 20_000, inFlight: 14_479,
+                              notSent: 200_000 - UInt64(i) * 20_000, window: 635_904))
+        }
+        _ = body.add(look(22 * ms, acked: 200_000, inFlight: 14_479, notSent: 0, window: 635_904))
+        XCTAssertFalse(body.windowBound, "1 of 10 looks with bytes unsent found the window full")
+    }
+
     /// A kernel without the peer's window (before 5.4) cannot say window-bound: the queue estimate applies, and it
     /// is still no earlier than the last byte left.
     func testWithoutThePeersWindowTheSenderIsNotWindowBound() throws {

@@ -9,7 +9,9 @@ import WirelensCore
 /// (`tcpi_bytes_acked`, the bytes in flight and not sent yet), and the arrival is, in the kernel's terms:
 ///
 /// - **window-bound** (the look before the last byte left found the bytes in flight filling the peer's advertised
-///   window): the sender was waiting for the server to read, so the path held no queue and the last byte arrived
+///   window, or at least `windowBoundShare` of the looks that found bytes unsent did: a sender held to the peer's
+///   window also meets its congestion window now and then, at the last look too): the sender was waiting for the
+///   server to read, so the path held no queue and the last byte arrived
 ///   one way after it left: `sent + minRTT/2`, `sent` the middle of the two looks around the moment nothing was
 ///   left unsent. Error: half the look interval (1 ms near that moment), plus what a burst the window let out at once waits in a
 ///   slower link's queue (the burst over the link's rate).
@@ -86,8 +88,12 @@ struct BodyArrival: Equatable {
     private(set) var previous: Sample?
     /// The middle of the two looks around the moment nothing was left unsent: when the last byte left.
     private(set) var sent: Int64?
-    /// True when the look before the last byte left found the peer's window full.
+    /// True when the sender was held to the peer's window as its last byte left (`windowBoundShare`).
     private(set) var windowBound = false
+    /// The looks before the last byte left that found bytes unsent and knew the peer's window, and how many of them
+    /// found that window full.
+    private(set) var unsentLooks = 0
+    private(set) var windowFullLooks = 0
     /// The first look that saw the whole body acknowledged.
     private(set) var acknowledged: Int64?
     /// The last look that saw a new acknowledgement short of the end, and when the look before it was taken.
@@ -97,6 +103,11 @@ struct BodyArrival: Equatable {
     private(set) var minRTT: Int64?
     /// The fastest delivery rate seen (bytes/s; 0: none).
     private(set) var fastest: UInt64 = 0
+
+    /// The share of the looks with bytes unsent that must find the peer's window full for a window-bound sender
+    /// whose look before its last byte left did not: its congestion window stays small with so little in flight,
+    /// and a look may catch it there.
+    static let windowBoundShare = 0.25
 
     /// The shortest and the longest wait before the next look (ns).
     static let closestLook: Int64 = 2_000_000
@@ -134,10 +145,15 @@ struct BodyArrival: Equatable {
         if first == nil { first = sample }
         if let rtt = sample.minRTT, rtt > 0 { minRTT = min(minRTT ?? rtt, rtt) }
         if let rate = sample.deliveryRate { fastest = max(fastest, rate) }
+        if sent == nil, sample.notSent > 0, let window = sample.sendWindow {
+            unsentLooks += 1
+            if Self.fills(sample, window) { windowFullLooks += 1 }
+        }
         if sent == nil, sample.notSent == 0 {
             sent = lastLook + (sample.at - lastLook) / 2
             if let before = previous, before.notSent > 0, let window = before.sendWindow {
-                windowBound = before.inFlight + before.segmentSize >= window
+                windowBound = Self.fills(before, window)
+                    || Double(windowFullLooks) >= Self.windowBoundShare * Double(unsentLooks)
             }
         }
         if sample.acked >= end {
@@ -148,6 +164,11 @@ struct BodyArrival: Equatable {
         }
         previous = sample
         return isComplete
+    }
+
+    /// True when a look's bytes in flight leave no room for another segment in the peer's window.
+    private static func fills(_ look: Sample, _ window: UInt64) -> Bool {
+        look.inFlight + look.segmentSize >= window
     }
 
     /// The shortest span (ns) from the first look over which the acknowledged bytes give the flow's share.
