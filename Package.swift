@@ -109,13 +109,17 @@ let package = Package(
         .target(name: "WirelensTestSupport", dependencies: ["WirelensCore"], path: "Tests/WirelensTestSupport"),
         // Core's value types and pure logic, and compare's (their tests share Core's fixtures).
         .testTarget(
-            name: "WirelensCoreTests", dependencies: ["WirelensCore", "WirelensCompare", "WirelensCurl", "WirelensTestSupport"]
+            name: "WirelensCoreTests", dependencies: ["WirelensCore", "WirelensCurl", "WirelensTestSupport"]
         ),
         .testTarget(
             name: "WirelensReportTests",
             dependencies: ["WirelensCore", "WirelensCompare", "WirelensCurl", "WirelensReport", "WirelensTestSupport"]
         ),
         .testTarget(name: "WirelensConcurrencyTests", dependencies: ["WirelensConcurrency"]),
+        .testTarget(name: "WirelensCompareTests", dependencies: ["WirelensCore", "WirelensCompare", "WirelensTestSupport"]),
+        .testTarget(name: "WirelensDigestTests", dependencies: ["WirelensDigest"]),
+        .testTarget(name: "WirelensWireTests", dependencies: ["WirelensWire", "WirelensTestSupport"]),
+        .testTarget(name: "WirelensCaptureModelTests", dependencies: ["WirelensCaptureModel", "WirelensCore"]),
         .testTarget(name: "WirelensCurlTests", dependencies: ["WirelensCore", "WirelensCurl", "CCurl", "WirelensTestSupport"]),
         .testTarget(name: "WirelensProbeTests", dependencies: ["WirelensCore", "WirelensProbe", "WirelensCurl", "WirelensDigest", "WirelensTestSupport"]),
         .testTarget(

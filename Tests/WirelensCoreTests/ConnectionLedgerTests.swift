@@ -1,5 +1,6 @@
 import XCTest
 @testable import WirelensCore
+import WirelensTestSupport
 
 /// `ConnectionLedger`: each connection once with its transactions, its latest totals and its leading verdict, in
 /// memory bounded by its limits whatever the run's length.

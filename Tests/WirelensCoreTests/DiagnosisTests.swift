@@ -1,5 +1,6 @@
 import XCTest
 import WirelensCore
+import WirelensTestSupport
 
 /// The verdict rules of `Diagnosis.of(_:)` on crafted facts, one condition per verdict.
 final class DiagnosisTests: XCTestCase {

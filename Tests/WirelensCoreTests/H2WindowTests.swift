@@ -1,5 +1,6 @@
 import XCTest
 import WirelensCore
+import WirelensTestSupport
 
 /// The `h2-window` rule of `Diagnosis.of(_:)` on crafted samples: an HTTP/2 upload whose body was ready, the kernel
 /// with nothing unsent and room in every TCP limit, against the same samples where something else explains them.

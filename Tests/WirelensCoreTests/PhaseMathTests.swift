@@ -1,5 +1,6 @@
 import XCTest
 import WirelensCore
+import WirelensTestSupport
 
 final class PhaseMathTests: XCTestCase {
     /// Monotonic nanoseconds of the anchor reading, and the wall-clock µs it corresponds to.

@@ -1,6 +1,7 @@
 import XCTest
 import WirelensCore
 import WirelensCurl
+import WirelensTestSupport
 
 final class ReportCodingTests: XCTestCase {
     private let t = Fixture.epoch

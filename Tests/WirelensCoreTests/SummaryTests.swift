@@ -1,5 +1,6 @@
 import XCTest
 import WirelensCore
+import WirelensTestSupport
 
 final class SummaryTests: XCTestCase {
     private let t = Fixture.epoch

@@ -1,5 +1,6 @@
 import XCTest
 import WirelensCore
+import WirelensTestSupport
 
 /// `TCPFacts.Builder`: counters as differences over the transfer, ranges over every snapshot, bounded samples.
 final class TCPFactsTests: XCTestCase {

@@ -1,5 +1,6 @@
 import XCTest
 import WirelensCore
+import WirelensTestSupport
 
 /// What a run's failed tasks tell (the CLI's exit code is made from it): the first transport failure in task order,
 /// whatever order the tasks came in, and whether an HTTP error status happened.

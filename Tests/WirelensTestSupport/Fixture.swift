@@ -1,15 +1,15 @@
 import WirelensCore
 
-/// Builders shared by the WirelensCore tests. Instants are wall-clock µs unless a name says otherwise.
-enum Fixture {
+/// Builders of transactions, tasks and kernel facts shared by the Core and Compare tests. Instants are wall-clock µs unless a name says otherwise.
+public enum Fixture {
     /// An arbitrary wall-clock instant: 2023-11-14T22:13:20Z.
-    static let epoch: Int64 = 1_700_000_000_000_000
+    public static let epoch: Int64 = 1_700_000_000_000_000
 
     /// A transaction on a TCP connection identified by `connectionId` and `localPort`.
     ///
     /// With `reused == false` the transaction opened its connection: it gets a 1 ms TCP connect
     /// that ends where the request starts.
-    static func transaction(
+    public static func transaction(
         kind: TransactionKind = .initial,
         url: String = "https://example.com/",
         method: String = "GET",
@@ -63,7 +63,7 @@ enum Fixture {
     }
 
     /// A task wrapping `transactions`; its interval spans them unless given.
-    static func task(
+    public static func task(
         index: Int = 0,
         url: String = "https://example.com/",
         method: String = "GET",
@@ -82,18 +82,18 @@ enum Fixture {
                           statusCode: status, error: error, transactions: transactions)
     }
 
-    static func error(_ errorClass: ErrorClass, curlCode: Int? = nil) -> TransferError {
+    public static func error(_ errorClass: ErrorClass, curlCode: Int? = nil) -> TransferError {
         TransferError(errorClass: errorClass, curlCode: curlCode, message: "\(errorClass.rawValue) failure")
     }
 
-    static func libcurl(_ version: String) -> LibcurlDescription {
+    public static func libcurl(_ version: String) -> LibcurlDescription {
         LibcurlDescription(version: version, sslBackend: "OpenSSL/3.0.13", http2: true, http3: false, asyncDNS: true,
                            ipv6: true, nghttp2: "1.59.0")
     }
 
     /// A snapshot laid out as the kernel's struct tcp_info (232 bytes, Linux 5.4 and later): each field at its
     /// offset in <linux/tcp.h>, the rest zero; the state is ESTABLISHED and the minimum RTT 900 µs.
-    static func tcpInfo(acked: UInt64 = 0, sent: UInt64 = 0, retrans: UInt64 = 0, rtt: UInt32 = 0, cwnd: UInt32 = 10,
+    public static func tcpInfo(acked: UInt64 = 0, sent: UInt64 = 0, retrans: UInt64 = 0, rtt: UInt32 = 0, cwnd: UInt32 = 10,
                         window: UInt32 = 65536, rate: UInt64 = 0, busy: UInt64 = 0, rwnd: UInt64 = 0, mss: UInt32 = 1448,
                         unacked: UInt32 = 0, notSent: UInt32 = 0, minRTT: UInt32 = 900) -> TCPInfo {
         var bytes = [UInt8](repeating: 0, count: 232)

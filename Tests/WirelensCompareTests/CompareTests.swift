@@ -1,6 +1,7 @@
 import WirelensCompare
 import WirelensCore
 import XCTest
+import WirelensTestSupport
 
 /// The compare command's pure parts: workload, limits and modes parsing, the interleaved schedule, aggregation
 /// over repetitions, speed-ups and the recommendation, on synthetic runs.

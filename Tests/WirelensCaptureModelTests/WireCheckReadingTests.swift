@@ -1,6 +1,6 @@
+import WirelensCaptureModel
 import WirelensCore
 import XCTest
-@testable import WirelensCapture
 
 /// The wire's checks of a verdict from their figures (a download's reading, an HTTP/2 upload's window), each case
 /// built so that only one reading fits.
