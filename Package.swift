@@ -5,15 +5,11 @@ let package = Package(
     name: "Wirelens",
     products: [
         .executable(name: "wirelens", targets: ["wirelens"]),
+        // The schema models, for a program reading Wirelens' reports: probe and upload reports (Core),
+        // compare documents, capture reports. The rest is the tool's own.
         .library(name: "WirelensCore", targets: ["WirelensCore"]),
-        .library(name: "WirelensProbe", targets: ["WirelensProbe"]),
         .library(name: "WirelensCompare", targets: ["WirelensCompare"]),
-        .library(name: "WirelensReport", targets: ["WirelensReport"]),
-        .library(name: "WirelensTarget", targets: ["WirelensTarget"]),
-        .library(name: "WirelensCapture", targets: ["WirelensCapture"]),
-        .library(name: "WirelensCheck", targets: ["WirelensCheck"]),
-        .library(name: "WirelensUpload", targets: ["WirelensUpload"]),
-        .library(name: "WirelensWire", targets: ["WirelensWire"]),
+        .library(name: "WirelensCaptureModel", targets: ["WirelensCaptureModel"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
