@@ -80,23 +80,13 @@ struct CaptureAnalyzeCommand: AsyncParsableCommand {
         var outcome: CaptureAnalyzer.Outcome
         let status: Int32
         if let probe {
-            // The verification joins transactions to connections: keep them all (a probe run's are few).
-            var all: [TCPConnection] = []
-            outcome = CaptureAnalyzer.analyze(file, until: stop, keyLog: keyLog) { all.append($0) }
-            all.sort { $0.index < $1.index }
-            outcome.report.connections = all
-            outcome.report.verification = ProbeVerifier.verify(probe, against: outcome.report)
+            outcome = CaptureSession.verify(file, probe: probe, until: stop, keyLog: keyLog)
             status = output.deliver(outcome.report)
         } else {
             // Streamed: connections are written as they finish, and memory does not grow with the file.
-            var last: CaptureAnalyzer.Outcome?
-            status = output.deliver(streaming: CaptureAnalyzer.head(of: file)) { onConnection in
-                let result = CaptureAnalyzer.analyze(file, until: stop, keyLog: keyLog,
-                                                     handOverLimit: output.connectionsListed, onConnection: onConnection)
-                last = result
-                return result.report
-            }
-            guard let last else { return try ErrorExit.end(status) }
+            let streamed = output.deliver(streaming: file, until: stop, keyLog: keyLog)
+            guard let last = streamed.outcome else { return try ErrorExit.end(streamed.status) }
+            status = streamed.status
             outcome = last
         }
         if let error = outcome.readError {

@@ -67,11 +67,8 @@ struct CaptureFlags: ParsableArguments {
     /// instead of `status` (the probe's own), which a capture report that cannot be written (3) or a disagreement
     /// changes.
     func finish(_ capture: LiveCapture, report: Report, status: Int32, textToStdout: Bool) -> Int32 {
-        let (wire, kernel) = capture.stop(file: filePath ?? "(live on \(capture.interface))",
-                                          interrupted: report.interrupted)
-        var analysis = wire
-        let verification = ProbeVerifier.verify(report, against: analysis)
-        analysis.verification = verification
+        let (analysis, verification, kernel) = CaptureSession.verify(capture, probe: report,
+                                                                     file: filePath ?? "(live on \(capture.interface))")
         var unwritten = false
         if let reportPath {
             do {
