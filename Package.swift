@@ -45,7 +45,7 @@ let package = Package(
         .systemLibrary(name: "CMalloc"),
         .target(name: "WirelensCore"),
         // The JSON the target server answers and the uploader reads: Codable wire types, one definition of each.
-        .target(name: "WirelensWire"),
+        .target(name: "WirelensWire", dependencies: ["WirelensCore"]),
         // `wirelens compare`'s pure parts: workloads, limits, modes, the interleaved schedule, results, the recommendation.
         .target(name: "WirelensCompare", dependencies: ["WirelensCore"]),
         // The thread primitives of the pipelines (read-ahead, write-behind): checked Sendable, values handed over.

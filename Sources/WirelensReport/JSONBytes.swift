@@ -4,38 +4,11 @@ import WirelensCore
 ///
 /// Shared by `StreamingJSONEncoder` and `TaskJSONWriter`, so both write every value the same way.
 enum JSONBytes {
-    /// Appends `text` as a JSON string, escaping quotes, backslashes and control characters.
+    /// Appends `text` as a JSON string, escaping quotes, backslashes and control characters (`JSONStringLiteral`).
+    @inline(__always)
     static func appendString(_ text: String, to bytes: inout [UInt8]) {
-        // Most strings need no escaping: write them with one append.
-        var text = text
-        let plain = text.withUTF8 { utf8 -> Bool in
-            for byte in utf8 where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-                return false
-            }
-            bytes.append(UInt8(ascii: "\""))
-            bytes.append(contentsOf: utf8)
-            bytes.append(UInt8(ascii: "\""))
-            return true
-        }
-        if plain { return }
-        bytes.append(UInt8(ascii: "\""))
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes.append(UInt8(ascii: "\\")); bytes.append(byte)
-            case 0x0A: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "n"))
-            case 0x0D: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "r"))
-            case 0x09: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "t"))
-            case 0..<0x20:
-                bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
-                                          hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0xF)]])
-            default:
-                bytes.append(byte)
-            }
-        }
-        bytes.append(UInt8(ascii: "\""))
+        JSONStringLiteral.append(text, to: &bytes)
     }
-
-    private static let hexDigits = Array("0123456789abcdef".utf8)
 
     /// Appends an integer in decimal.
     static func appendInt(_ value: Int64, to bytes: inout [UInt8]) {

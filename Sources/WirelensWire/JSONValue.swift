@@ -1,3 +1,5 @@
+import WirelensCore
+
 /// A small JSON value for the target's answers, rendered with members in the order given.
 public indirect enum JSONValue: Sendable, Equatable {
     case string(String)
@@ -59,22 +61,9 @@ public indirect enum JSONValue: Sendable, Equatable {
         }
     }
 
-    /// Appends `text` as a JSON string literal (RFC 8259 escapes; control characters as \u00XX).
+    /// Appends `text` as a JSON string literal (`JSONStringLiteral`: RFC 8259 escapes, control characters as
+    /// \u00xx).
     public static func quote(_ text: String, into out: inout String) {
-        out += "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        out += "\""
+        out += JSONStringLiteral.quoted(text)
     }
 }
