@@ -53,35 +53,27 @@ struct ConfigReader {
 
     /// A duration in µs (`500ms`, `2s`, `1m`, a bare number of seconds), greater than zero (`PositiveDuration`).
     func duration(_ node: Node, _ key: String) throws(CheckConfigError) -> Int64 {
+        try parsed(node, key, as: PositiveDuration.self).micros
+    }
+
+    /// A byte count (`1MiB`, `512KB`, `4096`: `ByteCount`).
+    func size(_ node: Node, _ key: String) throws(CheckConfigError) -> Int64 {
+        try parsed(node, key, as: ByteCount.self).bytes
+    }
+
+    /// A rate in bytes per second (`1MB/s`, `512KiB/s`: `ByteRate`).
+    func rate(_ node: Node, _ key: String) throws(CheckConfigError) -> Double {
+        Double(try parsed(node, key, as: ByteRate.self).bytesPerSecond)
+    }
+
+    /// The value of a key by its type's one rule for its text; its refusal is the key's error.
+    func parsed<Value: TextParsable>(_ node: Node, _ key: String, as type: Value.Type) throws(CheckConfigError) -> Value {
         let text = try string(node, key)
         do throws(ValueRefusal) {
-            return try PositiveDuration(parsing: text).micros
+            return try Value(parsing: text)
         } catch {
             throw self.error(node, key, error.message)
         }
-    }
-
-    /// A byte count (`1MiB`, `512KB`, `4096`).
-    func size(_ node: Node, _ key: String) throws(CheckConfigError) -> Int64 {
-        let text = try string(node, key)
-        guard let bytes = ByteSize.parse(text) else {
-            throw error(node, key, "'\(text)' is not a size; write e.g. 1MiB, 512KB or 4096")
-        }
-        return bytes
-    }
-
-    /// A rate in bytes per second (`1MB/s`, `512KiB/s`).
-    func rate(_ node: Node, _ key: String) throws(CheckConfigError) -> Double {
-        let text = try string(node, key)
-        var amount = Substring(text.trimmingCharacters(in: .whitespaces))
-        for suffix in ["/s", "ps"] where amount.lowercased().hasSuffix(suffix) {
-            amount = amount.dropLast(suffix.count)
-            break
-        }
-        guard let bytes = ByteSize.parse(String(amount)), bytes > 0 else {
-            throw error(node, key, "'\(text)' is not a rate; write e.g. 1MB/s or 512KiB/s")
-        }
-        return Double(bytes)
     }
 
     /// A list of scalars; a single scalar counts as a list of one.

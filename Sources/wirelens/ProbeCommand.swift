@@ -32,7 +32,7 @@ struct ProbeCommand: CheckedCommand {
 
     @Option(name: .customLong("upload-size"),
             help: "Send a generated body of this size (with --upload PIPE: the first that many bytes of the pipe).")
-    var uploadSize: String?
+    var uploadSize: FlagValue<ByteCount>?
 
     @Option(name: [.customShort("F"), .customLong("form")],
             help: "A multipart/form-data field: name=value or name=@file[;type=image/jpeg][;filename=x] (repeatable).")
@@ -82,12 +82,7 @@ struct ProbeCommand: CheckedCommand {
         if uploadFile == "-" {
             throw UsageError("-T - (stdin) is read as a pipe: give --upload /dev/stdin --upload-size N")
         }
-        let size = try uploadSize.map { text throws(UsageError) in
-            guard let bytes = ByteSize.parse(text) else {
-                throw UsageError("--upload-size '\(text)' is not a size; write e.g. 10MiB, 512KB or 4096")
-            }
-            return bytes
-        }
+        let size = try uploadSize.map { size throws(UsageError) in try size.value("--upload-size").bytes }
         // Both: the body is the first --upload-size bytes of a pipe, read once as they come.
         if uploadFile != nil, size != nil, urls.count * repeatCount > 1 || retries > 0 {
             throw UsageError("--upload PIPE with --upload-size reads the pipe once: give one URL, --repeat 1 and no --retry")

@@ -25,10 +25,10 @@ struct TargetCommand: CheckedCommand {
     var latency: FlagValue<PositiveDuration>?
 
     @Option(help: "Bandwidth cap per connection on request and response bodies, e.g. 720KB/s (KB = 1000, KiB = 1024).")
-    var rate: String?
+    var rate: FlagValue<ByteRate>?
 
     @Option(help: "Kernel receive buffer of each connection (SO_RCVBUF), e.g. 64KiB: a small one makes the server's window the bottleneck (default: the kernel's, or about 20 ms of --rate).")
-    var rcvbuf: String?
+    var rcvbuf: FlagValue<SocketBufferSize>?
 
     @Option(name: .customLong("max-requests"), help: "Requests per connection, then Connection: close.")
     var maxRequests: Int?
@@ -37,7 +37,7 @@ struct TargetCommand: CheckedCommand {
     var noKeepAlive = false
 
     @Option(name: .customLong("reset-after"), help: "Fault: reset every connection after this many body bytes (see docs/target.md).")
-    var resetAfter: String?
+    var resetAfter: FlagValue<ByteCount>?
 
     @Option(help: "Fault: wait this long before every answer, e.g. 2s.")
     var stall: FlagValue<PositiveDuration>?
@@ -67,24 +67,14 @@ struct TargetCommand: CheckedCommand {
         config.port = address.port
         config.dataDirectory = dataDirectory
         if let latency { config.latencyMicros = try latency.value("--latency").micros }
-        if let rate {
-            guard let bytes = ByteSize.parseRate(rate), bytes > 0 else {
-                throw UsageError("--rate '\(rate)' is not a positive rate; write e.g. 720KB/s or 1MiB/s")
-            }
-            config.rateBytesPerSecond = bytes
-        }
+        if let rate { config.rateBytesPerSecond = try rate.value("--rate").bytesPerSecond }
         config.receiveBuffer = try TransferFlags.socketBuffer(rcvbuf, "--rcvbuf")
         if let maxRequests {
             guard maxRequests >= 1 else { throw UsageError("--max-requests must be 1 or more, not \(maxRequests)") }
             config.maxRequestsPerConnection = maxRequests
         }
         config.keepAlive = !noKeepAlive
-        if let resetAfter {
-            guard let bytes = ByteSize.parse(resetAfter) else {
-                throw UsageError("--reset-after '\(resetAfter)' is not a size; write e.g. 1MiB or 65536")
-            }
-            config.faults.resetAfter = bytes
-        }
+        if let resetAfter { config.faults.resetAfter = try resetAfter.value("--reset-after").bytes }
         if let stall { config.faults.stallMicros = try stall.value("--stall").micros }
         if let faultStatus {
             guard (200...599).contains(faultStatus) else {

@@ -28,10 +28,10 @@ struct TransferFlags: ParsableArguments {
     var tcpSample = "100ms"
 
     @Option(help: "The client socket's send buffer (SO_SNDBUF), e.g. 16KiB (default: the kernel's auto-tuning).")
-    var sndbuf: String?
+    var sndbuf: FlagValue<SocketBufferSize>?
 
     @Option(help: "The client socket's receive buffer (SO_RCVBUF), e.g. 64KiB: it caps the window a download may use (default: the kernel's auto-tuning).")
-    var rcvbuf: String?
+    var rcvbuf: FlagValue<SocketBufferSize>?
 
     @Option(name: .customLong("max-redirs"), help: "Redirects to follow, each its own transaction (0: none).")
     var maxRedirects = 10
@@ -267,14 +267,19 @@ struct TransferFlags: ParsableArguments {
 
     /// A socket buffer size flag (SO_SNDBUF, SO_RCVBUF) in bytes, 1 KiB to 64 MiB, or nil when not given; with
     /// `needsUnit` a bare number is refused too (64 could mean bytes or KiB).
-    static func socketBuffer(_ text: String?, _ flag: String, needsUnit: Bool = false) throws(UsageError) -> Int? {
-        guard let text else { return nil }
-        let unit = !needsUnit || text.trimmingCharacters(in: .whitespaces).last?.isLetter == true
-        guard let bytes = ByteSize.parse(text), (1024...(64 << 20)).contains(bytes), unit else {
-            throw UsageError("\(flag) '\(text)' is not a size from 1KiB to 64MiB\(needsUnit ? " with its unit" : ""); "
-                             + "write e.g. 64KiB")
+    static func socketBuffer(_ value: FlagValue<SocketBufferSize>?, _ flag: String,
+                             needsUnit: Bool = false) throws(UsageError) -> Int? {
+        guard let value else { return nil }
+        let size: SocketBufferSize
+        do throws(ValueRefusal) {
+            size = try SocketBufferSize(parsing: value.text)
+        } catch {
+            throw UsageError("\(flag) \(SocketBufferSize.refusal(value.text, unitRequired: needsUnit).message)")
         }
-        return Int(bytes)
+        guard size.hasUnit || !needsUnit else {
+            throw UsageError("\(flag) \(SocketBufferSize.refusal(value.text, unitRequired: true).message)")
+        }
+        return size.bytes
     }
     /// The largest `--retry-max-wait`: a day, in µs.
     static let longestRetryWait: Int64 = 86_400_000_000

@@ -88,4 +88,24 @@ final class ByteSizeTests: XCTestCase {
         XCTAssertNil(ByteSize.parseRate("fast/s"))
         XCTAssertNil(ByteSize.parseRate("/s"))
     }
+
+    /// The argument types of size and rate flags and keys: their values, and a refusal that quotes the text.
+    func testArgumentTypes() throws {
+        XCTAssertEqual(try ByteCount(parsing: "10MiB").bytes, 10 << 20)
+        XCTAssertEqual(try ByteCount(parsing: "0").bytes, 0)
+        XCTAssertThrowsError(try ByteCount(parsing: "10XB")) { error in
+            XCTAssertTrue((error as? ValueRefusal)?.message.hasPrefix("'10XB' is not a size") == true, "\(error)")
+        }
+        XCTAssertEqual(try ByteRate(parsing: "720KB/s").bytesPerSecond, 720_000)
+        XCTAssertEqual(try ByteRate(parsing: "1MiBps").bytesPerSecond, 1 << 20)
+        XCTAssertEqual(try ByteRate(parsing: " 512KiB ").bytesPerSecond, 512 << 10)
+        for bad in ["0", "0/s", "fast", "-1KB/s"] { XCTAssertThrowsError(try ByteRate(parsing: bad), bad) }
+        let window = try SocketBufferSize(parsing: "64KiB")
+        XCTAssertEqual(window.bytes, 65_536)
+        XCTAssertTrue(window.hasUnit)
+        XCTAssertFalse(try SocketBufferSize(parsing: "65536").hasUnit)
+        for bad in ["1023", "65MiB", "1G", "x"] { XCTAssertThrowsError(try SocketBufferSize(parsing: bad), bad) }
+        XCTAssertEqual(try SocketBufferSize(parsing: "1KiB").bytes, 1024)
+        XCTAssertEqual(try SocketBufferSize(parsing: "64MiB").bytes, 64 << 20)
+    }
 }
