@@ -206,7 +206,8 @@ private struct DirectionCoding: Encodable {
     let duration: Int64
     private enum Keys: String, CodingKey {
         case packets, bytes, wireBytes, bytesPerSecond, retransmissions, outOfOrder, keepAlives, zeroWindow,
-             windowFull, resets, captureGaps, captureGapBytes, truncatedBytes
+             windowFull, resets, captureGaps, captureGapBytes, truncatedBytes, inFlightMax, windowAtInFlightMax,
+             advertisedWindowMax
     }
 
     func encode(to encoder: Encoder) throws {
@@ -225,6 +226,9 @@ private struct DirectionCoding: Encodable {
         try c.encode(stats.captureGaps, forKey: .captureGaps)
         try c.encode(stats.captureGapBytes, forKey: .captureGapBytes)
         try c.encode(stats.truncatedBytes, forKey: .truncatedBytes)
+        try c.encode(stats.inFlightMax, forKey: .inFlightMax)
+        try c.encode(stats.windowAtInFlightMax, forKey: .windowAtInFlightMax)
+        try c.encode(stats.advertisedWindowMax, forKey: .advertisedWindowMax)
     }
 }
 

@@ -208,8 +208,9 @@ public struct CaptureConnectionJSONWriter {
             && d.captureGapBytes | d.truncatedBytes == 0 {
             out.raw("""
                 ,"retransmissions":0,"outOfOrder":0,"keepAlives":0,"zeroWindow":0,"windowFull":0,"resets":0,\
-                "captureGaps":0,"captureGapBytes":0,"truncatedBytes":0}
+                "captureGaps":0,"captureGapBytes":0,"truncatedBytes":0
                 """)
+            windows(d, &out)
             return
         }
         out.raw(",\"retransmissions\":"); out.int(Int64(d.retransmissions))
@@ -221,7 +222,19 @@ public struct CaptureConnectionJSONWriter {
         out.raw(",\"captureGaps\":"); out.int(Int64(d.captureGaps))
         out.raw(",\"captureGapBytes\":"); out.int(d.captureGapBytes)
         out.raw(",\"truncatedBytes\":"); out.int(d.truncatedBytes)
+        windows(d, &out)
+    }
+
+    /// A direction's window figures (each null when unknown) and the object's closing brace.
+    private static func windows(_ d: DirectionStats, _ out: inout JSONByteCursor) {
+        out.raw(",\"inFlightMax\":"); optional(d.inFlightMax, &out)
+        out.raw(",\"windowAtInFlightMax\":"); optional(d.windowAtInFlightMax, &out)
+        out.raw(",\"advertisedWindowMax\":"); optional(d.advertisedWindowMax, &out)
         out.byte(UInt8(ascii: "}"))
+    }
+
+    private static func optional(_ value: Int64?, _ out: inout JSONByteCursor) {
+        if let value { out.int(value) } else { out.raw("null") }
     }
 
     private static func endpoint(_ e: Endpoint, _ out: inout JSONByteCursor) {

@@ -76,4 +76,30 @@ final class InFlightTests: XCTestCase {
         XCTAssertNil(connection.serverToClient.windowAtInFlightMax)
         XCTAssertNil(connection.clientToServer.advertisedWindowMax)
     }
+
+    /// The JSON report carries the same figures per direction: `capture analyze --format json` of the crafted file
+    /// against tshark's bytes in flight and largest window on it, and null windows on the cut file.
+    func testTheJSONReportCarriesEachDirectionsWindowFigures() throws {
+        for handshake in [true, false] {
+            let capture = download(handshake: handshake)
+            let oracle = try tshark(capture)
+            let path = LoopbackCapture.temporaryPath("in-flight-json.pcap")
+            capture.write(to: path)
+            defer { unlink(path) }
+            let outcome = try WirelensCLI.run(["capture", "analyze", path, "--format", "json"])
+            XCTAssertEqual(outcome.status, 0, outcome.stderr)
+            let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [String: Any])
+            let connection = try XCTUnwrap((json["connections"] as? [[String: Any]])?.first)
+            let data = try XCTUnwrap(connection["serverToClient"] as? [String: Any])
+            let acks = try XCTUnwrap(connection["clientToServer"] as? [String: Any])
+            XCTAssertEqual(data["inFlightMax"] as? Int, oracle.inFlight, "tshark's bytes in flight")
+            if handshake {
+                XCTAssertEqual(data["windowAtInFlightMax"] as? Int, 200 << 7)
+                XCTAssertEqual(acks["advertisedWindowMax"] as? Int, oracle.clientWindow, "tshark's largest window")
+            } else {
+                XCTAssertTrue(data["windowAtInFlightMax"] is NSNull, "no window scaling captured: null, not a guess")
+                XCTAssertTrue(acks["advertisedWindowMax"] is NSNull)
+            }
+        }
+    }
 }
