@@ -11,7 +11,7 @@
 ///   below `windowFillFloor` the fill stayed (1 at an idle window), or for a window still growing how far its median
 ///   stayed below `plateauShare` of its largest.
 /// - `client-cpu`: how far the loop thread's time on and waiting for a CPU passed `HostFacts.boundShare`;
-/// - `h2-window`: how far the share of samples with nothing unsent passed `h2StarvedShare`.
+/// - `h2-window`: how far the share of samples with every TCP limit open passed `h2StarvedShare`.
 /// `unknown` gets none: its `reason` names the missing fact.
 extension Diagnosis {
     /// `d` with its confidence.

@@ -1,6 +1,6 @@
 extension Diagnosis {
-    /// The share of an HTTP/2 upload's samples in which the kernel must have had nothing unsent, with the body ready
-    /// and neither TCP window nor the send buffer full, for the peer's HTTP/2 flow-control window to be the limit.
+    /// The share of an HTTP/2 upload's samples in which everything written must have fit the TCP windows and the send
+    /// buffer, with the body ready, for the peer's HTTP/2 flow-control window to be the limit.
     public static let h2StarvedShare = 0.6
 
     /// The least share of the largest bytes in flight the body must have moved per round trip: a window-bound sender
@@ -8,9 +8,9 @@ extension Diagnosis {
     /// same idle samples come from a peer that takes bytes faster than they are sampled.
     public static let h2WindowRoundTripShare = 0.3
 
-    /// The `h2-window` diagnosis of an upload over HTTP/2 whose body was always ready, else nil: in most samples the
-    /// kernel had nothing unsent while neither the congestion window, the peer's TCP window, the send buffer nor a
-    /// queue on the path held the bytes in flight, and the body moved about those bytes a round trip. libcurl then had
+    /// The `h2-window` diagnosis of an upload over HTTP/2 whose body was always ready, else nil: in most samples
+    /// neither the congestion window, the peer's TCP window, the send buffer nor a queue on the path held back what
+    /// libcurl had written (in flight, and any unsent bytes on their way out), and the body moved about those bytes a round trip. libcurl then had
     /// a body to send and did not write it: the stream's or the connection's flow-control window was spent, and the
     /// sender idled until the peer's WINDOW_UPDATE, about a round trip at a time. The largest bytes in flight seen
     /// estimate what the window let out per round trip.
@@ -19,11 +19,16 @@ extension Diagnosis {
         let mss = UInt64(tcp.sendMSS)
         let samples = tcp.samples.filter { $0.notSent != nil }
         guard samples.count >= 4 else { return nil }
+        // What libcurl had written and the kernel not yet had acknowledged: in flight, and unsent bytes it was still
+        // putting out (the looks come right after libcurl ran, often just after it wrote what a WINDOW_UPDATE let
+        // through). Starved: all of it fit the congestion window, the peer's TCP window and the send buffer, so TCP
+        // held nothing back and the body was all the kernel was given.
         let starved = samples.filter { s in
-            let bytes = UInt64(s.unacked) * mss
-            let bufferRoom = tcp.sendBuffer.map { bytes * 2 < UInt64($0) } ?? true
-            let windowRoom = s.peerWindow.map { bytes + mss <= UInt64($0) } ?? true
-            return s.notSent == 0 && s.unacked < s.congestionWindow && bufferRoom && windowRoom && !tcp.queuedOnThePath(s)
+            let written = UInt64(s.unacked) * mss + UInt64(s.notSent ?? 0)
+            let bufferRoom = tcp.sendBuffer.map { written * 2 < UInt64($0) } ?? true
+            let windowRoom = s.peerWindow.map { written + mss <= UInt64($0) } ?? true
+            let congestionRoom = written < UInt64(s.congestionWindow) * mss
+            return congestionRoom && bufferRoom && windowRoom && !tcp.queuedOnThePath(s)
         }
         let share = Double(starved.count) / Double(samples.count)
         var evidence = evidence
@@ -44,8 +49,8 @@ extension DiagnosisSentence {
         let inFlight = e.inFlightMax.map { "at most \(ByteSize.format($0)) in flight per \(rtt) round trip" }
             ?? "little in flight"
         let rate = e.bodyRate.map { ", the body at \(ByteSize.formatRate($0))" } ?? ""
-        return "The server's HTTP/2 flow-control window held the upload: the body was ready but the kernel had nothing "
-            + "unsent in \(percent(e.nothingUnsentShare ?? 0)) of the samples, \(inFlight)\(rate); the stream and "
+        return "The server's HTTP/2 flow-control window held the upload: the body was ready but every TCP limit had room "
+            + "for what libcurl had written in \(percent(e.nothingUnsentShare ?? 0)) of the samples, \(inFlight)\(rate); the stream and "
             + "connection windows the server grants (SETTINGS_INITIAL_WINDOW_SIZE, WINDOW_UPDATE) bound each round "
             + "trip: a server granting larger windows, or HTTP/1.1, helps\(note)."
     }

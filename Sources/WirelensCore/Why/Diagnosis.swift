@@ -18,8 +18,8 @@
 /// (after 2 to 5, `round-trips` aside: the engine's loop thread CPU-bound over the moving phase, `HostFacts.bound`, makes
 /// the verdict `client-cpu`, the evidence kept: the host set the pace, whatever the kernel's stopwatches say;
 /// `Diagnosis+Host`)
-/// (before 4: an HTTP/2 upload whose body was ready and whose kernel had nothing unsent in most samples, no window,
-/// buffer or queue holding it, is `h2-window`; `Diagnosis+H2Window`)
+/// (before 4: an HTTP/2 upload whose body was ready and in most of whose samples no window, buffer or queue held
+/// back what libcurl had written is `h2-window`; `Diagnosis+H2Window`)
 /// 5. a download (the client receives): the sender's stopwatches are the server's, so the receiver's own facts decide
 ///    (`downloadDiagnosis`, in `Diagnosis+Download`): `client`, `client-window`, `network` or `server-send`.
 ///
@@ -119,8 +119,8 @@ public struct Diagnosis: Sendable, Equatable, Codable {
         @NullWhenAbsent public var confidence: Double?
         /// What the host gave the engine's loop thread over the moving phase (`client-cpu`'s evidence).
         @NullWhenAbsent public var host: HostFacts?
-        /// For an HTTP/2 upload with its body ready: the share of the samples in which the kernel had nothing unsent
-        /// while neither TCP window, the send buffer nor a queue held it, and the most bytes in flight then
+        /// For an HTTP/2 upload with its body ready: the share of the samples in which neither TCP window, the send
+        /// buffer nor a queue held back what libcurl had written, and the most bytes in flight then
         /// (`h2-window`'s evidence: about what the flow-control window let out per round trip).
         @NullWhenAbsent public var nothingUnsentShare: Double?
         @NullWhenAbsent public var inFlightMax: Int64?

@@ -47,7 +47,7 @@ enum DiagnosisBasis {
                               + "\(percent(host.runQueueShare ?? 0)) of the moving phase")
             }
         case .h2Window:
-            checks.append("nothing unsent with every TCP limit open in \(percent(e.nothingUnsentShare ?? 0)) of the "
+            checks.append("every TCP limit open for what was written in \(percent(e.nothingUnsentShare ?? 0)) of the "
                           + "samples (at least \(percent(Diagnosis.h2StarvedShare)))")
         }
         let sure = e.confidence.map { "confidence \(Format.fixed($0, digits: 2))" }
