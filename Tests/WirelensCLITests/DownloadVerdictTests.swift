@@ -128,6 +128,19 @@ final class DownloadVerdictTests: XCTestCase {
                       check.stdout)
     }
 
+    /// nginx's own pacing on loopback (`limit_rate 512k` on /slow/, scripts/nginx-locations.conf.in): loopback's
+    /// 64 KiB segments come one at a time between nginx's pauses, and the receive RTT, the time from the client's
+    /// ACK to the data echoing it, measures those pauses (60-100 ms against a 30 µs path): still the server's pace.
+    func testNginxPacingItsSendsOnLoopbackIsServerSend() throws {
+        let servers = try TestServers.get()
+        let tx = try probe(nil, [servers.http("/slow/1m.bin"), "-o", "/dev/null"])
+        let (verdict, evidence, basis) = try diagnosis(tx)
+        XCTAssertEqual(verdict, "server-send", "\(basis) \(evidence)")
+        XCTAssertEqual(try number(evidence, "bodyRate"), 512 * 1024, accuracy: 512 * 1024 * 0.15, "nginx's limit_rate")
+        XCTAssertGreaterThan(try number(evidence, "receiveRTTMedian"), 10 * (try number(evidence, "minRTT")),
+                             "the receive RTT far above the path's: the case a queue rule must not take")
+    }
+
     /// The body written into a FIFO that a reader (python, a process of its own) drains at 300 KB/s: the probe's
     /// writes wait for the reader, so the client did not read: `client`, the writes holding most of the receive
     /// phase, and the reader got every byte over about as long as the writes took.

@@ -92,6 +92,30 @@ final class DownloadDiagnosisTests: XCTestCase {
                        "three of the four samples while the body came (not the first, not the last)")
     }
 
+    /// nginx's `limit_rate 512k` on loopback, as the kernel showed it: 64 KiB segments (loopback's MSS) one every
+    /// 125 ms, the receive RTT (the time from the client's ACK to the data echoing it) 62-101 ms: the server's pauses,
+    /// since it sends a segment a receive RTT. Counted against 1.5 segment times (182 ms) no pause showed, the 88 ms
+    /// median passed for a queue and the verdict was `network`; a segment at a time, the pauses show.
+    func testASenderPacedASegmentAtATimeIsNotAQueue() throws {
+        let since: [UInt32] = [36, 16, 116, 88, 64, 36, 12, 112, 88, 64, 40, 12, 116, 96, 72, 44, 20, 124, 96]
+        var samples = [TCPSample(at: 0, rtt: 27, congestionWindow: 10, received: 0, receiveRTT: 0, sinceReceived: 0)]
+        for (i, gap) in since.enumerated() {
+            samples.append(TCPSample(at: Int64(i + 1) * 100_000, rtt: 27, congestionWindow: 10,
+                                     received: UInt64(i + 1) * 52_000, receiveRTT: 88_291, sinceReceived: gap))
+        }
+        samples.append(TCPSample(at: 1_946_601, rtt: 27, congestionWindow: 10, received: 1_048_829, receiveRTT: 100_613,
+                                 sinceReceived: 0))
+        let share = try XCTUnwrap(TCPFacts.Builder.ReceiveSide(samples, mss: 65_483).burstShare)
+        XCTAssertEqual(share, 16.0 / 19.0, accuracy: 1e-9, "the gaps of at least a fifth of the 88 ms receive RTT")
+        var paced = facts(window: 95_232, receiveRTT: 88_291, minRTT: 26, received: 1_048_829)
+        paced.receiveRTTMin = 62_000
+        paced.burstShare = share
+        let phases = Phases(connect: 100, send: 10, wait: 500, receive: 1_946_000, total: 1_946_610)
+        XCTAssertEqual(download(paced, phases: phases, body: 1_048_829).verdict, .serverSend)
+        // The same gaps from 1448-byte segments at that rate (a segment every 2.7 ms) are still a fifth of the RTT.
+        XCTAssertEqual(TCPFacts.Builder.ReceiveSide(samples, mss: 1448).burstShare ?? 0, 16.0 / 19.0, accuracy: 1e-9)
+    }
+
     /// A 4 MiB window allows 105 MB/s over 40 ms: a body at 2 MB/s with no queue and no loss was the server's pace.
     func testAnOpenWindowWithoutQueueOrLossIsTheServerSending() throws {
         let d = download(facts())

@@ -358,11 +358,16 @@ public struct TCPFacts: Sendable, Equatable, Codable {
             /// segment's time at the average rate, a fifth of the median receive RTT (bursts a receive RTT apart
             /// leave gaps of half of it on average; a queue leaves none) and 1 ms; nil without two such samples.
             /// The kernel counts that time in clock ticks (4 ms at HZ=250), so a steady flow still shows a tick now
-            /// and then; a gap of two ticks or more is a pause.
+            /// and then; a gap of two ticks or more is a pause. A flow of fewer than two segments a receive RTT (a
+            /// paced sender on loopback, whose 64 KiB segments come one at a time) arrives a segment at a time: no
+            /// flow held by a queue does that (its congestion window is two segments or more), so its pauses count
+            /// from the fifth of the receive RTT and 1 ms alone.
             static func burstShare(_ samples: [TCPSample], mss: UInt32, receiveRTT: UInt32?) -> Double? {
                 guard let last = samples.last, let total = last.received, total > 0, last.at > 0, mss > 0 else { return nil }
                 let segmentMillis = Double(mss) / (Double(total) / Double(last.at)) / 1000
-                let gapMillis = max(1, 1.5 * segmentMillis, Double(receiveRTT ?? 0) / 5000)
+                let rttMillis = Double(receiveRTT ?? 0) / 1000
+                let segmentAtATime = rttMillis > 0 && rttMillis < 2 * segmentMillis
+                let gapMillis = max(1, segmentAtATime ? 0 : 1.5 * segmentMillis, rttMillis / 5)
                 let during = samples.dropLast().filter { ($0.received ?? 0) > 0 && ($0.received ?? 0) < total }
                 let gaps = during.compactMap(\.sinceReceived)
                 guard gaps.count >= 2 else { return nil }
