@@ -8,7 +8,7 @@ BUILD_PACKAGES=(libcurl4-openssl-dev libnghttp2-dev libpcap-dev libssl-dev libsq
 BUILD_ONLY=false
 [ "${1:-}" = --build ] && BUILD_ONLY=true
 
-PACKAGES=("${BUILD_PACKAGES[@]}" nginx-light tshark tcpdump tcptrace nghttp2-client nghttp2-server openssl prometheus prometheus-blackbox-exporter chromium time iproute2 iptables ethtool valgrind libndpi-bin)
+PACKAGES=("${BUILD_PACKAGES[@]}" nginx-light tshark tcpdump tcptrace nghttp2-client nghttp2-server nghttp2-proxy openssl prometheus prometheus-blackbox-exporter chromium time iproute2 iptables ethtool valgrind libndpi-bin)
 
 # The package's test (scripts/package-check.sh): dpkg-shlibdeps, readelf/strip, man -l, and the zsh and fish completions.
 PACKAGES+=(dpkg-dev binutils man-db zsh fish)

@@ -143,11 +143,40 @@ public struct CompareRecommendation: Sendable, Equatable, Codable {
             + "more connections help cannot be judged from here"
     }
 
-    /// One recommendation per mode, in the order the modes first appear in `results`.
+    /// One recommendation per mode, in the order the modes first appear in `results`; a mode whose best moves
+    /// less than `modeShortfall` of another mode's best says so, and why (`modeClause`).
     public static func all(_ results: [CompareResult]) -> [CompareRecommendation] {
         var modes: [CompareMode] = []
         for r in results where !modes.contains(r.mode) { modes.append(r.mode) }
-        return modes.compactMap { mode in make(results.filter { $0.mode == mode }) }
+        var recommendations = modes.compactMap { mode in make(results.filter { $0.mode == mode }) }
+        for i in recommendations.indices {
+            recommendations[i].reason += modeClause(recommendations[i], among: recommendations, results: results)
+        }
+        return recommendations
+    }
+
+    /// A mode whose best throughput is under this share of another mode's best moves less, and its sentence says why.
+    public static let modeShortfall = 0.8
+
+    /// "; h2 moves 0.30x what h1 does at best (1.09 MB/s against 3.66 MB/s): at 2 each stream was held back by the
+    /// server's HTTP/2 flow-control window (h2-window, 100% of the transaction time)" (": h2-window, as above" when the
+    /// sentence already said it), against the mode with the best throughput; empty when `rec` is within
+    /// `modeShortfall` of it, or is that mode.
+    static func modeClause(_ rec: CompareRecommendation, among all: [CompareRecommendation],
+                           results: [CompareResult]) -> String {
+        guard rec.limit != nil, rec.bestThroughput > 0,
+              let top = all.filter({ $0.limit != nil && $0.mode != rec.mode }).max(by: { $0.bestThroughput < $1.bestThroughput }),
+              rec.bestThroughput < modeShortfall * top.bestThroughput,
+              let unit = results.first(where: { $0.mode == rec.mode })?.throughputUnit else { return "" }
+        var clause = "; \(rec.mode.rawValue) moves \(Format.fixed(rec.bestThroughput / top.bestThroughput, digits: 2))x "
+            + "what \(top.mode.rawValue) does at best (\(rate(rec.bestThroughput, unit)) against "
+            + "\(rate(top.bestThroughput, unit)))"
+        if let best = results.first(where: { $0.mode == rec.mode && $0.limit == rec.bestLimit }),
+           let lead = best.leadingVerdict, lead.verdict != .unknown {
+            clause += rec.reason.contains(lead.what) ? ": \(lead.verdict.rawValue), as above"
+                : ": at \(best.limit.value) \(lead.phrase)"
+        }
+        return clause
     }
 
     /// A throughput with its unit, e.g. "2.88 MB/s" or "412.0 req/s".

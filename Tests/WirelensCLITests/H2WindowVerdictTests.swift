@@ -1,4 +1,5 @@
 import Foundation
+import WirelensCompare
 import WirelensCore
 import WirelensTestSupport
 import XCTest
@@ -235,5 +236,53 @@ final class H2WindowVerdictTests: XCTestCase {
         XCTAssertNotEqual(verdict, "h2-window", "\(evidence)")
         let stored = try FileManager.default.attributesOfItem(atPath: servers.uploadRoot + "/www/upload/" + name)
         XCTAssertEqual((stored[.size] as? NSNumber)?.int64Value, 16_000_000, "nginx stored the whole body")
+    }
+
+    /// `compare --modes h1,h2` through nghttpx (Debian's nghttp2-proxy) in front of the target, across the 40 ms path:
+    /// nghttpx grants its HTTP/2 clients 64 KiB stream and connection windows (set explicitly here) while its
+    /// HTTP/1.1 clients have only TCP's. h2 moves at most a window a round trip, h1 more, and the h2 recommendation
+    /// says that h2 moves less and why: the server's flow-control window.
+    func testCompareSaysWhyH2MovesLessThanH1BehindSmallWindows() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/sbin/nghttpx") else {
+            throw Failure("nghttpx not found at /usr/sbin/nghttpx: scripts/deps.sh installs nghttp2-proxy")
+        }
+        let path = try NetworkPath.up(rate: "40mbit", queue: "50ms", delay: "20ms")
+        defer { path.down() }
+        let peer = try SegmentPeer.start(in: path)
+        defer { peer.stop() }
+        let servers = try TestServers.get()
+        let proxy = try path.process(in: path.serverNamespace, "/usr/sbin/nghttpx", [
+            "--conf=/dev/null", "-f\(path.serverIP),8443", "-b\(path.serverIP),\(peer.port)", "--no-ocsp",
+            "--frontend-http2-window-size=65535", "--frontend-http2-connection-window-size=65535",
+            "--workers=1", servers.nginxDir + "/key.pem", servers.certPath])
+        defer { proxy.kill(); _ = proxy.waitForExit(seconds: 5) }
+        var listening = false
+        for _ in 0..<100 where !listening {
+            let ss = try path.run(in: path.serverNamespace, "/usr/bin/ss", ["-Hltn", "sport = :8443"], timeout: 10)
+            listening = ss.stdout.contains("8443")
+            if !listening { usleep(50_000) }
+        }
+        guard listening else { throw Failure("nghttpx did not listen on 8443 within 5 s: \(proxy.stderr)") }
+
+        let report = CLIHarness.temporaryPath("h2w-compare.json")
+        defer { unlink(report) }
+        let outcome = try path.run(in: path.clientNamespace, WirelensCLI.path,
+                                   ["compare", "-k", "https://\(path.serverIP):8443/upload/h2cmp", "--modes", "h1,h2",
+                                    "--limits", "1,2", "--workload", "upload:2MBx2", "--repeat", "1",
+                                    "--format", "json", "--report", report, "-q"], timeout: 120)
+        XCTAssertEqual(outcome.status, 0, outcome.stderr)
+        let doc = try JSONDecoder().decode(CompareDocument.self, from: Data(contentsOf: URL(fileURLWithPath: report)))
+        let h1 = try XCTUnwrap(doc.recommendations.first { $0.mode == .h1 })
+        let h2 = try XCTUnwrap(doc.recommendations.first { $0.mode == .h2 })
+        XCTAssertLessThanOrEqual(h2.bestThroughput, Self.defaultWindow / Self.roundTrip * 1.05,
+                                 "at most nghttpx's 64 KiB window a round trip")
+        XCTAssertGreaterThan(h1.bestThroughput, Self.defaultWindow / Self.roundTrip * 1.2, "h1 has no such window")
+        for h2Result in doc.results where h2Result.mode == .h2 {
+            XCTAssertEqual(h2Result.leadingVerdict?.verdict, .h2Window, "\(h2Result.limit.value) streams")
+        }
+        XCTAssertTrue(h2.reason.contains("h2 moves 0."), h2.reason)
+        XCTAssertTrue(h2.reason.contains("what h1 does at best"), h2.reason)
+        XCTAssertTrue(h2.reason.contains("HTTP/2 flow-control window"), h2.reason)
+        XCTAssertFalse(h1.reason.contains("moves 0."), "h1 moved more: \(h1.reason)")
     }
 }
