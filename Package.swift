@@ -105,11 +105,11 @@ let package = Package(
         .target(name: "WirelensTestSupport", dependencies: ["WirelensCore"], path: "Tests/WirelensTestSupport"),
         // Core's value types and pure logic, and compare's (their tests share Core's fixtures).
         .testTarget(
-            name: "WirelensCoreTests", dependencies: ["WirelensCore", "WirelensCurl", "WirelensTestSupport"]
+            name: "WirelensCoreTests", dependencies: ["WirelensCore", "WirelensCurl", "WirelensProbe", "WirelensTestSupport"]
         ),
         .testTarget(
             name: "WirelensReportTests",
-            dependencies: ["WirelensCore", "WirelensCompare", "WirelensCurl", "WirelensReport", "WirelensTestSupport"]
+            dependencies: ["WirelensCore", "WirelensCompare", "WirelensCurl", "WirelensProbe", "WirelensReport", "WirelensTestSupport"]
         ),
         .testTarget(name: "WirelensConcurrencyTests", dependencies: ["WirelensConcurrency"]),
         .testTarget(name: "WirelensCompareTests", dependencies: ["WirelensCore", "WirelensCompare", "WirelensTestSupport"]),

@@ -29,8 +29,8 @@ public final class CurlEasy {
     var receiveBuffer: Int?
     /// True when libcurl's verbose text goes to stderr, redacted (`-v`, `VerboseText`).
     var verbose = false
-    /// True when the transfer may only use a connection libcurl already has (an h2c joiner,
-    /// `TransferSettings.PriorKnowledgeRole.joins`): the sockopt callback then refuses a new socket before it connects.
+    /// True when the transfer may only use a connection libcurl already has (`TransferSettings.refusesNewConnection`):
+    /// the sockopt callback then refuses a new socket before it connects.
     var refusesNewConnection = false
     /// True once libcurl wanted a new connection for a transfer that `refusesNewConnection`: it failed before any
     /// packet was sent.

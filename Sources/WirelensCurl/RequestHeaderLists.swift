@@ -1,17 +1,14 @@
 import WirelensCore
 
-/// The request headers every transfer of a run sends, built once as libcurl lists.
+/// The request headers every transfer of a task profile sends, built once as libcurl lists.
 ///
-/// libcurl reads a CURLOPT_HTTPHEADER list while the transfer runs and never copies it, so the lists live
-/// as long as the engine. The User-Agent is one of the headers rather than CURLOPT_USERAGENT, which libcurl
-/// would copy and format again for every request; a `-H "User-Agent: …"` of the user's replaces it.
-/// Each list comes in two sets: with the user's secret headers, and without them for redirect hops to another
-/// origin (`RedirectPolicy.keepsCredentials`).
+/// libcurl reads a CURLOPT_HTTPHEADER list while the transfer runs and never copies it, so the lists live as long as
+/// the profile. Each list comes in two sets: with the user's secret headers, and without them for redirect hops to
+/// another origin; which lines each holds is decided by the layer above.
 public final class RequestHeaderLists {
     /// For a proxy's CONNECT: the User-Agent alone (the other headers, credentials above all, are for the server).
     let proxy: CurlHeaderList?
-    /// The lists by [keepsCredentials ? 1 : 0][hasBody ? 1 : 0]; the body lists also turn `Expect: 100-continue`
-    /// off when the run asks so (nil when they would equal the plain ones).
+    /// The lists by [keepsCredentials ? 1 : 0][hasBody ? 1 : 0]; a body list is nil when it would equal the plain one.
     private let lists: [[CurlHeaderList?]]
     /// The lines of each list, same order, for transfers that add headers of their own.
     private let lines: [[[String]]]
@@ -19,34 +16,32 @@ public final class RequestHeaderLists {
     /// as the header lists for the same reason: libcurl reads them when each transfer starts.
     let resolve: CurlHeaderList?
     let connectTo: CurlHeaderList?
-    /// The User-Agent to set as CURLOPT_USERAGENT instead of a header line: in a signed run (`ProbeOptions.sigV4`)
-    /// libcurl then leaves it out of the signed headers, as curl does, which signers that never sign it need
-    /// (botocore's, so moto's, refuses a request that did). Nil when the lines carry it.
+    /// The User-Agent to set as CURLOPT_USERAGENT instead of a header line (libcurl then leaves it out of the headers
+    /// it signs); nil when the lines carry it.
     let userAgentOption: String?
 
-    /// The lists for the run's headers; the engine has checked their text (`RequestTextCheck`) already.
-    public init(options: ProbeOptions) throws(CurlError) {
-        let usersAgent = options.headers.last(where: { $0.name.lowercased() == "user-agent" })?.value
-        let userAgent = usersAgent ?? options.userAgent
-        userAgentOption = usersAgent == nil && options.sigV4 != nil ? userAgent : nil
-        var lines: [[[String]]] = []
-        for keepsCredentials in [false, true] {
-            var plain = RedirectPolicy.headers(options.headers, keepsCredentials: keepsCredentials)
-                .map { "\($0.name): \($0.value)" }
-            if usersAgent == nil, userAgentOption == nil { plain.append("User-Agent: \(userAgent)") }
-            lines.append([plain, options.expectContinue ? plain : plain + ["Expect:"]])
-        }
+    /// The lists for these lines, which the engine has checked already (`RequestTextCheck`).
+    ///
+    /// - Parameters:
+    ///   - plain: the header lines of a transfer without credentials, then with them.
+    ///   - bodyLines: lines a transfer with a body adds to either (`Expect:` to turn 100-continue off), or none.
+    ///   - proxyLines: the lines of a proxy's CONNECT (CURLOPT_PROXYHEADER).
+    ///   - resolve: CURLOPT_RESOLVE's entries; `connectTo`: CURLOPT_CONNECT_TO's.
+    ///   - userAgentOption: a User-Agent to set as CURLOPT_USERAGENT rather than as a line.
+    public init(plain: (withoutCredentials: [String], withCredentials: [String]), bodyLines: [String],
+                proxyLines: [String], resolve: [String], connectTo: [String], userAgentOption: String?)
+        throws(CurlError) {
+        self.userAgentOption = userAgentOption
+        let lines = [plain.withoutCredentials, plain.withCredentials].map { [$0, $0 + bodyLines] }
         self.lines = lines
-        var made: [CurlHeaderList?] = []
+        var made: [[CurlHeaderList?]] = []
         for set in lines {
-            made.append(try CurlHeaderList(set[0]))
-            made.append(options.expectContinue ? nil : try CurlHeaderList(set[1]))
+            made.append([try CurlHeaderList(set[0]), bodyLines.isEmpty ? nil : try CurlHeaderList(set[1])])
         }
-        made.append(try CurlHeaderList(["User-Agent: \(userAgent)"]))
-        lists = [[made[0], made[1]], [made[2], made[3]]]
-        proxy = made[4]
-        resolve = try CurlHeaderList(options.resolve)
-        connectTo = try CurlHeaderList(options.connectTo)
+        lists = made
+        proxy = try CurlHeaderList(proxyLines)
+        self.resolve = try CurlHeaderList(resolve)
+        self.connectTo = try CurlHeaderList(connectTo)
     }
 
     /// The list for a transfer.
@@ -55,10 +50,9 @@ public final class RequestHeaderLists {
         return hasBody ? (set[1] ?? set[0]) : set[0]
     }
 
-    /// A new list for a transfer with headers of its own: the run's lines, less those the task's replace by name,
-    /// then the task's. The caller keeps it until the transfer ends.
-    func list(hasBody: Bool, keepsCredentials: Bool, adding added: [HeaderField]) throws(CurlError) -> CurlHeaderList? {
-        let own = RedirectPolicy.headers(added, keepsCredentials: keepsCredentials)
+    /// A new list for a transfer with headers of its own: the profile's lines, less those the transfer's replace by
+    /// name, then the transfer's. The caller keeps it until the transfer ends.
+    func list(hasBody: Bool, keepsCredentials: Bool, adding own: [HeaderField]) throws(CurlError) -> CurlHeaderList? {
         let replaced = Set(own.map { $0.name.lowercased() })
         let kept = lines[keepsCredentials ? 1 : 0][hasBody ? 1 : 0].filter { line in
             let name = line.prefix { $0 != ":" }.lowercased()

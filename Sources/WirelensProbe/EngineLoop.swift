@@ -378,7 +378,7 @@ final class EngineLoop: CurlLoopDriver {
         ctx.host = options.readsKernelFacts ? host : nil
         ctx.keepsFacts = options.keepsTransactionFacts || attempt.sendsBody
         ctx.handshakeStartsTransfer = target.scheme == "http" && !rules.throughProxy
-        ctx.multiplexes = options.multiplex && EasyConfigurator.mayUseHTTP2(options.httpVersion, scheme: target.scheme)
+        ctx.multiplexes = options.multiplex && CurlPolicy.mayUseHTTP2(options.httpVersion, scheme: target.scheme)
         ctx.speaksPriorKnowledge = options.httpVersion == .http2PriorKnowledge
         ctx.response = ResponseWriter(task.spec.response)
         ctx.keepsCredentials = access.keepsCredentials
@@ -386,21 +386,23 @@ final class EngineLoop: CurlLoopDriver {
         ctx.retryWait = attempt.retryWait
         ctx.bodyReader.stop = pipeStop
         ctx.bodyReader.waitLimit = options.idleTimeout
+        let headers = attempt.sendsBody ? task.spec.headers : RedirectPolicy.bodilessHeaders(task.spec.headers)
         var settings = TransferSettings(
-            url: target.text, scheme: target.scheme, method: ctx.method, body: ctx.body, bodyKind: attempt.bodyKind,
+            url: target.text, method: ctx.method, body: ctx.body, bodyKind: attempt.bodyKind,
+            uploadBufferSize: CurlPolicy.uploadBuffer(options.httpVersion, scheme: target.scheme),
             keepsCredentials: access.keepsCredentials, refusesLinkLocal: access.refusesLinkLocal,
-            headers: attempt.sendsBody ? task.spec.headers : RedirectPolicy.bodilessHeaders(task.spec.headers),
+            headers: RedirectPolicy.headers(headers, keepsCredentials: access.keepsCredentials),
             remainingMicros: access.remainingMicros, sendBuffer: options.sendBuffer,
-            reportsIncomingTraffic: ctx.tracksActivity)
-        settings.receiveBuffer = options.receiveBuffer
+            receiveBuffer: options.receiveBuffer, reportsIncomingTraffic: ctx.tracksActivity)
+        var role: PriorKnowledgeRole?
         if options.httpVersion == .http2PriorKnowledge, options.reuseConnections, Libcurl.h2cReuseBroken {
-            let role = priorKnowledgeRoles.role(for: target.origin)
-            settings.priorKnowledgeRole = role
-            ctx.priorKnowledge = (role, priorKnowledgeRoles, settings)
+            role = priorKnowledgeRoles.role(for: target.origin)
         }
+        CurlPolicy.connection(options, scheme: target.scheme, role: role, brokenH2CReuse: Libcurl.h2cReuseBroken,
+                              into: &settings)
+        if let role { ctx.priorKnowledge = (role, priorKnowledgeRoles, settings) }
         do {
-            try EasyConfigurator(options: options, headers: task.profile.headerLists)
-                .configure(handle, for: settings, observer: ctx)
+            try task.profile.configurator.configure(handle, for: settings, observer: ctx)
         } catch {
             failBeforeStart(task, at: now, error: TransferError(errorClass: .other, message: error.description),
                             discarding: ctx)
@@ -551,13 +553,13 @@ final class EngineLoop: CurlLoopDriver {
         var settings = joined.settings
         ctx.rejoins += 1
         let role = priorKnowledgeRoles.rejoinRole(for: ctx.target.origin, mayJoin: ctx.rejoins < Self.maxRejoins)
-        settings.priorKnowledgeRole = role
+        CurlPolicy.connection(ctx.task.profile.options, scheme: ctx.target.scheme, role: role,
+                              brokenH2CReuse: Libcurl.h2cReuseBroken, into: &settings)
         ctx.priorKnowledge = (role, joined.roles, settings)
         do throws(CurlError) {
             try multi.remove(easy)
             easy.reset()
-            try EasyConfigurator(options: ctx.task.profile.options, headers: ctx.task.profile.headerLists)
-                .configure(easy, for: settings, observer: ctx)
+            try ctx.task.profile.configurator.configure(easy, for: settings, observer: ctx)
             try multi.add(easy)
             ctx.restartedInLibcurl()
             return true

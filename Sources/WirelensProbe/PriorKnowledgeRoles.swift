@@ -13,7 +13,7 @@ final class PriorKnowledgeRoles {
     private var open: [Int32: Origin] = [:]
 
     /// The role of a transfer to `origin` about to start; an opener counts as opening until `opened` or `ended`.
-    func role(for origin: Origin) -> TransferSettings.PriorKnowledgeRole {
+    func role(for origin: Origin) -> PriorKnowledgeRole {
         if opening[origin, default: 0] > 0 || open.values.contains(origin) { return .joins }
         opening[origin, default: 0] += 1
         return .opens
@@ -21,7 +21,7 @@ final class PriorKnowledgeRoles {
 
     /// The role of a joiner libcurl would have given a new connection (the open ones could take no more): it joins
     /// a connection another opener is making, if there is one and `mayJoin`; otherwise it opens one.
-    func rejoinRole(for origin: Origin, mayJoin: Bool) -> TransferSettings.PriorKnowledgeRole {
+    func rejoinRole(for origin: Origin, mayJoin: Bool) -> PriorKnowledgeRole {
         if mayJoin, opening[origin, default: 0] > 0 { return .joins }
         opening[origin, default: 0] += 1
         return .opens

@@ -1,18 +1,23 @@
 import WirelensCore
 import WirelensCurl
 
-/// What the loop builds from one set of task options: the options, the lifecycle rules and the libcurl header lists
-/// their transfers use. Loop-owned: made and read on the engine's loop thread only.
+/// What the loop builds from one set of task options: the options, the lifecycle rules, and the libcurl settings and
+/// header lists their transfers use. Loop-owned: made and read on the engine's loop thread only.
 final class TaskProfile {
     let options: ProbeOptions
     let rules: LifecycleRules
+    let curl: CurlSettings
     let headerLists: RequestHeaderLists
 
     init(options: ProbeOptions, anchor: ClockAnchor) throws(CurlError) {
         self.options = options
         rules = LifecycleRules(options: options, anchor: anchor)
-        headerLists = try RequestHeaderLists(options: options)
+        curl = CurlPolicy.settings(options)
+        headerLists = try CurlPolicy.headerLists(options)
     }
+
+    /// The configurator of the profile's easy handles.
+    var configurator: EasyConfigurator { EasyConfigurator(settings: curl, headers: headerLists) }
 
     /// True when the profile's transfers read the kernel's facts while they run.
     var samplesTCP: Bool { options.readsKernelFacts && options.tcpSampleInterval > 0 }

@@ -127,7 +127,7 @@ final class TransferContext: TransferObserver {
     var alpn: String?
     /// For an h2c prior-knowledge transfer on libcurl before 8.0: its role, the engine's table of roles, and the
     /// settings it was configured with (a joiner refused a new connection starts again as an opener).
-    var priorKnowledge: (role: TransferSettings.PriorKnowledgeRole, roles: PriorKnowledgeRoles, settings: TransferSettings)?
+    var priorKnowledge: (role: PriorKnowledgeRole, roles: PriorKnowledgeRoles, settings: TransferSettings)?
     /// True once an opener's socket or end was told to the roles table.
     var openerSettled = false
     /// How often this transfer, joining an h2c connection, was refused a new one and started again.

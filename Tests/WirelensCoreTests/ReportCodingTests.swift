@@ -1,6 +1,7 @@
 import XCTest
 import WirelensCore
 import WirelensCurl
+import WirelensProbe
 import WirelensTestSupport
 
 final class ReportCodingTests: XCTestCase {

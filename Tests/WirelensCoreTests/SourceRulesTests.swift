@@ -80,4 +80,18 @@ final class SourceRulesTests: XCTestCase {
             }
         }
     }
+
+    func testTheLibcurlAdapterNamesNoPolicyType() throws {
+        // WirelensCurl sets what it is told: the run's options and the probe's rules are WirelensProbe's to turn into
+        // libcurl's settings (CurlPolicy).
+        let policy = ["ProbeOptions", "RedirectPolicy", "HTTPVersion", "TLSBounds", "AddressFamily", "LifecycleRules"]
+        for file in try sources() where file.path.hasPrefix("Sources/WirelensCurl/") {
+            for (index, line) in file.text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                let code = Self.code(of: line)
+                for name in policy where code.range(of: "\\b\(name)\\b", options: .regularExpression) != nil {
+                    XCTFail("\(file.path):\(index + 1) names \(name), a policy type: decide it in WirelensProbe")
+                }
+            }
+        }
+    }
 }

@@ -1,6 +1,7 @@
 import WirelensCompare
 import WirelensCore
 import WirelensCurl
+import WirelensProbe
 
 /// Hand-built transactions, tasks and reports for the report tests.
 enum Fixtures {

@@ -1,6 +1,7 @@
 import XCTest
 import WirelensCore
 import WirelensCurl
+@testable import WirelensProbe
 
 final class CaveatTests: XCTestCase {
     /// A libcurl of this version with HTTP/2, as the caveats see it.

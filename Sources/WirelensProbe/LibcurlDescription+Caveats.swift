@@ -1,16 +1,8 @@
 import WirelensCore
+import WirelensCurl
 
-/// What Wirelens knows of libcurl's versions: the faults it works around and the facts a version cannot give, said in
-/// each report as caveats. Kept here, with the rest of libcurl, so that Core holds only the values.
+/// The facts a libcurl version cannot give and the faults the engine works around, said in each report as caveats.
 extension LibcurlDescription {
-    /// True for libcurl before 8.0.0, which fails a prior-knowledge transfer that lands on an existing h2c
-    /// connection with "Error in the HTTP2 framing layer" (curl PR #10643): the engine then lets only the first
-    /// transfer to an origin use prior knowledge (`TransferSettings.PriorKnowledgeRole`).
-    public var h2cReuseBroken: Bool {
-        guard let v = versionTriple else { return false }
-        return v.0 < 8
-    }
-
     /// The caveats that follow from the libcurl in use and the run's options.
     ///
     /// - Parameter protocolsUsed: the protocol names the run's transactions used, once known; the HTTP/2 caveat is

@@ -1,0 +1,38 @@
+internal import CCurlShim
+import WirelensCore
+
+/// The easy-handle options every transfer of a task profile shares, in libcurl's terms: built once per profile by
+/// the layer that holds the run's policy, set on each handle by `EasyConfigurator`.
+public struct CurlSettings: Sendable, Equatable {
+    /// CURLOPT_CONNECTTIMEOUT_MS (nil: libcurl's default).
+    public var connectTimeoutMillis: Int?
+    /// CURLOPT_IPRESOLVE: 4 or 6 for one family only, nil for either.
+    public var ipFamily: Int?
+    /// CURLOPT_EXPECT_100_TIMEOUT_MS (nil: libcurl's one second).
+    public var expectContinueTimeoutMillis: Int?
+    /// CURLOPT_ACCEPT_ENCODING "": every encoding this libcurl decodes, named in Accept-Encoding.
+    public var acceptsEncodings = false
+    /// libcurl's verbose text goes to stderr, redacted.
+    public var verbose = false
+    /// CURLOPT_PROXY.
+    public var proxy: String?
+    /// CURLOPT_CAINFO.
+    public var caFile: String?
+    /// False turns CURLOPT_SSL_VERIFYPEER and CURLOPT_SSL_VERIFYHOST off.
+    public var verifiesPeer = true
+    /// The lowest and highest TLS 1.x minor version allowed (CURLOPT_SSLVERSION); nil for libcurl's default bound.
+    public var tlsMinimumMinor: Int?
+    public var tlsMaximumMinor: Int?
+    /// CURLOPT_INTERFACE.
+    public var interface: String?
+    /// CURLOPT_AWS_SIGV4 with CURLOPT_USERNAME and CURLOPT_PASSWORD, for the transfers that keep credentials.
+    public var awsSigV4: SigV4Signing?
+
+    public init() {}
+
+    /// CURLOPT_SSLVERSION's value: the lowest version ORed with the highest; nil when neither bound is set.
+    var sslVersion: Int? {
+        if tlsMinimumMinor == nil, tlsMaximumMinor == nil { return nil }
+        return Int(wl_sslversion_min(Int32(tlsMinimumMinor ?? -1)) | wl_sslversion_max(Int32(tlsMaximumMinor ?? -1)))
+    }
+}
