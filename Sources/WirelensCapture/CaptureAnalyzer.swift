@@ -3,17 +3,17 @@ import WirelensConcurrency
 import WirelensCore
 
 /// Reads a capture file and builds its report: decoding, connection tracking and HTTP exchanges in one pass.
-public enum CaptureAnalyzer {
+package enum CaptureAnalyzer {
     /// The report, and the read error that stopped it early (the report then covers the packets before it).
-    public struct Outcome: Sendable {
-        public var report: CaptureReport
-        public var readError: CaptureError?
+    package struct Outcome: Sendable {
+        package var report: CaptureReport
+        package var readError: CaptureError?
     }
 
     /// Analyses the file at `path`, keeping every connection in the report (in order of their first packets).
     ///
     /// - Throws: a `CaptureError` when the file cannot be opened, has an unsupported link type, or the filter is bad.
-    public static func analyze(path: String, filter: String? = nil, keyLog: KeyLog? = nil) throws(CaptureError) -> Outcome {
+    package static func analyze(path: String, filter: String? = nil, keyLog: KeyLog? = nil) throws(CaptureError) -> Outcome {
         var all: [TCPConnection] = []
         var outcome = try analyze(path: path, filter: filter, keyLog: keyLog) { all.append($0) }
         all.sort { $0.index < $1.index }
@@ -27,13 +27,13 @@ public enum CaptureAnalyzer {
     /// `connections` stay empty; its summary covers them all.
     ///
     /// - Throws: a `CaptureError` when the file cannot be opened, has an unsupported link type, or the filter is bad.
-    public static func analyze(path: String, filter: String? = nil, keyLog: KeyLog? = nil,
+    package static func analyze(path: String, filter: String? = nil, keyLog: KeyLog? = nil,
                                onConnection: (TCPConnection) -> Void) throws(CaptureError) -> Outcome {
         analyze(try PacketFile(path: path, filter: filter), keyLog: keyLog, onConnection: onConnection)
     }
 
     /// The report of `file` before any packet: its name, filter, link type and snapshot length.
-    public static func head(of file: PacketFile) -> CaptureReport {
+    package static func head(of file: PacketFile) -> CaptureReport {
         CaptureReport(file: file.path, filter: file.filter, linkType: file.linkType, snapshotLength: file.snapshotLength)
     }
 
@@ -42,7 +42,7 @@ public enum CaptureAnalyzer {
     /// then, and the connections still open are handed over as the capture left them, as at the end of a file.
     /// Only the first `handOverLimit` connections (in order of first packets) are handed over, when it is given
     /// (a text summary lists no more): the summary counts the others without their exchanges being kept.
-    public static func analyze(_ file: PacketFile, until stop: StopRequest? = nil, keyLog: KeyLog? = nil,
+    package static func analyze(_ file: PacketFile, until stop: StopRequest? = nil, keyLog: KeyLog? = nil,
                                handOverLimit: Int? = nil, onConnection: (TCPConnection) -> Void) -> Outcome {
         var report = head(of: file)
         var analysis = Analysis(linkType: file.linkType, keyLog: keyLog, handOverLimit: handOverLimit ?? .max)
@@ -62,21 +62,21 @@ public enum CaptureAnalyzer {
     }
 
     /// What an analysis holds in memory now: the measure of whether it grows with the capture.
-    public struct Retained: Sendable, Equatable {
+    package struct Retained: Sendable, Equatable {
         /// Connections in the table or finished and not yet handed over.
-        public var connections: Int
+        package var connections: Int
         /// Their HTTP exchanges.
-        public var exchanges: Int
+        package var exchanges: Int
         /// Concurrency events not yet folded into the summary's peaks.
-        public var concurrencyEvents: Int
+        package var concurrencyEvents: Int
         /// Closed connections' 4-tuples kept to absorb their late packets.
-        public var tombstones: Int
+        package var tombstones: Int
         /// Entries of the tombstones' expiry queue (stale ones included).
-        public var tombstoneQueue: Int
+        package var tombstoneQueue: Int
     }
 
     /// The running state of one pass over packets; usable on packets from any source (file or live).
-    public struct Analysis {
+    package struct Analysis {
         let linkType: LinkType
         private var tracker: ConnectionTracker
         private var counts = PacketCounts()
@@ -86,7 +86,7 @@ public enum CaptureAnalyzer {
 
         /// An analysis of packets of `linkType`; TLS connections are decrypted with `keyLog` when given. Connections
         /// numbered `handOverLimit` and up are only counted in the summary, never handed over.
-        public init(linkType: LinkType, keyLog: KeyLog? = nil, handOverLimit: Int = .max) {
+        package init(linkType: LinkType, keyLog: KeyLog? = nil, handOverLimit: Int = .max) {
             self.init(linkType: linkType, maxTombstones: ConnectionTracker.defaultMaxTombstones,
                       handOverLimit: handOverLimit)
             tracker.keyLog = keyLog
@@ -102,7 +102,7 @@ public enum CaptureAnalyzer {
         }
 
         /// What the analysis holds now.
-        public var retained: Retained {
+        package var retained: Retained {
             Retained(connections: tracker.openCount + tracker.finished.count,
                      exchanges: tracker.openExchanges + tracker.finished.reduce(0) { $0 + $1.exchanges.count },
                      concurrencyEvents: tracker.summary.heldEvents, tombstones: tracker.tombstoneCount,
@@ -110,12 +110,12 @@ public enum CaptureAnalyzer {
         }
 
         /// Accounts for one captured packet.
-        public mutating func add(_ packet: CapturedPacket) {
+        package mutating func add(_ packet: CapturedPacket) {
             add(packet, decoded: PacketDecoder.decode(packet.bytes, linkType: linkType))
         }
 
         /// Accounts for one captured packet already decoded (as `linkType`).
-        public mutating func add(_ packet: CapturedPacket, decoded: PacketDecoder.Outcome) {
+        package mutating func add(_ packet: CapturedPacket, decoded: PacketDecoder.Outcome) {
             let time = packet.timestampNanos / 1000
             if counts.total == 0 { first = time }
             counts.total += 1
@@ -139,14 +139,14 @@ public enum CaptureAnalyzer {
         /// Called after every packet: the test for nothing to hand over (the usual case) is made here, inlined into
         /// the caller's loop, before the call that sets up the hand-over's frame.
         @inline(__always)
-        public mutating func takeFinished(_ body: (TCPConnection) -> Void) {
+        package mutating func takeFinished(_ body: (TCPConnection) -> Void) {
             guard !tracker.finished.isEmpty else { return }
             tracker.takeFinished(body)
         }
 
         /// Finishes every connection and fills the report's connections (those not yet taken, in order of their
         /// first packets), summary and caveats.
-        public mutating func complete(into report: inout CaptureReport) {
+        package mutating func complete(into report: inout CaptureReport) {
             var connections: [TCPConnection] = []
             complete(into: &report) { connections.append($0) }
             connections.sort { $0.index < $1.index }
@@ -155,7 +155,7 @@ public enum CaptureAnalyzer {
 
         /// Finishes every connection, hands those not yet taken to `onConnection` (in order of their first
         /// packets), and fills the report's summary and caveats.
-        public mutating func complete(into report: inout CaptureReport, onConnection: (TCPConnection) -> Void) {
+        package mutating func complete(into report: inout CaptureReport, onConnection: (TCPConnection) -> Void) {
             tracker.finishAll(onConnection)
             report.packets = counts
             report.firstPacketAt = counts.total > 0 ? first : nil

@@ -1,5 +1,5 @@
 /// Why a capture could not be read; each case describes itself in one line naming the input.
-public enum CaptureError: Error, Equatable, CustomStringConvertible {
+package enum CaptureError: Error, Equatable, CustomStringConvertible {
     /// libpcap could not open the file: missing, unreadable, or not a pcap/pcapng file.
     case cannotOpen(path: String, reason: String)
     /// The BPF filter expression did not compile.
@@ -11,7 +11,7 @@ public enum CaptureError: Error, Equatable, CustomStringConvertible {
     /// Reading stopped part way (a file cut in the middle of a packet, a corrupt record).
     case readFailed(path: String, packetsRead: Int, reason: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .cannotOpen(let path, let reason):
             "cannot read capture '\(path)': \(reason); give a .pcap or .pcapng file"

@@ -2,7 +2,7 @@ import WirelensCaptureModel
 
 extension CaptureSummary {
     /// The summary of `connections`.
-    public init(of connections: [TCPConnection]) {
+    package init(of connections: [TCPConnection]) {
         var accumulator = Accumulator()
         for c in connections { accumulator.opened(c) }
         for c in connections { accumulator.add(c) }

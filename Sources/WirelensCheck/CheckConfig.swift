@@ -23,32 +23,32 @@ import Yams
 /// one without `buckets:` has `defaults: { buckets: […] }`, else `Histogram.defaultBounds`. A check's interval
 /// may not be shorter than a timeout it gives itself: a run could outlast it (without `every:`, the interval is
 /// `CheckDefinition.defaultInterval` or the timeout, whichever is longer).
-public struct CheckConfig: Sendable, Equatable {
-    public var checks: [CheckDefinition]
+package struct CheckConfig: Sendable, Equatable {
+    package var checks: [CheckDefinition]
 
     /// The total timeout of a check that gives none (and no `defaults: { timeout: }`): 10 s, the default of a
     /// blackbox_exporter module, so that a stalled server fails the check instead of holding it.
-    public static let defaultTimeout: Int64 = 10_000_000
+    package static let defaultTimeout: Int64 = 10_000_000
 
-    public init(checks: [CheckDefinition]) {
+    package init(checks: [CheckDefinition]) {
         self.checks = checks
     }
 
     /// The keys a check accepts.
-    public static let checkKeys = [
+    package static let checkKeys = [
         "name", "url", "method", "upload", "headers", "every", "keep_alive", "expect", "http_version", "timeout",
         "connect_timeout", "idle_timeout", "retries", "max_redirects", "trusted_redirects", "allow_link_local_redirects",
         "insecure", "cacert", "proxy", "expect_100", "user_agent", "buckets",
     ]
 
     /// The keys `expect:` accepts.
-    public static let expectKeys = [
+    package static let expectKeys = [
         "status", "dns", "connect", "tls", "ttfb", "total", "upload_throughput", "download_throughput", "reuse",
         "retries", "certificate", "body_contains",
     ]
 
     /// Reads and parses a configuration file; `${NAME}` takes its value from `environment`.
-    public static func load(path: String, environment: [String: String]) throws(CheckConfigError) -> CheckConfig {
+    package static func load(path: String, environment: [String: String]) throws(CheckConfigError) -> CheckConfig {
         func failure(_ reason: String) -> CheckConfigError {
             CheckConfigError(file: path, line: 0, key: "", message: "cannot read the configuration: \(reason)")
         }
@@ -68,7 +68,7 @@ public struct CheckConfig: Sendable, Equatable {
     }
 
     /// Parses configuration text; `file` names it in errors.
-    public static func parse(_ text: String, file: String, environment: [String: String]) throws(CheckConfigError)
+    package static func parse(_ text: String, file: String, environment: [String: String]) throws(CheckConfigError)
         -> CheckConfig {
         let reader = ConfigReader(file: file, environment: environment)
         let root: Node?

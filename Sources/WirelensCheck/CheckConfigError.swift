@@ -1,15 +1,15 @@
 /// A mistake in a check configuration, with the file, line and key at fault.
-public struct CheckConfigError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct CheckConfigError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The configuration file's path as given.
-    public var file: String
+    package var file: String
     /// The 1-based line of the key or value at fault (0 when the file could not be read at all).
-    public var line: Int
+    package var line: Int
     /// The key's path, e.g. `checks[0].expect.ttfb.max`; empty for the whole file.
-    public var key: String
+    package var key: String
     /// What is wrong and what to write instead.
-    public var message: String
+    package var message: String
 
-    public init(file: String, line: Int, key: String, message: String) {
+    package init(file: String, line: Int, key: String, message: String) {
         self.file = file
         self.line = line
         self.key = key
@@ -17,7 +17,7 @@ public struct CheckConfigError: Error, Sendable, Equatable, CustomStringConverti
     }
 
     /// One line: `FILE:LINE: KEY: MESSAGE`.
-    public var description: String {
+    package var description: String {
         let place = line > 0 ? "\(file):\(line)" : file
         return key.isEmpty ? "\(place): \(message)" : "\(place): \(key): \(message)"
     }

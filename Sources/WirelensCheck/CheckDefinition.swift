@@ -1,33 +1,33 @@
 import WirelensCore
 
 /// One configured check: what to request, with which options, how often, and what must hold.
-public struct CheckDefinition: Sendable, Equatable {
+package struct CheckDefinition: Sendable, Equatable {
     /// The check's unique name (a Prometheus label value and the history key).
-    public var name: String
-    public var url: String
-    public var method: String
-    public var body: BodySource
+    package var name: String
+    package var url: String
+    package var method: String
+    package var body: BodySource
     /// The engine options: headers (with environment secrets substituted), timeouts, TLS, HTTP version, retries.
-    public var options: ProbeOptions
+    package var options: ProbeOptions
     /// How often `serve` runs it, in µs (`every:`); nil for the default.
-    public var every: Int64?
+    package var every: Int64?
     /// Keep the connection pool between rounds (`keep_alive: true`); by default every round opens fresh
     /// connections, so connect and TLS are measured each time.
-    public var keepAlive: Bool
+    package var keepAlive: Bool
     /// The assertions, in configuration order.
-    public var expectations: [Expectation]
+    package var expectations: [Expectation]
     /// The configuration line the check starts on.
-    public var line: Int
+    package var line: Int
     /// Follow redirects into link-local addresses (`allow_link_local_redirects: true`); by default a check refuses
     /// them, and the refusal is its failure (see `engineOptions`).
-    public var allowsLinkLocalRedirects: Bool
+    package var allowsLinkLocalRedirects: Bool
     /// The bounds of its histograms' buckets under `serve`, µs (`buckets:`).
-    public var buckets: [Int64]
+    package var buckets: [Int64]
 
     /// The interval of a check without `every:`.
-    public static let defaultInterval: Int64 = 60_000_000
+    package static let defaultInterval: Int64 = 60_000_000
 
-    public init(name: String, url: String, method: String, body: BodySource, options: ProbeOptions, every: Int64?,
+    package init(name: String, url: String, method: String, body: BodySource, options: ProbeOptions, every: Int64?,
                 keepAlive: Bool, expectations: [Expectation], line: Int, allowsLinkLocalRedirects: Bool = false,
                 buckets: [Int64] = Histogram.defaultBounds) {
         self.name = name
@@ -45,12 +45,12 @@ public struct CheckDefinition: Sendable, Equatable {
 
     /// How often `serve` runs it, µs: `every:`, else the default or its timeout, whichever is longer (a run never
     /// outlasts its interval for want of one).
-    public var interval: Int64 { every ?? max(Self.defaultInterval, options.totalTimeout ?? 0) }
+    package var interval: Int64 { every ?? max(Self.defaultInterval, options.totalTimeout ?? 0) }
 
     /// The options the check's task runs with: its own, with redirects into link-local addresses refused unless
     /// the check allows them (an exporter that follows a server's redirect to 169.254.169.254 reads cloud metadata),
     /// and connections reused only with `keep_alive: true` (else each run opens a fresh one and closes it after).
-    public var engineOptions: ProbeOptions {
+    package var engineOptions: ProbeOptions {
         var options = self.options
         options.allowsLinkLocalRedirects = allowsLinkLocalRedirects
         options.reuseConnections = keepAlive
@@ -59,17 +59,17 @@ public struct CheckDefinition: Sendable, Equatable {
 
     /// The probe task the check runs: the response body is kept in memory, its first `bodyLimit` bytes, when an
     /// assertion reads it, and discarded otherwise.
-    public func taskSpec(bodyLimit: Int) -> TaskSpec {
+    package func taskSpec(bodyLimit: Int) -> TaskSpec {
         TaskSpec(url: url, method: method, body: body, response: readsBody ? .memory(limit: bodyLimit) : .discard)
     }
 
     /// True when an assertion needs the response body.
-    public var readsBody: Bool {
+    package var readsBody: Bool {
         expectations.contains { if case .bodyContains = $0 { true } else { false } }
     }
 
     /// The days the certificate must stay valid, when asserted.
-    public var certificateDays: Int? {
+    package var certificateDays: Int? {
         for case .certificateDays(let days) in expectations { return days }
         return nil
     }

@@ -1,19 +1,19 @@
 import WirelensCore
 
 /// Holds a task's record against a check's assertions: a pure function, one result per assertion.
-public enum CheckEvaluator {
+package enum CheckEvaluator {
     /// What the evaluation needs beyond the record: the response body (when asserted) and the certificate's expiry.
-    public struct Extras: Sendable, Equatable {
+    package struct Extras: Sendable, Equatable {
         /// The start of the response body, when an assertion reads it.
-        public var body: String?
+        package var body: String?
         /// When the server's certificate expires (µs since the epoch), when known.
-        public var certificateExpiry: Int64?
+        package var certificateExpiry: Int64?
         /// Why the certificate's expiry is unknown, when it is.
-        public var certificateProblem: String?
+        package var certificateProblem: String?
         /// Now, in µs since the epoch (for the certificate's days left).
-        public var now: Int64
+        package var now: Int64
 
-        public init(body: String? = nil, certificateExpiry: Int64? = nil, certificateProblem: String? = nil, now: Int64) {
+        package init(body: String? = nil, certificateExpiry: Int64? = nil, certificateProblem: String? = nil, now: Int64) {
             self.body = body
             self.certificateExpiry = certificateExpiry
             self.certificateProblem = certificateProblem
@@ -22,12 +22,12 @@ public enum CheckEvaluator {
     }
 
     /// One result per expectation, in order.
-    public static func evaluate(_ expectations: [Expectation], record: TaskRecord, extras: Extras) -> [AssertionResult] {
+    package static func evaluate(_ expectations: [Expectation], record: TaskRecord, extras: Extras) -> [AssertionResult] {
         expectations.map { evaluate($0, record: record, extras: extras) }
     }
 
     /// The result of one expectation.
-    public static func evaluate(_ expectation: Expectation, record: TaskRecord, extras: Extras) -> AssertionResult {
+    package static func evaluate(_ expectation: Expectation, record: TaskRecord, extras: Extras) -> AssertionResult {
         let name = expectation.name
         let last = record.transactions.last
         func result(_ passed: Bool, _ measured: String, _ limit: String) -> AssertionResult {

@@ -1,7 +1,7 @@
 import WirelensCore
 
 /// A phase a check can bound with `max`: measured on the task's final transaction, `total` over the whole task.
-public enum CheckPhase: String, Sendable, CaseIterable, Equatable {
+package enum CheckPhase: String, Sendable, CaseIterable, Equatable {
     case dns
     case connect
     case tls
@@ -11,7 +11,7 @@ public enum CheckPhase: String, Sendable, CaseIterable, Equatable {
     case total
 
     /// The phase's duration in µs for a task, or nil when it did not happen.
-    public func measure(_ record: TaskRecord) -> Int64? {
+    package func measure(_ record: TaskRecord) -> Int64? {
         if self == .total { return record.duration }
         guard let last = record.transactions.last else { return nil }
         switch self {

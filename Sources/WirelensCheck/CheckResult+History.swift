@@ -3,7 +3,7 @@ import WirelensStore
 
 extension CheckResult {
     /// The result as a history row: the outcome and the final transaction's phases, from `vantage` when given.
-    public func historyEntry(vantage: String? = nil) -> HistoryEntry {
+    package func historyEntry(vantage: String? = nil) -> HistoryEntry {
         var entry = HistoryEntry(check: name, startedAt: startedAt, passed: passed, vantage: vantage)
         guard let record else {
             entry.errorClass = "setup"

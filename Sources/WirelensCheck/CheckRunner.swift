@@ -11,7 +11,7 @@ import WirelensProbe
 /// and TLS are measured every time; a check with `keep_alive: true` reuses pooled connections across rounds.
 ///
 /// `stop()` cancels the runs in flight and refuses new ones: they return nil, no result.
-public actor CheckRunner {
+package actor CheckRunner {
     /// The engine, made at the first run; nil until then, or when it could not be made (`engineFailure`).
     private var engine: Engine?
     private var engineFailure: ProbeError?
@@ -19,31 +19,31 @@ public actor CheckRunner {
     private var taskOptions: [String: TaskOptions] = [:]
     private var stopped = false
     /// The engine's limit of checks in flight at once; runs beyond it wait inside the engine, their timeout not started.
-    public let inFlightLimit: Int
+    package let inFlightLimit: Int
     /// The most bytes of a response body kept for `body_contains`.
-    public static let bodyLimit = 1 << 20
+    package static let bodyLimit = 1 << 20
     /// The default `inFlightLimit`: the engine's connections (and so file descriptors) stay below it plus its pool.
-    public static let defaultInFlightLimit = 256
+    package static let defaultInFlightLimit = 256
 
     /// The most connections the pool holds, in use or idle (CURLMOPT_MAXCONNECTS): one per configured check. libcurl
     /// closes the oldest idle connection when a run ends beyond it, so a burst of `/probe` runs leaves no more
     /// connections open than a round of every check needs, while a round of them all keeps each `keep_alive`
     /// check's connection for the next.
-    public let keptConnections: Int
+    package let keptConnections: Int
 
-    public init(inFlightLimit: Int = CheckRunner.defaultInFlightLimit, keptConnections: Int = 8) {
+    package init(inFlightLimit: Int = CheckRunner.defaultInFlightLimit, keptConnections: Int = 8) {
         self.inFlightLimit = max(1, inFlightLimit)
         self.keptConnections = max(1, keptConnections)
     }
 
     /// Makes the shared engine now rather than at the first run, so that its descriptors (the loop's wake-up
     /// descriptors) are there from the start instead of appearing with the first request.
-    public func prepare() {
+    package func prepare() {
         _ = try? sharedEngine()
     }
 
     /// The pool size for `checks`: one connection per check, within the in-flight limit.
-    public static func keptConnections(for checks: [CheckDefinition], inFlightLimit: Int = defaultInFlightLimit) -> Int {
+    package static func keptConnections(for checks: [CheckDefinition], inFlightLimit: Int = defaultInFlightLimit) -> Int {
         min(max(1, checks.count), max(1, inFlightLimit))
     }
 
@@ -56,7 +56,7 @@ public actor CheckRunner {
 
     /// Runs every check once, concurrently, and returns the results in configuration order (after `stop()`, the
     /// results of the checks that finished).
-    public func runRound(_ checks: [CheckDefinition]) async -> [CheckResult] {
+    package func runRound(_ checks: [CheckDefinition]) async -> [CheckResult] {
         await withTaskGroup(of: (Int, CheckResult?).self) { group in
             for (index, check) in checks.enumerated() {
                 group.addTask { (index, await self.run(check)) }
@@ -68,13 +68,13 @@ public actor CheckRunner {
     }
 
     /// Cancels the runs in flight (their transfers end at once) and every later run: they return nil.
-    public func stop() {
+    package func stop() {
         stopped = true
         engine?.cancel()
     }
 
     /// Runs one check once; nil when the runner was stopped before or during the run.
-    public func run(_ check: CheckDefinition) async -> CheckResult? {
+    package func run(_ check: CheckDefinition) async -> CheckResult? {
         guard !stopped else { return nil }
         let started = Int64(Date().timeIntervalSince1970 * 1e6)
         let engine: Engine

@@ -11,27 +11,27 @@ import WirelensStore
 /// All checks run on one `CheckRunner` (one engine, one loop thread, one connection pool). Each check has a
 /// lightweight task that sleeps until its next tick (`Schedule`: spread over the interval by the check's name),
 /// runs the check, and counts the ticks it missed while the run went on as skipped: runs never queue up.
-public final class CheckService: Sendable {
+package final class CheckService: Sendable {
     /// The default interval of a check without `every:`.
-    public static let defaultInterval: Int64 = CheckDefinition.defaultInterval
+    package static let defaultInterval: Int64 = CheckDefinition.defaultInterval
     /// The Content-Type of the exposition format.
-    public static let exposition = "text/plain; version=0.0.4; charset=utf-8"
+    package static let exposition = "text/plain; version=0.0.4; charset=utf-8"
 
     private let config: CheckConfig
     private let runner: CheckRunner
-    public let board: ResultBoard
+    package let board: ResultBoard
     private let answers = AnswerCount()
     private let group: MultiThreadedEventLoopGroup
     private let channel: any Channel
     private let schedulers: [Task<Void, Never>]
 
     /// The port the server listens on (the one asked for, or the one the system chose for port 0).
-    public let port: Int
+    package let port: Int
 
     /// Binds the server and starts the schedules; throws ListenFailure when the address cannot be used.
     ///
     /// `board` holds the results (and hands them to the history's writer, which reports its own trouble).
-    public init(config: CheckConfig, host: String, port: Int, limits: ServeLimits = ServeLimits(), board: ResultBoard,
+    package init(config: CheckConfig, host: String, port: Int, limits: ServeLimits = ServeLimits(), board: ResultBoard,
                 inFlightLimit: Int = CheckRunner.defaultInFlightLimit) async throws(ListenFailure) {
         self.config = config
         self.board = board
@@ -101,7 +101,7 @@ public final class CheckService: Sendable {
     /// Stops: cancels the checks in flight (their results are dropped, not recorded as failures) and the schedules,
     /// closes the listener, lets the answers under way finish (a cancelled /probe is answered 503; bounded: 2 s),
     /// then closes every connection.
-    public func stop() async {
+    package func stop() async {
         await runner.stop()
         for task in schedulers { task.cancel() }
         for task in schedulers { await task.value }

@@ -1,9 +1,9 @@
 import WirelensCore
 
 /// Renders check results for people: one line per check, then one indented line per failing assertion.
-public enum CheckText {
+package enum CheckText {
     /// `PASS name  200  total 12.3ms` or `FAIL name …` followed by `  ttfb: 950ms, limit max 800ms`.
-    public static func render(_ results: [CheckResult]) -> String {
+    package static func render(_ results: [CheckResult]) -> String {
         var out = ""
         for result in results {
             var line = "\(result.passed ? "PASS" : "FAIL")  \(result.name)"

@@ -1,5 +1,5 @@
 /// One assertion of a check, as configured under `expect:`.
-public enum Expectation: Sendable, Equatable {
+package enum Expectation: Sendable, Equatable {
     /// The final status is one of these codes.
     case status([Int])
     /// The phase took at most this many µs (a phase that did not happen passes).
@@ -20,7 +20,7 @@ public enum Expectation: Sendable, Equatable {
     case succeeded
 
     /// The assertion's name, as its key under `expect:` (and in reports).
-    public var name: String {
+    package var name: String {
         switch self {
         case .status: "status"
         case .maxPhase(let phase, _): phase.rawValue

@@ -6,31 +6,31 @@ import WirelensStore
 ///
 /// A pure function over stored entries: `wirelens history` feeds it rows from the database, the tests feed it
 /// recorded rows.
-public struct HistoryComparison: Sendable, Equatable {
+package struct HistoryComparison: Sendable, Equatable {
     /// One phase's figures in the two windows.
-    public struct PhaseRow: Sendable, Equatable {
-        public var phase: String
+    package struct PhaseRow: Sendable, Equatable {
+        package var phase: String
         /// Statistics in ms over the runs in which the phase happened; nil when it never did.
-        public var current: PhaseStats?
-        public var previous: PhaseStats?
+        package var current: PhaseStats?
+        package var previous: PhaseStats?
         /// True when the phase got markedly slower (see `Rule`).
-        public var regressed: Bool
+        package var regressed: Bool
     }
 
     /// One check's comparison.
-    public struct CheckRow: Sendable, Equatable {
-        public var check: String
-        public var currentRuns: Int
-        public var previousRuns: Int
-        public var currentFailures: Int
-        public var previousFailures: Int
-        public var phases: [PhaseRow]
+    package struct CheckRow: Sendable, Equatable {
+        package var check: String
+        package var currentRuns: Int
+        package var previousRuns: Int
+        package var currentFailures: Int
+        package var previousFailures: Int
+        package var phases: [PhaseRow]
         /// True when a phase regressed or the failure rate rose.
-        public var regressed: Bool {
+        package var regressed: Bool {
             phases.contains(where: \.regressed) || failureRateRose
         }
         /// True when the share of failed runs grew by more than 10 percentage points.
-        public var failureRateRose: Bool {
+        package var failureRateRose: Bool {
             guard currentRuns > 0, previousRuns > 0 else { return false }
             return Double(currentFailures) / Double(currentRuns) > Double(previousFailures) / Double(previousRuns) + 0.1
         }
@@ -38,19 +38,19 @@ public struct HistoryComparison: Sendable, Equatable {
 
     /// When a phase counts as regressed: its p50 or p90 grew by `ratio` and by at least `floorMs`, with at least
     /// `minimumRuns` runs in each window.
-    public struct Rule: Sendable, Equatable {
-        public var ratio: Double = 1.5
-        public var floorMs: Double = 5
-        public var minimumRuns = 3
+    package struct Rule: Sendable, Equatable {
+        package var ratio: Double = 1.5
+        package var floorMs: Double = 5
+        package var minimumRuns = 3
 
-        public init(ratio: Double = 1.5, floorMs: Double = 5, minimumRuns: Int = 3) {
+        package init(ratio: Double = 1.5, floorMs: Double = 5, minimumRuns: Int = 3) {
             self.ratio = ratio
             self.floorMs = floorMs
             self.minimumRuns = minimumRuns
         }
 
         /// True when `current` is markedly worse than `previous`.
-        public func regressed(current: PhaseStats, previous: PhaseStats) -> Bool {
+        package func regressed(current: PhaseStats, previous: PhaseStats) -> Bool {
             guard current.count >= minimumRuns, previous.count >= minimumRuns else { return false }
             func worse(_ now: Double, _ before: Double) -> Bool { now >= before * ratio && now - before >= floorMs }
             return worse(current.p50, previous.p50) || worse(current.p90, previous.p90)
@@ -58,13 +58,13 @@ public struct HistoryComparison: Sendable, Equatable {
     }
 
     /// The window's end (µs) and length (µs).
-    public var windowEnd: Int64
-    public var window: Int64
-    public var checks: [CheckRow]
+    package var windowEnd: Int64
+    package var window: Int64
+    package var checks: [CheckRow]
 
     /// Compares `[end - window, end)` with `[end - 2·window, end - window)` for every check in `entries`
     /// (or only `check`), checks in name order.
-    public static func compare(_ entries: [HistoryEntry], check: String? = nil, end: Int64, window: Int64,
+    package static func compare(_ entries: [HistoryEntry], check: String? = nil, end: Int64, window: Int64,
                                rule: Rule = Rule()) -> HistoryComparison {
         let start = end - window
         let previousStart = start - window
@@ -95,7 +95,7 @@ public struct HistoryComparison: Sendable, Equatable {
     /// Compares every check named, one at a time: `entries` reads one check's runs (since the window before), so
     /// only one check's runs are held at once, however many checks and runs the history keeps. Checks in name
     /// order, as `compare(_:check:end:window:rule:)` orders them.
-    public static func compare(checks names: [String], end: Int64, window: Int64, rule: Rule = Rule(),
+    package static func compare(checks names: [String], end: Int64, window: Int64, rule: Rule = Rule(),
                                entries: (String) throws -> [HistoryEntry]) rethrows -> HistoryComparison {
         var rows: [CheckRow] = []
         for name in names.sorted() {
@@ -110,7 +110,7 @@ public struct HistoryComparison: Sendable, Equatable {
     }
 
     /// The comparison as a table for people.
-    public func render() -> String {
+    package func render() -> String {
         let length = DurationText.span(micros: window)
         var out = "window: the last \(length) against the \(length) before\n"
         if checks.isEmpty { return out + "no check results in these windows\n" }

@@ -11,7 +11,7 @@ import WirelensCore
 ///
 /// With `CheckStatistics` (`serve`), each check also has counters of its runs, failures by reason and skipped ticks,
 /// and classic histograms of its total time and of each phase (`wirelens_check_*`).
-public enum PrometheusRenderer {
+package enum PrometheusRenderer {
     /// The metric families, in output order.
     enum Metric: String, CaseIterable {
         case success = "probe_success"
@@ -91,7 +91,7 @@ public enum PrometheusRenderer {
     ///
     /// Written family by family straight into the text (each family's samples in the checks' order), so a scrape of
     /// thousands of checks holds the text and nothing per sample beside it.
-    public static func render(_ results: [CheckResult], vantage: String? = nil,
+    package static func render(_ results: [CheckResult], vantage: String? = nil,
                               statistics: [String: CheckStatistics] = [:]) -> String {
         var latest: [String: CheckResult] = [:]
         var order: [String] = []

@@ -5,12 +5,12 @@
 /// by people, so it is held to a documented set: 1 to 64 of ASCII letters, digits, `-`, `_`, `.` and `:` (e.g.
 /// `eu-west-1`, `office.berlin`, `dc1:rack4`). No space, quote, backslash or control character: nothing to escape
 /// anywhere, and one instance cannot forge another's label.
-public enum Vantage {
+package enum Vantage {
     /// The longest vantage name.
-    public static let maxLength = 64
+    package static let maxLength = 64
 
     /// The name when it is fit to be a vantage, else why not (one line).
-    public static func check(_ name: String) -> Result<String, Refusal> {
+    package static func check(_ name: String) -> Result<String, Refusal> {
         guard !name.isEmpty else {
             return .failure(Refusal(name: name, reason: "is empty; name the place this instance checks from, e.g. eu-west-1"))
         }
@@ -33,11 +33,11 @@ public enum Vantage {
     }
 
     /// Why a `--vantage` name was refused; the name is shown with control characters escaped.
-    public struct Refusal: Error, Sendable, Equatable, CustomStringConvertible {
-        public let name: String
-        public let reason: String
+    package struct Refusal: Error, Sendable, Equatable, CustomStringConvertible {
+        package let name: String
+        package let reason: String
 
-        public var description: String {
+        package var description: String {
             let shown = name.unicodeScalars.map { $0.properties.generalCategory == .control ? $0.escaped(asASCII: true) : String($0) }
                 .joined()
             return "--vantage '\(shown)' \(reason)"

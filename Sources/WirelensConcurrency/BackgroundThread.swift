@@ -8,18 +8,18 @@ import Synchronization
 /// a live capture's read loop). The closure is `@Sendable`; what it needs and does not share (a libpcap handle,
 /// buffers) goes in as its `input`, given up by the caller (`sending`), and what it hands back comes out of
 /// `join` the same way, so the owning thread is the only one that can touch it meanwhile.
-public final class BackgroundThread<Result>: Sendable {
+package final class BackgroundThread<Result>: Sendable {
     private let outcome: Mutex<Parcel<Result>?> = Mutex(nil)
     private let finished = DispatchSemaphore(value: 0)
     private let joined = Mutex(false)
 
     /// Starts `body` on a new thread named `name`.
-    public convenience init(name: String, _ body: @escaping @Sendable () -> sending Result) {
+    package convenience init(name: String, _ body: @escaping @Sendable () -> sending Result) {
         self.init(name: name, input: ()) { _ in body() }
     }
 
     /// Starts `body` on a new thread named `name`, handing it `input`.
-    public init<Input>(name: String, input: sending Input,
+    package init<Input>(name: String, input: sending Input,
                        _ body: @escaping @Sendable (sending Input) -> sending Result) {
         let parcel = Parcel(input)
         let thread = Thread { [self] in
@@ -36,7 +36,7 @@ public final class BackgroundThread<Result>: Sendable {
     /// Waits until the closure has returned (at once if it already has) and returns its result; nil when the
     /// thread was joined before.
     @discardableResult
-    public func join() -> sending Result? {
+    package func join() -> sending Result? {
         let first = joined.withLock { joined -> Bool in
             defer { joined = true }
             return !joined

@@ -12,7 +12,7 @@ import Synchronization
 /// not `Sendable` cross with the compiler's checks. Two counting semaphores do the waiting (`slots`: free places,
 /// `filled`: values, each plus one once closed, which every waiter that finds the queue closed passes on), a
 /// `Mutex` guards the values.
-public final class HandOffQueue<Element>: Sendable {
+package final class HandOffQueue<Element>: Sendable {
     private struct State {
         var parcels: [Parcel<Element>] = []
         var closed = false
@@ -23,13 +23,13 @@ public final class HandOffQueue<Element>: Sendable {
     private let filled = DispatchSemaphore(value: 0)
 
     /// A queue holding at most `capacity` values (at least 1).
-    public init(capacity: Int) {
+    package init(capacity: Int) {
         slots = DispatchSemaphore(value: max(1, capacity))
     }
 
     /// Appends `value`, waiting while the queue is full; false (and the value dropped) once the queue is closed.
     @discardableResult
-    public func put(_ value: sending Element) -> Bool {
+    package func put(_ value: sending Element) -> Bool {
         let parcel = Parcel(value)
         slots.wait()
         let queued = state.withLock { state -> Bool in
@@ -42,7 +42,7 @@ public final class HandOffQueue<Element>: Sendable {
     }
 
     /// Removes the oldest value, waiting while the queue is empty and open; nil once it is closed and empty.
-    public func take() -> sending Element? {
+    package func take() -> sending Element? {
         filled.wait()
         let parcel = state.withLock { state in state.parcels.isEmpty ? nil : state.parcels.removeFirst() }
         guard let parcel else {
@@ -54,7 +54,7 @@ public final class HandOffQueue<Element>: Sendable {
     }
 
     /// Ends the stream: waiting senders and receivers wake up; values already queued can still be taken.
-    public func close() {
+    package func close() {
         let first = state.withLock { state -> Bool in
             defer { state.closed = true }
             return !state.closed

@@ -11,7 +11,7 @@ import Synchronization
 ///
 /// The consumer closure runs only on the consuming thread, between `init` and the return of `finish` (or of
 /// `deinit`): what it captures belongs to that thread meanwhile, and to the caller again once `finish` returned.
-public final class WriteBehind<Element: Sendable>: Sendable {
+package final class WriteBehind<Element: Sendable>: Sendable {
     /// The batch being gathered.
     @usableFromInline
     struct Pending {
@@ -37,7 +37,7 @@ public final class WriteBehind<Element: Sendable>: Sendable {
 
     /// Starts the consuming thread. At most `capacity` batches wait for it (the producer then waits), so what
     /// is held stays near `(capacity + 2) × batchWeight`.
-    public init(name: String, capacity: Int = 4, batchWeight: Int = 1,
+    package init(name: String, capacity: Int = 4, batchWeight: Int = 1,
                 weight: @escaping @Sendable (Element) -> Int = { _ in 1 },
                 consume: @escaping (Element) throws -> Void) {
         let queue = HandOffQueue<[Element]>(capacity: capacity)
@@ -63,7 +63,7 @@ public final class WriteBehind<Element: Sendable>: Sendable {
     /// Adds `value` to the batch being gathered, handing the batch over once it weighs `batchWeight` (waiting
     /// while `capacity` batches already wait).
     @inlinable
-    public func add(_ value: Element) {
+    package func add(_ value: Element) {
         let weight = weight(value)
         let full = pending.withLock { pending -> [Element]? in
             pending.values.append(value)
@@ -76,7 +76,7 @@ public final class WriteBehind<Element: Sendable>: Sendable {
     }
 
     /// Waits until every value added has been consumed; throws the consumer's first error.
-    public func finish() throws {
+    package func finish() throws {
         let rest = pending.withLock { pending -> [Element] in
             defer { pending = Pending() }
             return pending.values

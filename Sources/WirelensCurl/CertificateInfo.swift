@@ -3,16 +3,16 @@ internal import CCurlShim
 
 /// The certificate facts a TLS server presents, read through one connect-only libcurl handshake
 /// (CURLOPT_CONNECT_ONLY + CURLOPT_CERTINFO).
-public enum CertificateInfo {
+package enum CertificateInfo {
     /// What the handshake may use, from the run's options.
-    public struct Settings: Sendable {
-        public var connectTimeoutMillis: Int
-        public var totalTimeoutMillis: Int?
-        public var caFile: String?
-        public var proxy: String?
-        public var insecure: Bool
+    package struct Settings: Sendable {
+        package var connectTimeoutMillis: Int
+        package var totalTimeoutMillis: Int?
+        package var caFile: String?
+        package var proxy: String?
+        package var insecure: Bool
 
-        public init(connectTimeoutMillis: Int, totalTimeoutMillis: Int?, caFile: String?, proxy: String?, insecure: Bool) {
+        package init(connectTimeoutMillis: Int, totalTimeoutMillis: Int?, caFile: String?, proxy: String?, insecure: Bool) {
             self.connectTimeoutMillis = connectTimeoutMillis
             self.totalTimeoutMillis = totalTimeoutMillis
             self.caFile = caFile
@@ -22,7 +22,7 @@ public enum CertificateInfo {
     }
 
     /// Why the facts could not be read.
-    public enum Failure: Error {
+    package enum Failure: Error {
         /// libcurl could not be initialised (curl_global_init).
         case initialization(CurlError)
         /// libcurl refused an option.
@@ -34,7 +34,7 @@ public enum CertificateInfo {
     }
 
     /// The text of the "Expire date:" field of each certificate of the chain (blocking).
-    public static func expireDates(url: String, settings: Settings) throws(Failure) -> [String] {
+    package static func expireDates(url: String, settings: Settings) throws(Failure) -> [String] {
         do {
             try Libcurl.initialize()
         } catch {

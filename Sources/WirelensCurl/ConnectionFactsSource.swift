@@ -1,5 +1,5 @@
 /// One fact about a transfer's connection that libcurl tells.
-public enum ConnectionFact: Equatable, Sendable {
+package enum ConnectionFact: Equatable, Sendable {
     /// A new connection got number N (libcurl says so right after the TCP handshake, before TLS).
     case connected(id: Int)
     /// An existing connection N was taken from the pool.

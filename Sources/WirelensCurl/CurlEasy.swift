@@ -7,7 +7,7 @@ internal import CCurlShim
 /// Not Sendable: a handle lives on the thread that made it (the loop thread, or the thread of a blocking
 /// `CertificateExpiry` handshake). libcurl's callbacks receive the handle itself as their user pointer and reach the
 /// transfer's `observer` through it.
-public final class CurlEasy {
+package final class CurlEasy {
     let pointer: UnsafeMutableRawPointer
     /// CURLOPT_ERRORBUFFER's storage (CURL_ERROR_SIZE bytes and a terminating NUL).
     let errorBuffer: UnsafeMutablePointer<CChar>
@@ -34,12 +34,12 @@ public final class CurlEasy {
     var refusesNewConnection = false
     /// True once libcurl wanted a new connection for a transfer that `refusesNewConnection`: it failed before any
     /// packet was sent.
-    public internal(set) var refusedNewConnection = false
+    package internal(set) var refusedNewConnection = false
     /// The handle's place in its multi handle's table while added, -1 otherwise.
     var multiSlot = -1
 
     /// A new handle with its error buffer.
-    public init() throws(CurlError) {
+    package init() throws(CurlError) {
         guard let easy = curl_easy_init() else { throw CurlError("curl_easy_init", message: "returned NULL") }
         pointer = easy
         errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
@@ -54,7 +54,7 @@ public final class CurlEasy {
 
     /// Clears the options, the observer and the error text left by the previous transfer (connections live in the
     /// multi handle).
-    public func reset() {
+    package func reset() {
         curl_easy_reset(pointer)
         errorBuffer[0] = 0
         observer = nil
@@ -68,12 +68,12 @@ public final class CurlEasy {
     }
 
     /// libcurl's error text for the last transfer, if it wrote one.
-    public var errorText: String? {
+    package var errorText: String? {
         errorBuffer[0] == 0 ? nil : String(cString: errorBuffer)
     }
 
     /// The request body bytes libcurl has sent so far (CURLINFO_SIZE_UPLOAD_T).
-    public func uploadedBytes() throws(CurlError) -> Int64 {
+    package func uploadedBytes() throws(CurlError) -> Int64 {
         try offset(CURLINFO_SIZE_UPLOAD_T, "CURLINFO_SIZE_UPLOAD_T")
     }
 

@@ -4,24 +4,24 @@ internal import CCurlShim
 
 /// A libcurl call that failed: the code it returned, libcurl's message for the code, what was being done, and the
 /// easy handle's error buffer when libcurl wrote one.
-public struct CurlError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct CurlError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Which of libcurl's code spaces `code` belongs to.
-    public enum Interface: Sendable, Equatable {
+    package enum Interface: Sendable, Equatable {
         /// A CURLcode (curl_easy_*).
         case easy
         /// A CURLMcode (curl_multi_*).
         case multi
     }
 
-    public let interface: Interface
+    package let interface: Interface
     /// The CURLcode or CURLMcode as libcurl returned it.
-    public let code: Int32
+    package let code: Int32
     /// What was asked of libcurl: the call, and the option or info it was about ("curl_easy_setopt(CURLOPT_URL)").
-    public let operation: String
+    package let operation: String
     /// libcurl's text for the code (curl_easy_strerror / curl_multi_strerror).
-    public let message: String
+    package let message: String
     /// The easy handle's CURLOPT_ERRORBUFFER text, when libcurl wrote one (often more precise than `message`).
-    public let detail: String?
+    package let detail: String?
 
     init(easy code: CURLcode, _ operation: String, detail: String? = nil) {
         interface = .easy
@@ -49,7 +49,7 @@ public struct CurlError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// "operation: message (detail)" in one line.
-    public var description: String {
+    package var description: String {
         "\(operation): \(detail ?? message)"
     }
 

@@ -1,10 +1,10 @@
 import WirelensCore
 
 /// Maps libcurl's CURLcode values to Wirelens' error classes.
-public enum CurlErrorMap {
+package enum CurlErrorMap {
     /// The class of a failed transfer's CURLcode; `connected` tells whether a connection was ready when it failed,
     /// `message` is libcurl's error text (it tells a server's broken reply from a broken connection).
-    public static func classify(code: Int, connected: Bool, message: String) -> ErrorClass {
+    package static func classify(code: Int, connected: Bool, message: String) -> ErrorClass {
         switch code {
         case 5: .proxy                       // COULDNT_RESOLVE_PROXY
         case 6: .dns                         // COULDNT_RESOLVE_HOST

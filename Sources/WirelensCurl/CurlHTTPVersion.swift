@@ -1,7 +1,7 @@
 internal import CCurlShim
 
 /// The HTTP version an easy handle asks for (CURLOPT_HTTP_VERSION), in libcurl's own terms.
-public enum CurlHTTPVersion: Sendable, Equatable {
+package enum CurlHTTPVersion: Sendable, Equatable {
     /// libcurl's default: the option is not set.
     case libcurlDefault
     /// CURL_HTTP_VERSION_1_1.

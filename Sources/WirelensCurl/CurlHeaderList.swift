@@ -6,7 +6,7 @@ internal import CCurlShim
 ///
 /// libcurl reads a CURLOPT_HTTPHEADER list while the transfer runs and never copies it: whoever sets one keeps the
 /// object until the transfer ended (the run's lists live in `RequestHeaderLists`, a transfer's own in its `CurlEasy`).
-public final class CurlHeaderList {
+package final class CurlHeaderList {
     let list: UnsafeMutablePointer<curl_slist>
 
     /// A list of the lines, nil when there are none.

@@ -6,7 +6,7 @@ import Synchronization
 /// The work a `CurlLoop` thread does around its multi handle. Made on the loop thread by the factory given to
 /// `CurlLoop.start` and owned by that thread alone: nothing outside the thread holds a reference to it, so its state
 /// needs no lock (and the type is not Sendable).
-public protocol CurlLoopDriver: AnyObject, SendableMetatype {
+package protocol CurlLoopDriver: AnyObject, SendableMetatype {
     associatedtype Command: Sendable
     /// The multi handle the driver was made with.
     var multi: CurlMulti { get }
@@ -26,7 +26,7 @@ public protocol CurlLoopDriver: AnyObject, SendableMetatype {
 /// eventfd that `curl_multi_poll` watches. The multi handle and the driver are made on the loop thread and never
 /// leave it. The lifetime is explicit: `shutdown()` ends the loop and waits for it; `requestShutdown()` only asks
 /// (for a `deinit`, which must not block the releasing thread). `withCurlLoop` scopes a loop to a body.
-public final class CurlLoop<Command: Sendable>: Sendable {
+package final class CurlLoop<Command: Sendable>: Sendable {
     private struct Inbox {
         var commands: [Command] = []
         /// The eventfd that wakes the loop; -1 once the loop ended and closed it.
@@ -44,7 +44,7 @@ public final class CurlLoop<Command: Sendable>: Sendable {
 
     /// Starts the loop thread: it makes the multi handle with `settings` and the driver with `makeDriver`, then runs
     /// until shut down. Returns once the thread runs; a failure to make either is thrown here.
-    public static func start<Driver: CurlLoopDriver>(
+    package static func start<Driver: CurlLoopDriver>(
         name: String, settings: CurlMulti.Settings, makeDriver: @escaping @Sendable (CurlMulti) throws(CurlError) -> Driver
     ) throws(CurlError) -> CurlLoop<Command> where Driver.Command == Command {
         try Libcurl.initialize()
@@ -66,7 +66,7 @@ public final class CurlLoop<Command: Sendable>: Sendable {
     /// Hands a command to the loop thread. False when the loop is shutting down or ended: the command is dropped
     /// (every command accepted is received before the loop ends).
     @discardableResult
-    public func post(_ command: Command) -> Bool {
+    package func post(_ command: Command) -> Bool {
         inbox.withLock { inbox in
             guard inbox.wake >= 0, !inbox.shutdownRequested else { return false }
             inbox.commands.append(command)
@@ -76,7 +76,7 @@ public final class CurlLoop<Command: Sendable>: Sendable {
     }
 
     /// Asks the loop to end after the commands already posted, without waiting for it.
-    public func requestShutdown() {
+    package func requestShutdown() {
         inbox.withLock { inbox in
             guard inbox.wake >= 0, !inbox.shutdownRequested else { return }
             inbox.shutdownRequested = true
@@ -85,7 +85,7 @@ public final class CurlLoop<Command: Sendable>: Sendable {
     }
 
     /// Ends the loop after the commands already posted and waits until its thread has finished.
-    public func shutdown() async {
+    package func shutdown() async {
         requestShutdown()
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let ended = inbox.withLock { inbox in
@@ -160,7 +160,7 @@ protocol EndableLoop: AnyObject, Sendable {
 /// own thread; a process that exits meanwhile runs libcurl's and OpenSSL's exit handlers under that thread's feet
 /// (seen as "double free" and SIGSEGV at the end of HTTPS runs). `shutdownAll()` before `exit` ends every loop and
 /// waits until each has freed its handles.
-public enum CurlLoops {
+package enum CurlLoops {
     private static let live = Mutex<[ObjectIdentifier: any EndableLoop]>([:])
 
     static func register(_ loop: any EndableLoop) {
@@ -173,18 +173,18 @@ public enum CurlLoops {
 
     /// Ends every loop still running (transfers in flight are cancelled) and waits until their threads have freed
     /// their handles.
-    public static func shutdownAll() async {
+    package static func shutdownAll() async {
         let loops = live.withLock { Array($0.values) }
         for loop in loops { await loop.shutdown() }
     }
 
     /// The loops still running.
-    public static var count: Int { live.withLock { $0.count } }
+    package static var count: Int { live.withLock { $0.count } }
 }
 
 /// Runs `body` with a loop started as `CurlLoop.start` does, and shuts the loop down (waiting for its thread) when the
 /// body returns or throws.
-public func withCurlLoop<Driver: CurlLoopDriver, Result>(
+package func withCurlLoop<Driver: CurlLoopDriver, Result>(
     name: String, settings: CurlMulti.Settings, makeDriver: @escaping @Sendable (CurlMulti) throws(CurlError) -> Driver,
     _ body: (CurlLoop<Driver.Command>) async throws -> Result
 ) async throws -> Result {

@@ -5,19 +5,19 @@ internal import CCurlShim
 ///
 /// Not Sendable: one thread drives it (`CurlLoop`'s). Every call's return code is checked and thrown as a
 /// `CurlError`. An added easy handle is held until it is removed, so libcurl's callbacks can reach it.
-public final class CurlMulti {
+package final class CurlMulti {
     /// The connection limits and multiplexing of a multi handle.
-    public struct Settings: Sendable, Equatable {
+    package struct Settings: Sendable, Equatable {
         /// CURLMOPT_MAX_HOST_CONNECTIONS (nil: libcurl's default, unlimited).
-        public var maxHostConnections: Int?
+        package var maxHostConnections: Int?
         /// CURLMOPT_MAX_TOTAL_CONNECTIONS (nil: unlimited).
-        public var maxTotalConnections: Int?
+        package var maxTotalConnections: Int?
         /// CURLMOPT_PIPELINING: HTTP/2 multiplexing or nothing.
-        public var multiplex: Bool
+        package var multiplex: Bool
         /// CURLMOPT_MAXCONNECTS: the size of the connection cache.
-        public var connectionCache: Int
+        package var connectionCache: Int
 
-        public init(maxHostConnections: Int?, maxTotalConnections: Int?, multiplex: Bool, connectionCache: Int) {
+        package init(maxHostConnections: Int?, maxTotalConnections: Int?, multiplex: Bool, connectionCache: Int) {
             self.maxHostConnections = maxHostConnections
             self.maxTotalConnections = maxTotalConnections
             self.multiplex = multiplex
@@ -32,7 +32,7 @@ public final class CurlMulti {
     private let closes = SocketCloseRelay()
 
     /// A multi handle with the settings' options.
-    public init(_ settings: Settings) throws(CurlError) {
+    package init(_ settings: Settings) throws(CurlError) {
         try Libcurl.initialize()
         guard let multi = curl_multi_init() else { throw CurlError("curl_multi_init", message: "returned NULL") }
         pointer = multi
@@ -64,13 +64,13 @@ public final class CurlMulti {
     }
 
     /// Called with each socket libcurl closes, on the thread that drives the handle (also from `deinit`).
-    public var onSocketClose: ((Int32) -> Void)? {
+    package var onSocketClose: ((Int32) -> Void)? {
         get { closes.onClose }
         set { closes.onClose = newValue }
     }
 
     /// Starts a configured transfer; its sockets' closes reach `onSocketClose`.
-    public func add(_ easy: CurlEasy) throws(CurlError) {
+    package func add(_ easy: CurlEasy) throws(CurlError) {
         try easy.check(wl_easy_setopt_closesocket_cb(easy.pointer, wlCloseSocketCallback),
                        "curl_easy_setopt(CURLOPT_CLOSESOCKETFUNCTION)")
         try easy.set(CURLOPT_CLOSESOCKETDATA, pointer: Unmanaged.passUnretained(closes).toOpaque(),
@@ -83,7 +83,7 @@ public final class CurlMulti {
     }
 
     /// Takes a transfer out (finished or not); its connection goes back to the cache or is closed.
-    public func remove(_ easy: CurlEasy) throws(CurlError) {
+    package func remove(_ easy: CurlEasy) throws(CurlError) {
         let slot = easy.multiSlot
         guard slot >= 0, slot < added.count, added[slot] === easy else { return }
         added[slot] = added[added.count - 1]
@@ -95,7 +95,7 @@ public final class CurlMulti {
 
     /// Lets libcurl move every transfer as far as it can without waiting; returns the count still running.
     @discardableResult
-    public func perform() throws(CurlError) -> Int {
+    package func perform() throws(CurlError) -> Int {
         var running: Int32 = 0
         try CurlError.check(curl_multi_perform(pointer, &running), "curl_multi_perform")
         return Int(running)
@@ -103,7 +103,7 @@ public final class CurlMulti {
 
     /// Waits up to `timeoutMillis` for activity on the transfers' sockets or on `wake` (a readable descriptor).
     /// Returns true when `wake` became readable.
-    public func poll(timeoutMillis: Int32, wake: Int32) throws(CurlError) -> Bool {
+    package func poll(timeoutMillis: Int32, wake: Int32) throws(CurlError) -> Bool {
         var extra = curl_waitfd(fd: wake, events: Int16(CURL_WAIT_POLLIN), revents: 0)
         try CurlError.check(curl_multi_poll(pointer, &extra, 1, timeoutMillis, nil), "curl_multi_poll")
         return extra.revents & Int16(CURL_WAIT_POLLIN) != 0
@@ -111,7 +111,7 @@ public final class CurlMulti {
 
     /// Appends the transfers libcurl finished since the last call, with their result (nil: CURLE_OK); all messages are
     /// read before the caller acts on any.
-    public func finished(into done: inout [(easy: CurlEasy, error: CurlError?)]) {
+    package func finished(into done: inout [(easy: CurlEasy, error: CurlError?)]) {
         var left: Int32 = 0
         while let message = curl_multi_info_read(pointer, &left) {
             guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle else { continue }

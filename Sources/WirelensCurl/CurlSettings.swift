@@ -3,32 +3,32 @@ import WirelensCore
 
 /// The easy-handle options every transfer of a task profile shares, in libcurl's terms: built once per profile by
 /// the layer that holds the run's policy, set on each handle by `EasyConfigurator`.
-public struct CurlSettings: Sendable, Equatable {
+package struct CurlSettings: Sendable, Equatable {
     /// CURLOPT_CONNECTTIMEOUT_MS (nil: libcurl's default).
-    public var connectTimeoutMillis: Int?
+    package var connectTimeoutMillis: Int?
     /// CURLOPT_IPRESOLVE: 4 or 6 for one family only, nil for either.
-    public var ipFamily: Int?
+    package var ipFamily: Int?
     /// CURLOPT_EXPECT_100_TIMEOUT_MS (nil: libcurl's one second).
-    public var expectContinueTimeoutMillis: Int?
+    package var expectContinueTimeoutMillis: Int?
     /// CURLOPT_ACCEPT_ENCODING "": every encoding this libcurl decodes, named in Accept-Encoding.
-    public var acceptsEncodings = false
+    package var acceptsEncodings = false
     /// libcurl's verbose text goes to stderr, redacted.
-    public var verbose = false
+    package var verbose = false
     /// CURLOPT_PROXY.
-    public var proxy: String?
+    package var proxy: String?
     /// CURLOPT_CAINFO.
-    public var caFile: String?
+    package var caFile: String?
     /// False turns CURLOPT_SSL_VERIFYPEER and CURLOPT_SSL_VERIFYHOST off.
-    public var verifiesPeer = true
+    package var verifiesPeer = true
     /// The lowest and highest TLS 1.x minor version allowed (CURLOPT_SSLVERSION); nil for libcurl's default bound.
-    public var tlsMinimumMinor: Int?
-    public var tlsMaximumMinor: Int?
+    package var tlsMinimumMinor: Int?
+    package var tlsMaximumMinor: Int?
     /// CURLOPT_INTERFACE.
-    public var interface: String?
+    package var interface: String?
     /// CURLOPT_AWS_SIGV4 with CURLOPT_USERNAME and CURLOPT_PASSWORD, for the transfers that keep credentials.
-    public var awsSigV4: SigV4Signing?
+    package var awsSigV4: SigV4Signing?
 
-    public init() {}
+    package init() {}
 
     /// CURLOPT_SSLVERSION's value: the lowest version ORed with the highest; nil when neither bound is set.
     var sslVersion: Int? {

@@ -3,34 +3,34 @@ internal import CCurl
 internal import CCurlShim
 
 /// A URL's parts as libcurl's own URL parser (curl_url) reads them: the parser the transfer will use.
-public struct CurlURL: Sendable {
+package struct CurlURL: Sendable {
     /// Why libcurl could not parse a URL: what went wrong, and libcurl's words for it.
-    public struct Failure: Error, Sendable, Equatable {
+    package struct Failure: Error, Sendable, Equatable {
         /// What went wrong.
-        public enum Kind: Sendable, Equatable {
+        package enum Kind: Sendable, Equatable {
             /// curl_url() made no handle (libcurl is out of memory): the URL was never looked at.
             case noHandle
             /// curl_url_set refused the URL with this CURLUcode (CURLUE_BAD_PORT_NUMBER, CURLUE_MALFORMED_INPUT, ...).
             case unparsable(code: Int32)
         }
 
-        public let kind: Kind
+        package let kind: Kind
         /// libcurl's text for the failure (curl_url_strerror), or what failed when libcurl has none.
-        public let reason: String
+        package let reason: String
     }
 
     /// The scheme as written (nil when there is none).
-    public var scheme: String?
+    package var scheme: String?
     /// The host as libcurl gives it (IPv6 in brackets); empty when there is none.
-    public var host: String
+    package var host: String
     /// The port, the scheme's default when none is written.
-    public var port: Int?
+    package var port: Int?
     /// The user name and password, percent-encoded as written.
-    public var user: String?
-    public var password: String?
+    package var user: String?
+    package var password: String?
 
     /// Parses `text`.
-    public init(_ text: String) throws(Failure) {
+    package init(_ text: String) throws(Failure) {
         let handle = try Self.handle(text)
         defer { curl_url_cleanup(handle) }
         scheme = Self.part(handle, CURLUPART_SCHEME)
@@ -42,7 +42,7 @@ public struct CurlURL: Sendable {
 
     /// `text` with its user name and password replaced (removed when nil), as libcurl writes it; nil when libcurl
     /// cannot.
-    public static func rewrite(_ text: String, user: String?, password: String?) throws(Failure) -> String? {
+    package static func rewrite(_ text: String, user: String?, password: String?) throws(Failure) -> String? {
         let handle = try Self.handle(text)
         defer { curl_url_cleanup(handle) }
         guard curl_url_set(handle, CURLUPART_USER, user, 0) == CURLUE_OK,

@@ -2,16 +2,16 @@ import Foundation
 
 /// Reads the facts libcurl 7.88 only tells in its verbose text: connection numbers, TLS version, cipher and ALPN
 /// (the scraper behind `VerboseTextFacts`).
-public enum DebugText {
+package enum DebugText {
     /// One fact found in a line of libcurl's informational text: "Connected to host (ip) port p (#N)",
     /// "Re-using existing connection #N with host …", "SSL connection using TLSv1.3 / TLS_AES_256_GCM_SHA384",
     /// "ALPN: server accepted h2" (or the older "ALPN, server accepted to use h2"), and libcurl's resend of a request
     /// whose connection died: "Connection died, retrying a fresh connect (retry count: 1)" (transfer.c's
     /// Curl_retry_request) or "REFUSED_STREAM, retrying a fresh connect".
-    public typealias Fact = ConnectionFact
+    package typealias Fact = ConnectionFact
 
     /// The fact in one line of CURLINFO_TEXT, or nil when the line carries none that Wirelens uses.
-    public static func parse(_ line: Substring) -> Fact? {
+    package static func parse(_ line: Substring) -> Fact? {
         var text = String(line)
         return text.withUTF8 { parse(bytes: $0) }
     }
@@ -44,7 +44,7 @@ public enum DebugText {
 
     /// True when a raw line of libcurl's text starts like one of the lines `parse` reads; checked on the bytes,
     /// so that the many other lines cost no String.
-    public static func mayCarryFact(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    package static func mayCarryFact(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         // Most lines are ruled out by their first byte before any prefix is compared.
         guard let first = bytes.first, firstBytes.contains(first) else { return false }
         return prefixes.contains { starts(bytes, with: $0) }
@@ -56,7 +56,7 @@ public enum DebugText {
 
     /// The fact in a raw line of libcurl's text: connection numbers are read from the bytes, and only the rare
     /// TLS and ALPN lines become Strings.
-    public static func parse(bytes: UnsafeBufferPointer<UInt8>) -> Fact? {
+    package static func parse(bytes: UnsafeBufferPointer<UInt8>) -> Fact? {
         guard mayCarryFact(bytes) else { return nil }
         if let resend = resendPrefixes.firstIndex(where: { starts(bytes, with: $0) }) {
             return .retryingFreshConnect(refusedStream: resend == 1)
@@ -78,7 +78,7 @@ public enum DebugText {
     }
 
     /// True when request header text sent by libcurl asks for `100-continue`.
-    public static func asksForContinue(_ headerText: Substring) -> Bool {
+    package static func asksForContinue(_ headerText: Substring) -> Bool {
         headerText.range(of: "expect: 100-continue", options: .caseInsensitive) != nil
     }
 }

@@ -4,17 +4,17 @@ import WirelensCore
 
 /// Sets the options of one easy handle from its profile's settings and the transfer's; every option libcurl refuses
 /// throws a `CurlError` that names it. It decides nothing: what to ask for comes from the layer above.
-public struct EasyConfigurator {
+package struct EasyConfigurator {
     let settings: CurlSettings
     let headers: RequestHeaderLists
 
-    public init(settings: CurlSettings, headers: RequestHeaderLists) {
+    package init(settings: CurlSettings, headers: RequestHeaderLists) {
         self.settings = settings
         self.headers = headers
     }
 
     /// Configures `easy` (fresh or reset) for one transfer reported to `observer`.
-    public func configure(_ easy: CurlEasy, for transfer: TransferSettings, observer: any TransferObserver)
+    package func configure(_ easy: CurlEasy, for transfer: TransferSettings, observer: any TransferObserver)
         throws(CurlError) {
         easy.observer = observer
         easy.reportsIncomingTraffic = transfer.reportsIncomingTraffic

@@ -4,27 +4,27 @@ internal import CCurlShim
 import WirelensCore
 
 /// What libcurl reports about a finished transfer through curl_easy_getinfo.
-public struct EasyInfo {
-    public var timers = CurlTimers()
-    public var numConnects = 0
-    public var httpVersion = 0
-    public var primaryIP: String?
-    public var primaryPort: Int?
-    public var localIP: String?
-    public var localPort: Int?
-    public var redirectURL: String?
-    public var requestSize: Int64 = 0
-    public var headerSize: Int64 = 0
+package struct EasyInfo {
+    package var timers = CurlTimers()
+    package var numConnects = 0
+    package var httpVersion = 0
+    package var primaryIP: String?
+    package var primaryPort: Int?
+    package var localIP: String?
+    package var localPort: Int?
+    package var redirectURL: String?
+    package var requestSize: Int64 = 0
+    package var headerSize: Int64 = 0
     /// The response body's bytes as they came (CURLINFO_SIZE_DOWNLOAD_T: before content decoding), when asked for.
-    public var bodyBytesReceived: Int64?
+    package var bodyBytesReceived: Int64?
 
     /// No facts (a transfer whose facts could not be read).
-    public init() {}
+    package init() {}
 
     /// Reads the facts of a finished transfer; the addresses only when `addresses` is true (the prerequest
     /// callback usually had them already, and they are strings). A getinfo that fails throws, naming the info.
     /// `receivedBody` reads the body's bytes as they came too (`bodyBytesReceived`).
-    public init(_ easy: CurlEasy, addresses: Bool = true, receivedBody: Bool = false) throws(CurlError) {
+    package init(_ easy: CurlEasy, addresses: Bool = true, receivedBody: Bool = false) throws(CurlError) {
         timers = CurlTimers(
             nameLookup: try easy.offset(CURLINFO_NAMELOOKUP_TIME_T, "CURLINFO_NAMELOOKUP_TIME_T"),
             connect: try easy.offset(CURLINFO_CONNECT_TIME_T, "CURLINFO_CONNECT_TIME_T"),
@@ -47,7 +47,7 @@ public struct EasyInfo {
     }
 
     /// The protocol name as Apple's networkProtocolName gives it.
-    public var protocolName: String? {
+    package var protocolName: String? {
         switch httpVersion {
         case 1: "http/1.0"
         case 2: "http/1.1"

@@ -8,9 +8,9 @@ import Glibc
 import WirelensCore
 
 /// Process-wide libcurl set-up and facts about the linked libcurl.
-public enum Libcurl {
+package enum Libcurl {
     /// Runs curl_global_init once and ignores SIGPIPE; called before any libcurl handle is made.
-    public static func initialize() throws(CurlError) {
+    package static func initialize() throws(CurlError) {
         if let failure = globalInit { throw failure }
     }
 
@@ -21,13 +21,13 @@ public enum Libcurl {
     }()
 
     /// True when the linked libcurl cannot reuse or multiplex an h2c prior-knowledge connection (before 8.0.0).
-    public static var h2cReuseBroken: Bool { description.h2cReuseBroken }
+    package static var h2cReuseBroken: Bool { description.h2cReuseBroken }
 
     /// Where this libcurl tells the facts of a transfer's connection: 7.88's verbose text.
     static let connectionFactsSource: any ConnectionFactsSource = VerboseTextFacts()
 
     /// The linked libcurl's version and features.
-    public static let description: LibcurlDescription = {
+    package static let description: LibcurlDescription = {
         guard let info = curl_version_info(CURLVERSION_TENTH)?.pointee else {
             return LibcurlDescription(version: "unknown", sslBackend: nil, http2: false, http3: false, asyncDNS: false,
                                       ipv6: false, nghttp2: nil)

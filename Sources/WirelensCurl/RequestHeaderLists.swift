@@ -5,7 +5,7 @@ import WirelensCore
 /// libcurl reads a CURLOPT_HTTPHEADER list while the transfer runs and never copies it, so the lists live as long as
 /// the profile. Each list comes in two sets: with the user's secret headers, and without them for redirect hops to
 /// another origin; which lines each holds is decided by the layer above.
-public final class RequestHeaderLists {
+package final class RequestHeaderLists {
     /// For a proxy's CONNECT: the User-Agent alone (the other headers, credentials above all, are for the server).
     let proxy: CurlHeaderList?
     /// The lists by [keepsCredentials ? 1 : 0][hasBody ? 1 : 0]; a body list is nil when it would equal the plain one.
@@ -28,7 +28,7 @@ public final class RequestHeaderLists {
     ///   - proxyLines: the lines of a proxy's CONNECT (CURLOPT_PROXYHEADER).
     ///   - resolve: CURLOPT_RESOLVE's entries; `connectTo`: CURLOPT_CONNECT_TO's.
     ///   - userAgentOption: a User-Agent to set as CURLOPT_USERAGENT rather than as a line.
-    public init(plain: (withoutCredentials: [String], withCredentials: [String]), bodyLines: [String],
+    package init(plain: (withoutCredentials: [String], withCredentials: [String]), bodyLines: [String],
                 proxyLines: [String], resolve: [String], connectTo: [String], userAgentOption: String?)
         throws(CurlError) {
         self.userAgentOption = userAgentOption

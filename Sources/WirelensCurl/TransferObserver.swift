@@ -2,7 +2,7 @@
 ///
 /// Every method runs on the thread that drives the multi handle, inside `curl_multi_perform`. The easy handle holds
 /// its observer until `CurlEasy.reset()`.
-public protocol TransferObserver: AnyObject {
+package protocol TransferObserver: AnyObject {
     /// A response header line, status lines included.
     func onHeader(_ bytes: UnsafeBufferPointer<UInt8>)
     /// A chunk of the response body; returns the count consumed (less makes libcurl fail the transfer).
@@ -26,7 +26,7 @@ public protocol TransferObserver: AnyObject {
 }
 
 /// The kinds of libcurl's verbose output (curl_infotype) beyond its informational text.
-public enum TrafficKind: Sendable {
+package enum TrafficKind: Sendable {
     case headerOut
     case dataOut
     case headerIn

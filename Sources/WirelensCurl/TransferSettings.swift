@@ -2,45 +2,45 @@ import WirelensCore
 
 /// What one transfer asks of its easy handle beyond its profile's `CurlSettings`, in libcurl's terms; the layer that
 /// holds the run's policy decides each field.
-public struct TransferSettings {
-    public var url: String
-    public var method: String
-    public var body: BodySource
+package struct TransferSettings {
+    package var url: String
+    package var method: String
+    package var body: BodySource
     /// CURLOPT_POST or CURLOPT_UPLOAD for the body part (nil: neither; the method alone, CURLOPT_CUSTOMREQUEST).
     /// libcurl sends `Expect: 100-continue` by it: always for an upload, above 1 MiB for a POST.
-    public var bodyKind: BodyKind?
+    package var bodyKind: BodyKind?
     /// CURLOPT_UPLOAD_BUFFERSIZE for a transfer with a body.
-    public var uploadBufferSize: Int
+    package var uploadBufferSize: Int
     /// CURLOPT_HTTP_VERSION.
-    public var httpVersion: CurlHTTPVersion = .libcurlDefault
+    package var httpVersion: CurlHTTPVersion = .libcurlDefault
     /// CURLOPT_PIPEWAIT: wait for a connection that may multiplex rather than open another.
-    public var pipeWait = false
+    package var pipeWait = false
     /// CURLOPT_FRESH_CONNECT: never an existing connection.
-    public var freshConnect = false
+    package var freshConnect = false
     /// CURLOPT_FORBID_REUSE: the connection closes when the transfer ends.
-    public var forbidReuse = false
+    package var forbidReuse = false
     /// The transfer fails before any packet when libcurl would open a connection for it
     /// (`CurlEasy.refusedNewConnection`).
-    public var refusesNewConnection = false
+    package var refusesNewConnection = false
     /// True when the transfer sends the secret headers and is signed (its origin is the task's first, or hops are
     /// trusted).
-    public var keepsCredentials: Bool
+    package var keepsCredentials: Bool
     /// True when the transfer may not connect to a link-local address: libcurl then asks `mayConnect` before each socket.
-    public var refusesLinkLocal: Bool
+    package var refusesLinkLocal: Bool
     /// The task's own headers, each replacing the profile's header of the same name; already the ones this transfer
     /// may send.
-    public var headers: [HeaderField]
+    package var headers: [HeaderField]
     /// The time left to the task's total timeout (µs), nil when it has none.
-    public var remainingMicros: Int64?
+    package var remainingMicros: Int64?
     /// SO_SNDBUF for sockets the transfer makes (nil: the kernel's default).
-    public var sendBuffer: Int?
+    package var sendBuffer: Int?
     /// SO_RCVBUF for sockets the transfer makes (nil: the kernel's default and its auto-tuning).
-    public var receiveBuffer: Int?
+    package var receiveBuffer: Int?
     /// True when the observer wants every incoming traffic event (`TrafficKind.headerIn`, `.dataIn`, `.tlsIn`,
     /// `.tlsOut`), for example to track activity; false spares it those calls.
-    public var reportsIncomingTraffic: Bool
+    package var reportsIncomingTraffic: Bool
 
-    public init(url: String, method: String, body: BodySource, bodyKind: BodyKind?, uploadBufferSize: Int,
+    package init(url: String, method: String, body: BodySource, bodyKind: BodyKind?, uploadBufferSize: Int,
                 keepsCredentials: Bool, refusesLinkLocal: Bool, headers: [HeaderField], remainingMicros: Int64?,
                 sendBuffer: Int?, receiveBuffer: Int?, reportsIncomingTraffic: Bool) {
         self.url = url

@@ -1,10 +1,10 @@
 internal import COpenSSL
 
 /// HMAC-SHA256 through OpenSSL's libcrypto: a keyed hash that identifies a value without storing it.
-public enum HMACSHA256 {
+package enum HMACSHA256 {
     /// The HMAC-SHA256 of `message` under `key`, as 64 lowercase hex digits; nil when libcrypto fails (it cannot
     /// allocate).
-    public static func hex(key: [UInt8], message: [UInt8]) -> String? {
+    package static func hex(key: [UInt8], message: [UInt8]) -> String? {
         var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
         let done = key.withUnsafeBytes { keyBytes in
@@ -18,7 +18,7 @@ public enum HMACSHA256 {
     }
 
     /// The HMAC-SHA256 of the UTF-8 bytes of `message` under `key`, as hex; nil when libcrypto fails.
-    public static func hex(key: [UInt8], message: String) -> String? {
+    package static func hex(key: [UInt8], message: String) -> String? {
         hex(key: key, message: Array(message.utf8))
     }
 }

@@ -3,30 +3,30 @@ internal import COpenSSL
 /// A streaming SHA-256 through OpenSSL's libcrypto (already linked by libcurl): feed bytes, then take the hex digest.
 ///
 /// Not thread-safe: one owner feeds it. After `finalize()` the digest is fixed and further updates are ignored.
-public final class SHA256Digest {
+package final class SHA256Digest {
     private let digest = EVPDigest(EVP_sha256())
 
     /// A digest of no bytes yet.
-    public init() {}
+    package init() {}
 
     /// Adds bytes to the digest.
-    public func update(_ bytes: UnsafeRawBufferPointer) { digest.update(bytes) }
+    package func update(_ bytes: UnsafeRawBufferPointer) { digest.update(bytes) }
 
     /// Adds bytes to the digest.
-    public func update<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 { digest.update(bytes) }
+    package func update<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 { digest.update(bytes) }
 
     /// The digest as 64 lowercase hex digits; later calls return the same text.
-    public func finalize() -> String { EVPDigest.hex(digest.finalize()) }
+    package func finalize() -> String { EVPDigest.hex(digest.finalize()) }
 
     /// The SHA-256 of `bytes` as hex.
-    public static func hex<Bytes: Sequence>(of bytes: Bytes) -> String where Bytes.Element == UInt8 {
+    package static func hex<Bytes: Sequence>(of bytes: Bytes) -> String where Bytes.Element == UInt8 {
         let digest = SHA256Digest()
         digest.update(bytes)
         return digest.finalize()
     }
 
     /// The SHA-256 of `length` bytes of a file from `offset` (to the end when nil), read in chunks with pread.
-    public static func hex(ofFile path: String, offset: Int64 = 0, length: Int64? = nil) throws(DigestError) -> String {
+    package static func hex(ofFile path: String, offset: Int64 = 0, length: Int64? = nil) throws(DigestError) -> String {
         let digest = SHA256Digest()
         try digest.update(file: path, offset: offset, length: length)
         return digest.finalize()
@@ -35,7 +35,7 @@ public final class SHA256Digest {
     /// Adds `length` bytes of a file from `offset` (to the end when nil), read in chunks with pread.
     ///
     /// Throws when the file cannot be read or is shorter than `offset + length`.
-    public func update(file path: String, offset: Int64 = 0, length: Int64? = nil) throws(DigestError) {
+    package func update(file path: String, offset: Int64 = 0, length: Int64? = nil) throws(DigestError) {
         try digest.update(file: path, offset: offset, length: length)
     }
 
@@ -44,8 +44,8 @@ public final class SHA256Digest {
 }
 
 /// A file that could not be read for its digest.
-public struct DigestError: Error, CustomStringConvertible {
-    public let path: String
-    public let reason: String
-    public var description: String { "cannot read '\(path)': \(reason)" }
+package struct DigestError: Error, CustomStringConvertible {
+    package let path: String
+    package let reason: String
+    package var description: String { "cannot read '\(path)': \(reason)" }
 }

@@ -5,13 +5,13 @@ import WirelensCurl
 /// Reads when a TLS server's certificates expire, through one libcurl connection with CURLOPT_CERTINFO.
 ///
 /// A separate connect-only handshake (no request), so that the probe's own transfers keep their timings.
-public enum CertificateExpiry {
+package enum CertificateExpiry {
     /// The earliest `notAfter` of the server's chain in µs since the epoch (as blackbox_exporter's
     /// probe_ssl_earliest_cert_expiry), or a one-line reason why it is unknown.
     ///
     /// Bounded by the options' total timeout; a cancelled task gets its answer ("cancelled") at once, the handshake
     /// ending on its own thread.
-    public static func earliest(url: String, options: ProbeOptions) async -> Result<Int64, ProbeError> {
+    package static func earliest(url: String, options: ProbeOptions) async -> Result<Int64, ProbeError> {
         let outcome = OnceContinuation<Result<Int64, ProbeError>>()
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in

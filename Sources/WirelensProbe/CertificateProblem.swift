@@ -2,7 +2,7 @@ import WirelensCore
 import WirelensCurl
 
 /// Why a server's certificate expiry is unknown (`CertificateExpiry`), each with its one line.
-public enum CertificateProblem: Error, Equatable, Sendable, CustomStringConvertible {
+package enum CertificateProblem: Error, Equatable, Sendable, CustomStringConvertible {
     /// The URL is not https://: there is no certificate to read.
     case notHTTPS(url: String)
     /// libcurl refused an option of the connect-only handshake.
@@ -14,7 +14,7 @@ public enum CertificateProblem: Error, Equatable, Sendable, CustomStringConverti
     /// No certificate of the chain carries an expiry date that parses.
     case noExpiryDate
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .notHTTPS(let url): "no certificate: \(Redactor.url(url)) is not https://"
         case .options: "libcurl refused the certificate-info options"

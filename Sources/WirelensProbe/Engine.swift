@@ -9,12 +9,12 @@ import WirelensCurl
 /// loop's inbox (`CurlLoop`): everything the transfers touch lives in an `EngineLoop` made on the loop thread and
 /// unreachable from any other. `Engine.with(options:)` scopes an engine and shuts it down explicitly; an engine
 /// released without `shutdown()` asks its loop to end and returns at once (its `deinit` never waits).
-public final class Engine: Sendable {
-    public let options: ProbeOptions
+package final class Engine: Sendable {
+    package let options: ProbeOptions
     /// The clock pairing used to turn the engine's monotonic stamps into wall-clock time.
-    public let anchor: ClockAnchor
+    package let anchor: ClockAnchor
     /// Byte counters for a progress display, when one was asked for.
-    public let progress: TransferProgress?
+    package let progress: TransferProgress?
 
     private let loop: CurlLoop<EngineLoop.Command>
     /// Raised by `cancel()` for a pipe body's reader, which waits on the loop thread.
@@ -25,7 +25,7 @@ public final class Engine: Sendable {
     /// - Parameter progress: counters the transfers bump as bytes move, for a progress display (nil: none).
     /// - Parameter connectionCache: the most connections the pool keeps (CURLMOPT_MAXCONNECTS: beyond it the oldest
     ///   idle one is closed as a transfer ends); nil keeps as many as the run can have in flight, and at least 8.
-    public init(options: ProbeOptions, progress: TransferProgress? = nil, connectionCache: Int? = nil) throws(ProbeError) {
+    package init(options: ProbeOptions, progress: TransferProgress? = nil, connectionCache: Int? = nil) throws(ProbeError) {
         self.progress = progress
         self.options = options
         // The CLI and the check configuration refuse these already; an engine made otherwise refuses them too
@@ -53,7 +53,7 @@ public final class Engine: Sendable {
 
     /// Runs `body` with a new engine and shuts the engine down (transfers in flight cancelled, the loop thread ended
     /// and its handles freed) when the body returns or throws.
-    public static func with<Result>(options: ProbeOptions, progress: TransferProgress? = nil,
+    package static func with<Result>(options: ProbeOptions, progress: TransferProgress? = nil,
                                     _ body: (Engine) async throws -> Result) async throws -> Result {
         let engine = try Engine(options: options, progress: progress)
         do {
@@ -68,7 +68,7 @@ public final class Engine: Sendable {
 
     /// Ends the loop: transfers in flight end as cancelled, runs waiting get what was gathered, and this returns once
     /// the loop thread has freed its handles. The engine takes no work afterwards.
-    public func shutdown() async {
+    package func shutdown() async {
         await loop.shutdown()
     }
 
@@ -83,7 +83,7 @@ public final class Engine: Sendable {
     ///   - onTaskFinished: called on the engine's loop thread with each task as it ends, in the order they end.
     ///   - keepsRecords: false returns no records: each went to `onTaskFinished` only, so a run of any length
     ///     holds only the tasks in flight.
-    public func run(_ specs: [TaskSpec], options taskOptions: TaskOptions? = nil, rounds: Int = 1, keepsRecords: Bool = true,
+    package func run(_ specs: [TaskSpec], options taskOptions: TaskOptions? = nil, rounds: Int = 1, keepsRecords: Bool = true,
                     onTaskFinished: (@Sendable (TaskRecord) -> Void)? = nil) async -> [TaskRecord] {
         let count = specs.count * max(0, rounds)
         guard count > 0 else { return [] }
@@ -96,7 +96,7 @@ public final class Engine: Sendable {
     }
 
     /// Stops the run: transfers in flight end as cancelled and no new task starts. Safe from any thread.
-    public func cancel() {
+    package func cancel() {
         pipeStop.raise()
         loop.post(.cancel)
     }

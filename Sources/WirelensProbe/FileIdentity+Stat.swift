@@ -3,7 +3,7 @@ import WirelensCore
 
 extension FileIdentity {
     /// The identity of the regular file at `path` (stat); a missing or unreadable file is a local-file error.
-    public static func read(_ path: String) throws(ProbeError) -> FileIdentity {
+    package static func read(_ path: String) throws(ProbeError) -> FileIdentity {
         let size = try ProbePlan.readableFileSize(path)
         var info = stat()
         guard stat(path, &info) == 0 else {

@@ -7,7 +7,7 @@ extension LibcurlDescription {
     ///
     /// - Parameter protocolsUsed: the protocol names the run's transactions used, once known; the HTTP/2 caveat is
     ///   then given only when "h2" is among them.
-    public func caveats(options: ProbeOptions, hasUploads: Bool, protocolsUsed: Set<String>? = nil) -> [Caveat] {
+    package func caveats(options: ProbeOptions, hasUploads: Bool, protocolsUsed: Set<String>? = nil) -> [Caveat] {
         let libcurl = self
         var list: [Caveat] = []
         let v = libcurl.versionTriple ?? (0, 0, 0)

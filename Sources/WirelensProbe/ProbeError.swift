@@ -2,7 +2,7 @@ import WirelensCore
 import WirelensCurl
 
 /// Why a probe could not start: bad input found before any transfer, or an engine failure.
-public enum ProbeError: Error, Equatable, Sendable, CustomStringConvertible {
+package enum ProbeError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A URL that does not parse.
     case malformedURL(String, reason: String)
     /// A scheme other than http and https.
@@ -20,7 +20,7 @@ public enum ProbeError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The task was cancelled before it had its answer.
     case cancelled
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .malformedURL(let url, let reason):
             "malformed URL '\(Redactor.url(url))': \(reason); give a full URL such as http://127.0.0.1:8080/path"

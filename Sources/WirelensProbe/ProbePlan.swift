@@ -7,18 +7,18 @@ import WirelensCore
 /// A checked description of a probe run: which tasks to run, built from what the user asked for.
 ///
 /// Every input is checked here, before any transfer starts, so that bad input gives one clear error.
-public struct ProbePlan: Sendable, Equatable {
-    public var urls: [String]
-    public var method: String
-    public var body: BodySource
-    public var repeatCount: Int
-    public var outputPath: String?
+package struct ProbePlan: Sendable, Equatable {
+    package var urls: [String]
+    package var method: String
+    package var body: BodySource
+    package var repeatCount: Int
+    package var outputPath: String?
     /// Request headers every task of the plan adds (a form's Content-Type).
-    public var headers: [HeaderField] = []
+    package var headers: [HeaderField] = []
     /// How the body part goes out, as curl's flag for it (`-d` and `-F`: a POST; `-T`: an upload); nil: none.
-    public var bodyKind: BodyKind?
+    package var bodyKind: BodyKind?
     /// True when the method was given (`-X`): it stays on every redirect hop, as curl's.
-    public var keepsMethod: Bool
+    package var keepsMethod: Bool
 
     /// Checks the URLs, the upload source and the output file.
     ///
@@ -31,7 +31,7 @@ public struct ProbePlan: Sendable, Equatable {
     ///     streamed from disk, anything else is read and joined with `&`.
     ///   - dataContentType: the Content-Type a data body gets, as curl's `application/x-www-form-urlencoded`; nil when
     ///     the user's own header names one.
-    public init(urls: [String], method: String?, uploadPath: String?, uploadSize: Int64?, repeatCount: Int,
+    package init(urls: [String], method: String?, uploadPath: String?, uploadSize: Int64?, repeatCount: Int,
                 outputPath: String?, form: [FormField] = [], data: [RequestData] = [],
                 dataContentType: String? = "application/x-www-form-urlencoded") throws(ProbeError) {
         guard !urls.isEmpty else { throw ProbeError.malformedURL("", reason: "no URL given") }
@@ -76,7 +76,7 @@ public struct ProbePlan: Sendable, Equatable {
     }
 
     /// One round of tasks, one per URL in order; the run repeats it `repeatCount` times (see `Engine.run`).
-    public var round: [TaskSpec] {
+    package var round: [TaskSpec] {
         urls.map {
             var spec = TaskSpec(url: $0, method: method, body: body, outputPath: outputPath, headers: headers)
             spec.bodyKind = bodyKind
@@ -86,7 +86,7 @@ public struct ProbePlan: Sendable, Equatable {
     }
 
     /// The form's parts, with each file found, measured and given its filename and media type.
-    public static func parts(_ fields: [FormField]) throws(ProbeError) -> [MultipartForm.Part] {
+    package static func parts(_ fields: [FormField]) throws(ProbeError) -> [MultipartForm.Part] {
         var parts: [MultipartForm.Part] = []
         for field in fields {
             switch field.value {
@@ -114,7 +114,7 @@ public struct ProbePlan: Sendable, Equatable {
     }
 
     /// The size of a regular, readable file.
-    public static func readableFileSize(_ path: String) throws(ProbeError) -> Int64 {
+    package static func readableFileSize(_ path: String) throws(ProbeError) -> Int64 {
         var info = stat()
         guard stat(path, &info) == 0 else {
             throw ProbeError.localFile(path: path, reason: String(cString: strerror(errno)))
@@ -129,7 +129,7 @@ public struct ProbePlan: Sendable, Equatable {
     }
 
     /// Checks that `path` is a pipe (a FIFO, or /dev/stdin fed by a pipe) this process may read.
-    public static func checkPipe(_ path: String) throws(ProbeError) {
+    package static func checkPipe(_ path: String) throws(ProbeError) {
         var info = stat()
         guard stat(path, &info) == 0 else {
             throw ProbeError.localFile(path: path, reason: String(cString: strerror(errno)))
@@ -144,7 +144,7 @@ public struct ProbePlan: Sendable, Equatable {
     }
 
     /// Checks that a file can be written: it is writable if it exists, or its directory is.
-    public static func checkWritable(_ path: String) throws(ProbeError) {
+    package static func checkWritable(_ path: String) throws(ProbeError) {
         var info = stat()
         if stat(path, &info) == 0 {
             guard (info.st_mode & S_IFMT) != S_IFDIR else {

@@ -3,9 +3,9 @@ import WirelensCore
 import WirelensCurl
 
 /// Runs a checked plan on an engine and assembles the report.
-public enum ProbeSession {
+package enum ProbeSession {
     /// Runs the plan's tasks and returns the report; `interrupted` tells whether `engine.cancel()` was called.
-    public static func run(_ plan: ProbePlan, engine: Engine, command: String = "probe",
+    package static func run(_ plan: ProbePlan, engine: Engine, command: String = "probe",
                            interrupted: @Sendable () -> Bool,
                            onTaskFinished: (@Sendable (TaskRecord) -> Void)? = nil) async -> Report {
         let started = MonotonicClock.wallMicros()
@@ -16,10 +16,10 @@ public enum ProbeSession {
     }
 
     /// A run whose tasks were handed over as they ended: its report and what its failed tasks decide.
-    public struct Streamed {
+    package struct Streamed {
         /// The report, summarised over every task; its `tasks` hold the run's only task when it had one, else none.
-        public var report: Report
-        public var failures: TaskFailures
+        package var report: Report
+        package var failures: TaskFailures
     }
 
     /// Runs the plan's tasks, handing each to `consume` as it ends, so that what is held does not grow with the
@@ -32,7 +32,7 @@ public enum ProbeSession {
     /// first error it throws cancels the run and is thrown here once the tasks in flight have ended. The engine
     /// must not have run tasks before (task indices start at 0). `listsConnections` false leaves the report's
     /// `connections` empty (for a reader that shows none: the text summary).
-    public static func stream(_ plan: ProbePlan, engine: Engine, command: String = "probe",
+    package static func stream(_ plan: ProbePlan, engine: Engine, command: String = "probe",
                               interrupted: @Sendable () -> Bool, listsConnections: Bool = true,
                               begin: (Report) throws -> Void,
                               consume: @escaping (TaskRecord) throws -> Void) async throws -> Streamed {
@@ -84,7 +84,7 @@ public enum ProbeSession {
 
     /// The report of tasks an engine ran: the redacted configuration, libcurl's description, the summary (given,
     /// or built from the tasks), its connections (likewise) and the caveats that apply; it ends now.
-    public static func report(command: String, engine: Engine, startedAt: Int64, interrupted: Bool, urls: [String],
+    package static func report(command: String, engine: Engine, startedAt: Int64, interrupted: Bool, urls: [String],
                               method: String, body: BodySource, repeatCount: Int, tasks: [TaskRecord],
                               summary: Summary? = nil, connections: [ConnectionRecord]? = nil) -> Report {
         let ended = MonotonicClock.wallMicros()

@@ -7,15 +7,15 @@ import WirelensCore
 ///
 /// Each attempt is one task of the engine (its own retries are not used: a retry must ask for the bytes from
 /// where the file now ends, not from where the first attempt began).
-public struct ResumableDownload: Sendable {
-    public var url: String
-    public var path: String
+package struct ResumableDownload: Sendable {
+    package var url: String
+    package var path: String
     /// Continue a file that already holds part of the resource (as `curl -C -`); otherwise start from byte 0.
-    public var resume: Bool
+    package var resume: Bool
     /// Further attempts after a failed or short one; each resumes from the file's end.
-    public var retries: Int
+    package var retries: Int
 
-    public init(url: String, path: String, resume: Bool, retries: Int) {
+    package init(url: String, path: String, resume: Bool, retries: Int) {
         self.url = url
         self.path = path
         self.resume = resume
@@ -23,18 +23,18 @@ public struct ResumableDownload: Sendable {
     }
 
     /// What a download came to.
-    public struct Outcome: Sendable, Equatable {
+    package struct Outcome: Sendable, Equatable {
         /// Every attempt's record, in order.
-        public var records: [TaskRecord]
+        package var records: [TaskRecord]
         /// Bytes the file held before the first attempt (0 without --resume).
-        public var resumedFrom: Int64
+        package var resumedFrom: Int64
         /// The last attempt's verdict.
-        public var verdict: DownloadCheck.Verdict
+        package var verdict: DownloadCheck.Verdict
     }
 
     /// Runs attempts until the file is complete, the answer is wrong, the attempts run out or `interrupted()`.
     /// The engine must keep response headers (`includeResponseHeaders`).
-    public func run(engine: Engine, interrupted: @Sendable () -> Bool) async -> Outcome {
+    package func run(engine: Engine, interrupted: @Sendable () -> Bool) async -> Outcome {
         let resumedFrom = resume ? Self.regularSize(of: path) ?? 0 : 0
         var records: [TaskRecord] = []
         var verdict = DownloadCheck.Verdict.short(have: resumedFrom, expected: nil)

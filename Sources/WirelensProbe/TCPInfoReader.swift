@@ -7,12 +7,12 @@ import WirelensCore
 ///
 /// glibc's `struct tcp_info` is older and shorter than the kernel's, so the socket is asked for the bytes of every
 /// field read (`TCPInfo.byteCount`) and the returned length says which of them the running kernel has.
-public enum TCPInfoReader {
+package enum TCPInfoReader {
     /// The socket's snapshot, or nil when it is not a TCP socket, is closed, or this is not Linux.
     ///
     /// The kernel fills the snapshot's own bytes: it copies at most the length asked for (`TCPInfo.byteCount`, every
     /// field read here) and returns how much it had, so a kernel with a shorter struct leaves the later fields out.
-    public static func read(socket: Int32) -> TCPInfo? {
+    package static func read(socket: Int32) -> TCPInfo? {
         #if os(Linux)
         TCPInfo { buffer, capacity in
             var length = socklen_t(capacity)
@@ -26,7 +26,7 @@ public enum TCPInfoReader {
 
     /// The socket's send buffer as the kernel reports it (`SO_SNDBUF`: double what was set, or the auto-tuned size),
     /// or nil when it cannot be read.
-    public static func sendBuffer(socket: Int32) -> Int? {
+    package static func sendBuffer(socket: Int32) -> Int? {
         #if os(Linux)
         buffer(socket: socket, SO_SNDBUF)
         #else
@@ -36,7 +36,7 @@ public enum TCPInfoReader {
 
     /// The socket's receive buffer as the kernel reports it (`SO_RCVBUF`: double what was set, or the auto-tuned
     /// size), or nil when it cannot be read.
-    public static func receiveBuffer(socket: Int32) -> Int? {
+    package static func receiveBuffer(socket: Int32) -> Int? {
         #if os(Linux)
         buffer(socket: socket, SO_RCVBUF)
         #else

@@ -2,28 +2,28 @@ import WirelensCore
 import WirelensCurl
 
 /// A URL checked with libcurl's own parser (the same one the transfer will use).
-public struct TargetURL: Sendable, Equatable {
+package struct TargetURL: Sendable, Equatable {
     /// The URL as given.
-    public var text: String
+    package var text: String
     /// "http" or "https".
-    public var scheme: String
+    package var scheme: String
     /// The host, without brackets for IPv6.
-    public var host: String
+    package var host: String
     /// True when the host is an IPv4 or IPv6 literal.
-    public var hostIsIPLiteral: Bool
+    package var hostIsIPLiteral: Bool
     /// Scheme, host and port (the default port when none is written), for the redirect rules.
-    public var origin: Origin
+    package var origin: Origin
     /// The user info (`user:password@`) the URL carries, as written (percent-encoded); nil when it has none.
-    public var userInfo: UserInfo?
+    package var userInfo: UserInfo?
 
     /// The `user[:password]` part of a URL's authority, percent-encoded as written.
-    public struct UserInfo: Sendable, Equatable {
-        public var user: String
-        public var password: String?
+    package struct UserInfo: Sendable, Equatable {
+        package var user: String
+        package var password: String?
     }
 
     /// Parses and checks `text`; only http and https are accepted.
-    public init(_ text: String) throws(ProbeError) {
+    package init(_ text: String) throws(ProbeError) {
         let parsed = try Parsed(text)
         guard parsed.origin.scheme == "http" || parsed.origin.scheme == "https" else {
             throw ProbeError.unsupportedScheme(text, scheme: parsed.origin.scheme)
@@ -41,17 +41,17 @@ public struct TargetURL: Sendable, Equatable {
 
     /// The origin of any URL libcurl can parse, whatever its scheme (a redirect's Location is judged before it is
     /// followed).
-    public static func origin(of text: String) throws(ProbeError) -> Origin {
+    package static func origin(of text: String) throws(ProbeError) -> Origin {
         try Parsed(text).origin
     }
 
     /// The same URL with other user info (nil: none), as libcurl writes it.
-    public func replacingUserInfo(_ info: UserInfo?) throws(ProbeError) -> TargetURL {
+    package func replacingUserInfo(_ info: UserInfo?) throws(ProbeError) -> TargetURL {
         try TargetURL(Parsed.rewrite(text, userInfo: info))
     }
 
     /// True for dotted-quad IPv4 and for IPv6 literals.
-    public static func isIPLiteral(_ host: String) -> Bool {
+    package static func isIPLiteral(_ host: String) -> Bool {
         if host.contains(":") { return true }
         let parts = host.split(separator: ".", omittingEmptySubsequences: false)
         return parts.count == 4 && parts.allSatisfy { part in

@@ -8,11 +8,11 @@ import WirelensCore
 /// retries, timeouts, reuse) comes from the task's options. Made once and kept (a check keeps its object for the
 /// life of the process): the engine builds what the options need (libcurl header lists, lifecycle rules) once per
 /// object.
-public final class TaskOptions: Sendable {
-    public let options: ProbeOptions
+package final class TaskOptions: Sendable {
+    package let options: ProbeOptions
 
     /// Options for tasks; headers that would split a request are refused here, as the engine refuses its own.
-    public init(_ options: ProbeOptions) throws(ProbeError) {
+    package init(_ options: ProbeOptions) throws(ProbeError) {
         try Self.checkHeaders(options)
         self.options = options
     }

@@ -10,7 +10,7 @@ import WirelensCore
 /// runs, each exchange bounded beforehand from its strings' lengths. `CaptureJSONWriterTests` holds the two paths
 /// to the same output, `CaptureJSONWriterValueTests` the edges of the shortcuts (repeated instants, strings
 /// copied eight bytes at a time, the usual method and version as static text) to Foundation's reading of them.
-public struct CaptureConnectionJSONWriter {
+package struct CaptureConnectionJSONWriter {
     /// The second of the last instant written, and its text up to the fraction (`"YYYY-MM-DDTHH:MM:SS.`, 21
     /// bytes, in three words): the instants of a capture come in runs within the same second.
     private var cachedSecond: Int64 = .min
@@ -20,12 +20,12 @@ public struct CaptureConnectionJSONWriter {
     private var lastInstant: Int64 = 0
     private var lastFraction: UInt64 = 0
 
-    public init() {
+    package init() {
         _ = remember(lastInstant)
     }
 
     /// Appends one connection as a compact JSON object.
-    public mutating func append(_ c: TCPConnection, to bytes: inout [UInt8]) {
+    package mutating func append(_ c: TCPConnection, to bytes: inout [UInt8]) {
         bytes.appendJSON(bound: Self.headBound(c)) { head(c, &$0) }
         c.exchanges.withUnsafeBufferPointer { exchanges in
             // Read in place: a copy of each would retain and release its strings.

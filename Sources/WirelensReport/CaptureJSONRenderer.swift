@@ -12,9 +12,9 @@ import WirelensCore
 /// the same bytes as their Codable encoding (held so over generated connections by `CaptureJSONWriterTests`),
 /// at less than a tenth of its cost (the Codable encoding more than doubled the instructions of an analysis
 /// written as JSON, reports/bench/capture/RESULTS.md).
-public enum CaptureJSONRenderer {
+package enum CaptureJSONRenderer {
     /// The whole document of a report that holds its connections.
-    public static func render(_ report: CaptureReport) throws -> [UInt8] {
+    package static func render(_ report: CaptureReport) throws -> [UInt8] {
         var whole: [UInt8] = []
         let emit = { (bytes: [UInt8]) in whole.append(contentsOf: bytes) }
         var stream = try Stream(head: report)
@@ -25,7 +25,7 @@ public enum CaptureJSONRenderer {
 
     /// A document written piece by piece: the head, then connections one at a time, then the totals; the bytes
     /// go to `emit` in chunks of about `chunk`.
-    public struct Stream {
+    package struct Stream {
         private var buffer: [UInt8] = []
         private var count = 0
         private let encoder = StreamingJSONEncoder(prettyPrinted: false)
@@ -35,7 +35,7 @@ public enum CaptureJSONRenderer {
         static let chunk = 1 << 18
 
         /// Starts the document of `report` (only the members before its connections are written).
-        public init(head report: CaptureReport) throws {
+        package init(head report: CaptureReport) throws {
             buffer.reserveCapacity(Self.chunk + (1 << 16))
             buffer.append(UInt8(ascii: "{"))
             for member in CaptureReport.Member.head {
@@ -47,7 +47,7 @@ public enum CaptureJSONRenderer {
         }
 
         /// Appends one connection.
-        public mutating func add(_ connection: TCPConnection, emit: ([UInt8]) throws -> Void) throws {
+        package mutating func add(_ connection: TCPConnection, emit: ([UInt8]) throws -> Void) throws {
             if count > 0 { buffer.append(UInt8(ascii: ",")) }
             count += 1
             connections.append(connection, to: &buffer)
@@ -58,7 +58,7 @@ public enum CaptureJSONRenderer {
         }
 
         /// Ends the document with `report`'s totals (its `connections` are not written again).
-        public mutating func finish(_ report: CaptureReport, emit: ([UInt8]) throws -> Void) throws {
+        package mutating func finish(_ report: CaptureReport, emit: ([UInt8]) throws -> Void) throws {
             buffer.append(UInt8(ascii: "]"))
             for member in CaptureReport.Member.tail {
                 buffer.append(UInt8(ascii: ","))

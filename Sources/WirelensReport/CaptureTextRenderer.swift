@@ -3,21 +3,21 @@ import WirelensCore
 
 /// Renders a capture analysis for a person at a terminal: the summary, then connection by connection
 /// with their HTTP exchanges, then the caveats.
-public struct CaptureTextRenderer: Sendable {
+package struct CaptureTextRenderer: Sendable {
     /// Whether to colour the output with ANSI SGR sequences.
-    public var color: Bool
+    package var color: Bool
     /// Connections listed one by one at most (the first ones of the capture); the JSON report has them all.
-    public var connectionLimit: Int
+    package var connectionLimit: Int
     /// Exchanges listed one by one per connection at most.
-    public var exchangeLimit: Int
+    package var exchangeLimit: Int
 
     /// Connections listed one by one unless told otherwise.
-    public static let defaultConnectionLimit = 50
+    package static let defaultConnectionLimit = 50
     /// Findings of each wire check (downloads, HTTP/2 uploads) the verification section writes out (its count
     /// covers them all).
     static let findingsListed = 3
 
-    public init(color: Bool, connectionLimit: Int = defaultConnectionLimit, exchangeLimit: Int = 20) {
+    package init(color: Bool, connectionLimit: Int = defaultConnectionLimit, exchangeLimit: Int = 20) {
         self.color = color
         self.connectionLimit = connectionLimit
         self.exchangeLimit = exchangeLimit
@@ -25,17 +25,17 @@ public struct CaptureTextRenderer: Sendable {
 
     /// The lines of one connection in the report's connection list: a streamed analysis keeps these (bounded by
     /// `exchangeLimit`) instead of the connection with all its exchanges.
-    public func connectionLines(_ connection: TCPConnection) -> [String] {
+    package func connectionLines(_ connection: TCPConnection) -> [String] {
         lines(for: connection, style: ANSIStyle(enabled: color))
     }
 
     /// The report as text, ending with a newline.
-    public func render(_ report: CaptureReport) -> String {
+    package func render(_ report: CaptureReport) -> String {
         render(report, listed: report.connections.prefix(connectionLimit).map(connectionLines))
     }
 
     /// The report as text with its connection list given as `connectionLines` of its first connections.
-    public func render(_ report: CaptureReport, listed: [[String]]) -> String {
+    package func render(_ report: CaptureReport, listed: [[String]]) -> String {
         let style = ANSIStyle(enabled: color)
         let s = report.summary
         var lines: [String] = []
@@ -95,7 +95,7 @@ public struct CaptureTextRenderer: Sendable {
     }
 
     /// The verification section alone, ending with a newline (for the probe's live capture).
-    public func render(_ verification: ProbeVerification) -> String {
+    package func render(_ verification: ProbeVerification) -> String {
         verificationLines(verification, style: ANSIStyle(enabled: color)).joined(separator: "\n") + "\n"
     }
 

@@ -3,17 +3,17 @@ import WirelensCore
 
 /// The summary tables of a comparison as rows of cells, shared by the text and the HTML renderers: one row per
 /// configuration with its throughput, speed-up, latency, connections and errors; one with its phase medians.
-public struct CompareTable: Sendable, Equatable {
+package struct CompareTable: Sendable, Equatable {
     /// The column titles.
-    public var headers: [String]
+    package var headers: [String]
     /// The cells, one array per configuration.
-    public var rows: [[String]]
+    package var rows: [[String]]
     /// Which columns hold numbers (aligned right).
-    public var numeric: [Bool]
+    package var numeric: [Bool]
 
     /// The main table: mode, limit, throughput, speed-up (min–max over repetitions), wall time, latency
     /// p50/p90/p99, connections opened, reuse, errors and the leading verdict with its share of the time.
-    public static func results(_ document: CompareDocument) -> CompareTable {
+    package static func results(_ document: CompareDocument) -> CompareTable {
         let headers = ["Mode", "Limit", "Throughput", "Speed-up", "Spread", "Wall", "p50 ms", "p90 ms", "p99 ms",
                        "Conns", "Reuse", "Errors", "Verdict"]
         let rows = document.results.map { r -> [String] in
@@ -31,11 +31,11 @@ public struct CompareTable: Sendable, Equatable {
     }
 
     /// The mark of a configuration with failed tasks, on its row and its failure line.
-    public static let failedMark = "✗"
+    package static let failedMark = "✗"
 
     /// One line per configuration with failed tasks ("✗ h1 @ 4: 8/8 tasks failed: connect: …"), so that its
     /// figures are not read as a measurement; empty when every task succeeded.
-    public static func failureLines(_ document: CompareDocument) -> [String] {
+    package static func failureLines(_ document: CompareDocument) -> [String] {
         document.results.compactMap { r in
             r.failure.map { "\(failedMark) \(r.mode.rawValue) @ \(r.limit.display): \($0.description)" }
         }
@@ -47,7 +47,7 @@ public struct CompareTable: Sendable, Equatable {
     }
 
     /// The phase table: the median of each phase (ms) per configuration.
-    public static func phases(_ document: CompareDocument) -> CompareTable {
+    package static func phases(_ document: CompareDocument) -> CompareTable {
         let names = ["queue", "connect", "tls", "send", "wait", "receive"]
         let headers = ["Mode", "Limit", "Queue", "Connect", "TLS", "Send", "Wait", "Receive"]
         let rows = document.results.map { r in

@@ -3,16 +3,16 @@ import WirelensCore
 
 /// Renders a comparison for a person at a terminal: what was compared, the results table, the phase medians
 /// and one recommendation per mode.
-public struct CompareTextRenderer: Sendable {
+package struct CompareTextRenderer: Sendable {
     /// Whether to colour the output with ANSI SGR sequences.
-    public var color: Bool
+    package var color: Bool
 
-    public init(color: Bool) {
+    package init(color: Bool) {
         self.color = color
     }
 
     /// The comparison as text, ending with a newline.
-    public func render(_ document: CompareDocument) -> String {
+    package func render(_ document: CompareDocument) -> String {
         let style = ANSIStyle(enabled: color)
         var lines: [String] = []
         if document.interrupted {

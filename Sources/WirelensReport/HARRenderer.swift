@@ -7,9 +7,9 @@ import WirelensCore
 /// handshake (`ssl` is the handshake alone, counted inside `connect`), and a phase that did not happen is -1
 /// (`blocked`, `dns`, `connect`, `ssl`) or 0 (`send`, `wait`, `receive`, which HAR requires to be non-negative).
 /// `time` is the sum of the non-negative timings other than `ssl`, as the spec says.
-public enum HARRenderer {
+package enum HARRenderer {
     /// The HAR document for a report.
-    public static func document(_ report: Report) -> HARDocument {
+    package static func document(_ report: Report) -> HARDocument {
         let requestHeaders = Self.requestHeaders(report.configuration.options)
         // The spec prefers entries sorted by start time; concurrent tasks interleave, so sort (ties keep task order).
         var started: [(start: Int64, order: Int, entry: HARDocument.Entry)] = []
@@ -25,12 +25,12 @@ public enum HARRenderer {
     }
 
     /// The document as JSON text (two-space indentation, keys in the spec's order), with a trailing newline.
-    public static func render(_ report: Report) throws -> [UInt8] {
+    package static func render(_ report: Report) throws -> [UInt8] {
         try StreamingJSONEncoder(prettyPrinted: true).encode(document(report)) + [UInt8(ascii: "\n")]
     }
 
     /// The HAR timings of one transaction, in milliseconds.
-    public static func timings(_ phases: Phases) -> HARDocument.Timings {
+    package static func timings(_ phases: Phases) -> HARDocument.Timings {
         func ms(_ micros: Int64?, absent: Double) -> Double { micros.map(Format.millis(fromMicros:)) ?? absent }
         let connect: Int64? = phases.connect.map { $0 + (phases.tls ?? 0) }
         return HARDocument.Timings(

@@ -3,9 +3,9 @@ import WirelensCore
 
 /// Renders a probe report or a comparison as one self-contained HTML page: inline CSS and SVG drawn here,
 /// no script and no fetch. The markup is XHTML-compatible, so an XML parser reads it.
-public enum HTMLRenderer {
+package enum HTMLRenderer {
     /// A probe (or upload) report: its summary figures, phase table and the waterfall by connection.
-    public static func render(_ report: Report) -> String {
+    package static func render(_ report: Report) -> String {
         let s = report.summary
         var body = "<h1>Wirelens report</h1>"
         body += "<p class=\"sub\">\(HTMLText.escape(report.command)) · \(HTMLText.escape(report.configuration.urls.prefix(3).joined(separator: ", ")))"
@@ -33,7 +33,7 @@ public enum HTMLRenderer {
 
     /// A comparison: the recommendation, throughput and p90 latency against the limit (one line per mode), the
     /// summary tables, and a waterfall of each configuration's last run.
-    public static func render(_ document: CompareDocument) -> String {
+    package static func render(_ document: CompareDocument) -> String {
         var body = "<h1>Wirelens compare</h1>"
         body += "<p class=\"sub\">\(HTMLText.escape(document.url)) · workload \(HTMLText.escape(document.workload)) · "
             + "\(document.repetitions) repetition\(document.repetitions == 1 ? "" : "s"), interleaved · "

@@ -5,12 +5,12 @@ import WirelensCore
 ///
 /// The shape of the document is defined by `Report+Codable.swift` in WirelensCore and described in
 /// `docs/report-schema.md`; this type only fixes the output formatting.
-public enum JSONRenderer {
+package enum JSONRenderer {
     /// The report as pretty-printed JSON text, slashes unescaped, ending with a newline.
     ///
     /// Keys keep the order the types encode them in (a transaction's timeline in time order); the summary's
     /// maps write their keys in a fixed order, so the same report always gives the same bytes.
-    public static func render(_ report: Report) throws -> String {
+    package static func render(_ report: Report) throws -> String {
         String(decoding: try renderBytes(report), as: UTF8.self)
     }
 
@@ -18,7 +18,7 @@ public enum JSONRenderer {
     ///
     /// Reports of more than `compactAbove` tasks are written compact (no indentation): 20 000 tasks make a document
     /// of tens of MB, a third of it spaces. `wirelens render REPORT --format json` indents any report.
-    public static func renderBytes(_ report: Report, compactAbove: Int = Int.max) throws -> [UInt8] {
+    package static func renderBytes(_ report: Report, compactAbove: Int = Int.max) throws -> [UInt8] {
         var whole: [UInt8] = []
         try render(report, compactAbove: compactAbove) { whole.append(contentsOf: $0) }
         return whole
@@ -26,7 +26,7 @@ public enum JSONRenderer {
 
     /// The same document handed to `emit` in pieces of about `chunkSize` bytes, so that a report of tens
     /// of MB is written through one small buffer instead of being held whole in memory.
-    public static func render(_ report: Report, compactAbove: Int = Int.max, chunkSize: Int = 1 << 20,
+    package static func render(_ report: Report, compactAbove: Int = Int.max, chunkSize: Int = 1 << 20,
                               emit: ([UInt8]) throws -> Void) throws {
         guard report.tasks.count > compactAbove else {
             var bytes = try StreamingJSONEncoder(prettyPrinted: true).encode(report)
@@ -44,7 +44,7 @@ public enum JSONRenderer {
     ///
     /// The only writer of a compact report: a run's report written while the run goes on (`.streamed`, the
     /// default: the tasks right after `configuration`), and a stored report of many tasks (`.stored`).
-    public struct Stream {
+    package struct Stream {
         private var json = JSONWriter(pretty: false, capacity: 0)
         private let after: [Report.Section]
         /// The depth of the tasks array in `json`.
@@ -53,7 +53,7 @@ public enum JSONRenderer {
 
         /// Starts the document of `report`: the members before the tasks (for `.streamed`, `schema` to
         /// `startedAt`, and `configuration`), and the tasks array.
-        public init(head report: Report, layout: Report.Layout = .streamed, chunkSize: Int = 1 << 20) throws {
+        package init(head report: Report, layout: Report.Layout = .streamed, chunkSize: Int = 1 << 20) throws {
             let sections = layout.sections
             let before = sections.prefix { $0 != .tasks }
             after = Array(sections.dropFirst(before.count + 1))
@@ -66,14 +66,14 @@ public enum JSONRenderer {
         }
 
         /// Appends one task.
-        public mutating func add(_ task: TaskRecord, emit: ([UInt8]) throws -> Void) throws {
+        package mutating func add(_ task: TaskRecord, emit: ([UInt8]) throws -> Void) throws {
             json.beginMember(depth: tasksDepth, key: nil)
             TaskJSONWriter.append(task, to: &json.bytes)
             if json.bytes.count >= chunkSize { try flush(emit: emit) }
         }
 
         /// Hands over what has gathered so far.
-        public mutating func flush(emit: ([UInt8]) throws -> Void) throws {
+        package mutating func flush(emit: ([UInt8]) throws -> Void) throws {
             guard !json.bytes.isEmpty else { return }
             try emit(json.bytes)
             json.bytes.removeAll(keepingCapacity: true)
@@ -81,7 +81,7 @@ public enum JSONRenderer {
 
         /// Ends the document with the members after the tasks, from `report` (for `.streamed`: `endedAt`,
         /// `interrupted`, `caveats`, `summary`, `upload` and `connections`), and hands over the rest.
-        public mutating func finish(_ report: Report, emit: ([UInt8]) throws -> Void) throws {
+        package mutating func finish(_ report: Report, emit: ([UInt8]) throws -> Void) throws {
             json.closeFrames(above: tasksDepth - 1)
             // The connections through their own writer (a run of fresh connections lists thousands), the rest
             // through Codable.
@@ -105,7 +105,7 @@ public enum JSONRenderer {
     }
 
     /// Reads a `wirelens.report/1` document; throws a `DecodingError` for any other document.
-    public static func decode(_ data: Data) throws -> Report {
+    package static func decode(_ data: Data) throws -> Report {
         try JSONDecoder().decode(Report.self, from: data)
     }
 }

@@ -1,13 +1,13 @@
 import Foundation
 
 /// Writes reports: to a file atomically (a reader never sees half a report), or to a descriptor.
-public enum ReportFile {
+package enum ReportFile {
     /// A write failure with the system's reason.
-    public struct WriteError: Error, CustomStringConvertible {
-        public let description: String
+    package struct WriteError: Error, CustomStringConvertible {
+        package let description: String
 
         /// The error of the system call that just failed.
-        public static func fromErrno() -> WriteError {
+        package static func fromErrno() -> WriteError {
             WriteError(description: String(cString: strerror(errno)))
         }
     }
@@ -17,7 +17,7 @@ public enum ReportFile {
     /// new files fails at once, whoever runs it (`access(2)` says yes to root on a read-only file system). A FIFO
     /// is only checked for write permission: opening it would block for a reader, or hand that reader an EOF.
     /// The error's description is the reason, for the caller's one line.
-    public static func checkWritable(_ path: String) throws(WriteError) {
+    package static func checkWritable(_ path: String) throws(WriteError) {
         func failure(_ reason: String) -> WriteError { WriteError(description: reason) }
         var status = stat()
         if stat(path, &status) == 0 {
@@ -41,7 +41,7 @@ public enum ReportFile {
     /// Writes what `produce` emits, piece by piece, to a temporary file beside `path`, then renames it over
     /// `path` (a device or a pipe is written to directly). A `WriteError` is the file's; any other error is
     /// `produce`'s, and leaves no file behind.
-    public static func write(to path: String, _ produce: (_ emit: ([UInt8]) throws -> Void) throws -> Void) throws {
+    package static func write(to path: String, _ produce: (_ emit: ([UInt8]) throws -> Void) throws -> Void) throws {
         let destination = try Destination(path: path)
         do {
             try produce(destination.write)
@@ -54,7 +54,7 @@ public enum ReportFile {
 
     /// Where a report's bytes go while it is written: a temporary file beside the report's path, renamed over it
     /// by `commit()` (a reader never sees half a report), or a device, a pipe or standard output written directly.
-    public final class Destination {
+    package final class Destination {
         private let fd: Int32
         /// The temporary file and the path it is renamed to; nil when written directly.
         private let rename: (temporary: String, path: String)?
@@ -62,7 +62,7 @@ public enum ReportFile {
 
         /// Opens `path` for a report: a temporary file beside it, or `path` itself when it exists and is not a
         /// regular file (renaming over /dev/null, /dev/stdout or a FIFO would replace it with a regular file).
-        public init(path: String) throws {
+        package init(path: String) throws {
             var status = stat()
             if stat(path, &status) == 0, status.st_mode & S_IFMT != S_IFREG {
                 fd = open(path, O_WRONLY)
@@ -76,7 +76,7 @@ public enum ReportFile {
         }
 
         /// Standard output, which is left open.
-        public static func standardOutput() -> Destination { Destination(descriptor: STDOUT_FILENO) }
+        package static func standardOutput() -> Destination { Destination(descriptor: STDOUT_FILENO) }
 
         private init(descriptor: Int32) {
             fd = descriptor
@@ -85,12 +85,12 @@ public enum ReportFile {
         }
 
         /// Writes every byte; throws a `WriteError` on failure.
-        public func write(_ bytes: [UInt8]) throws {
+        package func write(_ bytes: [UInt8]) throws {
             guard writeAll(bytes, to: fd) else { throw WriteError.fromErrno() }
         }
 
         /// Closes the file and renames it into place.
-        public func commit() throws {
+        package func commit() throws {
             if isOpen {
                 isOpen = false  // closed exactly once, even when close itself fails
                 guard close(fd) == 0 else { throw WriteError.fromErrno() }
@@ -104,7 +104,7 @@ public enum ReportFile {
         }
 
         /// Closes the file and removes the temporary one: no report is left behind.
-        public func discard() {
+        package func discard() {
             if isOpen {
                 isOpen = false
                 close(fd)
@@ -115,7 +115,7 @@ public enum ReportFile {
 
     /// Writes every byte to `fd`, retrying short writes; false on an error.
     @discardableResult
-    public static func writeAll(_ bytes: [UInt8], to fd: Int32) -> Bool {
+    package static func writeAll(_ bytes: [UInt8], to fd: Int32) -> Bool {
         bytes.withUnsafeBytes { buffer in
             var offset = 0
             while offset < buffer.count {

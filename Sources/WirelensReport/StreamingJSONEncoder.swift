@@ -5,19 +5,19 @@ import Foundation
 /// Foundation's JSONEncoder builds a tree of boxed values first and (on Linux) loses key order; for a report
 /// of 20 000 tasks it took most of a run's time. This encoder streams into one byte buffer. It expects what
 /// every `encode(to:)` in this project does: a container is finished before its parent encodes its next value.
-public struct StreamingJSONEncoder {
+package struct StreamingJSONEncoder {
     /// Two-space indentation and one value per line; false writes compact JSON.
-    public var prettyPrinted: Bool
+    package var prettyPrinted: Bool
     /// Indentation levels added to every line: for a value written inside a document encoded separately
     /// (the connections of a capture report, written one by one).
-    public var baseIndent = 0
+    package var baseIndent = 0
 
-    public init(prettyPrinted: Bool = true) {
+    package init(prettyPrinted: Bool = true) {
         self.prettyPrinted = prettyPrinted
     }
 
     /// Encodes `value` as UTF-8 JSON text.
-    public func encode<T: Encodable>(_ value: T) throws -> [UInt8] {
+    package func encode<T: Encodable>(_ value: T) throws -> [UInt8] {
         var writer = JSONWriter(pretty: prettyPrinted)
         writer.baseIndent = baseIndent
         try writer.encode(value)

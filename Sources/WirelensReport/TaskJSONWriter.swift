@@ -5,9 +5,9 @@ import WirelensCore
 /// `Report+Codable.swift` defines the document; a report of 20 000 tasks spends most of its encoding time
 /// in the tasks, so their compact form is written here field by field, with keys as static text.
 /// `TaskJSONWriterTests` holds the two paths to the same output.
-public enum TaskJSONWriter {
+package enum TaskJSONWriter {
     /// Appends one task as a compact JSON object.
-    public static func append(_ task: TaskRecord, to bytes: inout [UInt8]) {
+    package static func append(_ task: TaskRecord, to bytes: inout [UInt8]) {
         raw("{\"index\":", &bytes); JSONBytes.appendInt(Int64(task.index), to: &bytes)
         raw(",\"url\":", &bytes); JSONBytes.appendString(task.url, to: &bytes)
         raw(",\"method\":", &bytes); JSONBytes.appendString(task.method, to: &bytes)

@@ -6,19 +6,19 @@ import WirelensCore
 /// a run of many tasks is shown as a summary with phase percentiles. Both end with the caveats that change how a
 /// number on the screen reads, one line each, or with every caveat in full when `allCaveats` is true. Colour (ANSI SGR) is written only when `color` is true; otherwise the text holds no
 /// escape byte at all, even when a server or libcurl sent one.
-public struct TextRenderer: Sendable {
+package struct TextRenderer: Sendable {
     /// Whether to colour the output with ANSI SGR sequences.
-    public var color: Bool
+    package var color: Bool
     /// Whether to end with every caveat's whole text (`--caveats`) rather than the brief lines that apply.
-    public var allCaveats: Bool
+    package var allCaveats: Bool
 
-    public init(color: Bool, allCaveats: Bool = false) {
+    package init(color: Bool, allCaveats: Bool = false) {
         self.color = color
         self.allCaveats = allCaveats
     }
 
     /// The report as text, ending with a newline.
-    public func render(_ report: Report) -> String {
+    package func render(_ report: Report) -> String {
         let style = ANSIStyle(enabled: color)
         var lines: [String] = []
         if report.interrupted {

@@ -6,15 +6,15 @@ import WirelensCore
 /// Parsing is done once, before any task runs: a format that cannot be parsed is a usage error, and the unknown
 /// variables are known (and warned about) before the first task prints. `render` is then a pure function of one
 /// task's `WriteOutValues`.
-public struct WriteOut: Sendable, Equatable {
+package struct WriteOut: Sendable, Equatable {
     /// Where a piece of the output goes.
-    public enum Stream: Sendable, Equatable {
+    package enum Stream: Sendable, Equatable {
         case stdout
         case stderr
     }
 
     /// One piece of a parsed format.
-    public enum Piece: Sendable, Equatable {
+    package enum Piece: Sendable, Equatable {
         /// Text written as it is (escapes already resolved).
         case text(String)
         /// A known variable, by name (`json` included).
@@ -24,23 +24,23 @@ public struct WriteOut: Sendable, Equatable {
     }
 
     /// A format that cannot be used, with its one-line message.
-    public struct ParseError: Error, Equatable, CustomStringConvertible {
-        public let message: String
-        public var description: String { message }
+    package struct ParseError: Error, Equatable, CustomStringConvertible {
+        package let message: String
+        package var description: String { message }
     }
 
     /// The pieces in order; an unknown variable leaves no piece (it prints nothing, as in curl).
-    public let pieces: [Piece]
+    package let pieces: [Piece]
 
     /// The unknown variables' names, each once, in the order they first appear.
-    public let unknownVariables: [String]
+    package let unknownVariables: [String]
 
     /// Every variable name `%{…}` accepts, besides `json`, `stdout` and `stderr`.
-    public static var variables: [String] { WriteOutValues.names }
+    package static var variables: [String] { WriteOutValues.names }
 
     /// Parses `format`: `%{name}`, `%%` for `%`, `\n`, `\r`, `\t` and `\\` (another `\x` stays as written, as in
     /// curl); a `%` before anything else is itself. Throws for a `%{` without its `}`.
-    public init(parsing format: String) throws(ParseError) {
+    package init(parsing format: String) throws(ParseError) {
         var pieces: [Piece] = []
         var unknown: [String] = []
         var text = ""
@@ -92,7 +92,7 @@ public struct WriteOut: Sendable, Equatable {
     }
 
     /// The one-line warning about the unknown variables (nil when there are none).
-    public var unknownWarning: String? {
+    package var unknownWarning: String? {
         guard !unknownVariables.isEmpty else { return nil }
         let names = unknownVariables.map { "'\($0)'" }.joined(separator: ", ")
         let noun = unknownVariables.count == 1 ? "variable" : "variables"
@@ -100,7 +100,7 @@ public struct WriteOut: Sendable, Equatable {
     }
 
     /// The output for one task: text per stream, in order (adjacent text for one stream joined).
-    public func render(_ values: WriteOutValues) -> [(stream: Stream, text: String)] {
+    package func render(_ values: WriteOutValues) -> [(stream: Stream, text: String)] {
         var out: [(stream: Stream, text: String)] = []
         var stream = Stream.stdout
         func emit(_ text: String) {

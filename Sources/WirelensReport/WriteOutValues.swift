@@ -7,9 +7,9 @@ import WirelensCore
 /// as in curl; where a phase did not happen the time is the previous step's (a reused connection's
 /// `time_connect` is its `time_namelookup`), and `time_appconnect` is 0 without TLS, as in curl. URLs and the error
 /// message go through the `Redactor`.
-public struct WriteOutValues: Sendable, Equatable {
+package struct WriteOutValues: Sendable, Equatable {
     /// One variable's value and how it is written.
-    public enum Value: Sendable, Equatable {
+    package enum Value: Sendable, Equatable {
         /// A duration or an instant in µs, written as seconds with 6 decimals.
         case seconds(Int64)
         /// A count, a size, a port or a speed in bytes per second.
@@ -20,14 +20,14 @@ public struct WriteOutValues: Sendable, Equatable {
     }
 
     /// The variables in the order `%{json}` writes them.
-    public let values: [(name: String, value: Value)]
+    package let values: [(name: String, value: Value)]
 
-    public static func == (lhs: WriteOutValues, rhs: WriteOutValues) -> Bool {
+    package static func == (lhs: WriteOutValues, rhs: WriteOutValues) -> Bool {
         lhs.values.elementsEqual(rhs.values) { $0.name == $1.name && $0.value == $1.value }
     }
 
     /// The names of the variables, in `%{json}`'s order: curl's, then Wirelens' own.
-    public static let names = [
+    package static let names = [
         "url", "url_effective", "method", "http_code", "response_code", "http_version", "content_type",
         "time_namelookup", "time_connect", "time_appconnect", "time_pretransfer", "time_starttransfer",
         "time_redirect", "time_total", "num_connects", "num_redirects", "remote_ip", "remote_port", "local_ip",
@@ -37,7 +37,7 @@ public struct WriteOutValues: Sendable, Equatable {
     ]
 
     /// The values of `task`; `exitCode` is the exit code Wirelens gives the task (its documented table).
-    public init(task: TaskRecord, exitCode: Int32) {
+    package init(task: TaskRecord, exitCode: Int32) {
         let all = task.transactions
         let from = all.lastIndex { $0.kind == .retry } ?? all.startIndex
         let attempt = all[from...]
@@ -121,12 +121,12 @@ public struct WriteOutValues: Sendable, Equatable {
     }
 
     /// A variable's value as `%{name}` writes it; nil for a name that is not a variable.
-    public func text(of name: String) -> String? {
+    package func text(of name: String) -> String? {
         values.first { $0.name == name }.map { Self.text($0.value) }
     }
 
     /// Every variable as one JSON object (`%{json}`): times and counts as numbers, the rest as strings.
-    public var json: String {
+    package var json: String {
         var bytes: [UInt8] = [UInt8(ascii: "{")]
         for (offset, entry) in values.enumerated() {
             if offset > 0 { bytes.append(UInt8(ascii: ",")) }

@@ -8,17 +8,17 @@ import Synchronization
 /// --every`, `serve`) runs, and a write interrupted by kill -9 leaves the last committed state. The tables are
 /// `HistorySchema`'s: names interned, runs clustered on (check, time), so that reading one check since a time and
 /// removing the runs older than a cut (`removeOlder`) are ranges of the key however many rows the file holds.
-public final class CheckHistory: Sendable {
+package final class CheckHistory: Sendable {
     private let pool: DatabasePool
     /// The database file.
-    public let path: String
+    package let path: String
     /// The trouble of the last write, when it failed.
     private let lastTrouble = Mutex<HistoryTrouble?>(nil)
     /// The ids of the check names this process has stored or read (names are never removed, so ids stay valid).
     private let nameIDs = Mutex<[String: Int64]>([:])
 
     /// What became of a `store`.
-    public enum Outcome: Sendable, Equatable {
+    package enum Outcome: Sendable, Equatable {
         case stored
         /// Not stored; `report` is the trouble when it is new (the first failed write, or another reason than the
         /// last one), nil when it was already reported.
@@ -27,7 +27,7 @@ public final class CheckHistory: Sendable {
 
     /// Opens (creating if needed) the database at `path`, with its directory; a file that cannot be used (damaged,
     /// not a database, not writable) throws HistoryTrouble.
-    public init(path: String) throws(HistoryTrouble) {
+    package init(path: String) throws(HistoryTrouble) {
         self.path = path
         do {
             let directory = (path as NSString).deletingLastPathComponent
@@ -53,7 +53,7 @@ public final class CheckHistory: Sendable {
     }
 
     /// The default location: `$XDG_DATA_HOME/wirelens/history.sqlite`, else `~/.local/share/wirelens/history.sqlite`.
-    public static func defaultPath(environment: [String: String]) -> String {
+    package static func defaultPath(environment: [String: String]) -> String {
         if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") {
             return data + "/wirelens/history.sqlite"
         }
@@ -62,7 +62,7 @@ public final class CheckHistory: Sendable {
     }
 
     /// Stores entries in one transaction. A run of a check at a µs that check already has is stored one µs later.
-    public func append(_ entries: [HistoryEntry]) throws(HistoryTrouble) {
+    package func append(_ entries: [HistoryEntry]) throws(HistoryTrouble) {
         do {
             let added = try pool.write { db in
                 var added: [String: Int64] = [:]
@@ -126,13 +126,13 @@ public final class CheckHistory: Sendable {
 
     /// Stores entries like `append`, remembering the trouble so that a failing database is reported once, not at
     /// every result.
-    public func store(_ entries: [HistoryEntry]) -> Outcome {
+    package func store(_ entries: [HistoryEntry]) -> Outcome {
         remembering { () throws(HistoryTrouble) in try append(entries) }
     }
 
     /// Removes the runs started before `cut` (µs) like `removeOlder`, remembering the trouble like `store`; the
     /// number removed, or the outcome of the failure.
-    public func prune(before cut: Int64, limit: Int) -> Result<Int, PruneFailure> {
+    package func prune(before cut: Int64, limit: Int) -> Result<Int, PruneFailure> {
         var removed = 0
         let outcome = remembering { () throws(HistoryTrouble) in removed = try removeOlder(than: cut, limit: limit) }
         guard case .failed(let report) = outcome else { return .success(removed) }
@@ -140,8 +140,8 @@ public final class CheckHistory: Sendable {
     }
 
     /// A failed `prune`: `report` as in `Outcome.failed`.
-    public struct PruneFailure: Error, Sendable, Equatable {
-        public let report: HistoryTrouble?
+    package struct PruneFailure: Error, Sendable, Equatable {
+        package let report: HistoryTrouble?
     }
 
     /// Runs `write`, keeping its trouble: reported when new, nil when the same as the last write's.
@@ -162,7 +162,7 @@ public final class CheckHistory: Sendable {
     /// Removes at most `limit` runs started before `cut` (µs), oldest of each check first, in one transaction, and
     /// returns how many it removed: fewer than `limit` when no older run is left. Each check's old runs are one
     /// range of the key, so a batch costs what it removes, not what the file holds.
-    public func removeOlder(than cut: Int64, limit: Int) throws(HistoryTrouble) -> Int {
+    package func removeOlder(than cut: Int64, limit: Int) throws(HistoryTrouble) -> Int {
         do {
             return try pool.write { db in
                 let ids = try Int64.fetchAll(db, sql: "SELECT id FROM check_name ORDER BY id")
@@ -183,7 +183,7 @@ public final class CheckHistory: Sendable {
     }
 
     /// Entries started at or after `since` (µs), oldest first; of one check when `check` is given.
-    public func entries(check: String? = nil, since: Int64) throws -> [HistoryEntry] {
+    package func entries(check: String? = nil, since: Int64) throws -> [HistoryEntry] {
         try pool.read { db in
             guard let check else {
                 return try Row.fetchAll(db, sql: HistorySchema.allSinceSQL, arguments: [since]).map { row in
@@ -200,17 +200,17 @@ public final class CheckHistory: Sendable {
 
     /// The names of the checks the history has known, in no set order (a check whose runs were all removed is
     /// still named here, with no entries).
-    public func checkNames() throws -> [String] {
+    package func checkNames() throws -> [String] {
         try pool.read { db in try String.fetchAll(db, sql: "SELECT name FROM check_name") }
     }
 
     /// The number of stored entries.
-    public func count() throws -> Int {
+    package func count() throws -> Int {
         try pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM check_result") ?? 0 }
     }
 
     /// SQLite's integrity check: "ok" when the file is sound.
-    public func integrityCheck() throws -> String {
+    package func integrityCheck() throws -> String {
         try pool.read { db in try String.fetchOne(db, sql: "PRAGMA integrity_check") ?? "no answer" }
     }
 }

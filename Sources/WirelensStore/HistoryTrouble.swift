@@ -5,22 +5,22 @@ import GRDB
 ///
 /// The checks run without it (their results are printed and exported, not stored); `wirelens check` and `serve` then
 /// exit with the CLI's "history unavailable" code unless a check failed.
-public struct HistoryTrouble: Error, Sendable, Equatable, CustomStringConvertible {
+package struct HistoryTrouble: Error, Sendable, Equatable, CustomStringConvertible {
     /// The database file.
-    public let path: String
+    package let path: String
     /// SQLite's (or the file system's) reason, one line.
-    public let reason: String
+    package let reason: String
     /// True when the file is damaged or not a database at all: moving it away is the fix.
-    public let damaged: Bool
+    package let damaged: Bool
 
-    public init(path: String, reason: String, damaged: Bool) {
+    package init(path: String, reason: String, damaged: Bool) {
         self.path = path
         self.reason = reason
         self.damaged = damaged
     }
 
     /// The trouble behind an error GRDB or the file system threw for the database at `path`.
-    public init(path: String, error: any Error) {
+    package init(path: String, error: any Error) {
         if let error = error as? DatabaseError {
             self.init(path: path, reason: error.message ?? "SQLite error \(error.resultCode.rawValue)",
                       damaged: [.SQLITE_NOTADB, .SQLITE_CORRUPT].contains(error.resultCode))
@@ -31,7 +31,7 @@ public struct HistoryTrouble: Error, Sendable, Equatable, CustomStringConvertibl
     }
 
     /// The warning line.
-    public var description: String {
+    package var description: String {
         damaged
             ? "history database '\(path)' is damaged (\(reason)): move it away and a new one is created"
             : "cannot use the history database '\(path)' (\(reason)): fix it, or give --history PATH or --no-history"

@@ -13,23 +13,23 @@ import WirelensConcurrency
 /// than that are removed at the start and every `pruneEvery`, `pruneBatch` rows per transaction with the batches
 /// of new results between them. Trouble (a write that fails, results dropped) goes to `problem` once per new kind
 /// of trouble, and marks the writer `failed`.
-public final class HistoryWriter: Sendable {
+package final class HistoryWriter: Sendable {
     /// How the writer batches and prunes.
-    public struct Policy: Sendable, Equatable {
+    package struct Policy: Sendable, Equatable {
         /// How long (µs) the first result of a batch waits for others.
-        public var linger: Int64 = 500_000
+        package var linger: Int64 = 500_000
         /// A batch is stored at once when this many results wait.
-        public var batchSize = 1000
+        package var batchSize = 1000
         /// At most this many results wait; more are dropped and counted.
-        public var maxPending = 100_000
+        package var maxPending = 100_000
         /// How long (µs) runs are kept; nil: for ever.
-        public var keep: Int64?
+        package var keep: Int64?
         /// The most rows one retention transaction removes.
-        public var pruneBatch = 10_000
+        package var pruneBatch = 10_000
         /// How often (µs) the old runs are removed after the first time, at the start.
-        public var pruneEvery: Int64 = 600_000_000
+        package var pruneEvery: Int64 = 600_000_000
 
-        public init(keep: Int64? = nil) {
+        package init(keep: Int64? = nil) {
             self.keep = keep
         }
     }
@@ -58,7 +58,7 @@ public final class HistoryWriter: Sendable {
     private let thread: BackgroundThread<Void>
 
     /// Starts the writer thread for `history`.
-    public init(history: CheckHistory, policy: Policy = Policy(),
+    package init(history: CheckHistory, policy: Policy = Policy(),
                 problem: @escaping @Sendable (HistoryTrouble) -> Void) {
         self.policy = policy
         self.path = history.path
@@ -70,7 +70,7 @@ public final class HistoryWriter: Sendable {
     }
 
     /// Hands a result to the writer; never waits for the database.
-    public func add(_ entry: HistoryEntry) {
+    package func add(_ entry: HistoryEntry) {
         let (wake, droppedFirst) = inbox.state.withLock { state -> (Bool, Bool) in
             guard !state.closed else { return (false, false) }
             guard state.pending.count < policy.maxPending else {
@@ -90,17 +90,17 @@ public final class HistoryWriter: Sendable {
     }
 
     /// True once a result could not be stored (a write failed, or results were dropped).
-    public var failed: Bool {
+    package var failed: Bool {
         inbox.state.withLock { $0.failed }
     }
 
     /// The results dropped because too many waited.
-    public var dropped: Int {
+    package var dropped: Int {
         inbox.state.withLock { $0.dropped }
     }
 
     /// Stores what is pending and stops the thread; later results are ignored. Waits for the last batch.
-    public func finish() {
+    package func finish() {
         inbox.state.withLock { $0.closed = true }
         inbox.wake.signal()
         thread.join()

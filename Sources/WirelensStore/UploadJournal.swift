@@ -13,15 +13,15 @@ import WirelensDigest
 /// the HMAC-SHA256 of the full URL under a random key kept in the database, and shows the redacted URL for
 /// people. A journal written by an older version (the URL in clear) is rewritten this way when it is opened,
 /// then vacuumed and its WAL truncated, so that no copy of the old rows stays in a free page or a WAL frame.
-public final class UploadJournal: UploadJournaling {
+package final class UploadJournal: UploadJournaling {
     private let queue: DatabaseQueue
     /// The database file.
-    public let path: String
+    package let path: String
     /// The journal's own HMAC key (32 random bytes made with the journal).
     private let urlKey: [UInt8]
 
     /// The default journal file: `$XDG_STATE_HOME/wirelens/uploads.sqlite`, or `~/.local/state/wirelens/uploads.sqlite`.
-    public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    package static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
         let base: String
         if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") {
             base = state
@@ -34,11 +34,11 @@ public final class UploadJournal: UploadJournaling {
 
     /// Entries older than this (seconds) are dropped when the journal is opened: their file was changed or
     /// their upload abandoned long ago.
-    public static let maxAge: Double = 30 * 86_400
+    package static let maxAge: Double = 30 * 86_400
 
     /// Opens (creating when needed, with its directory) the journal at `path`, dropping entries older than `maxAge`
     /// and rewriting an older version's entries without their URLs.
-    public init(path: String, now: Date = Date()) throws(JournalError) {
+    package init(path: String, now: Date = Date()) throws(JournalError) {
         self.path = path
         let directory = (path as NSString).deletingLastPathComponent
         do {
@@ -158,7 +158,7 @@ public final class UploadJournal: UploadJournaling {
         try Int64.fetchOne(db, sql: "SELECT id FROM upload WHERE \(Self.keyClause)", arguments: arguments(key))
     }
 
-    public func entry(for key: UploadJournalKey) throws -> UploadJournalEntry? {
+    package func entry(for key: UploadJournalKey) throws -> UploadJournalEntry? {
         try wrap {
             try queue.read { db in
                 guard let row = try Row.fetchOne(db, sql: "SELECT id, segment_size FROM upload WHERE \(Self.keyClause)",
@@ -173,7 +173,7 @@ public final class UploadJournal: UploadJournaling {
         }
     }
 
-    public func begin(_ key: UploadJournalKey, segmentSize: Int64) throws {
+    package func begin(_ key: UploadJournalKey, segmentSize: Int64) throws {
         try wrap {
             try queue.write { db in
                 if let id = try uploadID(db, key) {
@@ -190,7 +190,7 @@ public final class UploadJournal: UploadJournaling {
         }
     }
 
-    public func record(_ key: UploadJournalKey, segment: Segment) throws {
+    package func record(_ key: UploadJournalKey, segment: Segment) throws {
         try wrap {
             try queue.write { db in
                 guard let id = try uploadID(db, key) else {
@@ -202,7 +202,7 @@ public final class UploadJournal: UploadJournaling {
         }
     }
 
-    public func remove(_ key: UploadJournalKey) throws {
+    package func remove(_ key: UploadJournalKey) throws {
         try wrap {
             try queue.write { db in
                 if let id = try uploadID(db, key) {
@@ -226,9 +226,9 @@ public final class UploadJournal: UploadJournaling {
 }
 
 /// The journal could not be opened, read or written.
-public struct JournalError: Error, CustomStringConvertible, Sendable {
-    public let path: String
-    public let reason: String
+package struct JournalError: Error, CustomStringConvertible, Sendable {
+    package let path: String
+    package let reason: String
 
-    public var description: String { "upload journal '\(path)': \(reason)" }
+    package var description: String { "upload journal '\(path)': \(reason)" }
 }

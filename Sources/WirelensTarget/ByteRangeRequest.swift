@@ -1,7 +1,7 @@
 import Foundation
 
 /// What a `Range` request header asks of a resource of known length (RFC 9110 §14.1.2, single ranges only).
-public enum ByteRangeRequest: Equatable, Sendable {
+package enum ByteRangeRequest: Equatable, Sendable {
     /// No usable Range header: serve the whole resource with 200 (absent, malformed, or several ranges,
     /// which a server may ignore).
     case whole
@@ -11,7 +11,7 @@ public enum ByteRangeRequest: Equatable, Sendable {
     case unsatisfiable
 
     /// Interprets `header` (the Range header's value, nil when absent) for a resource of `length` bytes.
-    public static func parse(_ header: String?, length: Int64) -> ByteRangeRequest {
+    package static func parse(_ header: String?, length: Int64) -> ByteRangeRequest {
         guard let header else { return .whole }
         let text = header.trimmingCharacters(in: [" ", "\t"])
         guard text.lowercased().hasPrefix("bytes="), !text.contains(",") else { return .whole }

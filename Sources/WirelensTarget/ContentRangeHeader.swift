@@ -1,22 +1,22 @@
 import Foundation
 
 /// The `Content-Range: bytes a-b/total` header of a segment upload (inclusive bounds, known total).
-public struct ContentRangeHeader: Equatable, Sendable {
-    public var first: Int64
-    public var last: Int64
-    public var total: Int64
+package struct ContentRangeHeader: Equatable, Sendable {
+    package var first: Int64
+    package var last: Int64
+    package var total: Int64
 
     /// The number of bytes the range covers.
-    public var length: Int64 { last - first + 1 }
+    package var length: Int64 { last - first + 1 }
 
-    public init(first: Int64, last: Int64, total: Int64) {
+    package init(first: Int64, last: Int64, total: Int64) {
         self.first = first
         self.last = last
         self.total = total
     }
 
     /// Parses the header value; the error text says what is wrong, for a 400 answer.
-    public static func parse(_ header: String?) -> Result<ContentRangeHeader, TargetFailure> {
+    package static func parse(_ header: String?) -> Result<ContentRangeHeader, TargetFailure> {
         guard let header else {
             return .failure(.badRequest("missing Content-Range header; send 'Content-Range: bytes first-last/total'"))
         }

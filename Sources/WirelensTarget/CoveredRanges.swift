@@ -1,10 +1,10 @@
 /// Inclusive byte ranges merged into disjoint, sorted runs; answers which bytes of `0..<total` are missing.
-public struct CoveredRanges: Sendable, Equatable {
+package struct CoveredRanges: Sendable, Equatable {
     /// The merged runs as inclusive `[first, last]` pairs, ascending; adjacent runs are joined.
-    public private(set) var runs: [ClosedRange<Int64>] = []
+    package private(set) var runs: [ClosedRange<Int64>] = []
 
     /// Merges the given inclusive ranges.
-    public init<S: Sequence>(_ ranges: S) where S.Element == ClosedRange<Int64> {
+    package init<S: Sequence>(_ ranges: S) where S.Element == ClosedRange<Int64> {
         for range in ranges.sorted(by: { $0.lowerBound < $1.lowerBound }) {
             if let last = runs.last, range.lowerBound <= last.upperBound + 1 {
                 runs[runs.count - 1] = last.lowerBound...max(last.upperBound, range.upperBound)
@@ -15,7 +15,7 @@ public struct CoveredRanges: Sendable, Equatable {
     }
 
     /// The inclusive ranges of `0..<total` that no run covers.
-    public func missing(total: Int64) -> [ClosedRange<Int64>] {
+    package func missing(total: Int64) -> [ClosedRange<Int64>] {
         var gaps: [ClosedRange<Int64>] = []
         var next: Int64 = 0
         for run in runs {

@@ -1,28 +1,28 @@
 /// The faults of one request: from the server's flags, overridden by the query (`reset_after`, `stall`,
 /// `status`, `retry_after`, `pause_after`, `pause`, `fail_first`, `fail_complete`, `wrong_digest`).
-public struct FaultPlan: Sendable, Equatable {
+package struct FaultPlan: Sendable, Equatable {
     /// Reset the connection (RST) once this many bytes have moved: request-body bytes read when the request has
     /// a body, otherwise response bytes sent, counted in resource offsets for `/bytes`.
-    public var resetAfter: Int64?
+    package var resetAfter: Int64?
     /// Wait this long (microseconds) after the request before answering.
-    public var stallMicros: Int64 = 0
+    package var stallMicros: Int64 = 0
     /// Answer this status (after consuming the body) instead of the resource.
-    public var status: Int?
+    package var status: Int?
     /// The Retry-After value (seconds) sent with `status`.
-    public var retryAfter: Int?
+    package var retryAfter: Int?
     /// Pause the response body for `pauseMicros` once this many body bytes were sent (a server stalling mid-body).
-    public var pauseAfter: Int64?
+    package var pauseAfter: Int64?
     /// How long the mid-body pause lasts, in microseconds (1 s unless `pause` says otherwise).
-    public var pauseMicros: Int64 = 1_000_000
+    package var pauseMicros: Int64 = 1_000_000
     /// Answer the first this many requests with the same request target (path and query) with 503, then as
     /// usual: a flaky server that recovers (with Retry-After when `retryAfter` is given).
-    public var failFirst = 0
+    package var failFirst = 0
     /// Answer the first this many complete calls of each upload with 503 (a complete call failing in passing).
-    public var failComplete = 0
+    package var failComplete = 0
     /// The complete call answers a SHA-256 that is not the assembled file's (the client's check must catch it).
-    public var wrongDigest = false
+    package var wrongDigest = false
 
-    public init(resetAfter: Int64? = nil, stallMicros: Int64 = 0, status: Int? = nil, retryAfter: Int? = nil,
+    package init(resetAfter: Int64? = nil, stallMicros: Int64 = 0, status: Int? = nil, retryAfter: Int? = nil,
                 failComplete: Int = 0, wrongDigest: Bool = false) {
         self.resetAfter = resetAfter
         self.stallMicros = stallMicros
@@ -33,7 +33,7 @@ public struct FaultPlan: Sendable, Equatable {
     }
 
     /// This plan with the query's fault parameters applied; other parameters are ignored.
-    public func applying(query: [(String, String)]) -> Result<FaultPlan, TargetFailure> {
+    package func applying(query: [(String, String)]) -> Result<FaultPlan, TargetFailure> {
         do {
             return .success(try parsing(query))
         } catch {

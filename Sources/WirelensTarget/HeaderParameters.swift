@@ -1,13 +1,13 @@
 /// Parses header values of the form `value; name=token; name="quoted \"string\""` (Content-Type,
 /// Content-Disposition), as RFC 9110 §5.6.6 and RFC 7578 write them.
-public struct HeaderParameters: Equatable, Sendable {
+package struct HeaderParameters: Equatable, Sendable {
     /// The value before the first `;`, lowercased and trimmed.
-    public var value: String
+    package var value: String
     /// The parameters by lowercased name, values unquoted.
-    public var parameters: [String: String]
+    package var parameters: [String: String]
 
     /// Parses `text`; a malformed parameter list yields nil.
-    public static func parse(_ text: String) -> HeaderParameters? {
+    package static func parse(_ text: String) -> HeaderParameters? {
         var scalars = Substring(text).unicodeScalars[...]
         func skipSpace() { while let c = scalars.first, c == " " || c == "\t" { scalars.removeFirst() } }
         func token() -> String {

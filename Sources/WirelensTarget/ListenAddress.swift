@@ -1,15 +1,15 @@
 /// A `--listen` value: `HOST:PORT`, `[IPv6]:PORT`, `:PORT` or `PORT` (host 127.0.0.1).
-public struct ListenAddress: Equatable, Sendable {
-    public var host: String
-    public var port: Int
+package struct ListenAddress: Equatable, Sendable {
+    package var host: String
+    package var port: Int
 
-    public init(host: String, port: Int) {
+    package init(host: String, port: Int) {
         self.host = host
         self.port = port
     }
 
     /// Parses the text; nil when the port is not 0...65535 or the brackets do not match.
-    public static func parse(_ text: String) -> ListenAddress? {
+    package static func parse(_ text: String) -> ListenAddress? {
         var host = "127.0.0.1"
         var portText = Substring(text)
         if text.hasPrefix("[") {

@@ -1,18 +1,18 @@
 import WirelensCore
 /// Decides which part uploads fail with 503 (`--fail-parts F --fail-seed S`): a pure function of the seed, the
 /// upload id, the part index and the attempt number, so a failed part can succeed on retry and a run repeats.
-public struct PartFailurePolicy: Sendable, Equatable {
+package struct PartFailurePolicy: Sendable, Equatable {
     /// The fraction of attempts that fail, 0...1.
-    public var fraction: Double
-    public var seed: UInt64
+    package var fraction: Double
+    package var seed: UInt64
 
-    public init(fraction: Double, seed: UInt64) {
+    package init(fraction: Double, seed: UInt64) {
         self.fraction = min(1, max(0, fraction))
         self.seed = seed
     }
 
     /// True when attempt `attempt` (1 for the first) of part `index` of upload `id` is to fail.
-    public func fails(id: String, index: Int, attempt: Int) -> Bool {
+    package func fails(id: String, index: Int, attempt: Int) -> Bool {
         guard fraction > 0 else { return false }
         return Self.unit(seed: seed, id: id, index: index, attempt: attempt) < fraction
     }

@@ -3,7 +3,7 @@ import NIOHTTP1
 import WirelensWire
 
 /// An endpoint of the target server, parsed from a request's method and path.
-public enum TargetRoute: Equatable, Sendable {
+package enum TargetRoute: Equatable, Sendable {
     case index
     case bytes(Int64)
     case delay(milliseconds: Int64)
@@ -15,10 +15,10 @@ public enum TargetRoute: Equatable, Sendable {
     case complete(id: String)
 
     /// The largest `/bytes/{n}`: 1 TiB.
-    public static let maxBytes: Int64 = 1 << 40
+    package static let maxBytes: Int64 = 1 << 40
 
     /// The route for `method` and `path` (without the query), or the 404/405/400 to answer.
-    public static func resolve(method: HTTPMethod, path: String) -> Result<TargetRoute, TargetFailure> {
+    package static func resolve(method: HTTPMethod, path: String) -> Result<TargetRoute, TargetFailure> {
         let segments = path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
         let anyMethod: [HTTPMethod] = []
         func allow(_ methods: [HTTPMethod], _ route: TargetRoute) -> Result<TargetRoute, TargetFailure> {
@@ -83,7 +83,7 @@ public enum TargetRoute: Equatable, Sendable {
     }
 
     /// Splits a request target into its path and its query parameters (names and values percent-decoded).
-    public static func split(uri: String) -> (path: String, query: [(String, String)]) {
+    package static func split(uri: String) -> (path: String, query: [(String, String)]) {
         guard let mark = uri.firstIndex(of: "?") else { return (uri, []) }
         let query = uri[uri.index(after: mark)...].split(separator: "&").map { item -> (String, String) in
             let pair = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)

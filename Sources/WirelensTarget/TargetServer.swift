@@ -11,12 +11,12 @@ import WirelensCore
 /// print(server.baseURL)   // http://127.0.0.1:PORT
 /// try await server.stop()
 /// ```
-public final class TargetServer: Sendable {
+package final class TargetServer: Sendable {
     /// The bound address and port.
-    public let host: String
-    public let port: Int
+    package let host: String
+    package let port: Int
     /// The directory holding segment uploads.
-    public let dataDirectory: String
+    package let dataDirectory: String
     private let ownsDataDirectory: Bool
     private let group: MultiThreadedEventLoopGroup
     private let threadPool: NIOThreadPool
@@ -34,7 +34,7 @@ public final class TargetServer: Sendable {
     }
 
     /// `http://HOST:PORT` (IPv6 hosts in brackets).
-    public var baseURL: String {
+    package var baseURL: String {
         host.contains(":") ? "http://[\(host)]:\(port)" : "http://\(host):\(port)"
     }
 
@@ -46,7 +46,7 @@ public final class TargetServer: Sendable {
     }
 
     /// Binds and starts serving; throws a TargetError when the data directory or the address cannot be used.
-    public static func start(_ config: TargetConfig) async throws -> TargetServer {
+    package static func start(_ config: TargetConfig) async throws -> TargetServer {
         let (dataDirectory, owns) = try prepareDataDirectory(config.dataDirectory)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, config.threads))
         let threadPool = NIOThreadPool(numberOfThreads: 1)
@@ -93,7 +93,7 @@ public final class TargetServer: Sendable {
     }
 
     /// Closes the listener and every connection, and removes the data directory if the server made it.
-    public func stop() async throws {
+    package func stop() async throws {
         try? await channel.close()
         try await group.shutdownGracefully()
         try await threadPool.shutdownGracefully()

@@ -1,25 +1,25 @@
 /// The body of CompleteMultipartUpload: every part's number and the ETag its UploadPart answered, in part order.
-public struct S3CompleteRequest: Sendable, Equatable {
+package struct S3CompleteRequest: Sendable, Equatable {
     /// A part as the request names it.
-    public struct Part: Sendable, Equatable {
-        public var number: Int
-        public var etag: S3ETag
+    package struct Part: Sendable, Equatable {
+        package var number: Int
+        package var etag: S3ETag
 
-        public init(number: Int, etag: S3ETag) {
+        package init(number: Int, etag: S3ETag) {
             self.number = number
             self.etag = etag
         }
     }
 
     /// The parts, sorted by number whatever order they finished in (S3 refuses another order).
-    public private(set) var parts: [Part]
+    package private(set) var parts: [Part]
 
-    public init(parts: [Part]) {
+    package init(parts: [Part]) {
         self.parts = parts.sorted { $0.number < $1.number }
     }
 
     /// The XML S3 takes, each ETag quoted as S3 served it.
-    public var body: String {
+    package var body: String {
         var xml = "<CompleteMultipartUpload xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">"
         for part in parts {
             xml += "<Part><PartNumber>\(part.number)</PartNumber><ETag>&quot;\(Self.escape(part.etag.value))&quot;</ETag></Part>"

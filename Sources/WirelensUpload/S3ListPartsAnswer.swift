@@ -1,26 +1,26 @@
 /// One page of S3's answer to ListParts (`GET /BUCKET/KEY?uploadId=ID`): the parts the server holds of an upload,
 /// and where the next page starts when there are more than one page's worth.
-public struct S3ListPartsAnswer: Sendable, Equatable {
+package struct S3ListPartsAnswer: Sendable, Equatable {
     /// A part the server holds.
-    public struct Part: Sendable, Equatable {
-        public var number: Int
-        public var etag: S3ETag
-        public var size: Int64
+    package struct Part: Sendable, Equatable {
+        package var number: Int
+        package var etag: S3ETag
+        package var size: Int64
 
-        public init(number: Int, etag: S3ETag, size: Int64) {
+        package init(number: Int, etag: S3ETag, size: Int64) {
             self.number = number
             self.etag = etag
             self.size = size
         }
     }
 
-    public var uploadId: String
-    public var parts: [Part]
+    package var uploadId: String
+    package var parts: [Part]
     /// True when more parts follow: ask again from `nextPartNumberMarker`.
-    public var isTruncated: Bool
-    public var nextPartNumberMarker: Int?
+    package var isTruncated: Bool
+    package var nextPartNumberMarker: Int?
 
-    public init(uploadId: String, parts: [Part], isTruncated: Bool, nextPartNumberMarker: Int?) {
+    package init(uploadId: String, parts: [Part], isTruncated: Bool, nextPartNumberMarker: Int?) {
         self.uploadId = uploadId
         self.parts = parts
         self.isTruncated = isTruncated
@@ -29,7 +29,7 @@ public struct S3ListPartsAnswer: Sendable, Equatable {
 
     /// Reads a `ListPartsResult`; throws when it is another document or a part lacks a number, ETag or size S3
     /// would send (numbers 1 to 10,000, sizes not negative).
-    public init(xml bytes: [UInt8]) throws(S3XMLError) {
+    package init(xml bytes: [UInt8]) throws(S3XMLError) {
         let root = try S3XMLElement.parse(bytes, rootNamed: "ListPartsResult", "ListPartsResponse")
         uploadId = root.value("UploadId") ?? ""
         isTruncated = root.value("IsTruncated")?.lowercased() == "true"

@@ -1,12 +1,12 @@
 /// Where an S3 object lives: `s3://BUCKET/KEY` as given, and its path-style URL on a custom endpoint
 /// (`ENDPOINT/BUCKET/KEY`), the key URI-encoded as SigV4 canonical requests encode it.
-public struct S3ObjectAddress: Sendable, Equatable, CustomStringConvertible {
-    public var bucket: String
+package struct S3ObjectAddress: Sendable, Equatable, CustomStringConvertible {
+    package var bucket: String
     /// The object's key, unencoded (`dir/a file é.bin`).
-    public var key: String
+    package var key: String
 
     /// Parses `s3://BUCKET/KEY`; throws a one-line error for another scheme, a bucket name S3 refuses, or no key.
-    public init(_ text: String) throws(S3AddressError) {
+    package init(_ text: String) throws(S3AddressError) {
         guard text.hasPrefix("s3://") else { throw .notS3(text) }
         let rest = text.dropFirst(5)
         guard let slash = rest.firstIndex(of: "/") else { throw .noKey(text) }
@@ -19,10 +19,10 @@ public struct S3ObjectAddress: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// `s3://BUCKET/KEY`, the key unencoded.
-    public var description: String { "s3://\(bucket)/\(key)" }
+    package var description: String { "s3://\(bucket)/\(key)" }
 
     /// The path-style URL of the object on `endpoint` (`http://host:port`, a trailing slash dropped).
-    public func url(endpoint: String) -> String {
+    package func url(endpoint: String) -> String {
         var base = Substring(endpoint)
         while base.hasSuffix("/") { base = base.dropLast() }
         return "\(base)/\(bucket)/\(Self.encode(key))"
@@ -30,7 +30,7 @@ public struct S3ObjectAddress: Sendable, Equatable, CustomStringConvertible {
 
     /// S3's bucket-name rules: 3 to 63 characters of lowercase letters, digits, dots and hyphens, beginning and
     /// ending with a letter or digit.
-    public static func isValidBucket(_ name: String) -> Bool {
+    package static func isValidBucket(_ name: String) -> Bool {
         let bytes = Array(name.utf8)
         guard (3...63).contains(bytes.count) else { return false }
         func alphanumeric(_ byte: UInt8) -> Bool { (0x61...0x7a).contains(byte) || (0x30...0x39).contains(byte) }
@@ -42,7 +42,7 @@ public struct S3ObjectAddress: Sendable, Equatable, CustomStringConvertible {
 
     /// A key as SigV4 encodes an S3 path: every byte of its UTF-8 percent-encoded (upper-case hex) except the
     /// unreserved `A-Z a-z 0-9 - . _ ~` and the `/` between segments.
-    public static func encode(_ key: String) -> String {
+    package static func encode(_ key: String) -> String {
         let digits = Array("0123456789ABCDEF".utf8)
         var out: [UInt8] = []
         for byte in key.utf8 {
@@ -59,12 +59,12 @@ public struct S3ObjectAddress: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// Why an `s3://` destination was refused: each case's description is the one-line error the CLI prints.
-public enum S3AddressError: Error, Equatable, CustomStringConvertible {
+package enum S3AddressError: Error, Equatable, CustomStringConvertible {
     case notS3(String)
     case noKey(String)
     case badBucket(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .notS3(let text): "'\(text)' is not an s3:// address: give s3://BUCKET/KEY"
         case .noKey(let text): "'\(text)' names no object key: give s3://BUCKET/KEY"

@@ -3,37 +3,37 @@
 ///
 /// A part size asked for outside those bounds is refused; a file that would need more than 10,000 parts gets the
 /// size doubled until it fits, as aws-cli does, and is refused when even 5 GiB parts do not fit.
-public struct S3PartPlan: Sendable, Equatable {
+package struct S3PartPlan: Sendable, Equatable {
     /// S3's smallest part but the last.
-    public static let minimumPartSize: Int64 = 5 << 20
+    package static let minimumPartSize: Int64 = 5 << 20
     /// S3's largest part (and largest PutObject).
-    public static let maximumPartSize: Int64 = 5 << 30
+    package static let maximumPartSize: Int64 = 5 << 30
     /// S3's most parts in one upload.
-    public static let maximumParts = 10_000
+    package static let maximumParts = 10_000
     /// Files smaller than this go as one PutObject unless a caller says otherwise (aws-cli's default threshold).
-    public static let defaultThreshold: Int64 = 8 << 20
+    package static let defaultThreshold: Int64 = 8 << 20
 
     /// The file's size in bytes.
-    public var fileSize: Int64
+    package var fileSize: Int64
     /// The size of every part but the last; for a single PutObject, the file's size.
-    public var partSize: Int64
+    package var partSize: Int64
     /// True when the file goes as one PutObject rather than a multipart upload.
-    public var single: Bool
+    package var single: Bool
 
     /// How many parts (1 for a PutObject, and for an empty file).
-    public var partCount: Int {
+    package var partCount: Int {
         single || fileSize == 0 ? 1 : Int((fileSize + partSize - 1) / partSize)
     }
 
     /// The byte range of part `number` (1-based, as S3 numbers them): its offset and length.
-    public func range(ofPart number: Int) -> (offset: Int64, length: Int64) {
+    package func range(ofPart number: Int) -> (offset: Int64, length: Int64) {
         let offset = Int64(number - 1) * partSize
         return (offset, max(0, min(partSize, fileSize - offset)))
     }
 
     /// The plan for a file of `fileSize` bytes in parts of `partSize` (aws-cli's 8 MiB when nil); a file smaller
     /// than `threshold` goes as one PutObject.
-    public init(fileSize: Int64, partSize requested: Int64? = nil,
+    package init(fileSize: Int64, partSize requested: Int64? = nil,
                 threshold: Int64 = S3PartPlan.defaultThreshold) throws(S3PartPlanError) {
         guard fileSize >= 0 else { throw .negativeSize(fileSize) }
         self.fileSize = fileSize
@@ -56,13 +56,13 @@ public struct S3PartPlan: Sendable, Equatable {
 }
 
 /// Why a file cannot be cut for S3: each case's description is the one-line error the CLI prints.
-public enum S3PartPlanError: Error, Equatable, CustomStringConvertible {
+package enum S3PartPlanError: Error, Equatable, CustomStringConvertible {
     case negativeSize(Int64)
     case partTooSmall(Int64)
     case partTooLarge(Int64)
     case tooLarge(Int64)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .negativeSize(let size):
             "file size \(size) is negative"

@@ -8,22 +8,22 @@ import WirelensProbe
 /// retry queue, Content-MD5 on each), then CompleteMultipartUpload with their ETags; a give-up or a stop aborts the
 /// upload (AbortMultipartUpload) unless `keepsParts`. The object's ETag is checked against the one S3 computes from
 /// the parts' MD5s.
-public struct S3Upload: Sendable {
-    public let address: S3ObjectAddress
+package struct S3Upload: Sendable {
+    package let address: S3ObjectAddress
     /// The object's path-style URL on the endpoint.
-    public let objectURL: String
-    public let filePath: String
-    public let parts: S3PartPlan
-    public let parallel: Int
-    public let maxRetries: Int
-    public let retryMaxTime: Int64?
+    package let objectURL: String
+    package let filePath: String
+    package let parts: S3PartPlan
+    package let parallel: Int
+    package let maxRetries: Int
+    package let retryMaxTime: Int64?
     /// Leave the parts on the server when the upload does not complete (no AbortMultipartUpload).
-    public let keepsParts: Bool
-    public let preset: String?
-    public let engine: Engine
-    public let progress: UploadProgress
+    package let keepsParts: Bool
+    package let preset: String?
+    package let engine: Engine
+    package let progress: UploadProgress
 
-    public init(address: S3ObjectAddress, endpoint: String, filePath: String, parts: S3PartPlan, parallel: Int,
+    package init(address: S3ObjectAddress, endpoint: String, filePath: String, parts: S3PartPlan, parallel: Int,
                 maxRetries: Int, retryMaxTime: Int64?, keepsParts: Bool, preset: String?, engine: Engine,
                 progress: UploadProgress = UploadProgress()) {
         self.address = address
@@ -43,7 +43,7 @@ public struct S3Upload: Sendable {
     static let answerLimit = 256 * 1024
 
     /// Runs the upload to its end and returns every request's task, the `upload` section and the ending.
-    public func run() async -> SegmentUploader.Outcome {
+    package func run() async -> SegmentUploader.Outcome {
         parts.single ? await putObject() : await multipart()
     }
 

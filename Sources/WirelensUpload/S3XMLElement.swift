@@ -4,57 +4,57 @@
 /// CompleteMultipartUploadResult, Error): elements, attributes (skipped), character data with the five named
 /// entities and numeric references, CDATA, comments, processing instructions and a DOCTYPE without an internal
 /// subset. It is tolerant of what it does not need and refuses, with `S3XMLError`, a document it cannot read to its end.
-public struct S3XMLElement: Sendable, Equatable {
+package struct S3XMLElement: Sendable, Equatable {
     /// The element's name without a namespace prefix (`ETag`).
-    public var name: String
+    package var name: String
     /// The character data directly inside the element, entities decoded (whitespace kept).
-    public var text: String
-    public var children: [S3XMLElement]
+    package var text: String
+    package var children: [S3XMLElement]
 
-    public init(name: String, text: String = "", children: [S3XMLElement] = []) {
+    package init(name: String, text: String = "", children: [S3XMLElement] = []) {
         self.name = name
         self.text = text
         self.children = children
     }
 
     /// The first child named `name`.
-    public func child(_ name: String) -> S3XMLElement? { children.first { $0.name == name } }
+    package func child(_ name: String) -> S3XMLElement? { children.first { $0.name == name } }
 
     /// Every child named `name`, in document order.
-    public func children(_ name: String) -> [S3XMLElement] { children.filter { $0.name == name } }
+    package func children(_ name: String) -> [S3XMLElement] { children.filter { $0.name == name } }
 
     /// The text of the first child named `name`, without surrounding whitespace; nil when there is no such child.
-    public func value(_ name: String) -> String? { child(name).map { trimmed($0.text) } }
+    package func value(_ name: String) -> String? { child(name).map { trimmed($0.text) } }
 
     /// The largest document `parse` reads, and the deepest nesting: S3's answers are a few KiB and 3 levels deep
     /// (a ListParts page of 1,000 parts is about 200 KiB).
-    public static let maximumBytes = 4 << 20
-    public static let maximumDepth = 32
+    package static let maximumBytes = 4 << 20
+    package static let maximumDepth = 32
 
     /// The non-empty text of the first child named `name`, without surrounding whitespace; `S3XMLError`
     /// (`missingElement`) when there is none.
-    public func required(_ name: String) throws(S3XMLError) -> String {
+    package func required(_ name: String) throws(S3XMLError) -> String {
         guard let text = value(name), !text.isEmpty else { throw S3XMLError(.missingElement, at: 0, element: name) }
         return text
     }
 
     /// The root of a document that must be named one of `names` (S3's own first; a look-alike may differ, as moto
     /// 5.2 answers ListParts with `ListPartsResponse`); `S3XMLError` (`unexpectedRoot`) for another document.
-    public static func parse(_ bytes: [UInt8], rootNamed names: String...) throws(S3XMLError) -> S3XMLElement {
+    package static func parse(_ bytes: [UInt8], rootNamed names: String...) throws(S3XMLError) -> S3XMLElement {
         let root = try parse(bytes)
         guard names.contains(root.name) else { throw S3XMLError(.unexpectedRoot, at: 0, element: root.name) }
         return root
     }
 
     /// The document's root element.
-    public static func parse(_ bytes: [UInt8]) throws(S3XMLError) -> S3XMLElement {
+    package static func parse(_ bytes: [UInt8]) throws(S3XMLError) -> S3XMLElement {
         guard bytes.count <= maximumBytes else { throw S3XMLError(.tooLarge, at: maximumBytes) }
         var reader = Reader(bytes: bytes)
         return try reader.document()
     }
 
     /// `parse` of a string's UTF-8.
-    public static func parse(_ text: String) throws(S3XMLError) -> S3XMLElement { try parse(Array(text.utf8)) }
+    package static func parse(_ text: String) throws(S3XMLError) -> S3XMLElement { try parse(Array(text.utf8)) }
 
     private struct Reader {
         let bytes: [UInt8]

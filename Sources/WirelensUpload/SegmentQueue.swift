@@ -7,28 +7,28 @@ import WirelensCore
 /// `next(size:)` (fixed or dynamic). A failed segment goes to the tail of the queue: it is sent again only
 /// once every other byte of the file has been carved, so a failing segment never holds up the rest. The
 /// retry queue, the in-flight set and the success set never share a segment (`invariantViolation`).
-public struct SegmentQueue: Sendable, Equatable {
+package struct SegmentQueue: Sendable, Equatable {
     /// The file's size in bytes.
-    public let fileSize: Int64
+    package let fileSize: Int64
     /// Ranges of the file not carved into a segment yet, half-open, in file order.
-    public private(set) var uncarved: [Range<Int64>]
+    package private(set) var uncarved: [Range<Int64>]
     /// Failed segments waiting for another attempt, oldest first.
-    public private(set) var retryQueue: [Segment] = []
+    package private(set) var retryQueue: [Segment] = []
     /// Segments being sent, by index.
-    public private(set) var inFlight: [Int: Segment] = [:]
+    package private(set) var inFlight: [Int: Segment] = [:]
     /// Segments the server accepted, by index.
-    public private(set) var succeeded: [Int: Segment] = [:]
+    package private(set) var succeeded: [Int: Segment] = [:]
     /// Segments that failed more often than their retries allow: the upload cannot complete.
-    public private(set) var abandoned: [Int: Segment] = [:]
+    package private(set) var abandoned: [Int: Segment] = [:]
     /// Failed attempts per segment index.
-    public private(set) var failures: [Int: Int] = [:]
+    package private(set) var failures: [Int: Int] = [:]
     /// When set, a segment carved at a multiple of this size gets index `offset / alignedSize`, so a resumed
     /// fixed-size upload sends its missing segments under their first numbers.
-    public let alignedSize: Int64?
+    package let alignedSize: Int64?
     private var nextFreeIndex: Int
 
     /// What became of a failed attempt.
-    public enum FailureOutcome: Sendable, Equatable {
+    package enum FailureOutcome: Sendable, Equatable {
         /// Queued again at the tail; `attempt` is the number of the attempt to come (2 for the first retry).
         case requeued(attempt: Int)
         /// The segment failed `maxRetries + 1` times: the upload cannot complete.
@@ -36,7 +36,7 @@ public struct SegmentQueue: Sendable, Equatable {
     }
 
     /// A queue for a file of `fileSize` bytes of which the segments `done` were already sent (a resumed upload).
-    public init(fileSize: Int64, done: [Segment] = [], alignedSize: Int64? = nil) {
+    package init(fileSize: Int64, done: [Segment] = [], alignedSize: Int64? = nil) {
         self.fileSize = fileSize
         self.alignedSize = alignedSize
         var gaps: [Range<Int64>] = []
@@ -56,17 +56,17 @@ public struct SegmentQueue: Sendable, Equatable {
     }
 
     /// True when every byte of the file was accepted by the server.
-    public var isComplete: Bool { uncarved.isEmpty && retryQueue.isEmpty && inFlight.isEmpty && abandoned.isEmpty }
+    package var isComplete: Bool { uncarved.isEmpty && retryQueue.isEmpty && inFlight.isEmpty && abandoned.isEmpty }
 
     /// True when a segment can be handed out now.
-    public var hasReadyWork: Bool { !uncarved.isEmpty || !retryQueue.isEmpty }
+    package var hasReadyWork: Bool { !uncarved.isEmpty || !retryQueue.isEmpty }
 
     /// Bytes not carved into any segment yet.
-    public var uncarvedBytes: Int64 { uncarved.reduce(0) { $0 + $1.upperBound - $1.lowerBound } }
+    package var uncarvedBytes: Int64 { uncarved.reduce(0) { $0 + $1.upperBound - $1.lowerBound } }
 
     /// The next segment to send, moved in flight: a new one of at most `size` bytes while any byte is
     /// uncarved, else the oldest failed one; nil when there is nothing to send now.
-    public mutating func next(size: Int64) -> Segment? {
+    package mutating func next(size: Int64) -> Segment? {
         let segment: Segment
         if let gap = uncarved.first {
             let length = min(max(1, size), gap.upperBound - gap.lowerBound)
@@ -91,14 +91,14 @@ public struct SegmentQueue: Sendable, Equatable {
     }
 
     /// Records that the server accepted segment `index`.
-    public mutating func succeed(_ index: Int) {
+    package mutating func succeed(_ index: Int) {
         guard let segment = inFlight.removeValue(forKey: index) else { return }
         succeeded[index] = segment
     }
 
     /// Records a failed attempt of segment `index`: queued at the tail again, or exhausted after `maxRetries` retries.
     @discardableResult
-    public mutating func fail(_ index: Int, maxRetries: Int) -> FailureOutcome {
+    package mutating func fail(_ index: Int, maxRetries: Int) -> FailureOutcome {
         guard let segment = inFlight.removeValue(forKey: index) else { return .exhausted(failures: failures[index] ?? 0) }
         let count = (failures[index] ?? 0) + 1
         failures[index] = count
@@ -112,26 +112,26 @@ public struct SegmentQueue: Sendable, Equatable {
 
     /// Puts segment `index` back at the tail of the queue without counting a failure: its attempt was cancelled
     /// (Ctrl-C, SIGTERM), not failed by the server or the network.
-    public mutating func release(_ index: Int) {
+    package mutating func release(_ index: Int) {
         guard let segment = inFlight.removeValue(forKey: index) else { return }
         retryQueue.append(segment)
     }
 
     /// Segments of the file in all: those carved so far (sent, queued, in flight, abandoned) and the ones the
     /// uncarved bytes still make at `size` bytes each.
-    public func segmentCount(size: Int64) -> Int {
+    package func segmentCount(size: Int64) -> Int {
         let carved = succeeded.count + retryQueue.count + inFlight.count + abandoned.count
         let step = max(1, size)
         return carved + uncarved.reduce(0) { $0 + Int(($1.upperBound - $1.lowerBound + step - 1) / step) }
     }
 
     /// Segments that failed at least once.
-    public var segmentsRetried: Int { failures.count }
+    package var segmentsRetried: Int { failures.count }
 
     /// A description of the first broken rule, or nil when the queue is consistent: no segment is in two of
     /// the retry queue, the in-flight set and the success set, and the segments and uncarved ranges tile the
     /// file without overlap.
-    public var invariantViolation: String? {
+    package var invariantViolation: String? {
         let queued = Set(retryQueue.map(\.index))
         if queued.count != retryQueue.count { return "a segment is queued twice" }
         if !queued.isDisjoint(with: succeeded.keys) { return "a queued segment is also in the success set" }

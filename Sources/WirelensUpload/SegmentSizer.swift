@@ -6,28 +6,28 @@ import WirelensCore
 /// is sized to take about `targetMicros` at the estimated rate of one segment stream, rounded to 64 KiB and
 /// clamped to `bounds`. The estimate is re-made as segments complete (an exponentially weighted mean of their
 /// rates), so a link that slows down gets smaller segments. Pure: the uploader feeds it what it measured.
-public struct SegmentSizer: Sendable, Equatable {
+package struct SegmentSizer: Sendable, Equatable {
     /// How segment sizes are chosen.
-    public enum Mode: Sendable, Equatable {
+    package enum Mode: Sendable, Equatable {
         case fixed(Int64)
         case auto
     }
 
-    public let mode: Mode
+    package let mode: Mode
     /// The first segment's size in auto mode.
-    public var initial: Int64
+    package var initial: Int64
     /// The time one segment should take in auto mode, µs.
-    public var targetMicros: Int64
+    package var targetMicros: Int64
     /// The smallest and largest segment in auto mode.
-    public var bounds: ClosedRange<Int64>
+    package var bounds: ClosedRange<Int64>
     /// The estimated rate of one segment stream in bytes per second, once a segment completed.
-    public private(set) var bytesPerSecond: Double?
+    package private(set) var bytesPerSecond: Double?
     /// Weight of the newest measurement in the estimate.
-    public static let smoothing = 0.5
+    package static let smoothing = 0.5
     /// Sizes are multiples of this (except the file's last segment).
-    public static let granule: Int64 = 64 << 10
+    package static let granule: Int64 = 64 << 10
 
-    public init(mode: Mode, initial: Int64 = 1 << 20, targetMicros: Int64 = 3_000_000,
+    package init(mode: Mode, initial: Int64 = 1 << 20, targetMicros: Int64 = 3_000_000,
                 bounds: ClosedRange<Int64> = (256 << 10)...(64 << 20)) {
         self.mode = mode
         self.initial = initial
@@ -36,10 +36,10 @@ public struct SegmentSizer: Sendable, Equatable {
     }
 
     /// True while auto mode waits for the first segment's measurement before sizing any other.
-    public var awaitsMeasurement: Bool { mode == .auto && bytesPerSecond == nil }
+    package var awaitsMeasurement: Bool { mode == .auto && bytesPerSecond == nil }
 
     /// The size for the next new segment.
-    public var nextSize: Int64 {
+    package var nextSize: Int64 {
         switch mode {
         case .fixed(let size): return size
         case .auto:
@@ -51,7 +51,7 @@ public struct SegmentSizer: Sendable, Equatable {
     }
 
     /// Takes in a successful segment: `length` bytes sent in `micros` µs.
-    public mutating func observe(length: Int64, micros: Int64) {
+    package mutating func observe(length: Int64, micros: Int64) {
         guard length > 0, micros > 0 else { return }
         let rate = Double(length) * 1e6 / Double(micros)
         if let old = bytesPerSecond {

@@ -9,17 +9,17 @@ import WirelensWire
 ///
 /// Every attempt is its own engine task (and report task); the engine's own retries should be off (the queue
 /// retries). All bookkeeping happens on the task that calls `run()`, one finished attempt at a time.
-public struct SegmentUploader: Sendable {
-    public let plan: UploadPlan
-    public let engine: Engine
+package struct SegmentUploader: Sendable {
+    package let plan: UploadPlan
+    package let engine: Engine
     /// Where accepted segments are recorded, with the entry's key; nil for no journal.
-    public let journal: (any UploadJournaling)?
-    public let journalKey: UploadJournalKey?
+    package let journal: (any UploadJournaling)?
+    package let journalKey: UploadJournalKey?
     /// Continue the journal's entry instead of replacing it.
-    public let resume: Bool
-    public let progress: UploadProgress
+    package let resume: Bool
+    package let progress: UploadProgress
 
-    public init(plan: UploadPlan, engine: Engine, journal: (any UploadJournaling)?, journalKey: UploadJournalKey?,
+    package init(plan: UploadPlan, engine: Engine, journal: (any UploadJournaling)?, journalKey: UploadJournalKey?,
                 resume: Bool, progress: UploadProgress = UploadProgress()) {
         self.plan = plan
         self.engine = engine
@@ -30,23 +30,23 @@ public struct SegmentUploader: Sendable {
     }
 
     /// What an upload run gave.
-    public struct Outcome: Sendable {
+    package struct Outcome: Sendable {
         /// Every attempt's task and the complete call's, in task order.
-        public var tasks: [TaskRecord]
-        public var section: UploadSection
+        package var tasks: [TaskRecord]
+        package var section: UploadSection
         /// Completed, interrupted, or why the upload did not complete.
-        public var ending: UploadEnding
+        package var ending: UploadEnding
         /// Things the user should know that are not failures (no journal entry to resume, journal not writable).
-        public var notes: [String]
+        package var notes: [String]
         /// With `UploadPlan.s3Parts`: every accepted part's number, the ETag its answer carried and its MD5.
-        public var sentParts: [SentPart] = []
+        package var sentParts: [SentPart] = []
     }
 
     /// An S3 part the server accepted.
-    public struct SentPart: Sendable, Equatable {
-        public var number: Int
-        public var etag: S3ETag
-        public var md5: [UInt8]
+    package struct SentPart: Sendable, Equatable {
+        package var number: Int
+        package var etag: S3ETag
+        package var md5: [UInt8]
     }
 
     /// One finished attempt, handed from a child task to the bookkeeping loop.
@@ -60,7 +60,7 @@ public struct SegmentUploader: Sendable {
     }
 
     /// Runs the upload to its end: completed and verified, failed, or stopped by `engine.cancel()`.
-    public func run() async -> Outcome {
+    package func run() async -> Outcome {
         let started = MonotonicClock.wallMicros()
         let path = plan.filePath
         let fileDigest = Task.detached { () -> String? in try? SHA256Digest.hex(ofFile: path) }

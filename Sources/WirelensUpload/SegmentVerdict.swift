@@ -2,7 +2,7 @@ import WirelensCore
 import WirelensWire
 
 /// How one attempt at a segment ended, for the upload's queue: accepted, worth a retry, or final.
-public enum SegmentVerdict: Sendable, Equatable {
+package enum SegmentVerdict: Sendable, Equatable {
     case accepted
     /// The attempt was cancelled (the run is stopping).
     case cancelled
@@ -13,7 +13,7 @@ public enum SegmentVerdict: Sendable, Equatable {
 
     /// Judges a finished attempt of `segment` from its task record and the answer's body (kept only with the
     /// segment protocol, whose answer must carry the part's offset and length as JSON).
-    public static func judge(_ record: TaskRecord, body: [UInt8]?, segment: Segment, plan: UploadPlan) -> SegmentVerdict {
+    package static func judge(_ record: TaskRecord, body: [UInt8]?, segment: Segment, plan: UploadPlan) -> SegmentVerdict {
         let url = record.url
         if let error = record.error, error.errorClass != .http {
             return error.errorClass == .cancelled ? .cancelled : .retryable("\(error.errorClass.rawValue): \(error.message)")

@@ -1,7 +1,7 @@
 import WirelensCore
 
 /// How a segmented upload ended: completed, stopped, or why it failed (the CLI turns it into its exit code).
-public enum UploadEnding: Sendable, Equatable {
+package enum UploadEnding: Sendable, Equatable {
     /// Every segment was accepted and, with a complete call, the server's assembled file matched the local one.
     case completed
     /// Stopped (the engine was cancelled) before every segment was sent or the complete call answered.

@@ -1,39 +1,39 @@
 import WirelensCore
 
 /// A checked segmented upload: the file, where its segments go, how they are sized, and how many run at once.
-public struct UploadPlan: Sendable, Equatable {
+package struct UploadPlan: Sendable, Equatable {
     /// The local file and its size.
-    public var filePath: String
-    public var fileSize: Int64
+    package var filePath: String
+    package var fileSize: Int64
     /// The URL as given: the upload's base (segment protocol) or the report's name for it.
-    public var url: String
+    package var url: String
     /// The part URL template with `{index}`, `{offset}` and `{length}`.
-    public var partTemplate: String
+    package var partTemplate: String
     /// Where the end of the upload is announced (POST, empty body), or nil for none.
-    public var completeURL: String?
+    package var completeURL: String?
     /// True when the server speaks the Wirelens target's segment protocol: part answers carry JSON with the
     /// part's offset and length, which is checked.
-    public var segmentProtocol: Bool
-    public var sizing: SegmentSizer.Mode
+    package var segmentProtocol: Bool
+    package var sizing: SegmentSizer.Mode
     /// True when each part carries `Content-Range: bytes a-b/total`: always with the segment protocol; with a
     /// template only when it has no `{offset}` (plain PUT servers such as nginx's dav module refuse a ranged PUT).
-    public var sendsContentRange: Bool {
+    package var sendsContentRange: Bool {
         !s3Parts && (segmentProtocol || !partTemplate.contains("{offset}"))
     }
     /// True for S3's UploadPart (`S3Upload`): each part carries its Content-MD5 instead of a Content-Range, its
     /// answer's ETag is kept for CompleteMultipartUpload, and an error answer's S3 code is read.
-    public var s3Parts = false
+    package var s3Parts = false
     /// Segments in flight at once.
-    public var parallel: Int
+    package var parallel: Int
     /// Retries per segment after its first attempt.
-    public var maxRetries: Int
+    package var maxRetries: Int
     /// No segment is retried once this many µs passed since the upload began (`--retry-max-time`); nil: no limit.
-    public var retryMaxTime: Int64?
+    package var retryMaxTime: Int64?
     /// The preset's name, if one was asked for.
-    public var preset: String?
+    package var preset: String?
 
     /// A plan for the segment protocol: parts to `URL/part/{index}`, the end to `URL/complete`.
-    public init(filePath: String, fileSize: Int64, baseURL: String, sizing: SegmentSizer.Mode, parallel: Int,
+    package init(filePath: String, fileSize: Int64, baseURL: String, sizing: SegmentSizer.Mode, parallel: Int,
                 maxRetries: Int, preset: String? = nil) {
         self.filePath = filePath
         self.fileSize = fileSize
@@ -48,7 +48,7 @@ public struct UploadPlan: Sendable, Equatable {
     }
 
     /// A plan for another server: parts to `partTemplate`, the end to `completeURL` when given.
-    public init(filePath: String, fileSize: Int64, url: String, partTemplate: String, completeURL: String?,
+    package init(filePath: String, fileSize: Int64, url: String, partTemplate: String, completeURL: String?,
                 sizing: SegmentSizer.Mode, parallel: Int, maxRetries: Int, preset: String? = nil) {
         self.filePath = filePath
         self.fileSize = fileSize

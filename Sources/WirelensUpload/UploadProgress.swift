@@ -1,25 +1,25 @@
 import Synchronization
 
 /// A segmented upload's counters for a progress display: written by the uploader, read from any thread.
-public final class UploadProgress: Sendable {
+package final class UploadProgress: Sendable {
     private let doneCount = Atomic<Int>(0)
     private let inFlightCount = Atomic<Int>(0)
     private let failedCount = Atomic<Int>(0)
     private let wasted = Atomic<Int64>(0)
     private let skipped = Atomic<Int64>(0)
 
-    public init() {}
+    package init() {}
 
     /// Segments accepted (resumed ones included).
-    public var done: Int { doneCount.load(ordering: .relaxed) }
+    package var done: Int { doneCount.load(ordering: .relaxed) }
     /// Segments being sent.
-    public var inFlight: Int { inFlightCount.load(ordering: .relaxed) }
+    package var inFlight: Int { inFlightCount.load(ordering: .relaxed) }
     /// Failed attempts.
-    public var failed: Int { failedCount.load(ordering: .relaxed) }
+    package var failed: Int { failedCount.load(ordering: .relaxed) }
     /// Request body bytes of failed attempts.
-    public var wastedBytes: Int64 { wasted.load(ordering: .relaxed) }
+    package var wastedBytes: Int64 { wasted.load(ordering: .relaxed) }
     /// File bytes a journal said were already sent.
-    public var skippedBytes: Int64 { skipped.load(ordering: .relaxed) }
+    package var skippedBytes: Int64 { skipped.load(ordering: .relaxed) }
 
     func started() { inFlightCount.add(1, ordering: .relaxed) }
     func succeeded() {

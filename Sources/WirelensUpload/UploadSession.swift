@@ -2,9 +2,9 @@ import WirelensCore
 import WirelensProbe
 
 /// Runs a segmented upload and assembles its report: every attempt a task, plus the `upload` section.
-public enum UploadSession {
+package enum UploadSession {
     /// Runs the upload and returns the report and the outcome; `interrupted` tells whether a signal stopped it.
-    public static func run(_ uploader: SegmentUploader, interrupted: @Sendable () -> Bool)
+    package static func run(_ uploader: SegmentUploader, interrupted: @Sendable () -> Bool)
         async -> (report: Report, outcome: SegmentUploader.Outcome) {
         let started = MonotonicClock.wallMicros()
         let outcome = await uploader.run()
@@ -13,7 +13,7 @@ public enum UploadSession {
     }
 
     /// Runs an upload to an S3-compatible store and returns the report (every request a task) and the outcome.
-    public static func run(_ upload: S3Upload, interrupted: @Sendable () -> Bool)
+    package static func run(_ upload: S3Upload, interrupted: @Sendable () -> Bool)
         async -> (report: Report, outcome: SegmentUploader.Outcome) {
         let started = MonotonicClock.wallMicros()
         let outcome = await upload.run()

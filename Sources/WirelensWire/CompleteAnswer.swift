@@ -2,13 +2,13 @@
 /// (lowercase hex), which the uploader compares with the file's.
 ///
 /// `id` and `parts` are informational: a server named by `--complete-url` may answer the size and digest alone.
-public struct CompleteAnswer: WireAnswer {
-    public var id: String?
-    public var size: Int64
-    public var sha256: String
-    public var parts: Int?
+package struct CompleteAnswer: WireAnswer {
+    package var id: String?
+    package var size: Int64
+    package var sha256: String
+    package var parts: Int?
 
-    public init(id: String?, size: Int64, sha256: String, parts: Int?) {
+    package init(id: String?, size: Int64, sha256: String, parts: Int?) {
         self.id = id
         self.size = size
         self.sha256 = sha256
@@ -16,7 +16,7 @@ public struct CompleteAnswer: WireAnswer {
     }
 
     /// Reads `size` and `sha256`; the informational members are nil when absent or of another type.
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         size = try container.decode(Int64.self, forKey: .size)
         sha256 = try container.decode(String.self, forKey: .sha256)

@@ -1,7 +1,7 @@
 import WirelensCore
 
 /// A small JSON value for the target's answers, rendered with members in the order given.
-public indirect enum JSONValue: Sendable, Equatable {
+package indirect enum JSONValue: Sendable, Equatable {
     case string(String)
     case int(Int64)
     case null
@@ -9,11 +9,11 @@ public indirect enum JSONValue: Sendable, Equatable {
     case object([Member])
 
     /// One member of an object.
-    public struct Member: Sendable, Equatable {
-        public var name: String
-        public var value: JSONValue
+    package struct Member: Sendable, Equatable {
+        package var name: String
+        package var value: JSONValue
 
-        public init(_ name: String, _ value: JSONValue) {
+        package init(_ name: String, _ value: JSONValue) {
             self.name = name
             self.value = value
         }
@@ -21,17 +21,17 @@ public indirect enum JSONValue: Sendable, Equatable {
 
     /// The value of an `Encodable`, object members in the order its `encode(to:)` writes them; throws for a `Bool`
     /// or a floating-point member (no case holds them).
-    public init<T: Encodable>(encoding value: T) throws {
+    package init<T: Encodable>(encoding value: T) throws {
         let node = JSONNode()
         try JSONValueEncoder.put(value, into: node, codingPath: [])
         self = node.value
     }
 
     /// A string, or null when nil.
-    public static func optional(_ text: String?) -> JSONValue { text.map(JSONValue.string) ?? .null }
+    package static func optional(_ text: String?) -> JSONValue { text.map(JSONValue.string) ?? .null }
 
     /// The compact JSON text.
-    public var text: String {
+    package var text: String {
         var out = ""
         write(to: &out)
         return out
@@ -63,7 +63,7 @@ public indirect enum JSONValue: Sendable, Equatable {
 
     /// Appends `text` as a JSON string literal (`JSONStringLiteral`: RFC 8259 escapes, control characters as
     /// \u00xx).
-    public static func quote(_ text: String, into out: inout String) {
+    package static func quote(_ text: String, into out: inout String) {
         out += JSONStringLiteral.quoted(text)
     }
 }

@@ -2,14 +2,14 @@
 ///
 /// The uploader checks `offset` and `length` against the segment it sent (a server answering without them does
 /// not speak the protocol); the other members are informational and may be absent in a third party's answer.
-public struct PartAnswer: WireAnswer {
-    public var id: String?
-    public var index: Int?
-    public var offset: Int64
-    public var length: Int64
-    public var sha256: String?
+package struct PartAnswer: WireAnswer {
+    package var id: String?
+    package var index: Int?
+    package var offset: Int64
+    package var length: Int64
+    package var sha256: String?
 
-    public init(id: String?, index: Int?, offset: Int64, length: Int64, sha256: String?) {
+    package init(id: String?, index: Int?, offset: Int64, length: Int64, sha256: String?) {
         self.id = id
         self.index = index
         self.offset = offset
@@ -18,7 +18,7 @@ public struct PartAnswer: WireAnswer {
     }
 
     /// Reads `offset` and `length`; the informational members are nil when absent or of another type.
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         offset = try container.decode(Int64.self, forKey: .offset)
         length = try container.decode(Int64.self, forKey: .length)

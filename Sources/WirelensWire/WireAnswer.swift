@@ -4,14 +4,14 @@ import Foundation
 /// so the server writes and the client reads the same definition.
 ///
 /// Conforming types hold strings, integers, arrays and nested wire types only, so their `json` never fails.
-public protocol WireAnswer: Codable, Sendable, Equatable {}
+package protocol WireAnswer: Codable, Sendable, Equatable {}
 
 extension WireAnswer {
     /// The answer as a `JSONValue`, members in declaration order (the bytes the target sends).
-    public var json: JSONValue { (try? JSONValue(encoding: self)) ?? .null }
+    package var json: JSONValue { (try? JSONValue(encoding: self)) ?? .null }
 
     /// Decodes an answer's body; nil when it is not this answer's JSON.
-    public static func decode(_ body: [UInt8]) -> Self? {
+    package static func decode(_ body: [UInt8]) -> Self? {
         try? JSONDecoder().decode(Self.self, from: Data(body))
     }
 }

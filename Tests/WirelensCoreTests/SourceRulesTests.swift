@@ -94,4 +94,17 @@ final class SourceRulesTests: XCTestCase {
             }
         }
     }
+
+    func testOnlyTheProductModulesDeclareAnythingPublic() throws {
+        // The library products are the schema models (Package.swift); the tool's own modules share `package` API.
+        let products = ["Sources/WirelensCore/", "Sources/WirelensCompare/", "Sources/WirelensCaptureModel/"]
+        for file in try sources() where !products.contains(where: { file.path.hasPrefix($0) }) {
+            for (index, line) in file.text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                let code = Self.code(of: line)
+                if code.range(of: #"(^|[\s(@])public\s"#, options: .regularExpression) != nil, !code.contains("\"") {
+                    XCTFail("\(file.path):\(index + 1) declares `public` outside the products: make it `package`")
+                }
+            }
+        }
+    }
 }

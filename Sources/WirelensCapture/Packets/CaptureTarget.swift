@@ -6,26 +6,26 @@ import Glibc
 
 /// Where a live capture should listen for a set of servers: the BPF filter for their addresses and ports,
 /// and the interface that routes to them.
-public struct CaptureTarget: Sendable, Equatable {
-    public var interface: String
-    public var filter: String
+package struct CaptureTarget: Sendable, Equatable {
+    package var interface: String
+    package var filter: String
 
     /// The target for `servers`: loopback servers are captured on "lo", others on the interface whose address
     /// the kernel picks to reach them, and "any" when they are reached through more than one interface.
-    public static func plan(servers: [Endpoint]) -> CaptureTarget {
+    package static func plan(servers: [Endpoint]) -> CaptureTarget {
         let interfaces = Set(servers.map { interfaceName(for: $0) ?? "any" })
         return CaptureTarget(interface: interfaces.count == 1 ? interfaces.first ?? "any" : "any",
                              filter: filter(for: servers))
     }
 
     /// `tcp and ((host A and port P) or …)`, one clause per distinct server.
-    public static func filter(for servers: [Endpoint]) -> String {
+    package static func filter(for servers: [Endpoint]) -> String {
         let clauses = Set(servers).sorted().map { "(host \($0.address) and port \($0.port))" }
         return clauses.isEmpty ? "tcp" : "tcp and (" + clauses.joined(separator: " or ") + ")"
     }
 
     /// The addresses a host name resolves to (numeric addresses as they are), for TCP.
-    public static func resolve(host: String) -> [IPAddress] {
+    package static func resolve(host: String) -> [IPAddress] {
         if let literal = IPAddress(text: host) { return [literal] }
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)

@@ -6,7 +6,7 @@ import Glibc
 
 extension IPAddress {
     /// Parses IPv4 dotted-quad or IPv6 text (as the probe's report writes addresses); nil when it is neither.
-    public init?(text: String) {
+    package init?(text: String) {
         var v4 = in_addr()
         if inet_pton(AF_INET, text, &v4) == 1 {
             let value = UInt32(bigEndian: v4.s_addr)

@@ -11,7 +11,7 @@ import WirelensCore
 /// its own thread from `start` until `stop`, which drains what is buffered and returns the analysis. The
 /// libpcap handle, the file writer and the analysis (a `Session`) belong to one thread at a time: the opening
 /// one, the capture thread from `start`, the stopping one once the capture thread handed them back.
-public final class LiveCapture: Sendable {
+package final class LiveCapture: Sendable {
     /// The handle, the file writer and the analysis so far.
     private final class Session {
         let handle: OpaquePointer
@@ -51,16 +51,16 @@ public final class LiveCapture: Sendable {
     }
 
     /// What the kernel reported at the end (pcap_stats).
-    public struct KernelCounts: Sendable, Equatable {
-        public var received: Int
-        public var dropped: Int
-        public var droppedByInterface: Int
+    package struct KernelCounts: Sendable, Equatable {
+        package var received: Int
+        package var dropped: Int
+        package var droppedByInterface: Int
     }
 
-    public let interface: String
-    public let filter: String
-    public let linkType: LinkType
-    public let snapshotLength: Int
+    package let interface: String
+    package let filter: String
+    package let linkType: LinkType
+    package let snapshotLength: Int
     /// The session until `start` hands it to the capture thread (or `stop` takes it, when never started).
     private let opened: Parcel<Session>
     private let thread = Mutex<BackgroundThread<Session>?>(nil)
@@ -70,7 +70,7 @@ public final class LiveCapture: Sendable {
     /// the key log at `keyLogPath` (which the run's client writes as it goes: it is read on as it grows).
     ///
     /// - Throws: `CaptureError.cannotCapture` with libpcap's reason (permission denied included).
-    public init(interface: String, filter: String, filePath: String? = nil, keyLogPath: String? = nil,
+    package init(interface: String, filter: String, filePath: String? = nil, keyLogPath: String? = nil,
                 bufferBytes: Int = 256 << 20,
                 snapshotLength: Int = 262_144) throws(CaptureError) {
         self.interface = interface
@@ -129,7 +129,7 @@ public final class LiveCapture: Sendable {
     }
 
     /// Starts reading on a thread of its own (once).
-    public func start() {
+    package func start() {
         guard let session = opened.take() else { return }
         let stop = stopRequest
         let started = BackgroundThread(name: "wirelens-capture", input: session) { session in
@@ -141,7 +141,7 @@ public final class LiveCapture: Sendable {
 
     /// Waits `drain` seconds for the last packets, stops the loop and returns the analysis and the kernel's counts;
     /// `interrupted` marks the analysis as cut short by a signal. Call once.
-    public func stop(drain: TimeInterval = 0.2, file: String,
+    package func stop(drain: TimeInterval = 0.2, file: String,
                      interrupted: Bool = false) -> (report: CaptureReport, kernel: KernelCounts) {
         Thread.sleep(forTimeInterval: drain)
         stopRequest.request()

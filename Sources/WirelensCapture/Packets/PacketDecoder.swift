@@ -5,9 +5,9 @@ import WirelensCaptureModel
 /// The usual frame, Ethernet carrying IPv4 without a VLAN tag, is decoded by code inlined into the caller (a
 /// batch's loop), which then stores the outcome where it keeps it; the other link types, tagged frames and IPv6
 /// go through `decodeOther`. Header fields are read with one load each once the header's length is checked.
-public enum PacketDecoder {
+package enum PacketDecoder {
     /// What a frame turned out to be.
-    public enum Outcome {
+    package enum Outcome {
         /// A TCP segment (its payload points into the frame).
         case tcp(TCPSegment)
         /// A well-formed frame that is not TCP over IP (ARP, UDP, ICMP, IP fragments...).
@@ -17,7 +17,7 @@ public enum PacketDecoder {
     }
 
     /// Decodes one frame of the given link type.
-    public static func decode(_ frame: UnsafeRawBufferPointer, linkType: LinkType) -> Outcome {
+    package static func decode(_ frame: UnsafeRawBufferPointer, linkType: LinkType) -> Outcome {
         var outcome = Outcome.notTCP
         decode(frame, linkType: linkType, into: &outcome)
         return outcome

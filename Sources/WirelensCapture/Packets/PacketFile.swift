@@ -6,18 +6,18 @@ import WirelensCore
 ///
 /// Nothing is kept between packets: memory does not grow with the file. The file is read once: its libpcap
 /// handle goes to the reading thread of `forEachPacket`, which closes it at the end.
-public final class PacketFile {
-    public let path: String
+package final class PacketFile {
+    package let path: String
     /// The BPF filter libpcap applies, if any.
-    public let filter: String?
-    public let linkType: LinkType
+    package let filter: String?
+    package let linkType: LinkType
     /// The file's snapshot length: packets longer than this were cut.
-    public let snapshotLength: Int
+    package let snapshotLength: Int
     /// The opened file, until a reading thread takes it.
     private let source: Parcel<PcapSource>
 
     /// Opens `path`, optionally with a BPF filter applied by libpcap.
-    public init(path: String, filter: String? = nil) throws(CaptureError) {
+    package init(path: String, filter: String? = nil) throws(CaptureError) {
         self.path = path
         self.filter = filter
         let source = try PcapSource(path: path, filter: filter)
@@ -27,11 +27,11 @@ public final class PacketFile {
     }
 
     /// How a pass over the file ended.
-    public struct Reading: Sendable, Equatable {
+    package struct Reading: Sendable, Equatable {
         /// Packets handed over.
-        public var packets: Int
+        package var packets: Int
         /// True when a `StopRequest` ended the pass before the end of the file.
-        public var stopped: Bool
+        package var stopped: Bool
     }
 
     /// Calls `body` for each packet (that passes the filter) in file order, with its decoding, until the end of
@@ -45,7 +45,7 @@ public final class PacketFile {
     /// - Throws: `readFailed` when the file ends in the middle of a packet or holds a damaged record; the packets
     ///   before it have been handed over.
     @discardableResult
-    public func forEachPacket(until stop: StopRequest? = nil,
+    package func forEachPacket(until stop: StopRequest? = nil,
                               _ body: (CapturedPacket, PacketDecoder.Outcome) -> Void) throws(CaptureError) -> Reading {
         guard let source = source.take() else { return Reading(packets: 0, stopped: false) }
         let full = HandOffQueue<PacketBatch>(capacity: Self.batchesInFlight)

@@ -1,9 +1,9 @@
 internal import CPcap
 
 /// Facts about the libpcap this process runs with.
-public enum PcapLibrary {
+package enum PcapLibrary {
     /// The running libpcap's version number, from pcap_lib_version at run time (e.g. "1.10.3").
-    public static var version: String {
+    package static var version: String {
         pcap_lib_version().map { number(inVersionLine: String(cString: $0)) } ?? "unknown"
     }
 

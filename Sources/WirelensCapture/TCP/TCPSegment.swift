@@ -8,20 +8,20 @@ import WirelensCaptureModel
 ///
 /// The stored properties are ordered so that the small fields fill the padding after each 18-byte endpoint: the
 /// segment takes 80 bytes instead of 88, and it is copied at every level a packet goes through.
-public struct TCPSegment {
-    public var source: Endpoint
+package struct TCPSegment {
+    package var source: Endpoint
     /// The advertised window as sent (not yet scaled).
-    public var window: UInt16
-    public var sequence: UInt32
-    public var destination: Endpoint
-    public var flags: TCPFlags
-    public var acknowledgement: UInt32
+    package var window: UInt16
+    package var sequence: UInt32
+    package var destination: Endpoint
+    package var flags: TCPFlags
+    package var acknowledgement: UInt32
     /// The window scale option (SYN segments only), nil when absent or cut off.
-    public var windowScale: UInt8?
+    package var windowScale: UInt8?
     /// Payload bytes the segment carried on the wire.
-    public var payloadLength: Int
+    package var payloadLength: Int
     /// The captured part of the payload.
-    public var payload: UnsafeRawBufferPointer
+    package var payload: UnsafeRawBufferPointer
 
     /// A segment from its header fields, in header order, and its payload.
     init(source: Endpoint, destination: Endpoint, sequence: UInt32, acknowledgement: UInt32, flags: TCPFlags,
@@ -38,5 +38,5 @@ public struct TCPSegment {
     }
 
     /// Payload bytes the capture did not keep (snapshot length).
-    public var missingPayload: Int { payloadLength - payload.count }
+    package var missingPayload: Int { payloadLength - payload.count }
 }

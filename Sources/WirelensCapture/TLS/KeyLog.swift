@@ -11,7 +11,7 @@ import Glibc
 ///
 /// One instance serves every connection of an analysis (single-threaded). A key log that grows while it is read
 /// (a live capture whose client writes it) is read again from where it stopped when a client random is not in it.
-public final class KeyLog {
+package final class KeyLog {
     /// The secrets of one TLS session.
     struct Secrets: Equatable {
         var masterSecret: [UInt8]?
@@ -28,15 +28,15 @@ public final class KeyLog {
     }
 
     /// The file the log was read from (for messages); nil for text given directly.
-    public let path: String?
+    package let path: String?
     /// Lines that were not a key log line, and the number (from 1) of the first one.
-    public private(set) var malformedLines = 0
-    public private(set) var firstMalformedLine: Int?
+    package private(set) var malformedLines = 0
+    package private(set) var firstMalformedLine: Int?
     /// True when the file may still grow (a live capture whose client writes it): a client random not found is
     /// looked for again in what was added since, and the records of its connection wait (bounded) meanwhile.
-    public var grows = false
+    package var grows = false
     /// Client randoms with at least one secret kept.
-    public var sessions: Int { entries.count }
+    package var sessions: Int { entries.count }
 
     private var entries: [[UInt8]: Secrets] = [:]
     /// Lines read so far, and the bytes of a last line not yet ended (a growing file).
@@ -52,16 +52,16 @@ public final class KeyLog {
     let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: TLSDecryptor.maxRecord, alignment: 16)
 
     /// Why a key log cannot be read.
-    public struct ReadError: Error, Sendable, CustomStringConvertible {
-        public let path: String
-        public let reason: String
-        public var description: String {
+    package struct ReadError: Error, Sendable, CustomStringConvertible {
+        package let path: String
+        package let reason: String
+        package var description: String {
             "cannot read key log '\(path)': \(reason); give the file SSLKEYLOGFILE named (NSS key log format)"
         }
     }
 
     /// Reads the key log at `path` (the whole file now; more later when it grows).
-    public init(path: String) throws(ReadError) {
+    package init(path: String) throws(ReadError) {
         self.path = path
         guard let more = try Self.read(path, from: 0) else {
             throw ReadError(path: path, reason: String(cString: strerror(errno)))
@@ -78,7 +78,7 @@ public final class KeyLog {
     deinit { scratch.deallocate() }
 
     /// The warning to print about malformed lines, or nil when every line was well formed.
-    public var warning: String? {
+    package var warning: String? {
         guard let first = firstMalformedLine else { return nil }
         let more = malformedLines > 1 ? " (and \(malformedLines - 1) more)" : ""
         return "key log '\(path ?? "-")': line \(first) is not a key log line\(more): ignored, the rest is used"

@@ -7,18 +7,18 @@ import WirelensCore
 /// 4-tuple, the one whose lifetime holds the transaction's request (a 4-tuple can carry several connections).
 /// Connections no transaction joined that began before the run, or that go elsewhere than the probe's servers,
 /// are foreign: listed apart, never a disagreement.
-public enum ProbeVerifier {
+package enum ProbeVerifier {
     /// A connect time agrees with the handshake when they differ by at most this much (µs)...
-    public static let connectToleranceFixed = ProbeVerification.connectToleranceFixed
+    package static let connectToleranceFixed = ProbeVerification.connectToleranceFixed
     /// ...plus this fraction of the handshake.
-    public static let connectToleranceFraction = ProbeVerification.connectToleranceFraction
+    package static let connectToleranceFraction = ProbeVerification.connectToleranceFraction
     /// Clock slack (µs) when placing a transaction on a connection's lifetime or the run's window.
-    public static let clockSlack: Int64 = 1_000
+    package static let clockSlack: Int64 = 1_000
     /// The tolerance as the reports state it.
-    public static var toleranceText: String { ProbeVerification.toleranceText }
+    package static var toleranceText: String { ProbeVerification.toleranceText }
 
     /// The verification of `probe` against `capture`'s connections.
-    public static func verify(_ probe: Report, against capture: CaptureReport) -> ProbeVerification {
+    package static func verify(_ probe: Report, against capture: CaptureReport) -> ProbeVerification {
         var result = ProbeVerification()
         let connections = capture.connections
         var byTuple: [String: [Int]] = [:]
