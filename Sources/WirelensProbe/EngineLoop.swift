@@ -27,12 +27,6 @@ final class EngineLoop: CurlLoopDriver {
     private var tasksInFlight = 0
     private var cancelled = false
     private var nextTaskIndex = 0
-    /// Uploads whose body's end was still on its way at the last look (see watchBodyAcknowledgements), and when the
-    /// earliest of them is due for its next look (monotonic ns).
-    private var awaitingAcknowledgement = 0
-    private var nextAcknowledgementLook = Int64.max
-    /// When the progress display's unacknowledged bytes are next counted (monotonic ns; `countUnacknowledged`).
-    private var nextUnacknowledgedCount: Int64 = 0
     /// The per-connection tables: open sockets and the transfers on each (libcurl's socket callbacks fill it), and
     /// the TLS facts of each connection for the transactions that reuse it; pruned as libcurl closes connections.
     private let sockets = ConnectionSockets()
@@ -40,8 +34,8 @@ final class EngineLoop: CurlLoopDriver {
     private let host = HostSampler()
     /// Which h2c prior-knowledge transfers open their origin's connection and which join it (libcurl before 8.0).
     private let priorKnowledgeRoles = PriorKnowledgeRoles()
-    /// Transfers in flight that send a body (only these are watched for the acknowledgement).
-    private var uploadsActive = 0
+    /// The request bodies in flight: when their last byte reached the server, and their bytes not acknowledged yet.
+    private var uploads = UploadWatch()
     private var random = SystemRandomNumberGenerator()
     /// Parsed forms of the URLs seen so far (runs repeat the same few URLs many times).
     private var targets = URLMemo<TargetURL>()
@@ -133,8 +127,8 @@ final class EngineLoop: CurlLoopDriver {
         } catch {
             failed(error)
         }
-        watchBodyAcknowledgements()
-        countUnacknowledged()
+        uploads.watchAcknowledgements(active.values)
+        if let progress { uploads.countUnacknowledged(active.values, into: progress) }
         sampleConnections()
         collectFinishedTransfers()
         enforceTimeouts()
@@ -226,84 +220,6 @@ final class EngineLoop: CurlLoopDriver {
         }
     }
 
-    /// Uploads whose body is all written: the moment their last byte reached the server ends their request, as each
-    /// transfer's `AcknowledgementWatch` estimates it from the socket's TCP facts (`BodyArrival`). Looked at after each
-    /// perform until the body is handed over, then when each watch's next look is due (2 to 10 ms apart, closer as
-    /// the end nears); bodyless transfers are never looked at.
-    private func watchBodyAcknowledgements() {
-        guard uploadsActive > 0 else {
-            awaitingAcknowledgement = 0
-            return
-        }
-        var waiting = 0
-        var now: Int64?
-        var nextLook = Int64.max
-        for ctx in active.values where ctx.sendsBody && !ctx.acknowledgement.isSettled {
-            // A body whose end is followed is looked at when its look is due (or its response began), not after every
-            // perform: a perform for another transfer's bytes tells it nothing.
-            if ctx.responseStart == nil, let due = ctx.acknowledgement.nextLook {
-                let stamp = now ?? MonotonicClock.now()
-                now = stamp
-                if stamp < due {
-                    waiting += 1
-                    nextLook = min(nextLook, due)
-                    continue
-                }
-            }
-            guard ctx.acknowledgement.look(responseStart: ctx.responseStart, bodyReadEnd: ctx.bodyReadEnd) == .readUploaded,
-                  let readEnd = ctx.bodyReadEnd else { continue }
-            // A count libcurl cannot give (CURLINFO_SIZE_UPLOAD_T failing) counts as a body not all written yet.
-            let complete = (try? ctx.handle.uploadedBytes()).map { $0 >= ctx.body.size } ?? false
-            // libcurl 7.88 names a transfer's socket (CURLINFO_ACTIVESOCKET) only after it ends: the socket table
-            // found it by its local port when the connection was ready.
-            var step = ctx.acknowledgement.uploaded(complete: complete, socketKnown: ctx.tcpSocket != nil,
-                                                    bodyReadEnd: readEnd)
-            if step == .readSocket, let socket = ctx.tcpSocket {
-                var sample: BodyArrival.Sample?
-                if let info = TCPInfoReader.read(socket: socket) {
-                    let stamp = now ?? MonotonicClock.now()
-                    now = stamp
-                    sample = BodyArrival.Sample(info, at: stamp)
-                }
-                step = ctx.acknowledgement.socket(sample, bodyReadEnd: readEnd)
-            }
-            if step == .waiting {
-                waiting += 1
-                let due = ctx.acknowledgement.nextLook
-                    ?? (now ?? MonotonicClock.now()) + Int64(Self.acknowledgementPollMillis) * 1_000_000
-                nextLook = min(nextLook, due)
-            }
-        }
-        awaitingAcknowledgement = waiting
-        nextAcknowledgementLook = nextLook
-    }
-
-    /// Refreshes the progress display's count of request body bytes the server has not acknowledged yet, at most every
-    /// `unacknowledgedInterval`: each upload's bytes handed to libcurl less those acknowledged (written to the socket
-    /// by libcurl, CURLINFO_SIZE_UPLOAD_T, less what its send queue still holds unacknowledged, SIOCOUTQ). Without a
-    /// display, or without uploads, nothing is read.
-    private func countUnacknowledged() {
-        guard let progress, uploadsActive > 0 else { return }
-        let now = MonotonicClock.now()
-        guard now >= nextUnacknowledgedCount else { return }
-        nextUnacknowledgedCount = now + Self.unacknowledgedInterval
-        for ctx in active.values where ctx.sendsBody {
-            let written = (try? ctx.handle.uploadedBytes()) ?? 0
-            let queued = ctx.tcpSocket.flatMap(SocketQuery.unacknowledgedBytes).map(Int64.init) ?? 0
-            let pending = max(0, ctx.bodyOffset - max(0, written - queued))
-            progress.unacknowledged(changedBy: pending - ctx.unacknowledgedCounted)
-            ctx.unacknowledgedCounted = pending
-        }
-    }
-
-    /// How often the progress display's unacknowledged bytes are counted (ns).
-    static let unacknowledgedInterval: Int64 = 100_000_000
-
-    /// How often the TCP facts of uploads whose body's end is on its way are looked at when the watch cannot say
-    /// when its next look is due (`BodyArrival.nextLook` spaces them 2 to 10 ms apart, closer as the end nears):
-    /// the resolution of their request end.
-    static let acknowledgementPollMillis: Int32 = 2
-
     /// Takes a kernel snapshot of each transfer's connection whose last one is `tcpSampleInterval` old.
     private func sampleConnections() {
         guard !active.isEmpty else { return }
@@ -317,11 +233,10 @@ final class EngineLoop: CurlLoopDriver {
     private func pollTimeoutMillis() -> Int32 {
         var now: Int64?
         var look: Int64 = 1000
-        if awaitingAcknowledgement > 0 {
-            // Woken at the millisecond an upload's next look is due (rounded up: an earlier wake would look too soon).
+        if uploads.awaitingAcknowledgement > 0 {
             let stamp = MonotonicClock.now()
             now = stamp
-            look = max(0, (nextAcknowledgementLook - stamp + 999_999) / 1_000_000)
+            look = uploads.millisToNextLook(at: stamp)
         }
         var next = Int64.max
         for ctx in active.values {
@@ -409,12 +324,12 @@ final class EngineLoop: CurlLoopDriver {
             return
         }
         active[ObjectIdentifier(handle)] = ctx
-        if ctx.sendsBody { uploadsActive += 1 }
+        if ctx.sendsBody { uploads.active += 1 }
         do {
             try multi.add(handle)
         } catch {
             active[ObjectIdentifier(handle)] = nil
-            if ctx.sendsBody { uploadsActive -= 1 }
+            if ctx.sendsBody { uploads.active -= 1 }
             failBeforeStart(task, at: now, error: TransferError(errorClass: .other, message: error.description),
                             discarding: ctx)
         }
@@ -514,7 +429,7 @@ final class EngineLoop: CurlLoopDriver {
             ctx.engineFailure = ctx.engineFailure ?? error
         }
         active[ObjectIdentifier(easy)] = nil
-        if ctx.sendsBody { uploadsActive -= 1 }
+        if ctx.sendsBody { uploads.active -= 1 }
         if ctx.unacknowledgedCounted != 0 {
             // Ended: its bytes are acknowledged, or (failed) counted as wasted by whoever shows the progress.
             progress?.unacknowledged(changedBy: -ctx.unacknowledgedCounted)
