@@ -195,6 +195,7 @@ final class S3ResumeTests: XCTestCase {
             XCTAssertEqual(abort.status, 0, abort.stderr)
         }
         let notes = run.section["notes"] as? [String] ?? []
+        print("S3ResumeTests: the resumed run's notes: \(notes)")
         XCTAssertTrue(notes.contains { $0.contains("no longer knows upload \(run.uploadId)") && $0.contains("NoSuchUpload") },
                       "\(notes)")
         XCTAssertEqual(sentParts(run.section), Array(1...Self.partCount))
@@ -213,6 +214,7 @@ final class S3ResumeTests: XCTestCase {
             try SplitMix64.writeFile("\(directory)/changing.bin", bytes: 64 << 20, seed: 643)
         }
         let notes = run.section["notes"] as? [String] ?? []
+        print("S3ResumeTests: the resumed run's notes: \(notes)")
         XCTAssertTrue(notes.contains { $0.contains("changed since its journalled upload")
                           && $0.contains("old upload \(run.uploadId) was aborted") }, "\(notes)")
         XCTAssertEqual(sentParts(run.section), Array(1...Self.partCount))
