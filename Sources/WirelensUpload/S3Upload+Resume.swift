@@ -109,9 +109,6 @@ extension S3Upload {
         case failure(String, UploadEnding)
     }
 
-    /// The most parts a ListParts page is asked for (S3's own most).
-    static let partsPerPage = 1000
-
     /// Lists every part the server holds of `uploadId`, page by page from `NextPartNumberMarker` (bounded: at most one
     /// page per part S3 allows, and each page must move the marker on); nil when the engine was cancelled.
     func listParts(uploadId: String) async -> (Listing?, [TaskRecord]) {
@@ -120,7 +117,7 @@ extension S3Upload {
         var marker = 0
         for _ in 0..<S3PartPlan.maximumParts {
             // The query's names in SigV4's order.
-            let url = objectURL + "?max-parts=\(Self.partsPerPage)" + (marker > 0 ? "&part-number-marker=\(marker)" : "")
+            let url = objectURL + "?max-parts=\(listPageSize)" + (marker > 0 ? "&part-number-marker=\(marker)" : "")
                 + "&" + Self.query(uploadId: uploadId)
             let (answer, pageRecords) = await request("ListParts of \(address)",
                                                       TaskSpec(url: url, method: "GET",

@@ -33,11 +33,13 @@ public struct S3Upload: Sendable {
     public let fileIdentity: FileIdentity?
     /// Continue the journalled upload of this file to this object instead of starting a new one.
     public let resume: Bool
+    /// The most parts a ListParts page is asked for (S3's own most, 1000, unless a test asks for fewer).
+    public let listPageSize: Int
 
     public init(address: S3ObjectAddress, endpoint: String, filePath: String, parts: S3PartPlan, parallel: Int,
                 maxRetries: Int, retryMaxTime: Int64?, keepsParts: Bool, preset: String?, engine: Engine,
                 progress: UploadProgress = UploadProgress(), journal: (any UploadJournaling)? = nil,
-                fileIdentity: FileIdentity? = nil, resume: Bool = false) {
+                fileIdentity: FileIdentity? = nil, resume: Bool = false, listPageSize: Int = 1000) {
         self.address = address
         objectURL = address.url(endpoint: endpoint)
         self.filePath = filePath
@@ -52,6 +54,7 @@ public struct S3Upload: Sendable {
         self.journal = journal
         self.fileIdentity = fileIdentity
         self.resume = resume
+        self.listPageSize = max(1, listPageSize)
     }
 
     /// The journal entry's key: the file's identity and the object's URL; nil without a journal.
