@@ -4,7 +4,7 @@ import WirelensCore
 import WirelensDigest
 
 /// The resumable-upload journal: one SQLite database (WAL, synchronous commits) holding, per file and URL,
-/// the segments the server accepted.
+/// the segments the server accepted (and an S3 upload's UploadId, never its credentials).
 ///
 /// Each `record` is its own committed transaction, so a process killed right after it returns (even by
 /// SIGKILL) leaves the segment in the journal for `wirelens upload --resume`.
@@ -130,6 +130,9 @@ package final class UploadJournal: UploadJournaling {
             try db.execute(sql: "DROP TABLE upload")
             try db.execute(sql: "ALTER TABLE upload_keyed RENAME TO upload")
         }
+        migrator.registerMigration("v3-remote-upload-id") { db in
+            try db.execute(sql: "ALTER TABLE upload ADD COLUMN remote_upload_id TEXT")
+        }
         return migrator
     }
 
@@ -161,19 +164,40 @@ package final class UploadJournal: UploadJournaling {
     package func entry(for key: UploadJournalKey) throws -> UploadJournalEntry? {
         try wrap {
             try queue.read { db in
-                guard let row = try Row.fetchOne(db, sql: "SELECT id, segment_size FROM upload WHERE \(Self.keyClause)",
+                guard let row = try Row.fetchOne(db, sql: "SELECT id, segment_size, remote_upload_id FROM upload "
+                                                      + "WHERE \(Self.keyClause)",
                                                  arguments: arguments(key)) else { return nil }
-                let id: Int64 = row["id"]
-                let segments = try Row.fetchAll(db, sql: "SELECT idx, offset, length FROM segment WHERE upload_id = ? ORDER BY offset",
-                                                arguments: [id]).map {
-                    Segment(index: $0["idx"], offset: $0["offset"], length: $0["length"])
-                }
-                return UploadJournalEntry(segmentSize: row["segment_size"], done: segments)
+                return try Self.entry(db, row)
             }
         }
     }
 
-    package func begin(_ key: UploadJournalKey, segmentSize: Int64) throws {
+    package func latestEntry(url: String) throws -> (key: UploadJournalKey, entry: UploadJournalEntry)? {
+        try wrap {
+            try queue.read { db in
+                guard let row = try Row.fetchOne(db, sql: """
+                    SELECT id, device, inode, size, mtime_ns, segment_size, remote_upload_id FROM upload
+                    WHERE url_hmac = ? ORDER BY created_at DESC, id DESC LIMIT 1
+                    """, arguments: [try Self.hmac(url, key: urlKey)]) else { return nil }
+                let device: Int64 = row["device"], inode: Int64 = row["inode"]
+                let file = FileIdentity(device: UInt64(bitPattern: device), inode: UInt64(bitPattern: inode),
+                                        size: row["size"], modifiedNanos: row["mtime_ns"])
+                return (UploadJournalKey(file: file, url: url), try Self.entry(db, row))
+            }
+        }
+    }
+
+    /// The entry of an `upload` row (its id, segment size and remote upload id) with its segments.
+    private static func entry(_ db: Database, _ row: Row) throws -> UploadJournalEntry {
+        let id: Int64 = row["id"]
+        let segments = try Row.fetchAll(db, sql: "SELECT idx, offset, length FROM segment WHERE upload_id = ? ORDER BY offset",
+                                        arguments: [id]).map {
+            Segment(index: $0["idx"], offset: $0["offset"], length: $0["length"])
+        }
+        return UploadJournalEntry(segmentSize: row["segment_size"], done: segments, remoteUploadId: row["remote_upload_id"])
+    }
+
+    package func begin(_ key: UploadJournalKey, segmentSize: Int64, remoteUploadId: String?) throws {
         try wrap {
             try queue.write { db in
                 if let id = try uploadID(db, key) {
@@ -181,10 +205,12 @@ package final class UploadJournal: UploadJournaling {
                     try db.execute(sql: "DELETE FROM upload WHERE id = ?", arguments: [id])
                 }
                 var values = try arguments(key)
-                _ = values.append(contentsOf: [Self.redacted(key.url), segmentSize, Date().timeIntervalSince1970])
+                _ = values.append(contentsOf: [Self.redacted(key.url), segmentSize, Date().timeIntervalSince1970,
+                                               remoteUploadId])
                 try db.execute(sql: """
-                    INSERT INTO upload (device, inode, size, mtime_ns, url_hmac, url_redacted, segment_size, created_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    INSERT INTO upload (device, inode, size, mtime_ns, url_hmac, url_redacted, segment_size, created_at,
+                                        remote_upload_id)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """, arguments: values)
             }
         }

@@ -8,6 +8,11 @@ import WirelensProbe
 /// retry queue, Content-MD5 on each), then CompleteMultipartUpload with their ETags; a give-up or a stop aborts the
 /// upload (AbortMultipartUpload) unless `keepsParts`. The object's ETag is checked against the one S3 computes from
 /// the parts' MD5s.
+///
+/// With a journal, the multipart upload's entry (keyed by the file's identity and the object's URL) keeps its
+/// UploadId and part size, never a credential, and each accepted part; `resume` continues it (`S3Upload+Resume`:
+/// ListParts, then only the parts missing or whose ETag is not the MD5 of the file's bytes). The entry goes once the
+/// object completed or the upload was aborted.
 package struct S3Upload: Sendable {
     package let address: S3ObjectAddress
     /// The object's path-style URL on the endpoint.
@@ -22,10 +27,19 @@ package struct S3Upload: Sendable {
     package let preset: String?
     package let engine: Engine
     package let progress: UploadProgress
+    /// Where a multipart upload is journalled for `--resume`; nil: it cannot be resumed.
+    package let journal: (any UploadJournaling)?
+    /// The file's identity, which keys the journal entry with `objectURL`.
+    package let fileIdentity: FileIdentity?
+    /// Continue the journalled upload of this file to this object instead of starting a new one.
+    package let resume: Bool
+    /// The most parts a ListParts page is asked for (S3's own most, 1000, unless a test asks for fewer).
+    package let listPageSize: Int
 
     package init(address: S3ObjectAddress, endpoint: String, filePath: String, parts: S3PartPlan, parallel: Int,
                 maxRetries: Int, retryMaxTime: Int64?, keepsParts: Bool, preset: String?, engine: Engine,
-                progress: UploadProgress = UploadProgress()) {
+                progress: UploadProgress = UploadProgress(), journal: (any UploadJournaling)? = nil,
+                fileIdentity: FileIdentity? = nil, resume: Bool = false, listPageSize: Int = 1000) {
         self.address = address
         objectURL = address.url(endpoint: endpoint)
         self.filePath = filePath
@@ -37,6 +51,15 @@ package struct S3Upload: Sendable {
         self.preset = preset
         self.engine = engine
         self.progress = progress
+        self.journal = journal
+        self.fileIdentity = fileIdentity
+        self.resume = resume
+        self.listPageSize = max(1, listPageSize)
+    }
+
+    /// The journal entry's key: the file's identity and the object's URL; nil without a journal.
+    var journalKey: UploadJournalKey? {
+        journal == nil ? nil : fileIdentity.map { UploadJournalKey(file: $0, url: objectURL) }
     }
 
     /// The most of an answer's body kept: S3's XML answers are small (a ListParts page is the largest).
@@ -96,55 +119,67 @@ package struct S3Upload: Sendable {
         return finish(section, records, started, failure: failure)
     }
 
-    /// Create, the parts, Complete; Abort when it does not complete.
+    /// Create (or, resuming, ListParts), the parts, Complete; Abort when it does not complete.
     private func multipart() async -> SegmentUploader.Outcome {
         let started = MonotonicClock.wallMicros()
+        let point = await resumePoint()
+        let parts = point.parts
         var section = UploadSection(file: filePath, fileBytes: parts.fileSize, url: objectURL, segmentMode: "fixed",
                                     parallel: parallel, maxRetries: maxRetries)
         section.preset = preset
         section.segmentsTotal = parts.partCount
-        var records: [TaskRecord] = []
+        var records = point.records
+        var notes = point.notes
+        if point.stopped { return finish(section, records, started, failure: point.failure, notes: notes) }
 
-        // CreateMultipartUpload, retried on a transient failure.
-        let (created, createRecords) = await request("CreateMultipartUpload of \(address)",
-                                                     TaskSpec(url: objectURL + "?uploads=", method: "POST",
-                                                              response: .memory(limit: Self.answerLimit)))
-        records += createRecords
         let uploadId: String
-        switch created {
-        case .failure(let message, let ending):
-            return finish(section, records, started, failure: (message, ending))
-        case .none:
-            return finish(section, records, started, failure: nil)
-        case .success(let body):
-            do {
-                uploadId = try S3InitiateAnswer(xml: body).uploadId
-            } catch {
-                return finish(section, records, started,
-                              failure: ("CreateMultipartUpload of \(address) answered without an upload id: \(error)",
-                                        .unreadableAnswer))
+        if let resumed = point.uploadId {
+            uploadId = resumed
+        } else {
+            // CreateMultipartUpload, retried on a transient failure.
+            let (created, createRecords) = await request("CreateMultipartUpload of \(address)",
+                                                         TaskSpec(url: objectURL + "?uploads=", method: "POST",
+                                                                  response: .memory(limit: Self.answerLimit)))
+            records += createRecords
+            switch created {
+            case .failure(let message, let ending):
+                return finish(section, records, started, failure: (message, ending), notes: notes)
+            case .none:
+                return finish(section, records, started, failure: nil, notes: notes)
+            case .success(let body):
+                do {
+                    uploadId = try S3InitiateAnswer(xml: body).uploadId
+                } catch {
+                    return finish(section, records, started,
+                                  failure: ("CreateMultipartUpload of \(address) answered without an upload id: \(error)",
+                                            .unreadableAnswer), notes: notes)
+                }
             }
         }
-        let query = "uploadId=" + S3ObjectAddress.encode(uploadId).replacingOccurrences(of: "/", with: "%2F")
+        let query = Self.query(uploadId: uploadId)
+        let key = journalled(uploadId: uploadId, parts: parts, kept: point.kept, notes: &notes)
 
         var plan = UploadPlan(filePath: filePath, fileSize: parts.fileSize, url: objectURL,
                               partTemplate: objectURL + "?partNumber={number}&" + query, completeURL: nil,
                               sizing: .fixed(parts.partSize), parallel: parallel, maxRetries: maxRetries, preset: preset)
         plan.s3Parts = true
         plan.retryMaxTime = retryMaxTime
-        let uploader = SegmentUploader(plan: plan, engine: engine, journal: nil, journalKey: nil, resume: false,
-                                       progress: progress)
+        // The entry written above holds the parts kept: the uploader resumes it, skipping them, and journals the rest.
+        let uploader = SegmentUploader(plan: plan, engine: engine, journal: key == nil ? nil : journal, journalKey: key,
+                                       resume: key != nil, progress: progress)
         var outcome = await uploader.run()
         section = outcome.section
         section.url = Redactor.url(objectURL)
+        section.resumed = point.uploadId != nil
         records += outcome.tasks
-        let sent = outcome.sentParts.sorted { $0.number < $1.number }
+        let sent = Self.merged(kept: point.kept, sent: outcome.sentParts)
         let expected = S3ETag(partMD5s: sent.map(\.md5))
         var s3 = UploadSection.S3(bucket: address.bucket, key: address.key, parts: parts.partCount,
                                   expectedETag: expected.value)
         s3.uploadId = uploadId
         var failure: (String, UploadEnding)? = outcome.ending == .completed ? nil
             : (outcome.section.failure ?? "interrupted", outcome.ending)
+        var objectCompleted = false
 
         if failure == nil, sent.count == parts.partCount {
             let body = S3CompleteRequest(parts: sent.map { .init(number: $0.number, etag: $0.etag) }).body
@@ -159,6 +194,7 @@ package struct S3Upload: Sendable {
                 if let error = S3ErrorAnswer(xml: answer) {
                     failure = ("CompleteMultipartUpload of \(address) answered 200 with an error: \(error)", .refused)
                 } else if let done = try? S3CompleteAnswer(xml: answer) {
+                    objectCompleted = true
                     s3.objectETag = done.etag.value
                     s3.etagMatches = done.etag == expected
                     if done.etag != expected {
@@ -183,8 +219,7 @@ package struct S3Upload: Sendable {
                 outcome.notes.append("the parts stay on the server (--keep-parts): upload id \(uploadId)")
             } else {
                 // A stop (SIGINT) cancelled the engine: the abort then cannot go; say what is left.
-                let spec = TaskSpec(url: objectURL + "?" + query, method: "DELETE", response: .memory(limit: Self.answerLimit))
-                let (aborted, abortRecords) = await request("AbortMultipartUpload of \(address)", spec)
+                let (aborted, abortRecords) = await request("AbortMultipartUpload of \(address)", abortSpec(uploadId))
                 records += abortRecords
                 if case .success = aborted {
                     s3.aborted = true
@@ -194,11 +229,35 @@ package struct S3Upload: Sendable {
                 }
             }
         }
+        // The entry goes when nothing is left to resume: the object completed, or the upload was aborted.
+        if let key, let journal {
+            if objectCompleted || s3.aborted {
+                try? journal.remove(key)
+            } else if failure != nil {
+                outcome.notes.append("the same command with --resume continues upload \(uploadId) from the parts the "
+                                     + "server holds")
+            }
+        }
         section.verified = s3.etagMatches == true
         section.s3 = s3
-        var result = finish(section, records, started, failure: failure)
-        result.notes = outcome.notes + result.notes
-        return result
+        return finish(section, records, started, failure: failure, notes: notes + outcome.notes)
+    }
+
+    /// `uploadId=ID`, the id percent-encoded for a query.
+    static func query(uploadId: String) -> String {
+        "uploadId=" + S3ObjectAddress.encode(uploadId).replacingOccurrences(of: "/", with: "%2F")
+    }
+
+    /// AbortMultipartUpload of `uploadId`.
+    func abortSpec(_ uploadId: String) -> TaskSpec {
+        TaskSpec(url: objectURL + "?" + Self.query(uploadId: uploadId), method: "DELETE",
+                 response: .memory(limit: Self.answerLimit))
+    }
+
+    /// The parts of the object in part order: the ones kept on the server and the ones sent (a sent one wins).
+    static func merged(kept: [SegmentUploader.SentPart], sent: [SegmentUploader.SentPart]) -> [SegmentUploader.SentPart] {
+        let numbers = Set(sent.map(\.number))
+        return (kept.filter { !numbers.contains($0.number) } + sent).sorted { $0.number < $1.number }
     }
 
     /// What one protocol request gave: its answer's body, a failure, or nil when the engine was cancelled.
@@ -209,7 +268,7 @@ package struct S3Upload: Sendable {
 
     /// Sends one protocol request (Create, Complete, Abort), retried up to `maxRetries` times after a transient
     /// failure with the parts' backoff; returns its answer and every attempt's task.
-    private func request(_ what: String, _ spec: TaskSpec) async -> (Answer?, [TaskRecord]) {
+    func request(_ what: String, _ spec: TaskSpec) async -> (Answer?, [TaskRecord]) {
         var records: [TaskRecord] = []
         for attempt in 1...(maxRetries + 1) {
             if attempt > 1 {
@@ -248,7 +307,7 @@ package struct S3Upload: Sendable {
     }
 
     private func finish(_ section: UploadSection, _ records: [TaskRecord], _ started: Int64,
-                        failure: (String, UploadEnding)?) -> SegmentUploader.Outcome {
+                        failure: (String, UploadEnding)?, notes: [String] = []) -> SegmentUploader.Outcome {
         var section = section
         let ended = MonotonicClock.wallMicros()
         section.wallMs = Format.millis(fromMicros: ended - started)
@@ -259,6 +318,6 @@ package struct S3Upload: Sendable {
         section.failure = failure?.0 ?? (interrupted ? "interrupted" : nil)
         let ending = failure?.1 ?? (interrupted ? .interrupted : .completed)
         return SegmentUploader.Outcome(tasks: records.sorted { $0.index < $1.index }, section: section, ending: ending,
-                                       notes: [])
+                                       notes: notes)
     }
 }

@@ -47,6 +47,12 @@ package struct SegmentUploader: Sendable {
         package var number: Int
         package var etag: S3ETag
         package var md5: [UInt8]
+
+        package init(number: Int, etag: S3ETag, md5: [UInt8]) {
+            self.number = number
+            self.etag = etag
+            self.md5 = md5
+        }
     }
 
     /// One finished attempt, handed from a child task to the bookkeeping loop.
@@ -233,7 +239,8 @@ package struct SegmentUploader: Sendable {
                     interrupted = true
                 }
             }
-            if failure == nil, !interrupted, journalUsable, let journal, let key = journalKey {
+            // An S3 upload's entry (its UploadId) goes once CompleteMultipartUpload answered (`S3Upload`).
+            if failure == nil, !interrupted, !plan.s3Parts, journalUsable, let journal, let key = journalKey {
                 try? journal.remove(key)
             }
         }

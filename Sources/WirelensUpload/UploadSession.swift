@@ -27,6 +27,7 @@ package enum UploadSession {
                                          interrupted: interrupted, urls: [url], method: "PUT",
                                          body: .file(path: file, size: size), repeatCount: 1, tasks: outcome.tasks)
         report.upload = outcome.section
+        report.upload?.notes = outcome.notes.isEmpty ? nil : outcome.notes
         report.upload?.explain(tasks: report.tasks)
         return report
     }

@@ -29,7 +29,12 @@ struct UploadCommand: CheckedCommand {
             AWS SigV4: -u KEY:SECRET or aws-cli's variables): a file under 8 MiB as one PutObject, else \
             CreateMultipartUpload, the parts (--segment-size, default 8 MiB, at least 5 MiB; --parallel, \
             --retry) with Content-MD5, then CompleteMultipartUpload; the object's ETag is checked against the \
-            parts' MD5s. An upload that does not complete is aborted unless --keep-parts. No journal, no --resume.
+            parts' MD5s. An upload that does not complete is aborted unless --keep-parts. The journal keeps the \
+            upload id and part size (never the credentials) and each accepted part: after a crash, the same \
+            command with --resume asks ListParts and sends only the parts missing or whose ETag is not the MD5 \
+            of the file's bytes, then completes with every part's ETag. A new multipart upload starts, with a \
+            note, when the server no longer knows the upload id (NoSuchUpload) or the file changed since (its \
+            journalled upload is then aborted).
 
             Presets (explicit flags override them): \
             \(UploadPreset.all.map { "\($0.name): \($0.about)" }.joined(separator: "; ")).
@@ -129,8 +134,7 @@ struct UploadCommand: CheckedCommand {
             throw UsageError("\(url) needs --endpoint-url URL: the S3-compatible endpoint, e.g. http://127.0.0.1:9000")
         }
         try UsageError.checkURL(endpointURL)
-        for (given, flag) in [(partURL != nil, "--part-url"), (completeURL != nil, "--complete-url"), (resume, "--resume")]
-        where given {
+        for (given, flag) in [(partURL != nil, "--part-url"), (completeURL != nil, "--complete-url")] where given {
             throw UsageError("\(flag) is not for an s3:// destination: S3's own protocol sends the parts")
         }
         var partSize: Int64?
@@ -183,7 +187,8 @@ struct UploadCommand: CheckedCommand {
             let counts = UploadProgress()
             let upload = S3Upload(address: s3.address, endpoint: s3.endpoint, filePath: file, parts: parts,
                                   parallel: parallel, maxRetries: retries, retryMaxTime: try retry.maxTime(),
-                                  keepsParts: keepParts, preset: preset?.name, engine: engine, progress: counts)
+                                  keepsParts: keepParts, preset: preset?.name, engine: engine, progress: counts,
+                                  journal: try openJournal(), fileIdentity: identity, resume: resume)
             try await finish(engine: engine, bytes: bytes, counts: counts, total: identity.size, printer: printer) {
                 await UploadSession.run(upload, interrupted: $0)
             }
@@ -203,25 +208,28 @@ struct UploadCommand: CheckedCommand {
         plan.retryMaxTime = try retry.maxTime()
         let bytes = TransferProgress()
         let engine = try Engine(options: options, progress: bytes)
-
-        var journalStore: UploadJournal?
-        if !noJournal {
-            let path = journal ?? UploadJournal.defaultPath()
-            do {
-                journalStore = try UploadJournal(path: path)
-            } catch {
-                if resume || journal != nil {
-                    throw CommandFailure(.localFile, "\(error.description); give a writable --journal PATH")
-                }
-                if !report.quiet { Console.error("\(error.description); uploading without a journal (no --resume later)") }
-            }
-        }
+        let journalStore = try openJournal()
         let counts = UploadProgress()
         let key = UploadJournalKey(file: identity, url: plan.partTemplate + " " + (plan.completeURL ?? ""))
         let uploader = SegmentUploader(plan: plan, engine: engine, journal: journalStore,
                                        journalKey: journalStore == nil ? nil : key, resume: resume, progress: counts)
         try await finish(engine: engine, bytes: bytes, counts: counts, total: plan.fileSize, printer: printer) {
             await UploadSession.run(uploader, interrupted: $0)
+        }
+    }
+
+    /// The journal (--journal or the default), nil with --no-journal; one that cannot be opened is an error with
+    /// --resume or --journal, else a line on stderr and an upload that cannot be resumed.
+    private func openJournal() throws(CommandFailure) -> UploadJournal? {
+        guard !noJournal else { return nil }
+        do {
+            return try UploadJournal(path: journal ?? UploadJournal.defaultPath())
+        } catch {
+            if resume || journal != nil {
+                throw CommandFailure(.localFile, "\(error.description); give a writable --journal PATH")
+            }
+            if !report.quiet { Console.error("\(error.description); uploading without a journal (no --resume later)") }
+            return nil
         }
     }
 

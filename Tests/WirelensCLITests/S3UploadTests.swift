@@ -92,16 +92,18 @@ final class S3UploadTests: XCTestCase {
     }
 
     /// A Complete the server refuses (moto told parts must be 64 MiB: EntityTooSmall): one line naming S3's code,
-    /// exit 4, and the upload aborted (aws-cli lists no open upload); with --keep-parts the upload stays open, the
-    /// one the report names.
+    /// exit 4, and the upload aborted (aws-cli lists no open upload) and its journal entry gone (sqlite3); with
+    /// --keep-parts the upload stays open, the one the report names, and so does its entry, for --resume.
     func testRefusedCompleteAbortsUnlessKeepParts() throws {
         let (server, user) = try server(settings: ["S3_UPLOAD_PART_MIN_SIZE": "\(64 << 20)"])
         let path = try file("two.bin", bytes: 12 << 20, seed: 12)
+        let journal = "\(directory)/journal.sqlite"
         for keep in [false, true] {
             let report = "\(directory)/refused-\(keep).json"
             let outcome = try CLIHarness.run(["upload", path, "s3://\(Self.bucket)/two.bin", "--endpoint-url",
                                               server.endpoint, "-u", "\(user.key):\(user.secret)", "-q", "--format",
-                                              "json", "--report", report] + (keep ? ["--keep-parts"] : []), timeout: 120)
+                                              "json", "--report", report, "--journal", journal]
+                                             + (keep ? ["--keep-parts"] : []), timeout: 120)
             XCTAssertEqual(outcome.status, ExitStatus.httpError.rawValue, outcome.stderr)
             XCTAssertEqual(outcome.stderr.split(separator: "\n").count, 1, outcome.stderr)
             XCTAssertTrue(outcome.stderr.contains("EntityTooSmall"), outcome.stderr)
@@ -114,6 +116,9 @@ final class S3UploadTests: XCTestCase {
                                                credentials: user))
             let ids = (open["Uploads"] as? [[String: Any]] ?? []).compactMap { $0["UploadId"] as? String }
             XCTAssertEqual(ids, keep ? [try XCTUnwrap(s3["uploadId"] as? String)] : [], "\(open)")
+            let entries = try ProcessRunner.run("/usr/bin/sqlite3", [journal, "SELECT remote_upload_id FROM upload"],
+                                                timeout: 30)
+            XCTAssertEqual(entries.stdout.split(separator: "\n").map(String.init), ids, entries.stderr)
         }
     }
 

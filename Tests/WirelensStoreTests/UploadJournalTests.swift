@@ -1,5 +1,6 @@
 import Foundation
 import WirelensCore
+import WirelensTestSupport
 import XCTest
 @testable import WirelensStore
 
@@ -50,6 +51,40 @@ final class UploadJournalTests: XCTestCase {
         try journal.remove(key)
         XCTAssertNil(try journal.entry(for: key))
         XCTAssertThrowsError(try journal.record(key, segment: Segment(index: 2, offset: 0, length: 1)))
+    }
+
+    /// An S3 upload's entry keeps its upload id across reopening (sqlite3 reads it in its own column);
+    /// `latestEntry(url:)` finds it under a changed file's identity, newest first.
+    func testAnS3EntryKeepsItsUploadIdAndIsFoundByURLAlone() throws {
+        let path = directory + "/s3.sqlite"
+        let url = "http://127.0.0.1:9/bucket/key.bin"
+        let key = UploadJournalKey(file: file, url: url)
+        var older = key
+        older.file.modifiedNanos -= 1_000
+        do {
+            let journal = try UploadJournal(path: path)
+            try journal.begin(older, segmentSize: 8 << 20, remoteUploadId: "old-id")
+            try journal.begin(key, segmentSize: 8 << 20, remoteUploadId: "id/with+chars")
+            try journal.record(key, segment: Segment(index: 1, offset: 8 << 20, length: 8 << 20))
+        }
+        let reopened = try UploadJournal(path: path)
+        XCTAssertEqual(try reopened.entry(for: key),
+                       UploadJournalEntry(segmentSize: 8 << 20, done: [Segment(index: 1, offset: 8 << 20, length: 8 << 20)],
+                                          remoteUploadId: "id/with+chars"))
+        XCTAssertEqual(try reopened.entry(for: older)?.remoteUploadId, "old-id")
+        var changed = key
+        changed.file.size += 1
+        XCTAssertNil(try reopened.entry(for: changed))
+        let latest = try XCTUnwrap(reopened.latestEntry(url: url))
+        XCTAssertEqual(latest.key, key, "the newest entry of the URL, with its file's identity")
+        XCTAssertEqual(latest.entry.remoteUploadId, "id/with+chars")
+        XCTAssertNil(try reopened.latestEntry(url: url + "x"))
+        let rows = try ProcessRunner.run("/usr/bin/sqlite3", [path, "SELECT remote_upload_id FROM upload ORDER BY id"],
+                                         timeout: 30)
+        XCTAssertEqual(rows.stdout, "old-id\nid/with+chars\n", rows.stderr)
+        // The segment protocol's entries have none.
+        try reopened.begin(UploadJournalKey(file: file, url: "u"), segmentSize: 1)
+        XCTAssertNil(try reopened.entry(for: UploadJournalKey(file: file, url: "u"))?.remoteUploadId)
     }
 
     func testTheDatabaseIsInWALMode() throws {

@@ -207,8 +207,11 @@ final class MemoryJournal: UploadJournaling {
     private let entries = Mutex<[UploadJournalKey: UploadJournalEntry]>([:])
 
     func entry(for key: UploadJournalKey) throws -> UploadJournalEntry? { entries.withLock { $0[key] } }
-    func begin(_ key: UploadJournalKey, segmentSize: Int64) throws {
-        entries.withLock { $0[key] = UploadJournalEntry(segmentSize: segmentSize, done: []) }
+    func latestEntry(url: String) throws -> (key: UploadJournalKey, entry: UploadJournalEntry)? {
+        entries.withLock { all in all.first { $0.key.url == url }.map { ($0.key, $0.value) } }
+    }
+    func begin(_ key: UploadJournalKey, segmentSize: Int64, remoteUploadId: String?) throws {
+        entries.withLock { $0[key] = UploadJournalEntry(segmentSize: segmentSize, done: [], remoteUploadId: remoteUploadId) }
     }
     func record(_ key: UploadJournalKey, segment: Segment) throws {
         entries.withLock { $0[key]?.done.append(segment) }

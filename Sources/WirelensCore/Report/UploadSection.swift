@@ -50,6 +50,8 @@ public struct UploadSection: Sendable, Equatable, Codable {
     public var failure: String?
     /// For an upload to an S3-compatible store: the object, its upload and its ETag check.
     public var s3: S3?
+    /// What the user should know that is not a failure (a resume that had to start again, and why); nil for none.
+    public var notes: [String]?
     /// Every attempt: which task sent which segment.
     public var attempts: [Attempt]
     /// The verdict holding the most time over the attempts' transactions, nil without kernel facts.

@@ -13,4 +13,13 @@ public struct FileIdentity: Sendable, Equatable, Hashable, Codable {
         self.size = size
         self.modifiedNanos = modifiedNanos
     }
+
+    /// What differs in `other`, in words ("size 100 → 200 bytes", "modification time", "inode"); empty when nothing.
+    public func differences(to other: FileIdentity) -> [String] {
+        var changes: [String] = []
+        if size != other.size { changes.append("size \(size) → \(other.size) bytes") }
+        if modifiedNanos != other.modifiedNanos { changes.append("modification time") }
+        if inode != other.inode || device != other.device { changes.append("inode") }
+        return changes
+    }
 }

@@ -2,11 +2,16 @@
 ///
 /// An entry is keyed by the file's identity and the upload URL. The uploader calls `record` once per segment
 /// the server accepted, and expects it on disk when the call returns (a run killed right after still finds it).
+/// An S3 upload's entry also keeps the server's upload id (never a credential).
 public protocol UploadJournaling: Sendable {
     /// The entry for this file and URL, or nil.
     func entry(for key: UploadJournalKey) throws -> UploadJournalEntry?
-    /// Starts a new entry, replacing any entry under the same key.
-    func begin(_ key: UploadJournalKey, segmentSize: Int64) throws
+    /// The newest entry for this URL whatever the file's identity, with its key, or nil: how a run tells a file
+    /// changed since its journalled upload from an upload never journalled.
+    func latestEntry(url: String) throws -> (key: UploadJournalKey, entry: UploadJournalEntry)?
+    /// Starts a new entry, replacing any entry under the same key; `remoteUploadId` is the server's id of the
+    /// upload (S3's UploadId), nil for the segment protocol.
+    func begin(_ key: UploadJournalKey, segmentSize: Int64, remoteUploadId: String?) throws
     /// Records one accepted segment.
     func record(_ key: UploadJournalKey, segment: Segment) throws
     /// Deletes the entry (the upload completed).
@@ -24,13 +29,24 @@ public struct UploadJournalKey: Sendable, Equatable, Hashable {
     }
 }
 
-/// A journal entry: the segment size the upload started with and the segments accepted so far.
+extension UploadJournaling {
+    /// Starts a new entry without a server-side upload id (the segment protocol's).
+    public func begin(_ key: UploadJournalKey, segmentSize: Int64) throws {
+        try begin(key, segmentSize: segmentSize, remoteUploadId: nil)
+    }
+}
+
+/// A journal entry: the segment size the upload started with, the segments accepted so far and, for S3, the
+/// server's upload id.
 public struct UploadJournalEntry: Sendable, Equatable {
     public var segmentSize: Int64
     public var done: [Segment]
+    /// S3's UploadId of the multipart upload; nil for the segment protocol.
+    public var remoteUploadId: String?
 
-    public init(segmentSize: Int64, done: [Segment]) {
+    public init(segmentSize: Int64, done: [Segment], remoteUploadId: String? = nil) {
         self.segmentSize = segmentSize
         self.done = done
+        self.remoteUploadId = remoteUploadId
     }
 }
