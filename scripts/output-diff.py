@@ -111,7 +111,8 @@ def mask_text(data):
         if first in ("Verdicts", "Why", "Verdict") or any(name in line for name in VERDICT_NAMES):
             dropping = True
             continue
-        if dropping is True and line[:1].isspace() and first[:1].islower():
+        # The sentence's wrapped lines: lower-case words, or its closing "(the body came at …)." aside.
+        if dropping is True and line[:1].isspace() and (first[:1].islower() or first[:1] == "("):
             continue
         dropping = False
         kept.append(line)
