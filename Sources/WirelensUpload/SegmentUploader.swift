@@ -76,7 +76,7 @@ package struct SegmentUploader: Sendable {
         section.preset = plan.preset
         let start = openJournal()
         var notes = start.notes
-        var sizer = start.sizer
+        let sizer = start.sizer
         var journalUsable = start.journalUsable
         if start.resumed {
             section.resumed = true
@@ -85,48 +85,28 @@ package struct SegmentUploader: Sendable {
         let done = start.done
         let aligned = start.aligned
 
-        var queue = SegmentQueue(fileSize: plan.fileSize, done: done, alignedSize: aligned)
+        let queue = SegmentQueue(fileSize: plan.fileSize, done: done, alignedSize: aligned)
         let skipped = Array(queue.succeeded.values)
         section.resumedSegmentsSkipped = skipped.count
         section.resumedBytesSkipped = skipped.reduce(0) { $0 + $1.length }
         progress.resumed(segments: skipped.count, bytes: section.resumedBytesSkipped)
 
+        var schedule = SegmentSchedule(plan: plan, queue: queue, sizer: sizer, section: section)
         var records: [TaskRecord] = []
-        var failure: (message: String, ending: UploadEnding)?
-        var interrupted = false
-        var lastSize: Int64?
-        var sentBytes: Int64 = 0
-        var failuresInARow = 0
         var sentParts: [SentPart] = []
-        let failureLimit = Self.failuresInARowLimit(parallel: plan.parallel)
 
         await withTaskGroup(of: AttemptResult.self) { group in
-            var inFlight = 0
             while true {
-                // Hand out segments while there is room (auto sizing: the first segment alone, to measure).
-                while failure == nil, !interrupted, inFlight < plan.parallel,
-                      !(sizer.awaitsMeasurement && inFlight > 0) {
-                    let fresh = queue.uncarvedBytes > 0
-                    let size = sizer.nextSize
-                    guard let segment = queue.next(size: size) else { break }
-                    if fresh, size != lastSize {
-                        section.segmentSizes.append(.init(fromSegment: segment.index, bytes: size,
-                                                          atMs: Format.millis(fromMicros: MonotonicClock.wallMicros() - started)))
-                        lastSize = size
-                    }
-                    let attempt = (queue.failures[segment.index] ?? 0) + 1
+                // Hand out segments while the schedule has room.
+                while let (segment, attempt) = schedule.next(elapsedMicros: MonotonicClock.wallMicros() - started) {
                     progress.started()
-                    inFlight += 1
-                    section.peakInFlight = max(section.peakInFlight ?? 0, inFlight)
                     group.addTask { await self.send(segment, attempt: attempt) }
                 }
                 guard let result = await group.next() else { break }
-                inFlight -= 1
                 let segment = result.segment
                 guard let record = result.record else {
                     // Dropped before it started: the engine was cancelled.
-                    interrupted = true
-                    queue.release(segment.index)
+                    schedule.dropped(segment)
                     progress.failed(sentBytes: 0)
                     continue
                 }
@@ -141,71 +121,29 @@ package struct SegmentUploader: Sendable {
                                          + "could not be read for their Content-MD5")
                     }
                 }
-                section.attempts.append(.init(task: record.index, segment: segment.index, offset: segment.offset,
-                                              length: segment.length, attempt: result.attempt,
-                                              succeeded: verdict == .accepted))
-                switch verdict {
-                case .accepted:
-                    queue.succeed(segment.index)
-                    progress.succeeded()
-                    sentBytes += segment.length
-                    failuresInARow = 0
-                    sizer.observe(length: segment.length, micros: record.duration)
-                    if journalUsable, let journal, let key = journalKey {
-                        do {
-                            try journal.record(key, segment: segment)
-                        } catch {
-                            notes.append("\(error); continuing without a journal (this upload cannot be resumed)")
-                            journalUsable = false
-                        }
+                if verdict == .accepted { progress.succeeded() } else { progress.failed(sentBytes: body) }
+                switch schedule.finished(segment, attempt: result.attempt, verdict: verdict, record: record,
+                                         bodyBytes: body, elapsedMicros: MonotonicClock.wallMicros() - started) {
+                case .none:
+                    break
+                case .journal(let accepted):
+                    guard journalUsable, let journal, let key = journalKey else { break }
+                    do {
+                        try journal.record(key, segment: accepted)
+                    } catch {
+                        notes.append("\(error); continuing without a journal (this upload cannot be resumed)")
+                        journalUsable = false
                     }
-                case .cancelled:
-                    interrupted = true
-                    queue.release(segment.index)
-                    progress.failed(sentBytes: body)
-                case .retryable(let reason):
-                    progress.failed(sentBytes: body)
-                    section.failedAttempts += 1
-                    section.bytesSentTwice += body
-                    section.timeLostToRetriesMs += Format.millis(fromMicros: record.duration)
-                    failuresInARow += 1
-                    // Past --retry-max-time a failed segment is not tried again: it counts as exhausted.
-                    let inTime = plan.retryMaxTime.map { MonotonicClock.wallMicros() - started < $0 } ?? true
-                    if case .exhausted(let count) = queue.fail(segment.index, maxRetries: inTime ? plan.maxRetries : 0),
-                       failure == nil {
-                        // The limit that stopped it: the retries, or the time they may take (`inTime` is true
-                        // without one).
-                        let limit = inTime ? "--retry \(plan.maxRetries)"
-                            : "--retry-max-time \(DurationText.format(micros: plan.retryMaxTime ?? 0)) passed"
-                        failure = ("segment \(segment.index) (\(segment.contentRange(total: plan.fileSize))) failed "
-                                   + "\(count) times, the last: \(reason); giving up (\(limit))",
-                                   .failed(record, otherwise: .refused))
-                        engine.cancel()
-                    } else if failuresInARow >= failureLimit, failure == nil {
-                        // Not a flaky part but a server that fails everything: stop before every segment burns its retries.
-                        failure = ("\(failuresInARow) attempts in a row failed, the last (segment \(segment.index)): "
-                                   + "\(reason); giving up", .failed(record, otherwise: .refused))
-                        engine.cancel()
-                    }
-                case .fatal(let reason):
-                    progress.failed(sentBytes: body)
-                    section.failedAttempts += 1
-                    queue.fail(segment.index, maxRetries: 0)
-                    failuresInARow += 1
-                    if failure == nil {
-                        failure = (reason, .failed(record, otherwise: .unreadableAnswer))
-                        engine.cancel()
-                    }
+                case .cancelEngine:
+                    engine.cancel()
                 }
             }
         }
-
-        section.segmentsRetried = queue.segmentsRetried
-        section.segmentsSent = section.attempts.filter(\.succeeded).count
-        section.segmentsTotal = queue.segmentCount(size: sizer.nextSize)
-        if !queue.isComplete, failure == nil {
-            interrupted = true
-        }
+        schedule.close()
+        section = schedule.section
+        var failure = schedule.failure
+        var interrupted = schedule.interrupted
+        let sentBytes = schedule.sentBytes
 
         // The end: complete, then compare the server's SHA-256 with the file's.
         let localDigest = await fileDigest.value
@@ -295,8 +233,6 @@ package struct SegmentUploader: Sendable {
         return start
     }
 
-    /// Failed attempts in a row, with no segment accepted in between, after which the upload stops.
-    static func failuresInARowLimit(parallel: Int) -> Int { max(8, 2 * parallel) }
 
     /// The most of an answer's body kept: the protocol's answers are a few hundred bytes of JSON, and one cut here
     /// does not decode, which the verdicts treat as an answer without the protocol's JSON.

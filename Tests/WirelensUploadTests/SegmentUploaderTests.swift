@@ -161,7 +161,7 @@ final class SegmentUploaderTests: XCTestCase {
         XCTAssertEqual(outcome.ending, .refused)
         XCTAssertTrue(outcome.section.failure?.contains("in a row failed") ?? false, outcome.section.failure ?? "nil")
         XCTAssertLessThan(outcome.tasks.count, 64 * 4)
-        XCTAssertLessThanOrEqual(outcome.tasks.count, SegmentUploader.failuresInARowLimit(parallel: 2) + 2)
+        XCTAssertLessThanOrEqual(outcome.tasks.count, SegmentSchedule.failuresInARowLimit(parallel: 2) + 2)
         peer.stop()
     }
 
