@@ -106,6 +106,25 @@ final class CookieTests: XCTestCase {
         XCTAssertEqual(cookie(server, "/small.txt?raw-lines"), "raw=\(Self.session)x")
     }
 
+    /// download and compare take the flags too: -b's text reaches nginx on every request, and compare's runs carry
+    /// the login hop's cookie to its redirect.
+    func testDownloadAndCompareSendCookies() throws {
+        let server = try nginx()
+        let out = path("download.txt")
+        let download = try CLIHarness.run(["download", "-q", "-b", "d=1", "-o", out,
+                                           server.url(0, "/small.txt?download", tls: false)])
+        XCTAssertEqual(download.status, 0, download.stderr)
+        XCTAssertEqual(cookie(server, "/small.txt?download"), "d=1")
+        let report = path("compare.json")
+        let compare = try CLIHarness.run(["compare", "-q", "-b", "", "--limits", "1", "--repeat", "1",
+                                          "--workload", "requests:2", "--format", "json", "--report", report,
+                                          server.url(0, "/login?who=compare", tls: false)])
+        XCTAssertEqual(compare.status, 0, compare.stderr)
+        let hops = server.logged("/small.txt?after-compare").map(\.cookie)
+        XCTAssertFalse(hops.isEmpty)
+        XCTAssertEqual(Set(hops), ["sid=\(Self.session)"])
+    }
+
     /// A -b file that cannot be read and a -c jar in a missing directory are one line naming them, exit 3, before
     /// any request (curl ignores the first and finds out about the second after the run).
     func testUnreadableFilesFailBeforeTheRun() throws {
