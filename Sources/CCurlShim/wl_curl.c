@@ -110,3 +110,13 @@ int wl_socket_unread(int fd) {
 int wl_wake_create(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
 void wl_wake_signal(int fd) { eventfd_write(fd, 1); }
 void wl_wake_drain(int fd) { eventfd_t value; (void)eventfd_read(fd, &value); }
+
+CURLSH *wl_share_cookies(void) {
+    CURLSH *share = curl_share_init();
+    if(!share) return NULL;
+    if(curl_share_setopt(share, CURLSHOPT_SHARE, (long)CURL_LOCK_DATA_COOKIE) != CURLSHE_OK) {
+        curl_share_cleanup(share);
+        return NULL;
+    }
+    return share;
+}

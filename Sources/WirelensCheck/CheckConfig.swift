@@ -38,7 +38,7 @@ package struct CheckConfig: Sendable, Equatable {
     package static let checkKeys = [
         "name", "url", "method", "upload", "headers", "every", "keep_alive", "expect", "http_version", "timeout",
         "connect_timeout", "idle_timeout", "retries", "max_redirects", "trusted_redirects", "allow_link_local_redirects",
-        "insecure", "cacert", "proxy", "expect_100", "user_agent", "buckets",
+        "insecure", "cacert", "proxy", "expect_100", "user_agent", "cookies", "buckets",
     ]
 
     /// The keys `expect:` accepts.
@@ -203,6 +203,10 @@ package struct CheckConfig: Sendable, Equatable {
             case "cacert": options.caFile = try reader.string(v, k)
             case "proxy": options.proxy = try reader.string(v, k)
             case "expect_100": options.expectContinue = try reader.bool(v, k)
+            case "cookies":
+                // The cookie engine within each run of the check (its redirects), starting empty every run.
+                options.cookies.engine = try reader.bool(v, k)
+                options.cookies.clearedPerRun = true
             case "user_agent":
                 let agent = try reader.string(v, k)
                 if let problem = RequestTextCheck.problem(name: "User-Agent", value: agent) { throw reader.error(v, k, problem) }

@@ -37,6 +37,8 @@ package final class CurlEasy {
     package internal(set) var refusedNewConnection = false
     /// The handle's place in its multi handle's table while added, -1 otherwise.
     var multiSlot = -1
+    /// The cookie store the handle is attached to (CURLOPT_SHARE), held while it is; detached by `reset()`.
+    var cookieStore: CurlCookieStore?
 
     /// A new handle with its error buffer.
     package init() throws(CurlError) {
@@ -55,6 +57,11 @@ package final class CurlEasy {
     /// Clears the options, the observer and the error text left by the previous transfer (connections live in the
     /// multi handle).
     package func reset() {
+        // curl_easy_reset keeps the share: detached first, so that no later transfer sends this store's cookies.
+        if cookieStore != nil {
+            _ = wl_easy_setopt_ptr(pointer, CURLOPT_SHARE, nil)
+            cookieStore = nil
+        }
         curl_easy_reset(pointer)
         errorBuffer[0] = 0
         observer = nil

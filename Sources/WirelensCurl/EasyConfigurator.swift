@@ -87,6 +87,12 @@ package struct EasyConfigurator {
         }
         if let version = settings.sslVersion { try long(CURLOPT_SSLVERSION, version, "CURLOPT_SSLVERSION") }
         if let interface = settings.interface { try string(CURLOPT_INTERFACE, interface, "CURLOPT_INTERFACE") }
+        if let store = transfer.cookieStore {
+            try easy.set(CURLOPT_SHARE, pointer: store.pointer, "CURLOPT_SHARE")
+            easy.cookieStore = store
+            try string(CURLOPT_COOKIEFILE, "", "CURLOPT_COOKIEFILE")
+        }
+        if let cookie = transfer.cookie { try string(CURLOPT_COOKIE, cookie, "CURLOPT_COOKIE") }
 
         if transfer.refusesLinkLocal {
             // A hop elsewhere: libcurl asks before it opens each socket, and gets none to a link-local address.

@@ -39,6 +39,11 @@ package struct TransferSettings {
     /// True when the observer wants every incoming traffic event (`TrafficKind.headerIn`, `.dataIn`, `.tlsIn`,
     /// `.tlsOut`), for example to track activity; false spares it those calls.
     package var reportsIncomingTraffic: Bool
+    /// The cookie engine the transfer uses (CURLOPT_SHARE, and CURLOPT_COOKIEFILE "" to turn it on): it sends the
+    /// store's cookies that match and keeps the response's Set-Cookie; nil: no cookie engine.
+    package var cookieStore: CurlCookieStore?
+    /// CURLOPT_COOKIE: `name=value; …` sent besides the engine's cookies (nil: none).
+    package var cookie: String?
 
     package init(url: String, method: String, body: BodySource, bodyKind: BodyKind?, uploadBufferSize: Int,
                 keepsCredentials: Bool, refusesLinkLocal: Bool, headers: [HeaderField], remainingMicros: Int64?,

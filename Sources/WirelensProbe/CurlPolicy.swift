@@ -48,6 +48,21 @@ enum CurlPolicy {
         return settings
     }
 
+    /// The cookie engine of a profile with these options: nil unless it runs (`CookieOptions.engine`), else loaded
+    /// with their files.
+    static func cookieStore(_ options: ProbeOptions) throws(CurlError) -> CurlCookieStore? {
+        guard options.cookies.engine else { return nil }
+        return try CurlCookieStore(files: options.cookies.files)
+    }
+
+    /// The cookies a transfer sends: the profile's engine, and the `-b` text only where the secret headers go
+    /// (`RedirectPolicy.keepsCredentials`: a hop to another origin gets it with `--location-trusted` only).
+    static func cookies(_ options: ProbeOptions, store: CurlCookieStore?, keepsCredentials: Bool,
+                        into transfer: inout TransferSettings) {
+        transfer.cookieStore = store
+        transfer.cookie = keepsCredentials ? options.cookies.header : nil
+    }
+
     /// The header lists of a profile with these options.
     ///
     /// The User-Agent is one of the lines rather than CURLOPT_USERAGENT, which libcurl would copy and format again

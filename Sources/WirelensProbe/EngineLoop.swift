@@ -103,9 +103,13 @@ final class EngineLoop: CurlLoopDriver {
     func receive(_ command: Command) {
         switch command {
         case .submit(let order):
+            let found = profile(for: order.taskOptions)
+            found?.runStarts()
             let batch = Batch(count: order.count, keepsRecords: order.keepsRecords, onTaskFinished: order.onTaskFinished,
                               completion: order.completion)
-            guard let profile = profile(for: order.taskOptions) else {
+            // The jar is written before the run's caller gets its records.
+            batch.beforeCompletion = found.map { profile in { profile.runEnded() } }
+            guard let profile = found else {
                 // Header lists libcurl could not allocate: the tasks are dropped, as after a cancel.
                 for slot in 0..<order.count { batch.settle(slot: slot, record: nil) }
                 return
@@ -315,6 +319,8 @@ final class EngineLoop: CurlLoopDriver {
         }
         CurlPolicy.connection(options, scheme: target.scheme, role: role, brokenH2CReuse: Libcurl.h2cReuseBroken,
                               into: &settings)
+        CurlPolicy.cookies(options, store: task.profile.cookies, keepsCredentials: access.keepsCredentials,
+                           into: &settings)
         if let role { ctx.priorKnowledge = (role, priorKnowledgeRoles, settings) }
         do {
             try task.profile.configurator.configure(handle, for: settings, observer: ctx)

@@ -34,6 +34,8 @@ final class Batch {
     private var dropped = 0
     let onTaskFinished: (@Sendable (TaskRecord) -> Void)?
     let completion: @Sendable ([TaskRecord]) -> Void
+    /// Runs on the loop thread once the last task has settled, before `completion` (the cookie jar's write).
+    var beforeCompletion: (() -> Void)?
 
     /// Stands in for a record not made yet; its index, -1, is no task's.
     private static let placeholder = TaskRecord(index: -1, url: "", method: "", startedAt: 0, endedAt: 0, redirectCount: 0,
@@ -62,6 +64,7 @@ final class Batch {
             if dropped > 0, keepsRecords { records.removeAll { $0.index < 0 } }
             let finished = records
             records = []
+            beforeCompletion?()
             completion(finished)
         }
     }

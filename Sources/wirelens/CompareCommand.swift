@@ -87,6 +87,7 @@ struct CompareCommand: CheckedCommand {
     /// Runs the comparison and writes its document; ends with the first failed run's exit code.
     func run() async throws {
         let (work, limitList, modeList, base) = try checked()
+        try TransferFlags.prepareCookies(base.cookies)
         try report.check()
         if let cacert = base.caFile { _ = try ProbePlan.readableFileSize(cacert) }
         var filePath: String?

@@ -65,6 +65,7 @@ struct DownloadCommand: CheckedCommand {
         var options = try checked()
         _ = try ProbePlan(urls: [url], method: "GET", uploadPath: nil, uploadSize: nil, repeatCount: 1,
                           outputPath: output)
+        try TransferFlags.prepareCookies(options.cookies)
         try report.check()
         let printer = try writeOut.parsed().map(WriteOutPrinter.init)
         // The length check reads Content-Range and Content-Length.

@@ -114,6 +114,7 @@ struct ProbeCommand: CheckedCommand {
         let keyLog = try wire.prepareKeyLog(urls: urls)
         defer { keyLog?.remove() }
         var (options, size, fields) = try checked()
+        try TransferFlags.prepareCookies(options.cookies)
         try report.check()
         try wire.check()
         let printer = try writeOut.parsed().map(WriteOutPrinter.init)

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import WirelensCore
+import WirelensProbe
 
 /// The connection, timeout, header and TLS flags every transfer command shares (named as curl's); the protocol and
 /// reuse flags, which `compare` sets per mode, are `ProtocolFlags`.
@@ -62,6 +63,16 @@ struct TransferFlags: ParsableArguments {
 
     @Option(name: [.customShort("A"), .customLong("user-agent")], help: "The User-Agent header (default wirelens/VERSION).")
     var userAgent: String?
+
+    @Option(name: [.customShort("b"), .customLong("cookie")],
+            help: ArgumentHelp("Send cookies, as curl's: \"name=value; n2=v2\" (a value with '='), or a file of Netscape-format or Set-Cookie lines that also turns the cookie engine on (\"\" turns it on with none); repeatable; redacted everywhere.",
+                               valueName: "data|file"))
+    var cookie: [String] = []
+
+    @Option(name: [.customShort("c"), .customLong("cookie-jar")],
+            help: ArgumentHelp("Turn the cookie engine on and write its cookies to this file (Netscape format, mode 0600) when the run ends, as curl's.",
+                               valueName: "file"))
+    var cookieJar: String?
 
     @Option(name: [.customShort("u"), .customLong("user")],
             help: ArgumentHelp("Basic authentication as user:password (redacted everywhere; unlike curl, no prompt for a missing password).",
@@ -168,6 +179,7 @@ struct TransferFlags: ParsableArguments {
             }
             o.interface = interface
         }
+        o.cookies = try cookieOptions()
         o.expectContinue = !noExpect100
         o.expectContinueTimeout = try expect100Timeout?.value("--expect100-timeout").micros
         o.keepsPostAfter = Set([(post301, 301), (post302, 302), (post303, 303)].filter(\.0).map(\.1))
@@ -210,6 +222,43 @@ struct TransferFlags: ParsableArguments {
             if !o.headers.contains(where: { $0.name.lowercased() == "authorization" }) { o.headers.insert(field, at: 0) }
         }
         return o
+    }
+
+    /// The cookies of `-b` and `-c`, as curl tells data from a file name; stdin (`-`) is refused for either, and
+    /// data that would split the request too.
+    func cookieOptions() throws(UsageError) -> CookieOptions {
+        if cookie.contains("-") { throw UsageError("-b - (cookies from stdin) is not supported: give a file") }
+        if cookieJar == "-" { throw UsageError("-c - (the jar to stdout) is not supported: stdout carries the report; give a file") }
+        if cookieJar == "" { throw UsageError("-c/--cookie-jar needs a file name") }
+        let options = CookieOptions(arguments: cookie, jar: cookieJar)
+        if let header = options.header, let problem = RequestTextCheck.problem(name: "Cookie", value: header) {
+            throw UsageError("-b: \(problem)")
+        }
+        return options
+    }
+
+    /// Before the run: each `-b` file must be readable (curl would ignore one it cannot read), and the `-c` jar is
+    /// made now, empty and mode 0600 (an existing one keeps its cookies until the run ends and gets mode 0600), so
+    /// that a jar that cannot be written fails before any request; libcurl then keeps the mode when it writes it.
+    static func prepareCookies(_ cookies: CookieOptions) throws {
+        for file in cookies.files where !file.isEmpty {
+            do throws(ProbeError) { _ = try ProbePlan.readableFileSize(file) } catch {
+                throw CommandFailure(.localFile, "-b/--cookie: \(error.description)")
+            }
+        }
+        guard let jar = cookies.jar else { return }
+        let fd = open(jar, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            throw CommandFailure(.localFile, "-c/--cookie-jar \(jar): \(String(cString: strerror(errno)))")
+        }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            throw CommandFailure(.localFile, "-c/--cookie-jar \(jar): not a regular file")
+        }
+        guard fchmod(fd, 0o600) == 0 else {
+            throw CommandFailure(.localFile, "-c/--cookie-jar \(jar): \(String(cString: strerror(errno)))")
+        }
     }
 
     /// The TLS versions `--tlsv1.2`/`--tlsv1.3` and `--tls-max` allow; a maximum below the minimum is refused.

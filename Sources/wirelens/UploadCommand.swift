@@ -173,6 +173,7 @@ struct UploadCommand: CheckedCommand {
     /// Runs the upload and writes its report.
     func run() async throws {
         var (options, preset, parallel, retries, sizing) = try checked()
+        try TransferFlags.prepareCookies(options.cookies)
         try report.check()
         let printer = try writeOut.parsed().map(WriteOutPrinter.init)
         let identity = try FileIdentity.read(file)

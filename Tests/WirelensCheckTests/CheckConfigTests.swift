@@ -82,6 +82,19 @@ final class CheckConfigTests: XCTestCase {
         XCTAssertEqual(check.certificateDays, 14)
     }
 
+    /// `cookies: true` turns the cookie engine on for each run of the check, starting empty every run; without it a
+    /// check has none.
+    func testCookiesKey() throws {
+        let login = try CheckConfig.parse("checks: [{name: login, url: \"http://h/login\", cookies: true}]",
+                                          file: "c.yaml", environment: [:]).checks[0]
+        XCTAssertTrue(login.options.cookies.engine)
+        XCTAssertTrue(login.options.cookies.clearedPerRun)
+        XCTAssertNil(login.options.cookies.jar)
+        XCTAssertFalse(ProbeOptions().cookies.engine, "no engine without the key")
+        XCTAssertThrowsError(try CheckConfig.parse("checks: [{name: a, url: \"http://h/\", cookies: maybe}]",
+                                                   file: "c.yaml", environment: [:]))
+    }
+
     /// `trusted_redirects` sends credentials to every hop; link-local redirects are refused unless
     /// `allow_link_local_redirects: true`, and the runner's engine options say so.
     func testRedirectKeys() throws {

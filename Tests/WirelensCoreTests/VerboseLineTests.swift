@@ -22,6 +22,10 @@ final class VerboseLineTests: XCTestCase {
         XCTAssertEqual(VerboseLine.lines(.text, "h2h3 [:method: GET]"), ["* h2h3 [:method: GET]"])
         XCTAssertEqual(VerboseLine.lines(.text, "Server auth using Basic with user 'bob'\n"),
                        ["* Server auth using Basic with user '[REDACTED]'"])
+        XCTAssertEqual(VerboseLine.lines(.text, "Added cookie sid=\"s3cr3t\" for domain 127.0.0.1, path /, expire 0\n"),
+                       ["* Added cookie sid=\"[REDACTED]\" for domain 127.0.0.1, path /, expire 0"])
+        XCTAssertEqual(VerboseLine.lines(.text, "Replaced cookie sid=\"a b\" for domain h.test, path /, expire 0"),
+                       ["* Replaced cookie sid=\"[REDACTED]\" for domain h.test, path /, expire 0"])
         XCTAssertEqual(VerboseLine.lines(.text, "Issue another request to this URL: 'http://u:pw@c.test/'\n"),
                        ["* Issue another request to this URL: 'http://[REDACTED]@c.test/'"])
     }

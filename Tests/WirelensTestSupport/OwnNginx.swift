@@ -5,7 +5,7 @@ import Glibc
 
 /// An nginx of a test's own, for what the shared one (`TestServers`) is not configured for: server blocks the test
 /// writes (its `ssl_protocols`, for example), each on a free port of 127.0.0.1, serving `/small.txt`, with the shared
-/// test certificate and an access log of the client's address, the TLS version and the request, one line each.
+/// test certificate and an access log of the client's address, the TLS version, the request and its Cookie header, one line each.
 /// Stopped when released.
 public final class OwnNginx {
     /// One server block: TLS with the shared certificate or clear text, and the directives it adds.
@@ -27,6 +27,8 @@ public final class OwnNginx {
         public var tlsProtocol: String
         /// `$request_uri`.
         public var uri: String
+        /// `$http_cookie`: the Cookie header the request carried ("-" without one).
+        public var cookie: String = "-"
     }
 
     public let directory: String
@@ -50,7 +52,7 @@ public final class OwnNginx {
             pid \(directory)/nginx.pid; error_log \(directory)/error.log warn;
             events { worker_connections 64; }
             http {
-                log_format probe '$remote_addr $ssl_protocol $request_uri';
+                log_format probe '$remote_addr $ssl_protocol $request_uri $http_cookie';
                 access_log \(directory)/access.log probe;
                 client_body_temp_path \(directory)/tmp;
 
@@ -83,9 +85,10 @@ public final class OwnNginx {
         for _ in 0..<40 {
             let text = (try? String(contentsOfFile: directory + "/access.log", encoding: .utf8)) ?? ""
             let lines = text.split(separator: "\n").compactMap { line -> LogLine? in
-                let fields = line.split(separator: " ").map(String.init)
-                guard fields.count == 3, fields[2] == uri else { return nil }
-                return LogLine(remoteAddress: fields[0], tlsProtocol: fields[1], uri: fields[2])
+                // The cookie, last, may hold spaces.
+                let fields = line.split(separator: " ", maxSplits: 3).map(String.init)
+                guard fields.count == 4, fields[2] == uri else { return nil }
+                return LogLine(remoteAddress: fields[0], tlsProtocol: fields[1], uri: fields[2], cookie: fields[3])
             }
             if !lines.isEmpty { return lines }
             usleep(50_000)

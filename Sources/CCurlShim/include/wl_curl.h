@@ -55,6 +55,9 @@ void wl_wake_drain(int fd);
 
 CURLMcode wl_multi_setopt_long(CURLM *multi, CURLMoption option, long value);
 
+/* A share handle that shares cookies (CURLSHOPT_SHARE, CURL_LOCK_DATA_COOKIE), or NULL. */
+CURLSH *wl_share_cookies(void);
+
 /// The value of the CURL_PREREQFUNC_OK macro (Swift does not import it).
 int wl_prereq_ok(void);
 /// The value of CURL_READFUNC_ABORT.

@@ -42,6 +42,8 @@ public struct ProbeOptions: Sendable, Codable, Equatable {
     public var interface: String?
     /// Extra request headers (redacted in reports).
     public var headers: [HeaderField] = []
+    /// The cookies sent and kept (`-b`, `-c`, a check's `cookies: true`); none by default. Not in reports: a secret.
+    public var cookies = CookieOptions()
     /// Send `Expect: 100-continue` before request bodies when curl would (`BodyKind`); false never sends it.
     public var expectContinue = true
     /// Keep each transaction's response headers in the report.
@@ -96,7 +98,7 @@ public struct ProbeOptions: Sendable, Codable, Equatable {
 
     public init() {}
 
-    // trustedRedirects, allowsLinkLocalRedirects, tlsBounds, interface and the flags after sendBuffer stay out of
+    // trustedRedirects, allowsLinkLocalRedirects, tlsBounds, interface, cookies and the flags after sendBuffer stay out of
     // reports: saved reports lack them, and the synthesized decoder would refuse those.
     private enum CodingKeys: String, CodingKey {
         case concurrency, maxHostConnections, maxConnections, httpVersion, reuseConnections, multiplex
@@ -104,11 +106,15 @@ public struct ProbeOptions: Sendable, Codable, Equatable {
         case retry, maxRedirects, proxy, caFile, insecure, headers, expectContinue, includeResponseHeaders, userAgent
     }
 
-    /// A copy fit for a report: secrets in headers and the proxy URL are masked.
+    /// A copy fit for a report: secrets in headers and the proxy URL are masked; the `-b` cookies are a masked Cookie
+    /// header.
     public var redacted: ProbeOptions {
         var copy = self
         copy.headers = Redactor.headers(headers)
         copy.proxy = proxy.map(Redactor.url)
+        // The -b text shows as the Cookie header it is sent as, masked (and goes no further).
+        if cookies.header != nil { copy.headers.append(HeaderField(name: "Cookie", value: Redactor.mask)) }
+        copy.cookies.header = nil
         copy.sigV4 = sigV4.map { SigV4Signing(provider: $0.provider, accessKey: Redactor.mask, secretKey: Redactor.mask) }
         return copy
     }

@@ -30,9 +30,19 @@ public enum VerboseLine {
     /// credentials ("Server auth using Basic with user 'bob'"): user info is never printed.
     static func informational(_ line: String) -> String {
         if let field = bracketedHeader(line) { return field }
+        if let cookie = cookieLine(line) { return cookie }
         let redacted = Redactor.message(line)
         guard redacted.contains("auth using"), let quote = redacted.range(of: " with user '") else { return redacted }
         return redacted[..<quote.upperBound] + Redactor.mask + "'"
+    }
+
+    /// The cookie engine's line about a cookie it stored ("Added cookie sid=\"v\" for domain …", "Replaced cookie …")
+    /// with the value masked; nil for any other line.
+    static func cookieLine(_ line: String) -> String? {
+        guard line.hasPrefix("Added cookie ") || line.hasPrefix("Replaced cookie "),
+              let open = line.range(of: "=\""), let close = line.range(of: "\" for domain ", range: open.upperBound..<line.endIndex)
+        else { return nil }
+        return Redactor.message(String(line[..<open.upperBound])) + Redactor.mask + Redactor.message(String(line[close.lowerBound...]))
     }
 
     /// An HTTP/2 request header as libcurl prints it in its text ("h2h3 [:path: /a?token=x]"; libcurl 8 writes
