@@ -1,3 +1,5 @@
+#include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -110,3 +112,13 @@ int wl_socket_unread(int fd) {
 int wl_wake_create(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
 void wl_wake_signal(int fd) { eventfd_write(fd, 1); }
 void wl_wake_drain(int fd) { eventfd_t value; (void)eventfd_read(fd, &value); }
+
+static FILE *wl_null_stream;
+static pthread_once_t wl_null_stream_once = PTHREAD_ONCE_INIT;
+static void wl_open_null_stream(void) { wl_null_stream = fopen("/dev/null", "w"); }
+
+CURLcode wl_easy_setopt_stderr_null(CURL *h) {
+    pthread_once(&wl_null_stream_once, wl_open_null_stream);
+    if (wl_null_stream == NULL) return CURLE_WRITE_ERROR;
+    return curl_easy_setopt(h, CURLOPT_STDERR, wl_null_stream);
+}

@@ -87,6 +87,15 @@ package struct EasyConfigurator {
         }
         if let version = settings.sslVersion { try long(CURLOPT_SSLVERSION, version, "CURLOPT_SSLVERSION") }
         if let interface = settings.interface { try string(CURLOPT_INTERFACE, interface, "CURLOPT_INTERFACE") }
+        if let doh = settings.dohURL {
+            try string(CURLOPT_DOH_URL, doh, "CURLOPT_DOH_URL")
+            if !settings.dohVerifiesPeer {
+                try long(CURLOPT_DOH_SSL_VERIFYPEER, 0, "CURLOPT_DOH_SSL_VERIFYPEER")
+                try long(CURLOPT_DOH_SSL_VERIFYHOST, 0, "CURLOPT_DOH_SSL_VERIFYHOST")
+            }
+            // The DoH transfers inherit CURLOPT_VERBOSE (always on here) but not the debug callback (7.88).
+            try check(wl_easy_setopt_stderr_null(handle), "CURLOPT_STDERR")
+        }
 
         if transfer.refusesLinkLocal {
             // A hop elsewhere: libcurl asks before it opens each socket, and gets none to a link-local address.

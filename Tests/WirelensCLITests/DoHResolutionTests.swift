@@ -1,0 +1,136 @@
+import Foundation
+import WirelensTestSupport
+import XCTest
+@testable import wirelens
+
+/// `--doh-url` and `--doh-insecure` (issue 31 item 2) against a DNS-over-HTTPS server of the test's own
+/// (scripts/doh-server.py): its log of the queries it answered is the witness of what the probe resolved through it,
+/// and each transaction's `domainResolutionProtocol` says how its name was resolved.
+final class DoHResolutionTests: XCTestCase {
+    private var paths: [String] = []
+
+    override func tearDown() {
+        for path in paths { try? FileManager.default.removeItem(atPath: path) }
+    }
+
+    /// Runs `wirelens probe` with a JSON report; the outcome and the report's transactions, in task order.
+    private func probe(_ arguments: [String]) throws -> (outcome: ProcessRunner.Outcome, transactions: [[String: Any]]) {
+        let report = CLIHarness.temporaryPath("doh.json")
+        paths.append(report)
+        let outcome = try CLIHarness.run(["probe", "-q", "--format", "json", "--report", report] + arguments)
+        let data = try Data(contentsOf: URL(fileURLWithPath: report))
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let tasks = try XCTUnwrap(json["tasks"] as? [[String: Any]])
+        try CLIHarness.assertValid(report, schema: "report.schema.json")
+        return (outcome, tasks.flatMap { ($0["transactions"] as? [[String: Any]]) ?? [] })
+    }
+
+    private static func instant(_ text: Any?) -> Double? {
+        guard let text = text as? String else { return nil }
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.date(from: text)?.timeIntervalSince1970
+    }
+
+    /// A name resolved through the DoH server: the server logged libcurl's A and AAAA queries for it (POST, as
+    /// libcurl 7.88 sends them), nginx answered, and the transaction says `https`, with the DoH answers' time inside
+    /// its DNS phase: at least the server's 150 ms delay, and no earlier than the server's last answer left.
+    func testNameResolvesThroughTheDoHServer() throws {
+        let servers = try TestServers.get()
+        let doh = try DoHServer(delayMillis: 150)
+        let url = "http://wirelens.test:\(servers.httpPort)/small.txt"
+        let (outcome, transactions) = try probe(["--doh-url", doh.url, "--cacert", doh.certPath, url])
+        XCTAssertEqual(outcome.status, 0, outcome.stderr)
+        let tx = try XCTUnwrap(transactions.first)
+        XCTAssertEqual(tx["statusCode"] as? Int, 200)
+        XCTAssertEqual(tx["domainResolutionProtocol"] as? String, "https")
+        let queries = try doh.queries()
+        XCTAssertEqual(Set(queries.compactMap(\.type)), ["A", "AAAA"], "\(queries)")
+        XCTAssertEqual(Set(queries.compactMap(\.name)), ["wirelens.test"])
+        XCTAssertEqual(Set(queries.compactMap(\.method)), ["POST"])
+        let dns = try XCTUnwrap((tx["phasesMs"] as? [String: Any])?["dns"] as? Double, "\(tx)")
+        let dohMs = try XCTUnwrap(tx["dohMs"] as? Double, "\(tx)")
+        XCTAssertGreaterThanOrEqual(dohMs, 150)
+        XCTAssertLessThanOrEqual(dohMs, dns)
+        let timestamps = try XCTUnwrap(tx["timestamps"] as? [String: Any])
+        let start = try XCTUnwrap(Self.instant(timestamps["domainLookupStart"]))
+        let firstQuery = try XCTUnwrap(queries.compactMap(\.receivedAt).min())
+        let lastAnswer = try XCTUnwrap(queries.compactMap(\.sentAt).max())
+        XCTAssertLessThanOrEqual(start, firstQuery + 0.002, "the lookup began before the server got a query")
+        XCTAssertGreaterThanOrEqual(start + dohMs / 1000, lastAnswer - 0.002, "the DoH answers ended before the last left")
+        XCTAssertLessThan(start + dohMs / 1000, lastAnswer + 0.2, "the DoH answers ended long after the last left")
+        print("DoH: dns \(dns) ms, doh \(dohMs) ms, server's last answer \((lastAnswer - start) * 1000) ms after the start")
+    }
+
+    /// With `-4` libcurl asks the DoH server for the A record only; a second task to the same host on the kept
+    /// connection resolves nothing (null), and no further query reaches the server.
+    func testIPv4AsksForAOnlyAndAReusedConnectionResolvesNothing() throws {
+        let servers = try TestServers.get()
+        let doh = try DoHServer()
+        let url = "http://wirelens.test:\(servers.httpPort)/small.txt"
+        let (outcome, transactions) = try probe(["--doh-url", doh.url, "--cacert", doh.certPath, "-4",
+                                                 "--repeat", "2", "--concurrency", "1", url])
+        XCTAssertEqual(outcome.status, 0, outcome.stderr)
+        XCTAssertEqual(transactions.count, 2)
+        XCTAssertEqual(transactions.first?["domainResolutionProtocol"] as? String, "https")
+        XCTAssertEqual(transactions.last?["reusedConnection"] as? Bool, true)
+        XCTAssertTrue(transactions.last?["domainResolutionProtocol"] is NSNull, "\(transactions.last ?? [:])")
+        XCTAssertNil(transactions.last?["dohMs"])
+        XCTAssertEqual(try doh.queries().map { "\($0.name ?? "") \($0.type ?? "")" }, ["wirelens.test A"])
+    }
+
+    /// Without `--doh-url` a name goes to the system resolver (`udp`; getent agrees on its address); an IP literal and
+    /// a `--resolve` entry resolve nothing (null), and none of them has `dohMs`.
+    func testSystemResolverIPLiteralAndResolveEntry() throws {
+        let servers = try TestServers.get()
+        var name = [CChar](repeating: 0, count: 256)
+        XCTAssertEqual(gethostname(&name, name.count), 0)
+        let host = String(cString: name)
+        let getent = try ProcessRunner.run("/usr/bin/env", ["getent", "ahostsv4", host], timeout: 10)
+        guard getent.stdout.hasPrefix("127.0.0.1 ") else {
+            throw XCTSkip("this host's name (\(host)) does not resolve to 127.0.0.1: \(getent.stdout)")
+        }
+        let port = servers.httpPort
+        let system = try probe(["-4", "http://\(host):\(port)/small.txt"])
+        XCTAssertEqual(system.outcome.status, 0, system.outcome.stderr)
+        XCTAssertEqual(system.transactions.first?["domainResolutionProtocol"] as? String, "udp")
+        XCTAssertEqual(system.transactions.first?["remoteAddress"] as? String, "127.0.0.1")
+        for arguments in [["http://127.0.0.1:\(port)/small.txt"],
+                          ["--resolve", "wirelens.test:\(port):127.0.0.1", "http://wirelens.test:\(port)/small.txt"]] {
+            let run = try probe(arguments)
+            XCTAssertEqual(run.outcome.status, 0, run.outcome.stderr)
+            let tx = try XCTUnwrap(run.transactions.first)
+            XCTAssertTrue(tx["domainResolutionProtocol"] is NSNull, "\(arguments): \(tx)")
+            XCTAssertNil(tx["dohMs"])
+        }
+    }
+
+    /// A DoH server whose certificate the probe does not trust fails the task before any connection to the target:
+    /// one line naming the DoH URL, exit 5 (dns; curl's own exit is 6, "Could not resolve host"); `--doh-insecure`
+    /// skips the DoH server's check alone and the name resolves.
+    func testUntrustedDoHServerFailsUnlessDoHInsecure() throws {
+        let servers = try TestServers.get()
+        let doh = try DoHServer()
+        let url = "http://wirelens.test:\(servers.httpPort)/small.txt"
+        try CLIHarness.assertFails(["probe", "-q", "--doh-url", doh.url, url], code: .dns, mention: doh.url)
+        // -k is the target's, not the DoH server's: curl's --insecure does not reach DoH either.
+        try CLIHarness.assertFails(["probe", "-q", "-k", "--doh-url", doh.url, url], code: .dns, mention: doh.url)
+        XCTAssertEqual(try doh.queries().count, 0, "a query went through an untrusted TLS connection")
+        let (outcome, transactions) = try probe(["--doh-url", doh.url, "--doh-insecure", url])
+        XCTAssertEqual(outcome.status, 0, outcome.stderr)
+        XCTAssertEqual(transactions.first?["domainResolutionProtocol"] as? String, "https")
+        XCTAssertFalse(try doh.queries().isEmpty)
+    }
+
+    /// A `--doh-url` that is not an https URL is a one-line usage error, exit 2, before any request.
+    func testBadDoHURLIsAUsageError() throws {
+        for bad in ["not a url", "ftp://127.0.0.1/dns-query", "http://127.0.0.1:8053/dns-query", "https://"] {
+            try CLIHarness.assertFails(["probe", "--doh-url", bad, "http://127.0.0.1:9/"], code: .usage,
+                                       mention: "--doh-url")
+        }
+        for command in [["upload", "/dev/null"], ["download", "-o", "/dev/null"], ["compare"]] {
+            try CLIHarness.assertFails(command + ["--doh-url", "ftp://x/", "http://127.0.0.1:9/"], code: .usage,
+                                       mention: "--doh-url")
+        }
+    }
+}
