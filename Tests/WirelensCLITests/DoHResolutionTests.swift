@@ -122,6 +122,37 @@ final class DoHResolutionTests: XCTestCase {
         XCTAssertFalse(try doh.queries().isEmpty)
     }
 
+    /// The test peer itself, with curl as the client and RFC 8484's own example query (section 4.1, www.example.com A,
+    /// ID 0) as the bytes: GET with `?dns=` and POST with `application/dns-message` both get a DNS answer for it (ID 0,
+    /// NOERROR, one A record, 192.0.2.1 at its end), and the log names the method of each.
+    func testDoHServerAnswersRFC8484sExampleByGETAndPOST() throws {
+        let doh = try DoHServer(records: ["www.example.com=192.0.2.1"])
+        let query: [UInt8] = [0x00, 0x00, 0x01, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x77, 0x77,
+                              0x77, 0x07, 0x65, 0x78, 0x61, 0x6d, 0x70, 0x6c, 0x65, 0x03, 0x63, 0x6f, 0x6d, 0x00, 0x00,
+                              0x01, 0x00, 0x01]
+        let queryFile = CLIHarness.temporaryPath("query.bin")
+        paths.append(queryFile)
+        try Data(query).write(to: URL(fileURLWithPath: queryFile))
+        let get = ["\(doh.url)?dns=AAABAAABAAAAAAAAA3d3dwdleGFtcGxlA2NvbQAAAQAB"]
+        let post = ["-H", "Content-Type: application/dns-message", "--data-binary", "@" + queryFile, doh.url]
+        for (method, arguments) in [("GET", get), ("POST", post)] {
+            let answerFile = CLIHarness.temporaryPath("answer.bin")
+            paths.append(answerFile)
+            let curl = try ProcessRunner.run("/usr/bin/env", ["curl", "-sS", "--cacert", doh.certPath, "-o", answerFile,
+                                                              "-w", "%{http_code} %{content_type}"] + arguments,
+                                             timeout: 30)
+            XCTAssertEqual(curl.stdout, "200 application/dns-message", "\(method): \(curl.stderr)")
+            let answer = [UInt8](try Data(contentsOf: URL(fileURLWithPath: answerFile)))
+            XCTAssertGreaterThanOrEqual(answer.count, query.count + 16, method)
+            XCTAssertEqual(Array(answer.prefix(2)), [0, 0], "\(method): the query's ID")
+            XCTAssertEqual(answer[3] & 0x0F, 0, "\(method): NOERROR")
+            XCTAssertEqual(Array(answer[6..<8]), [0, 1], "\(method): one answer")
+            XCTAssertEqual(Array(answer.suffix(4)), [192, 0, 2, 1], method)
+        }
+        XCTAssertEqual(try doh.queries().map { "\($0.method ?? "") \($0.name ?? "") \($0.type ?? "")" },
+                       ["GET www.example.com A", "POST www.example.com A"])
+    }
+
     /// A `--doh-url` that is not an https URL is a one-line usage error, exit 2, before any request.
     func testBadDoHURLIsAUsageError() throws {
         for bad in ["not a url", "ftp://127.0.0.1/dns-query", "http://127.0.0.1:8053/dns-query", "https://"] {

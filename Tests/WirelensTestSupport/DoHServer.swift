@@ -30,7 +30,8 @@ public final class DoHServer {
 
     /// Starts the server with a certificate of its own (made by openssl, as scripts/nginx-up.sh makes nginx's),
     /// answers held back `delayMillis`; throws when it does not come up in 10 s.
-    public init(delayMillis: Int = 0) throws {
+    /// `records` (`NAME=ADDRESS`): the names it knows instead of its own (wirelens.test and a.wirelens.test).
+    public init(delayMillis: Int = 0, records: [String] = []) throws {
         directory = WirelensCLI.temporaryPath("doh")
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         certPath = directory + "/cert.pem"
@@ -46,7 +47,7 @@ public final class DoHServer {
         process = try ServerProcess("/usr/bin/env", [
             "python3", script, "--cert", certPath, "--key", directory + "/key.pem", "--log", logPath,
             "--delay-ms", String(delayMillis), "--max-seconds", "300",
-        ])
+        ] + records.flatMap { ["--record", $0] })
         guard let found = process.announcedPorts(count: 1, seconds: 10)?.first else {
             process.kill()
             throw TestServerError(message: "doh-server.py did not print its port within 10 s: \(process.stderr)")
