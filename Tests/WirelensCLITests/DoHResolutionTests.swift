@@ -153,6 +153,34 @@ final class DoHResolutionTests: XCTestCase {
                        ["GET www.example.com A", "POST www.example.com A"])
     }
 
+    /// `download` and `check` resolve through the DoH server too: its log has the name's queries after each, and
+    /// the file is nginx's.
+    func testDownloadAndCheckResolveThroughTheDoHServer() throws {
+        let servers = try TestServers.get()
+        let doh = try DoHServer()
+        let file = CLIHarness.temporaryPath("1k.bin")
+        paths.append(file)
+        let download = try CLIHarness.run(["download", "-q", "--doh-url", doh.url, "--cacert", doh.certPath, "-4",
+                                           "http://wirelens.test:\(servers.httpPort)/bytes/1k.bin", "-o", file])
+        XCTAssertEqual(download.status, 0, download.stderr)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: file)),
+                       try Data(contentsOf: URL(fileURLWithPath: servers.nginxDir + "/www/bytes/1k.bin")))
+        XCTAssertEqual(try doh.queries().map { "\($0.name ?? "") \($0.type ?? "")" }, ["wirelens.test A"])
+        let config = CLIHarness.temporaryPath("checks.yaml")
+        paths.append(config)
+        try """
+            checks:
+              - name: doh
+                url: http://a.wirelens.test:\(servers.httpPort)/small.txt
+                doh_url: \(doh.url)
+                doh_insecure: true
+            """.write(toFile: config, atomically: true, encoding: .utf8)
+        let check = try CLIHarness.run(["check", config, "--no-history"])
+        XCTAssertEqual(check.status, 0, check.stdout + check.stderr)
+        let queried = try doh.queries().compactMap(\.name)
+        XCTAssertTrue(queried.contains("a.wirelens.test"), "\(queried)")
+    }
+
     /// A `--doh-url` that is not an https URL is a one-line usage error, exit 2, before any request.
     func testBadDoHURLIsAUsageError() throws {
         for bad in ["not a url", "ftp://127.0.0.1/dns-query", "http://127.0.0.1:8053/dns-query", "https://"] {
