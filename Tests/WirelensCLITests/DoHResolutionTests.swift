@@ -56,8 +56,9 @@ final class DoHResolutionTests: XCTestCase {
         let start = try XCTUnwrap(Self.instant(timestamps["domainLookupStart"]))
         let firstQuery = try XCTUnwrap(queries.compactMap(\.receivedAt).min())
         let lastAnswer = try XCTUnwrap(queries.compactMap(\.sentAt).max())
-        XCTAssertLessThanOrEqual(start, firstQuery + 0.002, "the lookup began before the server got a query")
-        XCTAssertGreaterThanOrEqual(start + dohMs / 1000, lastAnswer - 0.002, "the DoH answers ended before the last left")
+        // Within 5 ms: the report's instants are the monotonic clock placed on the wall clock once per run.
+        XCTAssertLessThanOrEqual(start, firstQuery + 0.005, "the lookup began before the server got a query")
+        XCTAssertGreaterThanOrEqual(start + dohMs / 1000, lastAnswer - 0.005, "the DoH answers ended before the last left")
         XCTAssertLessThan(start + dohMs / 1000, lastAnswer + 0.2, "the DoH answers ended long after the last left")
         print("DoH: dns \(dns) ms, doh \(dohMs) ms, server's last answer \((lastAnswer - start) * 1000) ms after the start")
     }
