@@ -182,6 +182,28 @@ final class DoHResolutionTests: XCTestCase {
         XCTAssertTrue(queried.contains("a.wirelens.test"), "\(queried)")
     }
 
+    /// `compare` resolves through the DoH server in each of its runs: the runs' transactions (wirelens.report/1 inside
+    /// the compare document, valid against both schemas) say `https`, and the server logged the name's queries.
+    func testCompareResolvesThroughTheDoHServer() throws {
+        let servers = try TestServers.get()
+        let doh = try DoHServer()
+        let report = CLIHarness.temporaryPath("compare.json")
+        paths.append(report)
+        let compare = try CLIHarness.run([
+            "compare", "-q", "--doh-url", doh.url, "--doh-insecure", "-4", "--modes", "h1", "--limits", "1",
+            "--workload", "requests:2", "--repeat", "1", "--format", "json", "--report", report,
+            "http://wirelens.test:\(servers.httpPort)/small.txt",
+        ], timeout: 120)
+        XCTAssertEqual(compare.status, 0, compare.stderr)
+        try CLIHarness.assertValid(report, schema: "compare.schema.json")
+        let text = try String(contentsOfFile: report, encoding: .utf8)
+        let said = try NSRegularExpression(pattern: "\"domainResolutionProtocol\" *: *(\"[a-z]+\"|null)")
+            .matches(in: text, range: NSRange(text.startIndex..., in: text))
+            .compactMap { Range($0.range(at: 1), in: text).map { String(text[$0]) } }
+        XCTAssertTrue(said.contains("\"https\""), "\(said)")
+        XCTAssertEqual(Set(try doh.queries().map { "\($0.name ?? "") \($0.type ?? "")" }), ["wirelens.test A"])
+    }
+
     /// A `--doh-url` that is not an https URL is a one-line usage error, exit 2, before any request.
     func testBadDoHURLIsAUsageError() throws {
         for bad in ["not a url", "ftp://127.0.0.1/dns-query", "http://127.0.0.1:8053/dns-query", "https://"] {
