@@ -182,6 +182,27 @@ final class DoHResolutionTests: XCTestCase {
         XCTAssertTrue(queried.contains("a.wirelens.test"), "\(queried)")
     }
 
+    /// `upload` resolves the target's name through the DoH server: the upload completes (the target checked its
+    /// SHA-256), its first transaction says `https`, and the server logged the name's A query.
+    func testUploadResolvesThroughTheDoHServer() throws {
+        let servers = try TestServers.get()
+        let doh = try DoHServer()
+        let file = CLIHarness.temporaryPath("upload.bin")
+        let journal = CLIHarness.temporaryPath("journal.sqlite")
+        let report = CLIHarness.temporaryPath("upload.json")
+        paths += [file, journal, report]
+        try Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }).write(to: URL(fileURLWithPath: file))
+        let url = "http://wirelens.test:\(servers.targetPort)/upload/doh-\(UUID().uuidString)"
+        let upload = try CLIHarness.run(["upload", file, url, "--segment-size", "128KiB", "--journal", journal,
+                                         "--doh-url", doh.url, "--doh-insecure", "-4", "-q", "--format", "json",
+                                         "--report", report], timeout: 120)
+        XCTAssertEqual(upload.status, 0, upload.stderr)
+        try CLIHarness.assertValid(report, schema: "report.schema.json")
+        let first = try CLIHarness.firstTransaction(ofReport: report).transaction
+        XCTAssertEqual(first["domainResolutionProtocol"] as? String, "https", "\(first)")
+        XCTAssertTrue(try doh.queries().contains { $0.name == "wirelens.test" && $0.type == "A" })
+    }
+
     /// `compare` resolves through the DoH server in each of its runs: the runs' transactions (wirelens.report/1 inside
     /// the compare document, valid against both schemas) say `https`, and the server logged the name's queries.
     func testCompareResolvesThroughTheDoHServer() throws {
