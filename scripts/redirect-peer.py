@@ -28,14 +28,13 @@ import argparse
 import gzip
 import hashlib
 import json
-import os
-import signal
 import socket
 import sys
 import threading
-import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, unquote, urlsplit
+
+from peer_lifetime import serve_until_stopped
 
 _log_lock = threading.Lock()
 
@@ -154,18 +153,7 @@ def main():
         servers.append(server)
         name = "PORT" if i == 0 else f"PORT{i + 1}"
         print(f"{name}={server.server_address[1]}", flush=True)
-    for server in servers:
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-
-    parent = os.getppid()
-    deadline = time.monotonic() + args.max_seconds
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    signal.signal(signal.SIGINT, lambda *_: stop.set())
-    while not stop.is_set() and time.monotonic() < deadline and os.getppid() == parent:
-        stop.wait(0.2)
-    for server in servers:
-        server.shutdown()
+    serve_until_stopped(servers, args.max_seconds)
     sys.exit(0)
 
 

@@ -1,3 +1,5 @@
+#include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -119,4 +121,14 @@ CURLSH *wl_share_cookies(void) {
         return NULL;
     }
     return share;
+}
+
+static FILE *wl_null_stream;
+static pthread_once_t wl_null_stream_once = PTHREAD_ONCE_INIT;
+static void wl_open_null_stream(void) { wl_null_stream = fopen("/dev/null", "w"); }
+
+CURLcode wl_easy_setopt_stderr_null(CURL *h) {
+    pthread_once(&wl_null_stream_once, wl_open_null_stream);
+    if (wl_null_stream == NULL) return CURLE_WRITE_ERROR;
+    return curl_easy_setopt(h, CURLOPT_STDERR, wl_null_stream);
 }

@@ -1,5 +1,6 @@
 import Foundation
 import WirelensCore
+import WirelensProbe
 import Yams
 
 /// A parsed check configuration: the checks of one YAML file.
@@ -38,7 +39,7 @@ package struct CheckConfig: Sendable, Equatable {
     package static let checkKeys = [
         "name", "url", "method", "upload", "headers", "every", "keep_alive", "expect", "http_version", "timeout",
         "connect_timeout", "idle_timeout", "retries", "max_redirects", "trusted_redirects", "allow_link_local_redirects",
-        "insecure", "cacert", "proxy", "expect_100", "user_agent", "cookies", "buckets",
+        "insecure", "cacert", "proxy", "expect_100", "user_agent", "cookies", "buckets", "doh_url", "doh_insecure",
     ]
 
     /// The keys `expect:` accepts.
@@ -202,6 +203,11 @@ package struct CheckConfig: Sendable, Equatable {
             case "insecure": options.insecure = try reader.bool(v, k)
             case "cacert": options.caFile = try reader.string(v, k)
             case "proxy": options.proxy = try reader.string(v, k)
+            case "doh_url":
+                let doh = try reader.string(v, k)
+                if let problem = TargetURL.dohProblem(doh) { throw reader.error(v, k, problem) }
+                options.dohURL = doh
+            case "doh_insecure": options.dohInsecure = try reader.bool(v, k)
             case "expect_100": options.expectContinue = try reader.bool(v, k)
             case "cookies":
                 // The cookie engine within each run of the check (its redirects), starting empty every run.

@@ -1,4 +1,4 @@
-/// One fact about a transfer's connection that libcurl tells.
+/// One fact about a transfer's connection, or the name resolution before it, that libcurl tells.
 package enum ConnectionFact: Equatable, Sendable {
     /// A new connection got number N (libcurl says so right after the TCP handshake, before TLS).
     case connected(id: Int)
@@ -13,6 +13,10 @@ package enum ConnectionFact: Equatable, Sendable {
     /// (retry count: N)"), or the server refused its HTTP/2 stream (`refusedStream`: "REFUSED_STREAM, retrying a
     /// fresh connect"; the connection stays open).
     case retryingFreshConnect(refusedStream: Bool)
+    /// One of the DNS-over-HTTPS requests made for the transfer's name ended ("a DoH request is completed, N to go").
+    case dohRequestCompleted
+    /// A DNS-over-HTTPS request failed, with libcurl's reason ("DoH request SSL peer certificate … was not OK").
+    case dohRequestFailed(String)
 }
 
 /// Where the facts of a transfer's connection come from: the one seam between libcurl's way of telling them and

@@ -23,6 +23,10 @@ package struct CurlSettings: Sendable, Equatable {
     /// The lowest and highest TLS 1.x minor version allowed (CURLOPT_SSLVERSION); nil for libcurl's default bound.
     package var tlsMinimumMinor: Int?
     package var tlsMaximumMinor: Int?
+    /// CURLOPT_DOH_URL: names resolved by DNS over HTTPS (libcurl's own easy handles, A and AAAA in parallel).
+    package var dohURL: String?
+    /// False turns CURLOPT_DOH_SSL_VERIFYPEER and CURLOPT_DOH_SSL_VERIFYHOST off.
+    package var dohVerifiesPeer = true
     /// CURLOPT_INTERFACE.
     package var interface: String?
     /// CURLOPT_AWS_SIGV4 with CURLOPT_USERNAME and CURLOPT_PASSWORD, for the transfers that keep credentials.

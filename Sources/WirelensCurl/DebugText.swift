@@ -7,7 +7,9 @@ package enum DebugText {
     /// "Re-using existing connection #N with host …", "SSL connection using TLSv1.3 / TLS_AES_256_GCM_SHA384",
     /// "ALPN: server accepted h2" (or the older "ALPN, server accepted to use h2"), and libcurl's resend of a request
     /// whose connection died: "Connection died, retrying a fresh connect (retry count: 1)" (transfer.c's
-    /// Curl_retry_request) or "REFUSED_STREAM, retrying a fresh connect".
+    /// Curl_retry_request) or "REFUSED_STREAM, retrying a fresh connect"; and the DNS-over-HTTPS requests made for the
+    /// transfer's name, which libcurl runs on easy handles of its own and tells only here: "a DoH request is completed,
+    /// N to go" as each ends, "DoH request REASON" when one failed (doh.c's doh_done).
     package typealias Fact = ConnectionFact
 
     /// The fact in one line of CURLINFO_TEXT, or nil when the line carries none that Wirelens uses.
@@ -37,8 +39,10 @@ package enum DebugText {
     private static let resendPrefixes = [
         "Connection died, retrying a fresh connect", "REFUSED_STREAM, retrying a fresh connect",
     ].map { Array($0.utf8) }
+    private static let dohCompleted = Array("a DoH request is completed".utf8)
+    private static let dohFailed = Array("DoH request ".utf8)
     private static let prefixes: [[UInt8]] = ["Connected to ", "Re-using existing connection", sslPrefix, "ALPN"]
-        .map { Array($0.utf8) } + resendPrefixes
+        .map { Array($0.utf8) } + resendPrefixes + [dohCompleted, dohFailed]
     /// The first byte of each prefix.
     private static let firstBytes = prefixes.map { $0[0] }
 
@@ -60,6 +64,11 @@ package enum DebugText {
         guard mayCarryFact(bytes) else { return nil }
         if let resend = resendPrefixes.firstIndex(where: { starts(bytes, with: $0) }) {
             return .retryingFreshConnect(refusedStream: resend == 1)
+        }
+        if starts(bytes, with: dohCompleted) { return .dohRequestCompleted }
+        if starts(bytes, with: dohFailed) {
+            let reason = String(decoding: bytes[dohFailed.count...], as: UTF8.self)
+            return .dohRequestFailed(reason.trimmingCharacters(in: .whitespacesAndNewlines))
         }
         if bytes[0] == UInt8(ascii: "C") || bytes[0] == UInt8(ascii: "R") {
             guard let hash = bytes.firstIndex(of: UInt8(ascii: "#")) else { return nil }

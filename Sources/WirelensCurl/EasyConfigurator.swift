@@ -93,6 +93,15 @@ package struct EasyConfigurator {
             try string(CURLOPT_COOKIEFILE, "", "CURLOPT_COOKIEFILE")
         }
         if let cookie = transfer.cookie { try string(CURLOPT_COOKIE, cookie, "CURLOPT_COOKIE") }
+        if let doh = settings.dohURL {
+            try string(CURLOPT_DOH_URL, doh, "CURLOPT_DOH_URL")
+            if !settings.dohVerifiesPeer {
+                try long(CURLOPT_DOH_SSL_VERIFYPEER, 0, "CURLOPT_DOH_SSL_VERIFYPEER")
+                try long(CURLOPT_DOH_SSL_VERIFYHOST, 0, "CURLOPT_DOH_SSL_VERIFYHOST")
+            }
+            // The DoH transfers inherit CURLOPT_VERBOSE (always on here) but not the debug callback (7.88).
+            try check(wl_easy_setopt_stderr_null(handle), "CURLOPT_STDERR")
+        }
 
         if transfer.refusesLinkLocal {
             // A hop elsewhere: libcurl asks before it opens each socket, and gets none to a link-local address.

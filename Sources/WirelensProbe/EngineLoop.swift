@@ -519,8 +519,12 @@ final class EngineLoop: CurlLoopDriver {
         if let local = ctx.localFailure {
             return TransferError(errorClass: .file, curlCode: code, message: local)
         }
-        let text = error.detail ?? error.message
+        var text = error.detail ?? error.message
         let errorClass = CurlErrorMap.classify(code: code, connected: ctx.connectionReady != nil, message: text)
+        if let doh = ctx.task.profile.options.dohURL, ctx.connectionReady == nil, let reason = ctx.dohFailures.first {
+            // libcurl says only that the name could not be resolved; the DoH request's own failure says why.
+            text = "DNS over HTTPS via \(Redactor.url(doh)) failed: \(reason) (\(text))"
+        }
         return TransferError(errorClass: errorClass, curlCode: code, message: text)
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import WirelensCore
 import WirelensCurl
 
@@ -35,6 +36,11 @@ final class TaskProfile {
 
     /// The configurator of the profile's easy handles.
     var configurator: EasyConfigurator { EasyConfigurator(settings: curl, headers: headerLists) }
+
+    /// The system resolver's transport, read once: TCP when resolv.conf or RES_OPTIONS says `use-vc`, else UDP.
+    static let systemResolver = DomainResolutionProtocol.systemResolver(
+        resolvConf: try? String(contentsOfFile: "/etc/resolv.conf", encoding: .utf8),
+        resOptions: ProcessInfo.processInfo.environment["RES_OPTIONS"])
 
     /// True when the profile's transfers read the kernel's facts while they run.
     var samplesTCP: Bool { options.readsKernelFacts && options.tcpSampleInterval > 0 }

@@ -125,6 +125,9 @@ final class TransferContext: TransferObserver {
     var tlsVersion: String?
     var tlsCipher: String?
     var alpn: String?
+    /// When each DNS-over-HTTPS request made for the transfer's name ended, and why those that failed did.
+    var dohCompletions: [Int64] = []
+    var dohFailures: [String] = []
     /// For an h2c prior-knowledge transfer on libcurl before 8.0: its role, the engine's table of roles, and the
     /// settings it was configured with (a joiner refused a new connection starts again as an opener).
     var priorKnowledge: (role: PriorKnowledgeRole, roles: PriorKnowledgeRoles, settings: TransferSettings)?
@@ -370,6 +373,8 @@ final class TransferContext: TransferObserver {
         case .tls(let version, let cipher): tlsVersion = version; tlsCipher = cipher
         case .alpn(let name): alpn = name
         case .retryingFreshConnect(let refused): attemptAbandoned(refusedStream: refused, at: MonotonicClock.now())
+        case .dohRequestCompleted: dohCompletions.append(MonotonicClock.now())
+        case .dohRequestFailed(let reason): dohFailures.append(reason)
         }
     }
 
@@ -494,6 +499,12 @@ final class TransferContext: TransferObserver {
             error: error, tcp: consume facts, readsTCP: readsTCP, keepsFacts: keepsFacts,
             connectionTotals: keepsFacts ? tcp.lastSnapshot.map(TCPTotals.init) : nil)
         seen.responseBodyWireBytes = info.bodyBytesReceived
+        let options = task.profile.options
+        seen.resolution = DomainResolutionProtocol.of(
+            host: target.host, port: target.origin.port, hostIsIPLiteral: target.hostIsIPLiteral,
+            reusedConnection: seen.reusedConnection, resolveEntries: options.resolve, usesDoH: options.dohURL != nil,
+            systemResolver: TaskProfile.systemResolver)
+        seen.dohLastAnswer = dohCompletions.last
         seen.writeTime = writeTime / 1000
         seen.lastReceived = lastReceivedAt
         seen.http2ReadyBody = sendsBody && info.protocolName == "h2" && body.alwaysReady

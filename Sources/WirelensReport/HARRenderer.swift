@@ -64,13 +64,15 @@ package enum HARRenderer {
             bodySize: t.statusCode == nil ? -1 : t.responseBodyBytes)
         let connection = t.connectionId.map(String.init) ?? t.localPort.map(String.init)
         let error = t.error.map { "\($0.errorClass.rawValue): \($0.message)" }
-        let comment = t.diagnosis.map { d in
+        let why = t.diagnosis.map { d in
             "\(d.verdict.rawValue): \(d.explanation)" + (d.basis.map { " Basis: \($0)." } ?? "")
         }
+        let comment = [why, ReportText.resolution(t).map { "\($0)." }].compactMap { $0 }.joined(separator: " ")
         return HARDocument.Entry(
             startedDateTime: WallClock.iso8601(micros: t.timeline.fetchStart), time: time(t.phases),
             request: request, response: response, timings: timings(t.phases), serverIPAddress: t.remoteAddress,
-            connection: connection, _error: error, _tcp: t.tcp, _diagnosis: t.diagnosis, comment: comment)
+            connection: connection, _error: error, _tcp: t.tcp, _diagnosis: t.diagnosis,
+            comment: comment.isEmpty ? nil : comment)
     }
 
     /// HAR's version text for a Wirelens protocol name ("HTTP/1.1", "HTTP/2"); empty when unknown.

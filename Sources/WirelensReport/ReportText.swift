@@ -53,6 +53,18 @@ enum ReportText {
         return "no connection\(proxy)"
     }
 
+    /// How the transaction's name was resolved, or nil when no resolver ran: `DNS over https (DoH answers after
+    /// 41.2 ms)`, `DNS over udp (system resolver)`.
+    static func resolution(_ tx: TransactionMetrics) -> String? {
+        guard let how = tx.domainResolutionProtocol else { return nil }
+        switch how {
+        case .https:
+            let ended = tx.phases.dns == nil ? "DoH failed after" : "DoH answers after"
+            return "DNS over https" + (tx.dohDuration.map { " (\(ended) \(DurationText.format(micros: $0)))" } ?? "")
+        case .udp, .tcp: return "DNS over \(how.rawValue) (system resolver)"
+        }
+    }
+
     /// Milliseconds for a table column: more fraction digits for small values, at most 7 characters up to 10⁷ ms.
     static func millis(_ value: Double) -> String {
         let magnitude = abs(value)

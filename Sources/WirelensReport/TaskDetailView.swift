@@ -70,6 +70,7 @@ struct TaskDetailView {
             out += ReportText.keyValue("Decoded", "\(ByteSize.format(tx.responseBodyBytes)) delivered from "
                                        + "\(ByteSize.format(wire)) on the wire (--compressed)")
         }
+        if let resolution = ReportText.resolution(tx) { out += ReportText.keyValue("Resolved", resolution) }
         if let wait = tx.expectContinueWait {
             out += ReportText.keyValue("100-continue", "waited \(DurationText.format(micros: wait)) "
                                        + "for 100 Continue before sending the body")

@@ -41,6 +41,8 @@ package enum TaskJSONWriter {
             millis(m.phases.value(at: i), &bytes)
         }
         raw("},\"networkProtocolName\":", &bytes); string(m.networkProtocolName, &bytes)
+        raw(",\"domainResolutionProtocol\":", &bytes); string(m.domainResolutionProtocol?.rawValue, &bytes)
+        if let doh = m.dohDuration { raw(",\"dohMs\":", &bytes); millis(doh, &bytes) }
         raw(",\"reusedConnection\":", &bytes); bool(m.reusedConnection, &bytes)
         raw(",\"connectionId\":", &bytes); int(m.connectionId, &bytes)
         raw(",\"proxyConnection\":", &bytes); bool(m.proxyConnection, &bytes)

@@ -127,6 +127,14 @@ struct TransferFlags: ParsableArguments {
                                valueName: "name"))
     var interface: String?
 
+    @Option(name: .customLong("doh-url"),
+            help: ArgumentHelp("Resolve host names by DNS over HTTPS (RFC 8484) at this https URL, as curl's.",
+                               valueName: "url"))
+    var dohURL: String?
+
+    @Flag(name: .customLong("doh-insecure"), help: "Do not verify the DoH server's certificate, as curl's.")
+    var dohInsecure = false
+
     @Flag(name: .customLong("no-expect-100"),
           help: "Never send Expect: 100-continue (by default it goes as curl's: with -T, and with -d/-F above 1 MiB).")
     var noExpect100 = false
@@ -180,6 +188,11 @@ struct TransferFlags: ParsableArguments {
             o.interface = interface
         }
         o.cookies = try cookieOptions()
+        if let dohURL {
+            if let problem = TargetURL.dohProblem(dohURL) { throw UsageError("--doh-url \(problem)") }
+            o.dohURL = dohURL
+        }
+        o.dohInsecure = dohInsecure
         o.expectContinue = !noExpect100
         o.expectContinueTimeout = try expect100Timeout?.value("--expect100-timeout").micros
         o.keepsPostAfter = Set([(post301, 301), (post302, 302), (post303, 303)].filter(\.0).map(\.1))

@@ -143,6 +143,33 @@ final class CheckConfigTests: XCTestCase {
         }
     }
 
+    /// `doh_url` and `doh_insecure` as `--doh-url` and `--doh-insecure`: an https URL only, refused on its line.
+    func testDoHKeys() throws {
+        let text = """
+            checks:
+              - name: doh
+                url: http://wirelens.test/
+                doh_url: https://127.0.0.1:8443/dns-query
+                doh_insecure: true
+              - name: plain
+                url: http://h/
+            """
+        let checks = try CheckConfig.parse(text, file: "c.yaml", environment: [:]).checks
+        XCTAssertEqual(checks[0].options.dohURL, "https://127.0.0.1:8443/dns-query")
+        XCTAssertTrue(checks[0].options.dohInsecure)
+        XCTAssertNil(checks[1].options.dohURL)
+        XCTAssertFalse(checks[1].options.dohInsecure)
+        for bad in ["http://127.0.0.1/dns-query", "ftp://x/", "nothing"] {
+            let wrong = "checks:\n  - name: a\n    url: http://h/\n    doh_url: \(bad)\n"
+            XCTAssertThrowsError(try CheckConfig.parse(wrong, file: "c.yaml", environment: [:]), bad) { error in
+                guard let error = error as? CheckConfigError else { return XCTFail("\(error)") }
+                XCTAssertEqual(error.line, 4, "\(error)")
+                XCTAssertEqual(error.key, "checks[0].doh_url", "\(error)")
+                XCTAssertEqual(error.description.split(separator: "\n").count, 1, "\(error)")
+            }
+        }
+    }
+
     func testWithoutStatusTheTaskMustSucceed() throws {
         let text = "checks:\n  - name: a\n    url: http://127.0.0.1/\n"
         XCTAssertEqual(try CheckConfig.parse(text, file: "c.yaml", environment: [:]).checks[0].expectations, [.succeeded])

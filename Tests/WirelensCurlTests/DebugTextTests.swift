@@ -25,6 +25,12 @@ final class DebugTextTests: XCTestCase {
                        .retryingFreshConnect(refusedStream: true))
         XCTAssertNil(fact("Connection died, tried 5 times before giving up\n"))
         XCTAssertNil(fact("  Trying 127.0.0.1:8080...\n"))
+        // doh.c's doh_done, on the transfer the DoH requests resolve for.
+        XCTAssertEqual(fact("a DoH request is completed, 1 to go\n"), .dohRequestCompleted)
+        XCTAssertEqual(fact("DoH request SSL peer certificate or SSH remote key was not OK\n"),
+                       .dohRequestFailed("SSL peer certificate or SSH remote key was not OK"))
+        XCTAssertNil(fact("DoH Host name: wirelens.test\n"))
+        XCTAssertNil(fact("DoH A: 127.0.0.1\n"))
         XCTAssertTrue(DebugText.asksForContinue("PUT /x HTTP/1.1\r\nExpect: 100-continue\r\n"))
         XCTAssertFalse(DebugText.asksForContinue("GET /x HTTP/1.1\r\nAccept: */*\r\n"))
     }

@@ -64,5 +64,12 @@ final class CurlPolicyTests: XCTestCase {
         XCTAssertEqual(settings.ipFamily, 6)
         XCTAssertFalse(settings.verifiesPeer)
         XCTAssertTrue(CurlPolicy.settings(ProbeOptions()).verifiesPeer, "TLS verification is on unless asked off")
+        XCTAssertNil(settings.dohURL)
+        XCTAssertTrue(settings.dohVerifiesPeer, "-k is the target's: the DoH server is still checked")
+        options.dohURL = "https://127.0.0.1:8443/dns-query"
+        options.dohInsecure = true
+        let doh = CurlPolicy.settings(options)
+        XCTAssertEqual(doh.dohURL, "https://127.0.0.1:8443/dns-query")
+        XCTAssertFalse(doh.dohVerifiesPeer)
     }
 }

@@ -108,6 +108,8 @@ enum Fixtures {
         first.tlsVersion = "TLSv1.3"
         first.tlsCipher = "TLS_AES_256_GCM_SHA384"
         first.alpn = "http/1.1"
+        first.domainResolutionProtocol = .https
+        first.dohDuration = 1_100
 
         let secondStart = start + first.phases.total + 100
         var second = transaction(kind: .redirect, url: "https://localhost:8443/store", method: "POST",

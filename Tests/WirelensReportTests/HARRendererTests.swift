@@ -31,6 +31,8 @@ final class HARRendererTests: XCTestCase {
         XCTAssertEqual(first.connection, "0")
         XCTAssertEqual(first.serverIPAddress, "127.0.0.1")
         XCTAssertNil(first._error)
+        XCTAssertTrue(first.comment?.hasSuffix("DNS over https (DoH answers after 1.1ms).") == true,
+                      "how the name was resolved closes the comment: \(first.comment ?? "nil")")
 
         // The redirect on the reused connection: no DNS, connect or TLS, and no response before the timeout.
         let second = entries[1]

@@ -198,6 +198,8 @@ enum RandomReports {
         m.expectContinueWait = maybe(micros(&g), &g)
         m.retryWait = maybe(micros(&g), &g)
         m.retryAfter = maybe(Bool.random(using: &g) ? .max : micros(&g), &g)
+        m.domainResolutionProtocol = maybe([DomainResolutionProtocol.udp, .tcp, .https].randomElement(using: &g) ?? .udp, &g)
+        m.dohDuration = maybe(micros(&g), &g)
         m.responseHeaders = maybe((0..<Int.random(in: 0...4, using: &g)).map { _ in
             HeaderField(name: ["Server", "X-Odd", "Content-Type", "Set-Cookie"].randomElement(using: &g) ?? "Server",
                         value: string(&g))

@@ -26,6 +26,9 @@ final class TextRendererTests: XCTestCase {
         XCTAssertTrue(text.contains("2/3 redirect  POST https://localhost:8443/store"), text)
         XCTAssertTrue(text.contains("3/3 retry  POST https://localhost:8443/store"), text)
         XCTAssertFalse(text.contains("token=abc"))
+        // Only the first transaction resolved a name (by DoH); the others ran on the kept connection.
+        XCTAssertEqual(lines(text, containing: "Resolved").map { $0.trimmingCharacters(in: .whitespaces) },
+                       ["Resolved      DNS over https (DoH answers after 1.1ms)"], text)
     }
 
     func testHeaderShowsStatusProtocolTLSAndConnection() {

@@ -77,6 +77,10 @@ long wl_http_version_3only(void);
 /// CURLOPT_SSLVERSION's CURL_SSLVERSION_TLSv1_<minor> (the lowest version) and CURL_SSLVERSION_MAX_TLSv1_<minor>
 /// (the highest); a minor outside 0...3 gives CURL_SSLVERSION_DEFAULT and CURL_SSLVERSION_MAX_DEFAULT.
 long wl_sslversion_min(int minor);
+/// CURLOPT_STDERR set to /dev/null (opened once for the process). libcurl 7.88's DNS-over-HTTPS transfers take
+/// CURLOPT_VERBOSE and CURLOPT_STDERR from the transfer they resolve for, but not its debug callback: without this
+/// they would print their verbose text to the process's stderr.
+CURLcode wl_easy_setopt_stderr_null(CURL *h);
 long wl_sslversion_max(int minor);
 long wl_pipe_nothing(void);
 long wl_pipe_multiplex(void);

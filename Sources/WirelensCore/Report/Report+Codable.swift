@@ -168,7 +168,8 @@ struct TransactionCoding: Codable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case kind, url, method, timestamps, offsetsMs, phasesMs, networkProtocolName, reusedConnection, connectionId,
+        case kind, url, method, timestamps, offsetsMs, phasesMs, networkProtocolName, domainResolutionProtocol, dohMs,
+             reusedConnection, connectionId,
              proxyConnection, localAddress, localPort, remoteAddress, remotePort, tlsVersion, tlsCipher, alpn,
              statusCode, requestHeaderBytes, requestBodyBytes, responseHeaderBytes, responseBodyBytes,
              responseBodyWireBytes, uploadBytesPerSecond, downloadBytesPerSecond, expectContinueWaitMs, retryWaitMs, retryAfterMs,
@@ -193,6 +194,9 @@ struct TransactionCoding: Codable {
         }
         try c.encode(m.phases, forKey: .phasesMs)
         try c.encode(m.networkProtocolName, forKey: .networkProtocolName)
+        try c.encode(m.domainResolutionProtocol, forKey: .domainResolutionProtocol)
+        // Only when DNS over HTTPS ran for the transaction.
+        if let doh = m.dohDuration { try c.encode(Format.millis(fromMicros: doh), forKey: .dohMs) }
         try c.encode(m.reusedConnection, forKey: .reusedConnection)
         try c.encode(m.connectionId, forKey: .connectionId)
         try c.encode(m.proxyConnection, forKey: .proxyConnection)
@@ -251,6 +255,9 @@ struct TransactionCoding: Codable {
             proxyConnection: try c.decode(Bool.self, forKey: .proxyConnection),
             curlTimers: try c.decode(CurlTimersCoding.self, forKey: .curlTimersUs).timers)
         m.networkProtocolName = try c.decodeIfPresent(String.self, forKey: .networkProtocolName)
+        m.domainResolutionProtocol = try c.decodeIfPresent(DomainResolutionProtocol.self,
+                                                           forKey: .domainResolutionProtocol)
+        m.dohDuration = try c.decodeIfPresent(Double.self, forKey: .dohMs).map(Format.micros(fromMillis:))
         m.connectionId = try c.decodeIfPresent(Int.self, forKey: .connectionId)
         m.localAddress = try c.decodeIfPresent(String.self, forKey: .localAddress)
         m.localPort = try c.decodeIfPresent(Int.self, forKey: .localPort)

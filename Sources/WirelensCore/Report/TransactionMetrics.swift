@@ -11,6 +11,9 @@ public struct TransactionMetrics: Sendable, Equatable {
     public var phases: Phases
     /// "http/1.1", "h2" or "http/1.0"; nil when no response arrived.
     public var networkProtocolName: String?
+    /// With DNS over HTTPS: µs from the lookup's start to the last DoH answer (libcurl's "a DoH request is completed"
+    /// for each of its A and AAAA requests), inside the DNS phase; nil when no DoH request ran.
+    @CompactOptional public var dohDuration: Int64? = nil
     /// libcurl's connection number (`#N` in its debug text); unique within a run.
     @CompactOptional public var connectionId: Int? = nil
     public var localAddress: String?
@@ -71,6 +74,8 @@ public struct TransactionMetrics: Sendable, Equatable {
     public var reusedConnection: Bool
     /// True when the request went through a proxy.
     public var proxyConnection: Bool
+    /// How the host name was resolved (`DomainResolutionProtocol.of`); nil when no resolver ran for this transaction.
+    public var domainResolutionProtocol: DomainResolutionProtocol?
 
     /// A transaction; its URL is redacted here, so that no caller can forget it.
     public init(kind: TransactionKind, url: String, method: String, timeline: Timeline, phases: Phases,

@@ -85,6 +85,11 @@ public struct ProbeOptions: Sendable, Codable, Equatable {
     /// AWS Signature Version 4 on every request to the task's first origin (`--aws-sigv4`), signed by libcurl; nil
     /// signs none. Not encoded: its key pair is a secret.
     public var sigV4: SigV4Signing?
+    /// The DNS over HTTPS server names are resolved through (CURLOPT_DOH_URL, `--doh-url`); nil: the system resolver.
+    public var dohURL: String?
+    /// False skips the check of the DoH server's certificate and name (`--doh-insecure`; CURLOPT_DOH_SSL_VERIFYPEER and
+    /// CURLOPT_DOH_SSL_VERIFYHOST off); the transfer's own `insecure` does not reach the DoH exchange.
+    public var dohInsecure = false
 
     /// The IP versions a host name may resolve to.
     public enum AddressFamily: String, Sendable, Codable, Equatable {
@@ -110,6 +115,7 @@ public struct ProbeOptions: Sendable, Codable, Equatable {
     /// header.
     public var redacted: ProbeOptions {
         var copy = self
+        copy.dohURL = dohURL.map(Redactor.url)
         copy.headers = Redactor.headers(headers)
         copy.proxy = proxy.map(Redactor.url)
         // The -b text shows as the Cookie header it is sent as, masked (and goes no further).

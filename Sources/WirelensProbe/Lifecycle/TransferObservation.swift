@@ -76,6 +76,9 @@ struct TransferObservation {
     var hostReceive: HostFacts? = nil
     /// True when the request body went over HTTP/2 from a source always ready to read (`BodySource.alwaysReady`).
     var http2ReadyBody = false
+    /// How the name was resolved (nil: no resolver ran), and when the last DNS-over-HTTPS answer came.
+    var resolution: DomainResolutionProtocol? = nil
+    var dohLastAnswer: Int64? = nil
 
     /// True when the transfer ran on a connection from the pool: it had a connection and libcurl opened none.
     var reusedConnection: Bool { connectionReady != nil && numConnects == 0 }
@@ -94,6 +97,12 @@ struct TransferObservation {
                                    phases: computed.phases, reusedConnection: reused, proxyConnection: throughProxy,
                                    curlTimers: curlTimers)
         m.networkProtocolName = protocolName
+        // A phase that did not run resolved nothing, whatever the configuration says.
+        m.domainResolutionProtocol = computed.timeline.domainLookupStart != nil ? resolution : nil
+        if let answer = dohLastAnswer, let start = computed.timeline.domainLookupStart {
+            let span = max(0, anchor.wallMicros(ofMonotonic: answer) - start)
+            m.dohDuration = computed.phases.dns.map { min($0, span) } ?? span
+        }
         m.connectionId = connectionId
         m.localAddress = localAddress
         m.localPort = localPort
