@@ -65,7 +65,9 @@ package struct SegmentUploader: Sendable {
         var md5: [UInt8]?
     }
 
-    /// Runs the upload to its end: completed and verified, failed, or stopped by `engine.cancel()`.
+    /// Runs the upload to its end: completed and verified, failed, or stopped by `engine.cancel()`. A give-up ends
+    /// the attempts in flight and those waiting out their backoff (`stop`), and leaves the engine taking work, so that
+    /// an S3 upload can still be aborted.
     package func run() async -> Outcome {
         let started = MonotonicClock.wallMicros()
         let path = plan.filePath
@@ -180,12 +182,12 @@ package struct SegmentUploader: Sendable {
                         failure = ("segment \(segment.index) (\(segment.contentRange(total: plan.fileSize))) failed "
                                    + "\(count) times, the last: \(reason); giving up (\(limit))",
                                    .failed(record, otherwise: .refused))
-                        engine.cancel()
+                        stop(&group)
                     } else if failuresInARow >= failureLimit, failure == nil {
                         // Not a flaky part but a server that fails everything: stop before every segment burns its retries.
                         failure = ("\(failuresInARow) attempts in a row failed, the last (segment \(segment.index)): "
                                    + "\(reason); giving up", .failed(record, otherwise: .refused))
-                        engine.cancel()
+                        stop(&group)
                     }
                 case .fatal(let reason):
                     progress.failed(sentBytes: body)
@@ -194,7 +196,7 @@ package struct SegmentUploader: Sendable {
                     failuresInARow += 1
                     if failure == nil {
                         failure = (reason, .failed(record, otherwise: .unreadableAnswer))
-                        engine.cancel()
+                        stop(&group)
                     }
                 }
             }
@@ -295,6 +297,13 @@ package struct SegmentUploader: Sendable {
         return start
     }
 
+    /// Stops the upload's attempts after a give-up: those in flight end as cancelled (`Engine.cancelRuns()`, the engine
+    /// still taking the requests that follow, such as an S3 abort), those waiting out their backoff are not sent.
+    private func stop(_ group: inout TaskGroup<AttemptResult>) {
+        group.cancelAll()
+        engine.cancelRuns()
+    }
+
     /// Failed attempts in a row, with no segment accepted in between, after which the upload stops.
     static func failuresInARowLimit(parallel: Int) -> Int { max(8, 2 * parallel) }
 
@@ -314,6 +323,8 @@ package struct SegmentUploader: Sendable {
     private func send(_ segment: Segment, attempt: Int) async -> AttemptResult {
         let wait = Self.backoffMicros(attempt: attempt, unit: Double.random(in: 0..<1))
         if wait > 0 { try? await Task.sleep(nanoseconds: UInt64(wait) * 1000) }
+        // The upload gave up meanwhile (`stop`): not sent, as a task the engine dropped.
+        if Task.isCancelled { return AttemptResult(segment: segment, attempt: attempt, record: nil) }
         var headers: [HeaderField] = []
         var md5: [UInt8]?
         if plan.s3Parts {
