@@ -27,11 +27,10 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import bench  # noqa: E402  (measure, median_of, ratio, build_launcher, log, tool_version)
+import bench  # noqa: E402  (measure, median_of, ratio, build_launcher, log, tool_version, fresh_dirs)
 
 ROOT = bench.ROOT
 MIB = bench.MIB
@@ -118,10 +117,7 @@ class UploadBench:
     def run(self):
         if not (os.path.isfile(self.wirelens) and os.access(self.wirelens, os.X_OK)):
             raise SystemExit(f"bench-uploads: no wirelens binary at {self.wirelens}")
-        os.makedirs(self.out, exist_ok=True)
-        shutil.rmtree(self.raw, ignore_errors=True)
-        os.makedirs(self.raw, exist_ok=True)
-        self.tmp = tempfile.mkdtemp(prefix="wirelens-bench-uploads.")
+        self.tmp = bench.fresh_dirs(self.out, self.raw, "bench-uploads")
         started = datetime.datetime.now(datetime.timezone.utc)
         load_before = os.getloadavg()[0]
         target = None

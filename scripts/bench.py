@@ -209,6 +209,15 @@ def paths(args, raw_name):
     return out, raw, wirelens
 
 
+def fresh_dirs(out, raw, name):
+    """Makes OUT, RAW afresh (the previous run's files gone) and a temporary directory named after NAME; returns the
+    temporary directory (the caller removes it)."""
+    os.makedirs(out, exist_ok=True)
+    shutil.rmtree(raw, ignore_errors=True)
+    os.makedirs(raw, exist_ok=True)
+    return tempfile.mkdtemp(prefix=f"wirelens-{name}.")
+
+
 def median_of(runs, key):
     vals = [r[key] for r in runs if r.get("ok") and r.get(key) is not None]
     return statistics.median(vals) if vals else None

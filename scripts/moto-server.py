@@ -1,8 +1,9 @@
-"""moto's S3 server for the tests (Tests/WirelensTestSupport/MotoServer.swift), on a free loopback port.
+"""moto's S3 server for the tests (Tests/WirelensTestSupport/MotoServer.swift) and scripts/bench-s3.py.
 
-Run as: .venv-s3/bin/python scripts/moto-server.py   (the venv is made by scripts/deps.sh)
-Binds 127.0.0.1 port 0; werkzeug prints "Running on http://127.0.0.1:PORT" on stderr. Exits when its parent
-process goes away or after MOTO_MAX_SECONDS (default 600), so a test that dies leaves no server behind.
+Run as: .venv-s3/bin/python scripts/moto-server.py [HOST [PORT]]   (the venv is made by scripts/deps.sh)
+Binds HOST (default 127.0.0.1) port PORT (default 0: a free one); werkzeug prints "Running on http://HOST:PORT" on
+stderr. Exits when its parent process goes away or after MOTO_MAX_SECONDS (default 600), so a test that dies leaves
+no server behind.
 """
 
 import os
@@ -21,5 +22,9 @@ def watch():
     os._exit(0)
 
 
+if len(sys.argv) > 3:
+    sys.exit("usage: moto-server.py [HOST [PORT]]")
+host = sys.argv[1] if len(sys.argv) > 1 else "127.0.0.1"
+port = sys.argv[2] if len(sys.argv) > 2 else "0"
 threading.Thread(target=watch, daemon=True).start()
-sys.exit(main(["-H", "127.0.0.1", "-p", "0"]))
+sys.exit(main(["-H", host, "-p", port]))

@@ -42,12 +42,20 @@ def pump(source, sink, rate):
             pass
 
 
-def relay(client, upstream, rate):
+def connect(client, upstream):
+    """A connection to 127.0.0.1:UPSTREAM for an accepted client, or None (the client closed) when it fails."""
     try:
         server = socket.create_connection(("127.0.0.1", upstream), timeout=10)
         server.settimeout(None)
+        return server
     except OSError:
         client.close()
+        return None
+
+
+def relay(client, upstream, rate):
+    server = connect(client, upstream)
+    if server is None:
         return
     threading.Thread(target=pump, args=(client, server, rate), daemon=True).start()
     threading.Thread(target=pump, args=(server, client, 0), daemon=True).start()

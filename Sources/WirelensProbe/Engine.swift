@@ -98,7 +98,14 @@ package final class Engine: Sendable {
     /// Stops the run: transfers in flight end as cancelled and no new task starts. Safe from any thread.
     package func cancel() {
         pipeStop.raise()
-        loop.post(.cancel)
+        loop.post(.cancel(final: true))
+    }
+
+    /// Ends the runs in progress as `cancel()` does, but keeps the engine taking work: tasks submitted afterwards run
+    /// (an upload that gave up on a part still sends its abort). Safe from any thread. Unlike `cancel()`, it does not
+    /// wake a pipe body's reader waiting for its writer (the loop reads its inbox once that read returns).
+    package func cancelRuns() {
+        loop.post(.cancel(final: false))
     }
 
     /// The sizes of the loop's per-connection tables, read on the loop thread (for tests that hold them bounded).

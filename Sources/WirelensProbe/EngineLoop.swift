@@ -47,7 +47,8 @@ final class EngineLoop: CurlLoopDriver {
     /// What other threads ask of the loop (through `CurlLoop`'s inbox).
     enum Command: Sendable {
         case submit(Order)
-        case cancel
+        /// Ends what runs and waits; `final`: and every task submitted later (`Engine.cancel()`).
+        case cancel(final: Bool)
         case inspect(@Sendable (TableCounts) -> Void)
     }
 
@@ -115,8 +116,10 @@ final class EngineLoop: CurlLoopDriver {
                 return
             }
             enqueue(Submission(specs: order.specs, profile: profile, count: order.count, batch: batch))
-        case .cancel:
+        case .cancel(let final):
+            let before = cancelled
             cancelAll()
+            if !final { cancelled = before }
         case .inspect(let answer):
             let counts = sockets.counts
             answer(TableCounts(sockets: counts.sockets, ports: counts.ports, connections: counts.connections, tls: counts.tls,

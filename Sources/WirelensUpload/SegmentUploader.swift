@@ -65,7 +65,9 @@ package struct SegmentUploader: Sendable {
         var md5: [UInt8]?
     }
 
-    /// Runs the upload to its end: completed and verified, failed, or stopped by `engine.cancel()`.
+    /// Runs the upload to its end: completed and verified, failed, or stopped by `engine.cancel()`. A give-up ends
+    /// the attempts in flight and those waiting out their backoff (`stop`), and leaves the engine taking work, so that
+    /// an S3 upload can still be aborted.
     package func run() async -> Outcome {
         let started = MonotonicClock.wallMicros()
         let path = plan.filePath
@@ -135,7 +137,7 @@ package struct SegmentUploader: Sendable {
                         journalUsable = false
                     }
                 case .cancelEngine:
-                    engine.cancel()
+                    stop(&group)
                 }
             }
         }
@@ -233,6 +235,13 @@ package struct SegmentUploader: Sendable {
         return start
     }
 
+    /// Stops the upload's attempts after a give-up: those in flight end as cancelled (`Engine.cancelRuns()`, the engine
+    /// still taking the requests that follow, such as an S3 abort), those waiting out their backoff are not sent.
+    private func stop(_ group: inout TaskGroup<AttemptResult>) {
+        group.cancelAll()
+        engine.cancelRuns()
+    }
+
 
     /// The most of an answer's body kept: the protocol's answers are a few hundred bytes of JSON, and one cut here
     /// does not decode, which the verdicts treat as an answer without the protocol's JSON.
@@ -250,6 +259,8 @@ package struct SegmentUploader: Sendable {
     private func send(_ segment: Segment, attempt: Int) async -> AttemptResult {
         let wait = Self.backoffMicros(attempt: attempt, unit: Double.random(in: 0..<1))
         if wait > 0 { try? await Task.sleep(nanoseconds: UInt64(wait) * 1000) }
+        // The upload gave up meanwhile (`stop`): not sent, as a task the engine dropped.
+        if Task.isCancelled { return AttemptResult(segment: segment, attempt: attempt, record: nil) }
         var headers: [HeaderField] = []
         var md5: [UInt8]?
         if plan.s3Parts {

@@ -180,7 +180,12 @@ struct UploadCommand: CheckedCommand {
         guard identity.size > 0 else { throw ProbeError.localFile(path: file, reason: "the file is empty: nothing to upload") }
         if let s3 = try s3Destination() {
             let parts: S3PartPlan
-            do { parts = try S3PartPlan(fileSize: identity.size, partSize: s3.partSize) } catch { throw UsageError(error.description) }
+            do {
+                parts = try S3PartPlan(fileSize: identity.size, partSize: s3.partSize,
+                                       threshold: preset?.multipartThreshold ?? S3PartPlan.defaultThreshold)
+            } catch {
+                throw UsageError(error.description)
+            }
             // The parts' ETags come in their answers' headers.
             options.includeResponseHeaders = true
             let bytes = TransferProgress()

@@ -40,6 +40,42 @@ final class S3UploadTests: XCTestCase {
         return (server, user)
     }
 
+    /// The JSON report at `path`, and its `upload` section.
+    private func report(_ path: String, file: StaticString = #filePath,
+                        line: UInt = #line) throws -> (document: [String: Any], upload: [String: Any]) {
+        let document = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path)))
+                                     as? [String: Any], file: file, line: line)
+        return (document, try XCTUnwrap(document["upload"] as? [String: Any], file: file, line: line))
+    }
+
+    /// head-object's ETag of `key` (quotes taken off) and its size, by aws-cli.
+    private func head(_ server: MotoServer, _ user: MotoServer.KeyPair, key: String,
+                      file: StaticString = #filePath, line: UInt = #line) throws -> (etag: String, bytes: Int?) {
+        let head = try json(try server.aws(["s3api", "head-object", "--bucket", Self.bucket, "--key", key],
+                                           credentials: user), file: file, line: line)
+        let etag = try XCTUnwrap(head["ETag"] as? String, file: file, line: line)
+        return (etag.trimmingCharacters(in: CharacterSet(charactersIn: "\"")), head["ContentLength"] as? Int)
+    }
+
+    /// `aws s3 cp` of `key` back to a file is byte for byte `path` (cmp).
+    private func assertCopyBack(_ server: MotoServer, _ user: MotoServer.KeyPair, key: String, equals path: String,
+                                file: StaticString = #filePath, line: UInt = #line) throws {
+        let back = "\(directory)/back.bin"
+        let copy = try server.aws(["s3", "cp", "s3://\(Self.bucket)/\(key)", back, "--only-show-errors"],
+                                  credentials: user, timeout: 120)
+        XCTAssertEqual(copy.status, 0, copy.stderr, file: file, line: line)
+        XCTAssertEqual(try ProcessRunner.run("/usr/bin/cmp", ["-s", path, back], timeout: 30).status, 0,
+                       file: file, line: line)
+        unlink(back)
+    }
+
+    /// The ids of the bucket's open multipart uploads, by aws-cli's list-multipart-uploads.
+    private func openUploads(_ server: MotoServer, _ user: MotoServer.KeyPair) throws -> [String] {
+        let open = try json(try server.aws(["s3api", "list-multipart-uploads", "--bucket", Self.bucket],
+                                           credentials: user))
+        return (open["Uploads"] as? [[String: Any]] ?? []).compactMap { $0["UploadId"] as? String }
+    }
+
     /// 64 MiB in 8 MiB parts, 4 in flight, to a key with a space: head-object's ETag ends in -8 and is the one the
     /// report states (and says matches the parts), `aws s3 cp` gives the same bytes back, no upload is left open,
     /// and every request is a task with its phases and a verdict. (moto's signature check refuses keys with
@@ -161,5 +197,129 @@ final class S3UploadTests: XCTestCase {
                                    mention: "--endpoint-url")
         try CLIHarness.assertFails(["upload", path, "s3://\(Self.bucket)/k.bin", "--endpoint-url", server.endpoint,
                                     "-u", "a:b", "--segment-size", "1MiB"], code: .usage, mention: "5 MiB")
+    }
+
+    /// moto with a user and the bucket, behind scripts/s3-fault-proxy.py answering the first UploadPart of one part
+    /// with an S3 error (its log of requests in the test's directory).
+    private func relayed(faulting fault: (part: Int, status: Int, code: String))
+        throws -> (MotoServer, MotoServer.KeyPair, S3FaultProxy) {
+        let (server, user) = try server()
+        return (server, user, try S3FaultProxy(upstream: server.port, faults: [fault],
+                                               logPath: "\(directory)/relay.jsonl"))
+    }
+
+    /// The upload command through the relay: 8 MiB parts, 3 in flight (every part of a 20 MiB file at once), quiet,
+    /// with a JSON report.
+    private func relayedUpload(_ path: String, key: String, _ relay: S3FaultProxy, _ user: MotoServer.KeyPair,
+                               report: String) -> [String] {
+        ["upload", path, "s3://\(Self.bucket)/\(key)", "--endpoint-url", relay.endpoint, "-u", "\(user.key):\(user.secret)",
+         "--segment-size", "8MiB", "--parallel", "3", "-q", "--format", "json", "--report", report]
+    }
+
+    /// A 503 SlowDown on the first UploadPart of part 2 (answered by scripts/s3-fault-proxy.py in front of moto, with
+    /// S3's error document) is retried after a backoff: the relay's log, the oracle, shows part 2 PUT twice, the second
+    /// at least 100 ms after the 503 went out (the first retry's backoff is 125-250 ms), every other part once; the
+    /// upload completes, head-object's ETag is -3 and the report's, `aws s3 cp` back equals the file, and the report
+    /// shows the failed attempt (HTTP 503) and its retry.
+    func testSlowDownOnAPartIsRetriedAfterABackoff() throws {
+        let (server, user, relay) = try relayed(faulting: (part: 2, status: 503, code: "SlowDown"))
+        let path = try file("slow.bin", bytes: 20 << 20, seed: 20)
+        let reportPath = "\(directory)/slow.json"
+        let outcome = try CLIHarness.run(relayedUpload(path, key: "slow.bin", relay, user, report: reportPath),
+                                         timeout: 120)
+        XCTAssertEqual(outcome.status, 0, outcome.stderr)
+
+        let puts = try relay.requests().filter { $0.partNumber != nil }
+        XCTAssertEqual(puts.compactMap(\.partNumber).sorted(), [1, 2, 2, 3], "\(puts)")
+        let second = puts.filter { $0.partNumber == 2 }
+        XCTAssertEqual(second.map(\.answered), [503, nil], "\(second)")
+        if second.count == 2 {
+            XCTAssertGreaterThan(second[1].t - second[0].t, 0.1, "the retry came without a backoff: \(second)")
+            print("S3 SlowDown: part 2 sent again \(Int((second[1].t - second[0].t) * 1000)) ms after the 503")
+        }
+
+        let served = try head(server, user, key: "slow.bin")
+        XCTAssertTrue(served.etag.hasSuffix("-3"), served.etag)
+        XCTAssertEqual(served.bytes, 20 << 20)
+        try assertCopyBack(server, user, key: "slow.bin", equals: path)
+        let (document, upload) = try report(reportPath)
+        XCTAssertEqual((upload["s3"] as? [String: Any])?["objectETag"] as? String, served.etag)
+        XCTAssertEqual(upload["failedAttempts"] as? Int, 1)
+        XCTAssertEqual(upload["segmentsRetried"] as? Int, 1)
+        let attempts = (upload["attempts"] as? [[String: Any]] ?? []).filter { $0["segment"] as? Int == 1 }
+        XCTAssertEqual(attempts.map { $0["attempt"] as? Int ?? 0 }, [1, 2], "\(attempts)")
+        XCTAssertEqual(attempts.map { $0["succeeded"] as? Bool ?? true }, [false, true], "\(attempts)")
+        let statuses = (document["tasks"] as? [[String: Any]] ?? [])
+            .compactMap { ($0["transactions"] as? [[String: Any]])?.last?["statusCode"] as? Int }
+        XCTAssertEqual(statuses.filter { $0 == 503 }.count, 1, "\(statuses)")
+        XCTAssertEqual(try openUploads(server, user), [])
+        try CLIHarness.assertValid(reportPath, schema: "report.schema.json")
+    }
+
+    /// A part refused with 403 AccessDenied (the relay's answer to the first UploadPart of part 2) is not retried:
+    /// one line naming AccessDenied, exit 4, and the upload aborted though other parts were in flight: the relay's log
+    /// shows part 2 PUT once and the AbortMultipartUpload (DELETE ?uploadId) passed on after the refusal, and aws-cli
+    /// lists no open upload; the report says `aborted`.
+    func testRefusedPartGivesUpAtOnceAndAborts() throws {
+        let (server, user, relay) = try relayed(faulting: (part: 2, status: 403, code: "AccessDenied"))
+        let path = try file("denied.bin", bytes: 20 << 20, seed: 21)
+        let reportPath = "\(directory)/denied.json"
+        try CLIHarness.assertFails(relayedUpload(path, key: "denied.bin", relay, user, report: reportPath),
+                                   code: ExitStatus.httpError, mention: "AccessDenied")
+
+        let requests = try relay.requests()
+        let refused = requests.filter { $0.partNumber == 2 }
+        XCTAssertEqual(refused.map(\.answered), [403], "\(requests)")
+        let aborts = requests.filter { $0.method == "DELETE" && $0.target.contains("uploadId=") }
+        XCTAssertEqual(aborts.count, 1, "\(requests)")
+        if let abort = aborts.first, let refusal = refused.first {
+            XCTAssertGreaterThan(abort.t, refusal.t)
+            XCTAssertNil(abort.answered)
+            XCTAssertFalse(requests.contains { $0.partNumber != nil && $0.t > abort.t }, "a part after the abort: \(requests)")
+        }
+        XCTAssertEqual(try openUploads(server, user), [])
+        let (_, upload) = try report(reportPath)
+        XCTAssertEqual((upload["s3"] as? [String: Any])?["aborted"] as? Bool, true, "\(upload)")
+        XCTAssertEqual(upload["failedAttempts"] as? Int, 1, "\(upload)")
+    }
+
+    /// The aws-cli preset cuts a file as aws-cli does, read from the installed aws-cli itself: its transfer defaults
+    /// (awscli's `DEFAULTS`: multipart_threshold, multipart_chunksize, max_concurrent_requests) are the preset's, and
+    /// for files one byte under the threshold, at it, and over two chunks, `wirelens upload --preset aws-cli` and
+    /// `aws s3 cp` of the same bytes give objects with the same ETag (a PutObject's MD5, or `-N` of the same parts);
+    /// the one under the threshold is one request, the others have max_concurrent_requests parts in flight at most.
+    func testAwsCliPresetCutsFilesAsAwsCli() throws {
+        let (server, user) = try server()
+        let defaults = try ProcessRunner.run("\(MotoServer.venv)/bin/python", ["-c", """
+            import json; from awscli.customizations.s3.transferconfig import DEFAULTS; print(json.dumps(DEFAULTS))
+            """], timeout: 60)
+        let config = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(defaults.stdout.utf8)) as? [String: Any],
+                                   defaults.stderr)
+        let threshold = try XCTUnwrap(config["multipart_threshold"] as? Int)
+        let chunk = try XCTUnwrap(config["multipart_chunksize"] as? Int)
+        let concurrency = try XCTUnwrap(config["max_concurrent_requests"] as? Int)
+        for (index, size) in [threshold - 1, threshold, 2 * chunk + 1].enumerated() {
+            let path = try file("preset-\(index).bin", bytes: size, seed: UInt64(30 + index))
+            let reportPath = "\(directory)/preset-\(index).json"
+            let outcome = try CLIHarness.run(["upload", path, "s3://\(Self.bucket)/wirelens-\(index)", "--endpoint-url",
+                                              server.endpoint, "-u", "\(user.key):\(user.secret)", "--preset", "aws-cli",
+                                              "-q", "--no-journal", "--format", "json", "--report", reportPath],
+                                             timeout: 120)
+            XCTAssertEqual(outcome.status, 0, outcome.stderr)
+            let copy = try server.aws(["s3", "cp", path, "s3://\(Self.bucket)/aws-\(index)", "--only-show-errors"],
+                                      credentials: user, timeout: 120)
+            XCTAssertEqual(copy.status, 0, copy.stderr)
+            let ours = try head(server, user, key: "wirelens-\(index)")
+            let theirs = try head(server, user, key: "aws-\(index)")
+            XCTAssertEqual(ours.etag, theirs.etag, "a \(size)-byte file")
+            XCTAssertEqual(ours.bytes, size)
+            let (document, upload) = try report(reportPath)
+            if size < threshold {
+                XCTAssertEqual((document["tasks"] as? [Any])?.count, 1)
+            } else {
+                XCTAssertEqual(upload["parallel"] as? Int, concurrency)
+            }
+            print("S3 aws-cli preset: \(size) bytes: ETag \(ours.etag), aws s3 cp's \(theirs.etag)")
+        }
     }
 }

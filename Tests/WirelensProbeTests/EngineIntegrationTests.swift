@@ -315,4 +315,22 @@ final class EngineIntegrationTests: XCTestCase {
         XCTAssertTrue(tasks[0].succeeded)
         XCTAssertEqual(tasks[1].error?.errorClass, .cancelled)
     }
+
+    /// `cancelRuns()` ends a run as `cancel()` does (the task in flight cancelled, the rest never started), but the
+    /// engine takes the next run (an S3 upload's abort after a part was given up on), which the target answers;
+    /// after `cancel()` a run gets nothing.
+    func testCancelRunsKeepsTheEngineTakingWork() async throws {
+        let servers = try TestServers.get()
+        let engine = try Engine(options: ProbeOptions())
+        async let records = engine.run(Array(repeating: TaskSpec(url: servers.target("/delay/3000")), count: 3))
+        try await Task.sleep(nanoseconds: 500_000_000)
+        engine.cancelRuns()
+        let cancelled = await records
+        XCTAssertEqual(cancelled.map { $0.error?.errorClass }, [.cancelled], "the one in flight; the rest never started")
+        let next = await engine.run([TaskSpec(url: servers.target("/delay/10"))])
+        XCTAssertEqual(next.map(\.statusCode), [200])
+        engine.cancel()
+        let after = await engine.run([TaskSpec(url: servers.target("/delay/10"))])
+        XCTAssertTrue(after.isEmpty, "\(after)")
+    }
 }

@@ -77,6 +77,17 @@ public final class ServerProcess {
         return nil
     }
 
+    /// The port of the first `PORT=<n>` stdout line (`announcedPorts`), or, when none came within `seconds`, the child
+    /// killed and an error naming `server` with what it said on stderr.
+    public func announcedPort(of server: String, seconds: Double = 10) throws -> Int {
+        guard let found = announcedPorts(count: 1, seconds: seconds)?.first else {
+            let said = stderr
+            kill()
+            throw TestServerError(message: "\(server) did not listen within \(Int(seconds)) s: \(said)")
+        }
+        return found
+    }
+
     /// Waits (polling every 5 ms, at most `seconds`) for the child to exit; its exit code, or -signal when a
     /// signal ended it, or nil when it still runs after `seconds` (it is left running).
     public func waitForExit(seconds: Double) -> Int32? {

@@ -12,12 +12,7 @@ public final class ThrottleProxy {
         let script = TestServers.repositoryRoot.appendingPathComponent("scripts/throttle-proxy.py").path
         process = try ServerProcess("/usr/bin/python3", [script, "--upstream", "\(upstream)",
                                                          "--rate", "\(bytesPerSecond)"])
-        guard let announced = process.announcedPorts(count: 1, seconds: 10)?.first else {
-            let said = process.stderr
-            process.kill()
-            throw TestServerError(message: "throttle-proxy.py did not listen within 10 s: \(said)")
-        }
-        port = announced
+        port = try process.announcedPort(of: "throttle-proxy.py")
     }
 
     deinit {

@@ -14,13 +14,18 @@ public struct UploadPreset: Sendable, Equatable {
     public var segmentSize: Int64?
     /// Connections per host at most.
     public var maxHostConnections: Int?
+    /// For S3: the size from which a file goes as a multipart upload (smaller ones as one PutObject), aws-cli's
+    /// `multipart_threshold`; nil: the default, aws-cli's 8 MiB.
+    public var multipartThreshold: Int64?
 
     /// Every preset, in the order the help lists them.
     public static let all: [UploadPreset] = [
         UploadPreset(name: "oss-ios", about: "Alibaba OSS iOS SDK: 5 parts in flight, 3 retries, 15 s idle timeout",
                      parallel: 5, retries: 3, idleTimeout: 15_000_000),
-        UploadPreset(name: "aws-cli", about: "AWS CLI s3 cp: 10 parts in flight, 8 MiB parts",
-                     parallel: 10, segmentSize: 8 << 20),
+        // aws-cli's transfer defaults (awscli/customizations/s3/transferconfig.py): max_concurrent_requests 10,
+        // multipart_chunksize 8 MiB, multipart_threshold 8 MiB (a file of at least that size goes in parts).
+        UploadPreset(name: "aws-cli", about: "AWS CLI s3 cp: 10 parts in flight, 8 MiB parts, multipart from 8 MiB",
+                     parallel: 10, segmentSize: 8 << 20, multipartThreshold: 8 << 20),
         UploadPreset(name: "ios", about: "URLSession on iOS: 4 connections per host",
                      parallel: 4, maxHostConnections: 4),
         UploadPreset(name: "macos", about: "URLSession on macOS: 6 connections per host",
@@ -33,7 +38,7 @@ public struct UploadPreset: Sendable, Equatable {
     }
 
     public init(name: String, about: String, parallel: Int? = nil, retries: Int? = nil, idleTimeout: Int64? = nil,
-                segmentSize: Int64? = nil, maxHostConnections: Int? = nil) {
+                segmentSize: Int64? = nil, maxHostConnections: Int? = nil, multipartThreshold: Int64? = nil) {
         self.name = name
         self.about = about
         self.parallel = parallel
@@ -41,5 +46,6 @@ public struct UploadPreset: Sendable, Equatable {
         self.idleTimeout = idleTimeout
         self.segmentSize = segmentSize
         self.maxHostConnections = maxHostConnections
+        self.multipartThreshold = multipartThreshold
     }
 }
