@@ -89,6 +89,7 @@ make_bytes "$DIR/www/bytes/1m.bin" 1024
 make_bytes "$DIR/www/bytes/16m.bin" 16384
 make_bytes "$DIR/www/bytes/64m.bin" 65536
 make_bytes "$DIR/www/slow/1m.bin" 1024
+make_bytes "$DIR/www/slow/4m.bin" 4096
 
 # ---- certificate (reused while valid for at least another hour) ------------
 if ! { [ -s "$DIR/cert.pem" ] && [ -s "$DIR/key.pem" ] &&

@@ -361,9 +361,11 @@ final class VerifierChecksTests: XCTestCase {
         let servers = try TestServers.get()
         let wire = WirelensCLI.temporaryPath("foreign.json")
         toRemove.append(wire)
-        // curl reads at 100 KB/s, so its download (10 s) outlives a probe started late on a busy machine.
-        let download = try ServerProcess("/usr/bin/curl", ["-sS", "--max-time", "20", "--limit-rate", "100k",
-                                                           "-o", "/dev/null", servers.http("/slow/1m.bin")])
+        // nginx paces /slow/ at 512 KiB/s: 4 MiB keep curl's connection sending for 8 s, past a probe started late
+        // on a busy machine. (A slow reader would not: curl's receive buffer took 1 MiB within 2.2 s, and the wire
+        // was silent when the probe's capture began at 2.5 s.)
+        let download = try ServerProcess("/usr/bin/curl", ["-sS", "--max-time", "20", "-o", "/dev/null",
+                                                           servers.http("/slow/4m.bin")])
         defer { download.kill() }
         usleep(500_000)
         XCTAssertNil(download.waitForExit(seconds: 0), "the download is under way before the run")
