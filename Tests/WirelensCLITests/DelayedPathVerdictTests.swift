@@ -28,7 +28,9 @@ final class DelayedPathVerdictTests: XCTestCase {
         return outcome.stdout.split(separator: "\n").compactMap { Double($0) }
     }
 
-    /// Every connection's handshake takes one round trip through the delay line: twice the delay, within 10%.
+    /// Every connection's handshake takes one round trip through the delay line: the median twice the delay within
+    /// 10%, none shorter than 95% of it (the line never lets a packet through early), none longer than 1.5 times it (a
+    /// late one is the line's own process waiting for a CPU: one of five came 13% late in a CI run on a busy machine).
     func testTheDelayLineHoldsEachPacketItsDelayEachWay() throws {
         let path = try NetworkPath.up(delay: Self.delay)
         defer { path.down() }
@@ -36,9 +38,12 @@ final class DelayedPathVerdictTests: XCTestCase {
         defer { peer.stop() }
         let rtts = try handshakeRTTs(path, port: peer.port, count: 5)
         XCTAssertEqual(rtts.count, 5)
+        let median = rtts.sorted()[rtts.count / 2]
+        XCTAssertEqual(median, Self.roundTripMicros, accuracy: Self.roundTripMicros * 0.10,
+                       "the kernel's handshake RTT against 2 x \(Self.delay): \(rtts)")
         for rtt in rtts {
-            XCTAssertEqual(rtt, Self.roundTripMicros, accuracy: Self.roundTripMicros * 0.10,
-                           "the kernel's handshake RTT against 2 x \(Self.delay): \(rtts)")
+            XCTAssertGreaterThanOrEqual(rtt, Self.roundTripMicros * 0.95, "never early: \(rtts)")
+            XCTAssertLessThanOrEqual(rtt, Self.roundTripMicros * 1.5, "\(rtts)")
         }
         // The same path without the delay line is not delayed: the 40 ms come from the line, not from the router.
         let plain = try NetworkPath.up()
