@@ -61,8 +61,11 @@ public final class TestServers: @unchecked Sendable {
         h2cPort = h2c
         certPath = cert
 
+        // The peer outlives the whole test run (one bundle process runs every suite, over 15 minutes now), bounded
+        // so that a leaked one ends by itself: at 900 s it exited mid-run and the Probe suite's later tests found no
+        // peer ("Couldn't connect to server").
         peer = try ServerProcess("/usr/bin/env", [
-            "python3", root.appendingPathComponent("scripts/slowpeer.py").path, "--max-seconds", "900", "--no-stdin-watch",
+            "python3", root.appendingPathComponent("scripts/slowpeer.py").path, "--max-seconds", "3600", "--no-stdin-watch",
         ])
         // The first line is PORT=<n>; wait for it, bounded.
         guard let port = peer.announcedPorts(count: 1, seconds: 5)?.first else {
