@@ -26,9 +26,18 @@ final class SourceRulesTests: XCTestCase {
 
     /// Lines of code (comments left out) containing `needle`, as "path:line".
     private func occurrences(of needle: String) throws -> [String] {
-        try sources().flatMap { file in
+        try occurrences { $0.contains(needle) }
+    }
+
+    /// Lines of code (comments left out) of the files under `paths` (all of Sources/ when empty), less those under
+    /// `exempt`, for which `matches` holds, as "path:line".
+    private func occurrences(under paths: [String] = [], exempt: [String] = [],
+                             where matches: (Substring) -> Bool) throws -> [String] {
+        try sources().filter { file in
+            (paths.isEmpty || paths.contains { file.path.hasPrefix($0) }) && !exempt.contains { file.path.hasPrefix($0) }
+        }.flatMap { file in
             file.text.split(separator: "\n", omittingEmptySubsequences: false).enumerated().compactMap { index, line in
-                Self.code(of: line).contains(needle) ? "\(file.path):\(index + 1)" : nil
+                matches(Self.code(of: line)) ? "\(file.path):\(index + 1)" : nil
             }
         }
     }
@@ -85,26 +94,18 @@ final class SourceRulesTests: XCTestCase {
         // WirelensCurl sets what it is told: the run's options and the probe's rules are WirelensProbe's to turn into
         // libcurl's settings (CurlPolicy).
         let policy = ["ProbeOptions", "RedirectPolicy", "HTTPVersion", "TLSBounds", "AddressFamily", "LifecycleRules"]
-        for file in try sources() where file.path.hasPrefix("Sources/WirelensCurl/") {
-            for (index, line) in file.text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-                let code = Self.code(of: line)
-                for name in policy where code.range(of: "\\b\(name)\\b", options: .regularExpression) != nil {
-                    XCTFail("\(file.path):\(index + 1) names \(name), a policy type: decide it in WirelensProbe")
-                }
-            }
+        for name in policy {
+            XCTAssertEqual(try occurrences(under: ["Sources/WirelensCurl/"]) {
+                $0.range(of: "\\b\(name)\\b", options: .regularExpression) != nil
+            }, [], "\(name) is a policy type: decide it in WirelensProbe")
         }
     }
 
     func testOnlyTheProductModulesDeclareAnythingPublic() throws {
         // The library products are the schema models (Package.swift); the tool's own modules share `package` API.
         let products = ["Sources/WirelensCore/", "Sources/WirelensCompare/", "Sources/WirelensCaptureModel/"]
-        for file in try sources() where !products.contains(where: { file.path.hasPrefix($0) }) {
-            for (index, line) in file.text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-                let code = Self.code(of: line)
-                if code.range(of: #"(^|[\s(@])public\s"#, options: .regularExpression) != nil, !code.contains("\"") {
-                    XCTFail("\(file.path):\(index + 1) declares `public` outside the products: make it `package`")
-                }
-            }
-        }
+        XCTAssertEqual(try occurrences(exempt: products) {
+            $0.range(of: #"(^|[\s(@])public\s"#, options: .regularExpression) != nil && !$0.contains("\"")
+        }, [], "`public` outside the products: make it `package`")
     }
 }
