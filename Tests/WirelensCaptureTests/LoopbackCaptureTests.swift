@@ -96,6 +96,24 @@ final class LoopbackCaptureTests: XCTestCase {
         try assertAgreesWithTshark(report, path)
     }
 
+    /// Client ports that other protocols registered (MySQL's 3306, SIP's 5060) carry HTTP like any other: the
+    /// analysis reads it by its bytes, and tshark, whose own choice goes by the lower port, agrees once told which
+    /// port is the server's (a CI run's stream from such a port showed tshark no request at all).
+    func testClientPortsOtherProtocolsRegisteredStillCarryHTTP() throws {
+        let path = try record {
+            for port in [3306, 5060] {
+                // The server closes, so the client's port is free again at once (no TIME_WAIT on its side).
+                try LoopbackCapture.curl(["--local-port", "\(port)", "-H", "Connection: close",
+                                          servers.http("/small.txt?from=\(port)"), "-o", "/dev/null"])
+            }
+        }
+        let report = try analyze(path)
+        XCTAssertEqual(report.connections.map { Int($0.client.port) }, [3306, 5060])
+        XCTAssertEqual(report.connections.map { $0.exchanges.map { $0.target ?? "" } },
+                       [["/small.txt?from=3306"], ["/small.txt?from=5060"]])
+        try assertAgreesWithTshark(report, path)
+    }
+
     func testParallelOpensNConnections() throws {
         let n = 4
         let path = try record {

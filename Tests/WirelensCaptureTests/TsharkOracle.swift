@@ -39,9 +39,14 @@ enum TsharkOracle {
     }
 
     /// HTTP requests per TCP stream, in stream order: `[stream: [method target]]`.
+    ///
+    /// Every port a SYN went to is decoded as HTTP: by default tshark picks the dissector of the lower port, and an
+    /// ephemeral client port can be one another protocol registered (3306 MySQL, 5060 SIP), which hid a stream's
+    /// requests in a CI run.
     static func requestsPerStream(_ path: String) throws -> [Int: [String]] {
         var result: [Int: [String]] = [:]
-        let out = try run(["-r", path, "-Y", "http.request", "-T", "fields", "-E", "separator=|",
+        let decodeAs = try serverPorts(path).sorted().flatMap { ["-d", "tcp.port==\($0),http"] }
+        let out = try run(["-r", path] + decodeAs + ["-Y", "http.request", "-T", "fields", "-E", "separator=|",
                            "-e", "tcp.stream", "-e", "http.request.method", "-e", "http.request.uri"])
         for line in out.split(separator: "\n") {
             let f = line.split(separator: "|", omittingEmptySubsequences: false)
@@ -50,6 +55,12 @@ enum TsharkOracle {
             for (m, u) in zip(methods, uris) { result[stream, default: []].append("\(m) \(u)") }
         }
         return result
+    }
+
+    /// The ports the capture's SYNs (without ACK) went to.
+    static func serverPorts(_ path: String) throws -> Set<Int> {
+        Set(try run(["-r", path, "-Y", "tcp.flags.syn==1 && tcp.flags.ack==0", "-T", "fields", "-e", "tcp.dstport"])
+            .split(separator: "\n").compactMap { Int($0) })
     }
 
     /// Number of TCP streams tshark saw (`tcp.stream` indices).
