@@ -18,14 +18,25 @@ final class EngineIntegrationTests: XCTestCase {
         Array(repeating: TaskSpec(url: url), count: count)
     }
 
-    /// Every transaction's non-null phases plus queue wait add up to its total within 1 ms, and its instants are ordered.
+    /// Every transaction's phases tile its total, and its instants are ordered.
+    ///
+    /// The one span outside the phases is libcurl's own set-up, from the last set-up instant (TLS, connect or name
+    /// resolution done, or the queue left) to the first request byte: it is the loop's time, a few microseconds
+    /// on a quiet machine and milliseconds on a loaded one (a CI run's reused connection: 2.9 ms), so it is
+    /// measured from the timeline, not bounded. Anything else missing from the sum is a phase lost.
     private func assertPhasesAccountForTotal(_ tasks: [TaskRecord], file: StaticString = #filePath, line: UInt = #line) {
         for task in tasks {
             for tx in task.transactions {
-                XCTAssertLessThanOrEqual(abs(tx.phases.sumOfParts - tx.phases.total), 1000,
-                                         "phases \(tx.phases) do not add up", file: file, line: line)
-                let instants = tx.timeline.fields.compactMap(\.value)
-                XCTAssertEqual(instants, instants.sorted(), "timeline out of order: \(tx.timeline)", file: file, line: line)
+                let t = tx.timeline, p = tx.phases
+                let setupEnd = t.secureConnectionEnd ?? t.connectEnd ?? t.domainLookupEnd ?? t.fetchStart + (p.queue ?? 0)
+                let setupGap = (t.requestStart ?? setupEnd) - setupEnd
+                XCTAssertGreaterThanOrEqual(setupGap, 0, "the request starts before the set-up ends: \(t)",
+                                            file: file, line: line)
+                // Each phase is truncated to whole microseconds on its own.
+                XCTAssertLessThanOrEqual(abs(p.sumOfParts + setupGap - p.total), 8,
+                                         "phases \(p) and set-up \(setupGap) µs do not add up", file: file, line: line)
+                let instants = t.fields.compactMap(\.value)
+                XCTAssertEqual(instants, instants.sorted(), "timeline out of order: \(t)", file: file, line: line)
             }
         }
     }

@@ -1,8 +1,8 @@
 /// Durations of one transaction's phases in microseconds; nil where the phase did not happen.
 ///
 /// The phases are contiguous: queue, dns, connect, tls, send, wait and receive follow each other,
-/// so the non-null ones add up to `total` (less libcurl's few microseconds of set-up between
-/// the TLS handshake and the request).
+/// so the non-null ones add up to `total`, less libcurl's own set-up between the last set-up instant and the
+/// request (microseconds, or milliseconds on a loaded host).
 public struct Phases: Sendable, Equatable, Codable {
     /// Waiting for a connection slot (behind the per-host or total connection limit) before libcurl started the transfer.
     @CompactOptional public var queue: Int64?
