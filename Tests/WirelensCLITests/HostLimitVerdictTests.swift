@@ -91,7 +91,8 @@ final class HostLimitVerdictTests: XCTestCase {
     }
 
     /// The case: a download from nginx on loopback with the probe held to a tenth of a CPU (the 2%
-    /// makes the executable's own start take seconds) is `client-cpu`, its evidence the quota as configured and
+    /// makes the executable's own start take seconds) is `client-cpu` (64 MiB: 16 MiB moved in 7.5 ms on a quiet
+    /// machine, within one period's 10 ms, and was never throttled), its evidence the quota as configured and
     /// throttling within what the cgroup's own counters show; the same cgroup with a server sending at 512 KiB/s
     /// (a tenth of a CPU is plenty for that) is not.
     func testAProbeHeldToATenthOfACPUIsTheClientsCPU() throws {
@@ -99,7 +100,7 @@ final class HostLimitVerdictTests: XCTestCase {
         let cgroup = try QuotaCgroup.make(quota: 10_000, period: 100_000)
         defer { cgroup.remove() }
         let before = try cgroup.counters()
-        let tx = try probe(servers.http("/bytes/16m.bin"), runner: { try cgroup.run($0) })
+        let tx = try probe(servers.http("/bytes/64m.bin"), runner: { try cgroup.run($0) })
         let after = try cgroup.counters()
         let (verdict, evidence) = try CLIHarness.diagnosis(tx)
         XCTAssertEqual(verdict, "client-cpu", "\(evidence)")
@@ -117,7 +118,7 @@ final class HostLimitVerdictTests: XCTestCase {
         XCTAssertGreaterThan(after.throttledPeriods - before.throttledPeriods, 0, "the cgroup throttled the probe")
 
         // The verdict as `-w %{verdict}` and the text report say it.
-        let written = try cgroup.run(["probe", servers.http("/bytes/16m.bin"), "-s", "-o", "/dev/null", "-w", "%{verdict}"])
+        let written = try cgroup.run(["probe", servers.http("/bytes/64m.bin"), "-s", "-o", "/dev/null", "-w", "%{verdict}"])
         XCTAssertEqual(written.status, 0, written.stderr)
         XCTAssertEqual(written.stdout, "client-cpu")
 

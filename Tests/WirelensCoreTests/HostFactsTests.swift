@@ -180,4 +180,21 @@ final class HostFactsTests: XCTestCase {
                                    requestBodyBytes: 0, responseBodyBytes: 1 << 20, tcp: nil, hostReceive: busy))
         XCTAssertEqual(d.verdict, .serverThink)
     }
+
+    /// A probe held to a tenth of a CPU, throttled while the answer waited in its socket (a CI run's `-w %{verdict}`
+    /// said `server-think`): the wait was the client's, and the facts over the request and the wait say so.
+    func testAWaitTheCgroupHeldIsTheClientsCPU() throws {
+        let held = facts(cpu: 30_000, wait: 260_000, span: 300_000, quota: 0.1, throttled: 250_000)
+        let d = Diagnosis.of(.init(phases: Phases(connect: 100, send: 50, wait: 299_000, receive: 20_000, total: 320_000),
+                                   requestBodyBytes: 0, responseBodyBytes: 16 << 20, tcp: nil, hostSend: held,
+                                   hostReceive: facts(cpu: 19_000, wait: 0, span: 20_000)))
+        XCTAssertEqual(d.verdict, .clientCPU, d.explanation)
+        XCTAssertEqual(d.evidence.host?.span, 300_000, "the facts over the request and the wait")
+        XCTAssertTrue(d.explanation.contains("ran 10% of the request and wait time"), d.explanation)
+        // An idle client over the same wait: the server's.
+        let idle = Diagnosis.of(.init(phases: Phases(connect: 100, send: 50, wait: 299_000, receive: 20_000, total: 320_000),
+                                      requestBodyBytes: 0, responseBodyBytes: 16 << 20, tcp: nil,
+                                      hostSend: facts(cpu: 300, wait: 100, span: 300_000, quota: 0.1, throttled: 0)))
+        XCTAssertEqual(idle.verdict, .serverThink, idle.explanation)
+    }
 }

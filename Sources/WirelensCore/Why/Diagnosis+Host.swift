@@ -14,7 +14,11 @@ extension DiagnosisSentence {
     /// The sentence of `client-cpu`: how much of the phase the loop thread ran and waited for a CPU, and what held it.
     static func hostSentence(_ e: Diagnosis.Evidence) -> String {
         guard let h = e.host else { return "This machine's CPU was the limit." }
-        let phase = e.direction == "download" ? "receive" : "send"
+        // The host facts span the moving phase, or the request and the wait when the wait held most of the total
+        // (the moving phase is then shorter than the wait).
+        let overWait = (e.waitShare ?? 0) >= 0.5 && e.wait.map { h.span >= $0 } == true
+        let phase = overWait ? "request and wait"
+            : e.direction == "download" ? "receive" : "send"
         var text = "This machine was the limit: the probe's loop thread ran \(percent(h.cpuShare)) of the \(phase) time"
         if let wait = h.runQueueShare { text += " and waited for a CPU \(percent(wait))" }
         var held: [String] = []

@@ -1,7 +1,8 @@
 /// Why a transfer took the time it took: a verdict from a fixed set, a sentence, and the numbers behind it.
 ///
 /// Decided by `Diagnosis.of(_:)` from the transaction's phases and the kernel's facts (`TCPFacts`), in this order:
-/// 1. the server's wait is at least half of the total: `server-think` (the phases tell it, kernel facts or not);
+/// 1. the server's wait is at least half of the total: `server-think` (the phases tell it, kernel facts or not), or
+///    `client-cpu` when this machine held the probe back over the request and the wait (`HostFacts.bound`);
 /// 2. no kernel facts: `unknown`, with the reason;
 /// 3. the body moved within `shortTransferRoundTrips` round trips: `round-trips` when handshakes and those round
 ///    trips hold at least half of the total, else `unknown` (too short to tell);
@@ -212,9 +213,13 @@ public struct Diagnosis: Sendable, Equatable, Codable {
         evidence.wait = phases.wait
         if let wait = phases.wait { evidence.waitShare = share(wait, of: total) }
         evidence.sharedConnection = input.tcp?.shared ?? false
-        // The server's wait needs no kernel fact: the phases tell it (a download's wait holds a round trip too).
+        // The server's wait needs no kernel fact: the phases tell it (a download's wait holds a round trip too),
+        // unless this machine held the probe back over it (a CPU quota's throttling, a busy neighbour on its CPU):
+        // then the answer waited for the client (`hostSend` spans the request and the wait).
         if let waitShare = evidence.waitShare, waitShare >= 0.5, thinkShare(input, download: download) >= 0.5 {
-            return Diagnosis(verdict: .serverThink, evidence: evidence)
+            guard let held = input.hostSend, held.bound else { return Diagnosis(verdict: .serverThink, evidence: evidence) }
+            evidence.host = held
+            return Diagnosis(verdict: .clientCPU, evidence: evidence)
         }
         evidence.host = upload ? input.hostSend : (download ? input.hostReceive : nil)
         guard let tcp = input.tcp else {
