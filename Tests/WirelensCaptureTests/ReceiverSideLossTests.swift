@@ -60,16 +60,27 @@ final class ReceiverSideLossTests: XCTestCase {
             conn.close()
         """
 
-    /// The sender's TcpRetransSegs (its namespace's /proc/net/snmp).
-    private func retransSegs(_ path: NetworkPath, in namespace: String) throws -> Int {
-        let outcome = try path.run(in: namespace, "/bin/cat", ["/proc/net/snmp"], timeout: 10)
-        let lines = outcome.stdout.split(separator: "\n").filter { $0.hasPrefix("Tcp:") }
-        guard lines.count == 2 else { throw LoopbackCapture.Failure(description: "no Tcp lines: \(outcome.stdout)") }
-        let names = lines[0].split(separator: " "), values = lines[1].split(separator: " ")
-        guard let i = names.firstIndex(of: "RetransSegs"), let value = Int(values[i]) else {
-            throw LoopbackCapture.Failure(description: "no RetransSegs: \(lines)")
+    /// Counters of the sender's kernel (its namespace's `file`, the two lines starting with `row`), by name.
+    private func kernelCounters(_ path: NetworkPath, in namespace: String, file: String, row: String,
+                                _ names: [String]) throws -> [Int] {
+        let outcome = try path.run(in: namespace, "/bin/cat", [file], timeout: 10)
+        let lines = outcome.stdout.split(separator: "\n").filter { $0.hasPrefix(row) }
+        guard lines.count == 2 else { throw LoopbackCapture.Failure(description: "no \(row) lines: \(outcome.stdout)") }
+        let header = lines[0].split(separator: " "), values = lines[1].split(separator: " ")
+        return try names.map { name in
+            guard let i = header.firstIndex(where: { $0 == name }), let value = Int(values[i]) else {
+                throw LoopbackCapture.Failure(description: "no \(name) in \(file): \(lines)")
+            }
+            return value
         }
-        return value
+    }
+
+    /// The sender's TcpRetransSegs, and the reorderings its kernel detected (SACK, timestamps, Reno).
+    private func senderCounters(_ path: NetworkPath, in namespace: String) throws -> (retransmitted: Int, reorderings: Int) {
+        let retransmitted = try kernelCounters(path, in: namespace, file: "/proc/net/snmp", row: "Tcp:", ["RetransSegs"])
+        let reorderings = try kernelCounters(path, in: namespace, file: "/proc/net/netstat", row: "TcpExt:",
+                                             ["TCPSACKReorder", "TCPTSReorder", "TCPRenoReorder"])
+        return (retransmitted[0], reorderings.reduce(0, +))
     }
 
     private struct Figures {
@@ -78,6 +89,7 @@ final class ReceiverSideLossTests: XCTestCase {
         var tshark: Int
         var drops: Int
         var senderRetransSegs: Int
+        var senderReorderings: Int
     }
 
     /// Sends `size` bytes one way over a path dropping 2% of the sender's packets, captured at the receiver.
@@ -94,7 +106,7 @@ final class ReceiverSideLossTests: XCTestCase {
         }
         let receiver = upload ? path.serverNamespace : path.clientNamespace
         let sender = upload ? path.clientNamespace : path.serverNamespace
-        let before = try retransSegs(path, in: sender)
+        let before = try senderCounters(path, in: sender)
         let capture = try LoopbackCapture.record(interface: upload ? "s0" : "c0", filter: "tcp port \(Self.port)",
                                                  options: ["-s", "96"], namespace: receiver) {
             let client = try path.run(in: path.clientNamespace, "/usr/bin/python3", ["-c", Self.peer, "send"] + arguments,
@@ -104,7 +116,7 @@ final class ReceiverSideLossTests: XCTestCase {
             }
         }
         defer { unlink(capture) }
-        let retrans = try retransSegs(path, in: sender) - before
+        let after = try senderCounters(path, in: sender)
         let counters = try path.counters()
 
         let analysis = try ProcessRunner.run(WirelensCLI.path, ["capture", "analyze", capture, "--format", "json"],
@@ -116,7 +128,23 @@ final class ReceiverSideLossTests: XCTestCase {
                                              field: "frame.number")
         return Figures(wirelensRetransmissions: try XCTUnwrap(summary["retransmissions"] as? Int),
                        wirelensOutOfOrder: try XCTUnwrap(summary["outOfOrder"] as? Int), tshark: frames.count,
-                       drops: upload ? counters.dropPackets : counters.downDropPackets, senderRetransSegs: retrans)
+                       drops: upload ? counters.dropPackets : counters.downDropPackets,
+                       senderRetransSegs: after.retransmitted - before.retransmitted,
+                       senderReorderings: after.reorderings - before.reorderings)
+    }
+
+    /// A transfer in which the sender resent only what the drop rule dropped (at most 3 more, a tail probe or two) and
+    /// its kernel saw no reordering, up to three tries. On a host whose CPUs are taken from under it (a CI run), the sender's timer fired early and
+    /// resent data that had arrived (99 resends for 80 drops), and packets the router forwarded from two CPUs arrived
+    /// out of order (17): a path that reorders and a sender that resends in vain are not the case this asserts, and
+    /// the sender's and the drop rule's own counters say when a run was one.
+    private func cleanTransfer(upload: Bool) throws -> Figures {
+        var figures = try transfer(upload: upload)
+        for _ in 1..<3 where figures.senderRetransSegs > figures.drops + 3 || figures.senderReorderings > 0 {
+            print("receiver-side loss: the sender resent in vain or saw reordering, again: \(figures)")
+            figures = try transfer(upload: upload)
+        }
+        return figures
     }
 
     /// Retransmissions within 5% (at least 3) of tshark's, none or almost none called out of order, at least 90% of
@@ -176,10 +204,10 @@ final class ReceiverSideLossTests: XCTestCase {
     }
 
     func testAnUploadCapturedAtTheServerBehindALossyUplinkCountsRetransmissionsNotReordering() throws {
-        check(try transfer(upload: true))
+        check(try cleanTransfer(upload: true))
     }
 
     func testADownloadCapturedAtTheClientBehindALossyDownlinkCountsRetransmissionsNotReordering() throws {
-        check(try transfer(upload: false))
+        check(try cleanTransfer(upload: false))
     }
 }
