@@ -4,7 +4,7 @@ import XCTest
 
 /// Captures taken at the receiver behind a lossy router (a random-drop rule between sender and capture, a path
 /// that cannot reorder): every hole the capture shows is a loss, filled by a retransmission, and Wirelens must
-/// call it one, as tshark does, and as the drop rule's counter and the sender's TcpRetransSegs confirm.
+/// call it one, as the drop rule's counter and the sender's TcpRetransSegs confirm, and tshark at least as often.
 final class ReceiverSideLossTests: XCTestCase {
     /// Bytes sent one way.
     private static let size = 6_000_000
@@ -87,6 +87,8 @@ final class ReceiverSideLossTests: XCTestCase {
         var wirelensRetransmissions: Int
         var wirelensOutOfOrder: Int
         var tshark: Int
+        /// The frames tshark calls spurious retransmissions or out of order.
+        var tsharkOtherLabels: Int
         var drops: Int
         var senderRetransSegs: Int
         var senderReorderings: Int
@@ -126,8 +128,11 @@ final class ReceiverSideLossTests: XCTestCase {
         let summary = try XCTUnwrap(json["summary"] as? [String: Any])
         let frames = try TsharkOracle.values(capture, filter: "tcp.analysis.retransmission || tcp.analysis.fast_retransmission",
                                              field: "frame.number")
+        let otherLabels = try TsharkOracle.values(capture, filter: "tcp.analysis.spurious_retransmission || "
+                                                  + "tcp.analysis.out_of_order", field: "frame.number")
         return Figures(wirelensRetransmissions: try XCTUnwrap(summary["retransmissions"] as? Int),
                        wirelensOutOfOrder: try XCTUnwrap(summary["outOfOrder"] as? Int), tshark: frames.count,
+                       tsharkOtherLabels: otherLabels.count,
                        drops: upload ? counters.dropPackets : counters.downDropPackets,
                        senderRetransSegs: after.retransmitted - before.retransmitted,
                        senderReorderings: after.reorderings - before.reorderings)
@@ -147,14 +152,16 @@ final class ReceiverSideLossTests: XCTestCase {
         return figures
     }
 
-    /// Retransmissions within 5% (at least 3) of tshark's, none or almost none called out of order, at least 90% of
-    /// the drops and at most what the sender's kernel resent.
+    /// Retransmissions at least every drop (90%: a resend can be dropped too) and at most what the sender's kernel
+    /// resent, none or almost none called out of order, and at least what tshark calls retransmissions (3 less).
+    /// tshark is a floor, not the count: in CI runs of this case (the sender resending exactly the drops, no
+    /// reordering) it named 76 of 86 and 76 of 94 resends, where Wirelens named 84 and 93; on a quiet machine the
+    /// two agree within 2.
     private func check(_ f: Figures) {
         let context = "\(f)"
         print("receiver-side loss: \(context)")
         XCTAssertGreaterThan(f.drops, 20, "the drop rule dropped packets: \(context)")
-        XCTAssertEqual(Double(f.wirelensRetransmissions), Double(f.tshark), accuracy: max(3, Double(f.tshark) * 0.05),
-                       "retransmissions against tshark's: \(context)")
+        XCTAssertGreaterThanOrEqual(f.wirelensRetransmissions, f.tshark - 3, "at least tshark's retransmissions: \(context)")
         XCTAssertLessThanOrEqual(f.wirelensOutOfOrder, max(2, f.tshark / 50), "the path cannot reorder: \(context)")
         XCTAssertGreaterThanOrEqual(Double(f.wirelensRetransmissions), Double(f.drops) * 0.9,
                                     "every drop is a hole filled by a resend: \(context)")
