@@ -27,6 +27,8 @@ final class MultipathTCPTests: XCTestCase {
     private struct Captured {
         var sent = 0
         var received = 0
+        /// Packets either way that carried an MPTCP option (TCP option kind 30).
+        var multipathPackets = 0
     }
 
     /// The two paths with MPTCP set up on both sides and the server listening; the caller takes them down.
@@ -75,20 +77,26 @@ final class MultipathTCPTests: XCTestCase {
         let run = try ProcessRunner.run("/usr/bin/tshark", ["-r", pcap, "-o", "tcp.relative_sequence_numbers:TRUE",
                                                             "-T", "fields", "-E", "separator=|", "-e", "ip.src",
                                                             "-e", "tcp.srcport", "-e", "ip.dst", "-e", "tcp.dstport",
-                                                            "-e", "tcp.seq", "-e", "tcp.len"], timeout: 60)
+                                                            "-e", "tcp.seq", "-e", "tcp.len", "-e", "tcp.option_kind"],
+                                         timeout: 60)
         XCTAssertEqual(run.status, 0, run.stderr)
         var result: [Flow: Captured] = [:]
         for line in run.stdout.split(separator: "\n") {
             let f = line.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
-            guard f.count == 6, let sport = Int(f[1]), let dport = Int(f[3]), let seq = Int(f[4]), let len = Int(f[5])
+            guard f.count == 7, let sport = Int(f[1]), let dport = Int(f[3]), let seq = Int(f[4]), let len = Int(f[5])
             else { continue }
-            if client.contains(f[0]) {
-                result[Flow(client: f[0], clientPort: sport, server: f[2], serverPort: dport), default: Captured()].sent += len
+            let fromClient = client.contains(f[0])
+            let flow = fromClient ? Flow(client: f[0], clientPort: sport, server: f[2], serverPort: dport)
+                : Flow(client: f[2], clientPort: dport, server: f[0], serverPort: sport)
+            var seen = result[flow] ?? Captured()
+            if f[6].split(separator: ",").contains("30") { seen.multipathPackets += 1 }
+            if fromClient {
+                seen.sent += len
             } else if len > 0 {
                 // A bare ACK after the FIN sits one past the last byte: only segments with data count.
-                let flow = Flow(client: f[2], clientPort: dport, server: f[0], serverPort: sport)
-                result[flow, default: Captured()].received = max(result[flow]?.received ?? 0, seq + len - 1)
+                seen.received = max(seen.received, seq + len - 1)
             }
+            result[flow] = seen
         }
         return result
     }
@@ -115,6 +123,7 @@ final class MultipathTCPTests: XCTestCase {
                             server: try XCTUnwrap(subflow["remoteAddress"] as? String),
                             serverPort: try XCTUnwrap(subflow["remotePort"] as? Int))
             let seen = try XCTUnwrap(captured[flow], "subflow \(flow) is in no capture: \(captured.keys)")
+            XCTAssertGreaterThan(seen.multipathPackets, 0, "\(flow) carried MPTCP options on the wire")
             let received = try XCTUnwrap(subflow["bytesReceived"] as? Int)
             XCTAssertTrue((seen.received...(seen.received + 1)).contains(received),
                           "\(flow): \(received) received, the capture \(seen.received)")
@@ -143,8 +152,25 @@ final class MultipathTCPTests: XCTestCase {
         XCTAssertNil(tx["mptcp"], "a plain TCP socket has no mptcp member")
         XCTAssertEqual(c0.count, 1, "\(c0)")
         XCTAssertEqual(c1.count, 0, "nothing on the second path: \(c1)")
+        XCTAssertEqual(c0.values.first?.multipathPackets, 0, "no MPTCP option on the wire")
         let rate = try XCTUnwrap(tx["downloadBytesPerSecond"] as? Double)
         XCTAssertLessThanOrEqual(rate, Self.fasterPayloadRate * 1.05)
+    }
+
+    /// `--mptcp` on a client whose kernel refuses MPTCP sockets (`net.mptcp.enabled=0` in its namespace: socket()
+    /// fails with ENOPROTOOPT): the socket is plain TCP, so the download goes whole over one path, no packet carries
+    /// an MPTCP option, and the transaction has no `mptcp` member.
+    func testWhereTheKernelRefusesMPTCPSocketsTheSocketIsPlainTCP() throws {
+        let (path, server) = try twoPaths()
+        defer { server.kill(); path.down() }
+        let off = try path.run(in: path.clientNamespace, "/usr/sbin/sysctl", ["-qw", "net.mptcp.enabled=0"], timeout: 10)
+        XCTAssertEqual(off.status, 0, off.stderr)
+        let (tx, c0, c1) = try probeCaptured(path, ["--mptcp"])
+        XCTAssertEqual(tx["responseBodyBytes"] as? Int, Self.size)
+        XCTAssertNil(tx["mptcp"], "a plain TCP socket has no mptcp member")
+        XCTAssertEqual(c0.count, 1, "\(c0)")
+        XCTAssertEqual(c0.values.first?.multipathPackets, 0, "no MPTCP option on the wire: \(c0)")
+        XCTAssertEqual(c1.count, 0, "nothing on the second path: \(c1)")
     }
 
     /// `--mptcp` against nginx, which speaks plain TCP: the kernel falls back (its MPCapableFallbackSYNACK counter
