@@ -2,7 +2,7 @@
 # A network path with a queue, made of three network namespaces, for verdict tests and the demo.
 #
 #   scripts/netpath.sh up NAME [--rate RATE] [--down-rate RATE] [--drop P] [--down-drop P] [--queue LATENCY]
-#                          [--delay DURATION]
+#                          [--delay DURATION] [--second-path RATE]
 #   scripts/netpath.sh down NAME
 #   scripts/netpath.sh counters NAME
 #
@@ -29,6 +29,10 @@
 #                     Between 100us and 5s. The drop rule then counts and drops before the delay, the tbf queues
 #                     after it. Python costs some tens of microseconds a packet: a delayed path without a --rate
 #                     is limited by it (a few tens of thousands of packets a second).
+#   --second-path RATE  a second link straight between the client and the server, beside the router, for
+#                     Multipath TCP: veth c1 (client, 198.18.3.1/24) and s1 (server, 198.18.3.2/24), offloads off,
+#                     tbf RATE on both ends' egress (the --queue latency); `up` then also prints SECOND_CLIENT_IP and
+#                     SECOND_SERVER_IP. Each namespace reaches the other's second address over it (its own /24).
 #
 # tbf counts a packet's length with its Ethernet header (14 bytes) and nothing else: a full TCP segment with
 # timestamps is 1514 bytes carrying 1448 bytes of payload, so the payload rate is RATE/8 * 1448/1514.
@@ -53,6 +57,8 @@ die() { echo "netpath: $*" >&2; exit 1; }
 CLIENT_IP=198.18.1.1
 ROUTER_CLIENT_IP=198.18.1.254
 SERVER_IP=198.18.2.1
+SECOND_CLIENT_IP=198.18.3.1
+SECOND_SERVER_IP=198.18.3.2
 ROUTER_SERVER_IP=198.18.2.254
 UPLINK_TAG=wirelens-uplink
 DOWN_DROP_TAG=wirelens-down-drop
@@ -60,7 +66,7 @@ DELAY_TABLE=100
 DELAY_LIMIT=10000
 SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
-usage() { die "usage: $0 up NAME [--rate RATE] [--down-rate RATE] [--drop P] [--down-drop P] [--queue LATENCY] [--delay DURATION] | down NAME | counters NAME"; }
+usage() { die "usage: $0 up NAME [--rate RATE] [--down-rate RATE] [--drop P] [--down-drop P] [--queue LATENCY] [--delay DURATION] [--second-path RATE] | down NAME | counters NAME"; }
 
 [ $# -ge 2 ] || usage
 COMMAND=$1
@@ -127,7 +133,7 @@ shape() {
 }
 
 up() {
-    local rate= down_rate= drop= down_drop= queue=50ms delay=
+    local rate= down_rate= drop= down_drop= queue=50ms delay= second=
     while [ $# -gt 0 ]; do
         case "$1" in
             --rate) [ $# -ge 2 ] || usage; rate=$2; shift 2 ;;
@@ -136,7 +142,8 @@ up() {
             --down-drop) [ $# -ge 2 ] || usage; down_drop=$2; shift 2 ;;
             --queue) [ $# -ge 2 ] || usage; queue=$2; shift 2 ;;
             --delay) [ $# -ge 2 ] || usage; delay=$2; shift 2 ;;
-            *) die "unknown option '$1' (--rate, --down-rate, --drop, --down-drop, --queue, --delay)" ;;
+            --second-path) [ $# -ge 2 ] || usage; second=$2; shift 2 ;;
+            *) die "unknown option '$1' (--rate, --down-rate, --drop, --down-drop, --queue, --delay, --second-path)" ;;
         esac
     done
     local up_bits= down_bits=
@@ -148,6 +155,10 @@ up() {
         down_bits=$(rate_bits "$down_rate") || die "--down-rate '$down_rate' is not a rate in tc's units (8mbit, 500kbit)"
     fi
     [[ $queue =~ ^[0-9]+(\.[0-9]+)?(us|ms|s)$ ]] || die "--queue '$queue' is not a duration (50ms, 200ms, 1s)"
+    local second_bits=
+    if [ -n "$second" ]; then
+        second_bits=$(rate_bits "$second") || die "--second-path '$second' is not a rate in tc's units (10mbit, 500kbit)"
+    fi
     local option value
     for option in "--drop:$drop" "--down-drop:$down_drop"; do
         value=${option#*:}
@@ -209,12 +220,33 @@ up() {
     [ -z "$delay" ] || delay_line "$delay_us"
     [ -z "$rate" ] || shape "$R" rs "$rate" "$up_bits" "$queue"
     [ -z "$down_rate" ] || shape "$R" rc "$down_rate" "$down_bits" "$queue"
+    [ -z "$second" ] || second_path "$second" "$second_bits" "$queue"
     trap - EXIT
     echo "CLIENT_NS=$C"
     echo "ROUTER_NS=$R"
     echo "SERVER_NS=$S"
     echo "CLIENT_IP=$CLIENT_IP"
     echo "SERVER_IP=$SERVER_IP"
+    if [ -n "$second" ]; then
+        echo "SECOND_CLIENT_IP=$SECOND_CLIENT_IP"
+        echo "SECOND_SERVER_IP=$SECOND_SERVER_IP"
+    fi
+}
+
+# The second link (--second-path): veth c1|s1 straight between the client and the server, RATE on both egresses.
+second_path() {
+    local rate=$1 bits=$2 latency=$3 pair ns dev
+    ip link add c1 netns "$C" type veth peer name s1 netns "$S"
+    for pair in "$C:c1" "$S:s1"; do
+        ns=${pair%%:*}
+        dev=${pair#*:}
+        ip -n "$ns" link set "$dev" mtu 1500 up
+        ip netns exec "$ns" ethtool -K "$dev" tso off gso off gro off >/dev/null 2>&1 ||
+            ip netns exec "$ns" ethtool -K "$dev" tso off gso off gro off
+        shape "$ns" "$dev" "$rate" "$bits" "$latency"
+    done
+    ip -n "$C" addr add "$SECOND_CLIENT_IP/24" dev c1
+    ip -n "$S" addr add "$SECOND_SERVER_IP/24" dev s1
 }
 
 # DURATION (500us, 20ms, 1.5s) in whole microseconds; fails on anything else.

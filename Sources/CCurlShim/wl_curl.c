@@ -1,3 +1,4 @@
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -44,6 +45,15 @@ int wl_curl_sockaddr_ip(const struct curl_sockaddr *a, unsigned char out[16]) {
 
 curl_socket_t wl_curl_open_socket(const struct curl_sockaddr *a) {
     return socket(a->family, a->socktype | SOCK_CLOEXEC, a->protocol);
+}
+
+curl_socket_t wl_curl_open_socket_protocol(const struct curl_sockaddr *a, int protocol) {
+    if (a->protocol == IPPROTO_TCP && protocol != IPPROTO_TCP) {
+        curl_socket_t s = socket(a->family, a->socktype | SOCK_CLOEXEC, protocol);
+        /* A kernel without the protocol (built without MPTCP, or net.mptcp.enabled=0) refuses it: plain TCP then. */
+        if (s != CURL_SOCKET_BAD || (errno != EPROTONOSUPPORT && errno != EINVAL && errno != ENOPROTOOPT)) return s;
+    }
+    return wl_curl_open_socket(a);
 }
 
 curl_socket_t wl_socket_bad(void) { return CURL_SOCKET_BAD; }

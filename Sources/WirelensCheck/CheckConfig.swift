@@ -40,6 +40,7 @@ package struct CheckConfig: Sendable, Equatable {
         "name", "url", "method", "upload", "headers", "every", "keep_alive", "expect", "http_version", "timeout",
         "connect_timeout", "idle_timeout", "retries", "max_redirects", "trusted_redirects", "allow_link_local_redirects",
         "insecure", "cacert", "proxy", "expect_100", "user_agent", "cookies", "buckets", "doh_url", "doh_insecure",
+        "mptcp",
     ]
 
     /// The keys `expect:` accepts.
@@ -209,6 +210,7 @@ package struct CheckConfig: Sendable, Equatable {
                 options.dohURL = doh
             case "doh_insecure": options.dohInsecure = try reader.bool(v, k)
             case "expect_100": options.expectContinue = try reader.bool(v, k)
+            case "mptcp": options.multipath = try reader.bool(v, k)
             case "cookies":
                 // The cookie engine within each run of the check (its redirects), starting empty every run.
                 options.cookies.engine = try reader.bool(v, k)

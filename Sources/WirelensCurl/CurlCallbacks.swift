@@ -45,16 +45,22 @@ func wlSeekCallback(_ user: UnsafeMutableRawPointer?, _ offset: curl_off_t, _ or
     return moved ? wl_seekfunc_ok() : wl_seekfunc_cantseek()
 }
 
-/// A socket for a new connection of a transfer that refuses link-local addresses (set only on such transfers): made
-/// as libcurl would, unless the address is link-local; then no socket, so no packet leaves, and the transfer fails.
+/// A socket for a new connection of a transfer that refuses link-local addresses or opens Multipath TCP sockets (set
+/// only on such transfers): none to a link-local address the transfer refuses (no packet leaves, and the transfer
+/// fails); else made as libcurl would, a TCP one as IPPROTO_MPTCP with `--mptcp` (plain TCP where the kernel refuses
+/// MPTCP).
 func wlOpenSocketCallback(_ user: UnsafeMutableRawPointer?, _ purpose: curlsocktype,
                           _ address: UnsafeMutablePointer<curl_sockaddr>?) -> curl_socket_t {
-    guard let address else { return wl_socket_bad() }
+    guard let address, let user else { return wl_socket_bad() }
+    let easy = Unmanaged<CurlEasy>.fromOpaque(user).takeUnretainedValue()
     var bytes = [UInt8](repeating: 0, count: 16)
     let count = Int(wl_curl_sockaddr_ip(address, &bytes))
-    if count > 0, observer(user)?.mayConnect(to: bytes[..<count]) != true { return wl_socket_bad() }
-    return wl_curl_open_socket(address)
+    if count > 0, easy.observer?.mayConnect(to: bytes[..<count]) != true { return wl_socket_bad() }
+    return easy.multipath ? wl_curl_open_socket_protocol(address, multipathProtocol) : wl_curl_open_socket(address)
 }
+
+/// IPPROTO_MPTCP (Linux 5.6).
+private let multipathProtocol: Int32 = 262
 
 /// A socket libcurl made for a new connection: kept so the engine can read its kernel facts and follow an upload body's
 /// end; SO_SNDBUF and SO_RCVBUF set when the transfer asked for them (before it connects: the window scale the SYN

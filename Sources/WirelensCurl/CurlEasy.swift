@@ -27,6 +27,8 @@ package final class CurlEasy {
     var sendBuffer: Int?
     /// SO_RCVBUF for a socket this transfer makes; nil leaves the kernel's default.
     var receiveBuffer: Int?
+    /// True when the open-socket callback makes TCP sockets as IPPROTO_MPTCP (`CurlSettings.multipath`).
+    var multipath = false
     /// True when libcurl's verbose text goes to stderr, redacted (`-v`, `VerboseText`).
     var verbose = false
     /// True when the transfer may only use a connection libcurl already has (`TransferSettings.refusesNewConnection`):
@@ -69,6 +71,7 @@ package final class CurlEasy {
         ownHeaders = nil
         sendBuffer = nil
         receiveBuffer = nil
+        multipath = false
         verbose = false
         refusesNewConnection = false
         refusedNewConnection = false

@@ -29,6 +29,8 @@ package struct CurlSettings: Sendable, Equatable {
     package var dohVerifiesPeer = true
     /// CURLOPT_INTERFACE.
     package var interface: String?
+    /// Sockets opened as IPPROTO_MPTCP through CURLOPT_OPENSOCKETFUNCTION (plain TCP where the kernel refuses it).
+    package var multipath = false
     /// CURLOPT_AWS_SIGV4 with CURLOPT_USERNAME and CURLOPT_PASSWORD, for the transfers that keep credentials.
     package var awsSigV4: SigV4Signing?
 

@@ -103,8 +103,10 @@ package struct EasyConfigurator {
             try check(wl_easy_setopt_stderr_null(handle), "CURLOPT_STDERR")
         }
 
-        if transfer.refusesLinkLocal {
+        easy.multipath = settings.multipath
+        if transfer.refusesLinkLocal || settings.multipath {
             // A hop elsewhere: libcurl asks before it opens each socket, and gets none to a link-local address.
+            // With --mptcp the callback opens the socket as IPPROTO_MPTCP.
             try check(wl_easy_setopt_opensocket_cb(handle, wlOpenSocketCallback), "CURLOPT_OPENSOCKETFUNCTION")
             try pointer(CURLOPT_OPENSOCKETDATA, "CURLOPT_OPENSOCKETDATA")
         }

@@ -44,6 +44,7 @@ enum CurlPolicy {
         settings.tlsMinimumMinor = options.tlsBounds.minimum?.minor
         settings.tlsMaximumMinor = options.tlsBounds.maximum?.minor
         settings.interface = options.interface
+        settings.multipath = options.multipath
         settings.dohURL = options.dohURL
         settings.dohVerifiesPeer = !options.dohInsecure
         settings.awsSigV4 = options.sigV4

@@ -296,6 +296,7 @@ final class EngineLoop: CurlLoopDriver {
             progress: progress, now: now)
         ctx.sockets = sockets
         ctx.sendBuffer = options.sendBuffer
+        ctx.multipath = options.multipath
         ctx.readsTCP = options.readsKernelFacts
         ctx.host = options.readsKernelFacts ? host : nil
         ctx.keepsFacts = options.keepsTransactionFacts || attempt.sendsBody

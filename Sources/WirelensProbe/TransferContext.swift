@@ -87,6 +87,10 @@ final class TransferContext: TransferObserver {
     var keepsFacts = true
     /// SO_SNDBUF for a socket this transfer makes; nil leaves the kernel's default.
     var sendBuffer: Int?
+    /// True when the run opens its sockets as Multipath TCP (`--mptcp`): the transfer's end reads their MPTCP facts.
+    var multipath = false
+    /// The connection's Multipath TCP facts at the transfer's end; nil on a plain TCP socket or without `multipath`.
+    var mptcp: MPTCPFacts?
     /// The engine's table of open sockets (set when the transfer starts).
     var sockets: ConnectionSockets?
     /// This transfer's connection socket, found when the connection was ready; nil once libcurl closed it.
@@ -332,6 +336,7 @@ final class TransferContext: TransferObserver {
     /// (monotonic ns), or now when not given: the clock is read only when there is a socket to read.
     func sampleTCP(at time: Int64? = nil, last: Bool = false) {
         guard readsTCP, let socket = tcpSocket else { return }
+        if last { readMPTCP(socket) }
         let now = time ?? MonotonicClock.now()
         guard let info = TCPInfoReader.read(socket: socket) else { return }
         if sendsBody, tcp.isEmpty || last, let size = TCPInfoReader.sendBuffer(socket: socket) {
@@ -349,11 +354,19 @@ final class TransferContext: TransferObserver {
     /// Ends the transfer's snapshots with `info`, taken `now` (nil: none could be read), and lets go of its socket:
     /// the next transfer on the connection took it over.
     func endTCP(with info: TCPInfo?, at now: Int64) {
+        if let socket = tcpSocket { readMPTCP(socket) }
         if let info {
             tcp.add(info, at: now / 1000)
             tcpSampledAt = now
         }
         tcpSocket = nil
+    }
+
+    /// Reads the Multipath TCP facts of the connection's socket, when the run opens MPTCP sockets: at the
+    /// transfer's end, where its last TCP snapshot is taken.
+    private func readMPTCP(_ socket: Int32) {
+        guard multipath else { return }
+        mptcp = MPTCPInfoReader.read(socket: socket, sendsBody: sendsBody)
     }
 
     /// A fact about this transfer's connection.
@@ -430,6 +443,7 @@ final class TransferContext: TransferObserver {
         tcpSocket = nil
         connectionSocketKnown = false
         tcp = TCPFacts.Builder()
+        mptcp = nil
         tcpSampledAt = 0
         handshakeRTT = nil
         hostAtReady = nil
@@ -499,6 +513,7 @@ final class TransferContext: TransferObserver {
             error: error, tcp: consume facts, readsTCP: readsTCP, keepsFacts: keepsFacts,
             connectionTotals: keepsFacts ? tcp.lastSnapshot.map(TCPTotals.init) : nil)
         seen.responseBodyWireBytes = info.bodyBytesReceived
+        seen.mptcp = mptcp
         let options = task.profile.options
         seen.resolution = DomainResolutionProtocol.of(
             host: target.host, port: target.origin.port, hostIsIPLiteral: target.hostIsIPLiteral,

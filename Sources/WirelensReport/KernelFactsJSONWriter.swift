@@ -67,6 +67,35 @@ enum KernelFactsJSONWriter {
         raw("]}", &b)
     }
 
+    /// Appends a transaction's Multipath TCP facts (`MPTCPFacts`, keys in its declaration order).
+    static func append(_ m: MPTCPFacts, to b: inout [UInt8]) {
+        raw("{\"negotiated\":", &b); bool(m.negotiated, &b)
+        raw(",\"subflows\":[", &b)
+        for (i, s) in m.subflows.enumerated() {
+            raw(i == 0 ? "{" : ",{", &b)
+            for (key, address, port) in [("local", s.localAddress, s.localPort), ("remote", s.remoteAddress, s.remotePort)] {
+                JSONBytes.appendString(key + "Address", to: &b)
+                b.append(UInt8(ascii: ":"))
+                if let address { JSONBytes.appendString(address, to: &b) } else { raw("null", &b) }
+                raw(",", &b)
+                JSONBytes.appendString(key + "Port", to: &b)
+                b.append(UInt8(ascii: ":"))
+                int(port.map { Int64($0) }, &b)
+                raw(",", &b)
+            }
+            let counts: [(StaticString, UInt64?)] = [("\"rtt\":", UInt64(s.rtt)), (",\"bytesSent\":", s.bytesSent),
+                                                     (",\"bytesReceived\":", s.bytesReceived),
+                                                     (",\"retransmissions\":", UInt64(s.retransmissions))]
+            for (key, value) in counts {
+                raw(key, &b)
+                unsigned(value, &b)
+            }
+            raw(",\"bodyShare\":", &b); double(s.bodyShare, &b)
+            raw("}", &b)
+        }
+        raw("]}", &b)
+    }
+
     /// Appends a transaction's diagnosis (its sentence made here, from the verdict and the evidence).
     static func append(_ d: Diagnosis, to b: inout [UInt8]) {
         let e = d.evidence

@@ -65,6 +65,19 @@ enum ReportText {
         }
     }
 
+    /// The transaction's Multipath TCP connection, or nil on a plain TCP socket: `2 subflows: 198.18.1.1:40001 →
+    /// 198.18.2.1:8080 66% of the body, rtt 12.1 ms; …`, or that the server did not negotiate it.
+    static func multipath(_ tx: TransactionMetrics) -> String? {
+        guard let mptcp = tx.mptcp else { return nil }
+        guard mptcp.negotiated else { return "not negotiated: the connection fell back to plain TCP" }
+        let subflows = mptcp.subflows.map { s in
+            let ends = "\(endpoint(s.localAddress, s.localPort) ?? "?") → \(endpoint(s.remoteAddress, s.remotePort) ?? "?")"
+            let share = s.bodyShare.map { " \(Format.fixed($0 * 100, digits: 0))% of the body," } ?? ""
+            return TextLayout.sanitize(ends) + share + " rtt \(DurationText.format(micros: Int64(s.rtt)))"
+        }
+        return count(mptcp.subflows.count, "subflow") + (subflows.isEmpty ? "" : ": " + subflows.joined(separator: "; "))
+    }
+
     /// Milliseconds for a table column: more fraction digits for small values, at most 7 characters up to 10⁷ ms.
     static func millis(_ value: Double) -> String {
         let magnitude = abs(value)

@@ -71,6 +71,7 @@ struct TaskDetailView {
                                        + "\(ByteSize.format(wire)) on the wire (--compressed)")
         }
         if let resolution = ReportText.resolution(tx) { out += ReportText.keyValue("Resolved", resolution) }
+        if let multipath = ReportText.multipath(tx) { out += ReportText.keyValue("MPTCP", multipath) }
         if let wait = tx.expectContinueWait {
             out += ReportText.keyValue("100-continue", "waited \(DurationText.format(micros: wait)) "
                                        + "for 100 Continue before sending the body")

@@ -94,6 +94,7 @@ package enum TaskJSONWriter {
         raw(",\"error\":", &bytes); error(m.error, &bytes)
         raw(",\"tcp\":", &bytes)
         if let tcp = m.tcp { KernelFactsJSONWriter.append(tcp, to: &bytes) } else { raw("null", &bytes) }
+        if let mptcp = m.mptcp { raw(",\"mptcp\":", &bytes); KernelFactsJSONWriter.append(mptcp, to: &bytes) }
         raw(",\"diagnosis\":", &bytes)
         if let diagnosis = m.diagnosis { KernelFactsJSONWriter.append(diagnosis, to: &bytes) } else { raw("null", &bytes) }
         raw("}", &bytes)

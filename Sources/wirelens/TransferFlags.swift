@@ -127,6 +127,10 @@ struct TransferFlags: ParsableArguments {
                                valueName: "name"))
     var interface: String?
 
+    @Flag(name: .customLong("mptcp"),
+          help: "Open connections as Multipath TCP (plain TCP where the kernel refuses it), as curl's; each transaction reports its subflows.")
+    var mptcp = false
+
     @Option(name: .customLong("doh-url"),
             help: ArgumentHelp("Resolve host names by DNS over HTTPS (RFC 8484) at this https URL, as curl's.",
                                valueName: "url"))
@@ -193,6 +197,7 @@ struct TransferFlags: ParsableArguments {
             o.dohURL = dohURL
         }
         o.dohInsecure = dohInsecure
+        o.multipath = mptcp
         o.expectContinue = !noExpect100
         o.expectContinueTimeout = try expect100Timeout?.value("--expect100-timeout").micros
         o.keepsPostAfter = Set([(post301, 301), (post302, 302), (post303, 303)].filter(\.0).map(\.1))

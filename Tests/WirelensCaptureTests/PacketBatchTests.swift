@@ -1,4 +1,5 @@
 import Foundation
+import WirelensTestSupport
 import XCTest
 @testable import WirelensCapture
 

@@ -143,6 +143,19 @@ final class CheckConfigTests: XCTestCase {
         }
     }
 
+    /// `mptcp` as `--mptcp`: a boolean, off by default; anything else is refused on its line.
+    func testMPTCPKey() throws {
+        let text = "checks:\n  - name: a\n    url: http://h/\n    mptcp: true\n  - name: b\n    url: http://h/\n"
+        let checks = try CheckConfig.parse(text, file: "c.yaml", environment: [:]).checks
+        XCTAssertTrue(checks[0].options.multipath)
+        XCTAssertFalse(checks[1].options.multipath)
+        let wrong = "checks:\n  - name: a\n    url: http://h/\n    mptcp: often\n"
+        XCTAssertThrowsError(try CheckConfig.parse(wrong, file: "c.yaml", environment: [:])) { error in
+            guard let error = error as? CheckConfigError else { return XCTFail("\(error)") }
+            XCTAssertEqual(error.line, 4, "\(error)")
+        }
+    }
+
     /// `doh_url` and `doh_insecure` as `--doh-url` and `--doh-insecure`: an https URL only, refused on its line.
     func testDoHKeys() throws {
         let text = """

@@ -2,6 +2,7 @@ import WirelensCompare
 import WirelensCore
 import WirelensCurl
 import WirelensProbe
+import WirelensTestSupport
 
 /// Hand-built transactions, tasks and reports for the report tests.
 enum Fixtures {
@@ -99,6 +100,23 @@ enum Fixtures {
     /// 3. retry POST on a new connection #1 after a 250 ms backoff, with `Expect: 100-continue`, answered 200 with
     ///    headers.
     static func redirectTask() -> TaskRecord {
+        redirectTask(multipath: nil)
+    }
+
+    /// The Multipath TCP facts of a download over two subflows, two thirds of it on the first; and of one that fell
+    /// back to TCP.
+    static let multipath = MPTCPFacts(negotiated: true, subflows: [
+        MPTCPSubflow(addresses: SubflowAddresses(localAddress: "198.18.1.1", localPort: 40001,
+                                                 remoteAddress: "198.18.2.1", remotePort: 8080),
+                     info: Fixture.tcpInfo(sent: 310, rtt: 12_100), bodyShare: 0.6667),
+        MPTCPSubflow(addresses: SubflowAddresses(localAddress: "2001:db8::1", localPort: 40002,
+                                                 remoteAddress: "2001:db8::2", remotePort: 8080),
+                     info: Fixture.tcpInfo(sent: 0, rtt: 20_500), bodyShare: 0.3333),
+    ])
+    static let multipathFellBack = MPTCPFacts(negotiated: false, subflows: [])
+
+    /// `redirectTask()` with `multipath` as its first transaction's MPTCP facts and `multipathFellBack` as its last's.
+    static func redirectTask(multipath: MPTCPFacts?) -> TaskRecord {
         let start = epoch
         var first = transaction(url: "https://localhost:8443/upload?token=abc", method: "POST", start: start,
                                 queue: 40, dns: 1_200, connect: 310, tls: 4_500, send: 2_000_000, wait: 12_345,
@@ -131,6 +149,10 @@ enum Fixtures {
         third.tlsVersion = "TLSv1.3"
         third.responseHeaders = [HeaderField(name: "Content-Type", value: "application/json"),
                                  HeaderField(name: "Set-Cookie", value: Redactor.mask)]
+        if let multipath {
+            first.mptcp = multipath
+            third.mptcp = multipathFellBack
+        }
         return TaskRecord(index: 0, url: first.url, method: "POST", startedAt: start,
                           endedAt: thirdStart + third.phases.total, redirectCount: 1, retries: 1, statusCode: 200,
                           error: nil, transactions: [first, second, third])

@@ -209,7 +209,23 @@ enum RandomReports {
         m.diagnosis = maybe(diagnosis(&g), &g)
         m.connectionOpened = at(&g)
         m.connectionClosed = at(&g)
+        m.mptcp = maybe(multipath(&g), &g)
         return m
+    }
+
+    /// Multipath TCP facts: not negotiated, or up to three subflows with every optional present and absent.
+    static func multipath(_ g: inout SplitMix64) -> MPTCPFacts {
+        guard Bool.random(using: &g) else { return MPTCPFacts(negotiated: false, subflows: []) }
+        let subflows = (0..<Int.random(in: 0...3, using: &g)).map { _ in
+            var s = MPTCPSubflow(addresses: maybe(SubflowAddresses(localAddress: "198.18.1.1", localPort: .random(in: 1...65535, using: &g),
+                                                                    remoteAddress: "::1", remotePort: 8080), &g),
+                                 info: Fixture.tcpInfo(sent: .random(in: 0...1 << 40, using: &g),
+                                                        rtt: .random(in: 0...UInt32.max, using: &g)),
+                                 bodyShare: maybe(Double.random(in: 0...1, using: &g), &g))
+            s.bytesReceived = maybe(.random(in: 0...UInt64(1) << 40, using: &g), &g)
+            return s
+        }
+        return MPTCPFacts(negotiated: true, subflows: subflows)
     }
 
     /// A task of up to four transactions.

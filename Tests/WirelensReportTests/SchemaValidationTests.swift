@@ -91,6 +91,7 @@ final class SchemaValidationTests: XCTestCase {
         capped.transactions[2].retryAfter = 99_999_999_000_000
         try assertValid(Fixtures.report(tasks: [capped]))
         try assertValid(Fixtures.report(tasks: [Fixtures.dnsFailureTask()]))
+        try assertValid(Fixtures.report(tasks: [Fixtures.redirectTask(multipath: Fixtures.multipath)]))
         try assertValid(Fixtures.report(tasks: Fixtures.manyTasks(), interrupted: true))
         try assertValid(Fixtures.report(tasks: []))
         try assertValid(Fixtures.uploadReport(tasks: Fixtures.manyTasks()))
@@ -131,6 +132,7 @@ final class SchemaValidationTests: XCTestCase {
         var capped = Fixtures.redirectTask()
         capped.transactions[2].retryAfter = 99_999_999_000_000
         for report in [Fixtures.report(tasks: [capped]), Fixtures.report(tasks: Fixtures.manyTasks()),
+                       Fixtures.report(tasks: [Fixtures.redirectTask(multipath: Fixtures.multipath)]),
                        Fixtures.uploadReport(tasks: Fixtures.manyTasks())] {
             collect(try JSONSerialization.jsonObject(with: Data(try JSONRenderer.render(report).utf8)))
         }

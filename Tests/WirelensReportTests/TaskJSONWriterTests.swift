@@ -8,7 +8,8 @@ final class TaskJSONWriterTests: XCTestCase {
     /// Tasks that reach every branch of the writer: redirects, TLS, failures with and without a curl code,
     /// response headers, escapes, uploads with speeds and Expect waits, retry waits, negative and odd durations.
     private func variedTasks() -> [TaskRecord] {
-        var tasks = [Fixtures.redirectTask(), Fixtures.dnsFailureTask()] + Fixtures.manyTasks()
+        var tasks = [Fixtures.redirectTask(), Fixtures.redirectTask(multipath: Fixtures.multipath),
+                     Fixtures.dnsFailureTask()] + Fixtures.manyTasks()
         var odd = Fixtures.redirectTask()
         odd.index = 99
         odd.url = "http://127.0.0.1/q?a=\"quoted\"\\back\nline\u{01}é"

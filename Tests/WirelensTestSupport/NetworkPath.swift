@@ -15,6 +15,9 @@ public final class NetworkPath {
     public let serverNamespace: String
     public let clientIP: String
     public let serverIP: String
+    /// The client's and the server's addresses on the second link (`up(secondPath:)`), nil without one.
+    public let secondClientIP: String?
+    public let secondServerIP: String?
     private var isDown = false
 
     /// The packet counters of the router: its uplink's packets and drops, and each direction's qdisc.
@@ -45,9 +48,10 @@ public final class NetworkPath {
 
     /// Brings a path up: `rate` and `downRate` in tc's units (`8mbit`), `drop` and `downDrop` the probabilities of
     /// a random drop on the uplink and the downlink, `queue` tbf's latency, `delay` the time the router holds each
-    /// packet each way (`20ms`: the round trip grows by 40 ms).
+    /// packet each way (`20ms`: the round trip grows by 40 ms), `secondPath` the rate of a second link straight between
+    /// the client (`c1`) and the server (`s1`), beside the router, for Multipath TCP.
     public static func up(rate: String? = nil, downRate: String? = nil, drop: Double? = nil, downDrop: Double? = nil,
-                          queue: String? = nil, delay: String? = nil) throws -> NetworkPath {
+                          queue: String? = nil, delay: String? = nil, secondPath: String? = nil) throws -> NetworkPath {
         guard getuid() == 0 else {
             throw TestServerError(message: "this test needs root to make network namespaces, tc and iptables rules "
                                   + "(CI runs it as root): run the tests as root")
@@ -60,6 +64,7 @@ public final class NetworkPath {
         if let downDrop { arguments += ["--down-drop", String(downDrop)] }
         if let queue { arguments += ["--queue", queue] }
         if let delay { arguments += ["--delay", delay] }
+        if let secondPath { arguments += ["--second-path", secondPath] }
         let lines = try TestServers.runScript(script, arguments)
         var values: [String: String] = [:]
         for line in lines.split(separator: "\n") {
@@ -71,15 +76,19 @@ public final class NetworkPath {
             _ = try? TestServers.runScript(script, ["down", name])
             throw TestServerError(message: "netpath.sh up printed no namespaces: \(lines)")
         }
-        return NetworkPath(name: name, client: client, server: server, clientIP: clientIP, serverIP: serverIP)
+        return NetworkPath(name: name, client: client, server: server, clientIP: clientIP, serverIP: serverIP,
+                           secondClientIP: values["SECOND_CLIENT_IP"], secondServerIP: values["SECOND_SERVER_IP"])
     }
 
-    private init(name: String, client: String, server: String, clientIP: String, serverIP: String) {
+    private init(name: String, client: String, server: String, clientIP: String, serverIP: String,
+                 secondClientIP: String?, secondServerIP: String?) {
         self.name = name
         clientNamespace = client
         serverNamespace = server
         self.clientIP = clientIP
         self.serverIP = serverIP
+        self.secondClientIP = secondClientIP
+        self.secondServerIP = secondServerIP
     }
 
     deinit { down() }

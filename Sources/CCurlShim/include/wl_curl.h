@@ -44,6 +44,9 @@ int wl_socket_unread(int fd);
 int wl_curl_sockaddr_ip(const struct curl_sockaddr *address, unsigned char out[16]);
 /* The socket libcurl would have made for the address itself (close-on-exec), or CURL_SOCKET_BAD. */
 curl_socket_t wl_curl_open_socket(const struct curl_sockaddr *address);
+/* The same, but a TCP socket (IPPROTO_TCP) made with `protocol` instead (IPPROTO_MPTCP); when the kernel refuses
+   it (EPROTONOSUPPORT, EINVAL, ENOPROTOOPT) a plain TCP socket as libcurl would make. */
+curl_socket_t wl_curl_open_socket_protocol(const struct curl_sockaddr *address, int protocol);
 /// The value of CURL_SOCKET_BAD.
 curl_socket_t wl_socket_bad(void);
 

@@ -174,7 +174,7 @@ struct TransactionCoding: Codable {
              statusCode, requestHeaderBytes, requestBodyBytes, responseHeaderBytes, responseBodyBytes,
              responseBodyWireBytes, uploadBytesPerSecond, downloadBytesPerSecond, expectContinueWaitMs, retryWaitMs, retryAfterMs,
              connectionOpenedAt, connectionClosedAt, curlTimersUs,
-             responseHeaders, statusText, contentType, error, tcp, diagnosis
+             responseHeaders, statusText, contentType, error, tcp, mptcp, diagnosis
     }
 
     func encode(to encoder: Encoder) throws {
@@ -232,6 +232,8 @@ struct TransactionCoding: Codable {
         if let type = m.contentType { try c.encode(type, forKey: .contentType) }
         try c.encode(m.error, forKey: .error)
         try c.encode(m.tcp, forKey: .tcp)
+        // Only on a Multipath TCP socket (`--mptcp`).
+        if let mptcp = m.mptcp { try c.encode(mptcp, forKey: .mptcp) }
         try c.encode(m.diagnosis, forKey: .diagnosis)
     }
 
@@ -285,6 +287,7 @@ struct TransactionCoding: Codable {
         m.contentType = try c.decodeIfPresent(String.self, forKey: .contentType)
         m.error = try c.decodeIfPresent(TransferError.self, forKey: .error)
         m.tcp = try c.decodeIfPresent(TCPFacts.self, forKey: .tcp)
+        m.mptcp = try c.decodeIfPresent(MPTCPFacts.self, forKey: .mptcp)
         m.diagnosis = try c.decodeIfPresent(Diagnosis.self, forKey: .diagnosis)
         metrics = m
         taskStart = timeline.fetchStart

@@ -65,6 +65,9 @@ public struct TransactionMetrics: Sendable, Equatable {
     public var tcp: TCPFacts?
     /// Why the transaction took the time it took: the verdict and its evidence.
     public var diagnosis: Diagnosis?
+    /// With `--mptcp` (or a check's `mptcp: true`) on a Multipath TCP socket: whether MPTCP was negotiated and its
+    /// subflows at the transaction's end; nil on a plain TCP socket.
+    public var mptcp: MPTCPFacts?
     /// The kernel's totals of the connection at the transaction's last snapshot, for the report's connections
     /// (`ConnectionLedger`); not part of the transaction's own document.
     @NotCompared public var connectionTotals: TCPTotals? = nil

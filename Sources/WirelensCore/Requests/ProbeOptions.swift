@@ -85,6 +85,9 @@ public struct ProbeOptions: Sendable, Codable, Equatable {
     /// AWS Signature Version 4 on every request to the task's first origin (`--aws-sigv4`), signed by libcurl; nil
     /// signs none. Not encoded: its key pair is a secret.
     public var sigV4: SigV4Signing?
+    /// Open each connection's socket as Multipath TCP (IPPROTO_MPTCP, `--mptcp`, a check's `mptcp: true`), plain
+    /// TCP where the kernel refuses it; each transaction on an MPTCP socket reports `TransactionMetrics.mptcp`.
+    public var multipath = false
     /// The DNS over HTTPS server names are resolved through (CURLOPT_DOH_URL, `--doh-url`); nil: the system resolver.
     public var dohURL: String?
     /// False skips the check of the DoH server's certificate and name (`--doh-insecure`; CURLOPT_DOH_SSL_VERIFYPEER and

@@ -65,6 +65,8 @@ struct TransferObservation {
     var readsTCP: Bool
     /// False when the record keeps the diagnosis made from `tcp`, not `tcp` itself (`TransferContext.keepsFacts`).
     var keepsFacts = true
+    /// The connection's Multipath TCP facts at the transfer's end (`--mptcp` on an MPTCP socket).
+    var mptcp: MPTCPFacts? = nil
     /// The kernel's totals of the connection at the transfer's last snapshot.
     var connectionTotals: TCPTotals? = nil
     /// The response body's bytes as they came over the connection, before content decoding (`--compressed` only).
@@ -139,6 +141,7 @@ struct TransferObservation {
             hostReceive: hostReceive)
         input.http2ReadyBody = http2ReadyBody
         m.diagnosis = Diagnosis.of(input)
+        m.mptcp = mptcp
         if keepsFacts {
             m.tcp = tcp
             m.connectionTotals = connectionTotals

@@ -1,18 +1,21 @@
 import Foundation
-import WirelensTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// Records loopback traffic with tcpdump while a test's client runs, with bounded waits throughout.
-enum LoopbackCapture {
+/// Records traffic with tcpdump (on loopback, or an interface of a test's network namespace) while a test's client runs, with bounded waits throughout.
+public enum LoopbackCapture {
     /// Why a capture could not be made.
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+
+        public init(description: String) {
+            self.description = description
+        }
     }
 
     /// A fresh temporary path ending in `name`.
-    static func temporaryPath(_ name: String) -> String {
+    public static func temporaryPath(_ name: String) -> String {
         FileManager.default.temporaryDirectory.appendingPathComponent("wl-cap-\(UUID().uuidString)-\(name)").path
     }
 
@@ -21,7 +24,7 @@ enum LoopbackCapture {
     ///
     /// - Parameter options: extra tcpdump options (`-s 96`, `-y LINUX_SLL`, `--nano`).
     /// - Parameter namespace: a network namespace to capture in (`ip netns exec`, which becomes tcpdump itself).
-    static func record(interface: String = "lo", filter: String, options: [String] = [], namespace: String? = nil,
+    public static func record(interface: String = "lo", filter: String, options: [String] = [], namespace: String? = nil,
                        during body: () throws -> Void) throws -> String {
         let path = temporaryPath("capture.pcap")
         let errPath = path + ".err"
@@ -80,13 +83,13 @@ enum LoopbackCapture {
     }
 
     /// Runs curl with `arguments`, failing the capture when curl fails.
-    static func curl(_ arguments: [String]) throws {
+    public static func curl(_ arguments: [String]) throws {
         let outcome = try ProcessRunner.run("/usr/bin/curl", ["-sS", "--max-time", "20"] + arguments, timeout: 30)
         guard outcome.status == 0 else { throw Failure(description: "curl failed (\(outcome.status)): \(outcome.stderr)") }
     }
 
     /// Runs a Python snippet, failing the capture when it fails.
-    static func python(_ code: String, _ arguments: [String]) throws {
+    public static func python(_ code: String, _ arguments: [String]) throws {
         let outcome = try ProcessRunner.run("/usr/bin/env", ["python3", "-c", code] + arguments, timeout: 30)
         guard outcome.status == 0 else { throw Failure(description: "python failed: \(outcome.stderr)") }
     }
