@@ -25,6 +25,11 @@ fetching /close/small.txt, each request on a connection of its own (nginx answer
 text) to show that its memory does not follow the number of connections either: the closed connections waiting
 out their quiet time and the tombstones of finished ones are capped.
 
+A third capture is packet-dense (issue 30): h2load --h1 -n 60000 -c 32 fetching nginx's 1 KiB file over keep-alive
+connections, then 8 x h2load --h1 -n 2000 -c 50 with Connection: close (16,000 closed connections), about 280k packets
+of short exchanges. wirelens (JSON and text) and tshark -z conv,tcp analyse it in interleaved rounds: per packet,
+HTTP work and start-up weigh more here than in the bulk capture.
+
 Outputs: OUT/bench.json and OUT/RESULTS.md (default reports/bench/capture; --quick: reports/bench/raw/capture-quick).
 """
 
@@ -50,6 +55,8 @@ TARGET_TEXT_VS_BARE = 0.5
 TARGET_TEXT_CPU_VS_BARE = 3.0
 TARGET_JSON_VS_BARE = 0.35
 TARGET_VS_TSHARK = 50.0
+# Issue 30: the packet-dense capture at least 40x tshark, JSON and text.
+TARGET_DENSE_VS_TSHARK = 40.0
 TARGET_RSS_MIB = 64.0
 RSS_FLAT = 1.25
 # Per 1 MiB download: small GETs on the keep-alive connection, and small GETs each on a connection of its own
@@ -167,6 +174,16 @@ def fetch_short(port, path, count):
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=900)
 
 
+def fetch_dense(port):
+    """Short keep-alive GETs of a 1 KiB file (60,000 over 32 connections), then 16,000 on connections of their own."""
+    subprocess.run(ns(["h2load", "--h1", "-n", "60000", "-c", "32", f"http://127.0.0.1:{port}/bytes/1k.bin"]),
+                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=600)
+    for _ in range(8):
+        subprocess.run(ns(["h2load", "--h1", "-n", "2000", "-c", "50", "-H", "Connection: close",
+                           f"http://127.0.0.1:{port}/bytes/1k.bin"]),
+                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=600)
+
+
 def start_tcpdump(in_namespace, path, port, err_path):
     """Starts tcpdump on lo (through in_namespace, which wraps an argv to run in a namespace) writing the packets of
     tcp port `port` to path, its stderr to err_path; waits at most 5 s until it listens. Returns the process and
@@ -188,16 +205,18 @@ def stop_tcpdump(dump, err):
     err.close()
 
 
-def make_capture(path, size_mb, nginx_dir, short_connections=0):
+def make_capture(path, size_mb, nginx_dir, short_connections=0, dense=False):
     """Captures at least size_mb MB inside the namespace (or, with short_connections, that many connections of one
-    small GET each); returns tcpdump's closing statistics."""
+    small GET each; with dense, the packet-dense mix); returns tcpdump's closing statistics."""
     up = subprocess.run(ns(["bash", os.path.join(ROOT, "scripts", "nginx-up.sh"), nginx_dir]), check=True,
                         capture_output=True, text=True).stdout
     port = int(dict(line.split("=", 1) for line in up.split()).get("HTTP_PORT"))
     err_path = path + ".tcpdump.err"
     dump, err = start_tcpdump(ns, path, port, err_path)
     try:
-        if short_connections:
+        if dense:
+            fetch_dense(port)
+        elif short_connections:
             fetch_short(port, path, short_connections)
         else:
             fetch_mix(port, path, size_mb)
@@ -228,6 +247,7 @@ def main():
     parser.add_argument("--capture", help="the capture file: reused when it exists, else made there and kept")
     parser.add_argument("--short-connections", type=int, help="connections in the many-short-connections capture")
     parser.add_argument("--short-capture", help="that capture's file: reused when it exists, else made there and kept")
+    parser.add_argument("--dense-capture", help="the packet-dense capture's file: reused when it exists, else made there")
     args = parser.parse_args()
     size_mb = args.size_mb or (128 if args.quick else 1024)
     short_count = args.short_connections or (30_000 if args.quick else 150_000)
@@ -244,7 +264,7 @@ def main():
     # An interrupt or a kill still deletes the namespace and stops nginx (the finally blocks run).
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(130))
     try:
-        def obtain(kept, name, what, short_connections=0):
+        def obtain(kept, name, what, short_connections=0, dense=False):
             """The capture at kept (reused when it and its statistics exist), else a new one; and its statistics."""
             path = kept or os.path.join(work, name)
             stats_path = path + ".tcpdump.json"
@@ -254,7 +274,7 @@ def main():
             log(f"capturing {what} on loopback (MTU 1500) in network namespace {NAMESPACE}")
             make_namespace()
             try:
-                stats = make_capture(path, size_mb, os.path.join(work, "nginx"), short_connections)
+                stats = make_capture(path, size_mb, os.path.join(work, "nginx"), short_connections, dense)
             finally:
                 delete_namespace()
             json.dump(stats, open(stats_path, "w"))
@@ -262,6 +282,7 @@ def main():
 
         capture, tcpdump_stats = obtain(args.capture, "bench.pcap", f"at least {size_mb} MB")
         short, short_stats = obtain(args.short_capture, "short.pcap", f"{short_count} short connections", short_count)
+        dense, dense_stats = obtain(args.dense_capture, "dense.pcap", "the packet-dense mix", dense=True)
         quarter = os.path.join(work, "quarter.pcap")
         bare = os.path.join(work, "bare")
         with open(bare + ".c", "w") as f:
@@ -313,9 +334,25 @@ def main():
                     continue  # one round, as the first file's quarter
                 results.setdefault(name, []).append(run_measured(without_old_report(argv),
                                                                  os.path.join(work, name + ".out"), reads=argv[3]))
+        # The packet-dense capture: wirelens and tshark in interleaved rounds (tshark takes seconds here, not minutes).
+        dense_counted = subprocess.run([bare, dense], check=True, capture_output=True, text=True).stdout.split()
+        dense_packets, dense_bytes = int(dense_counted[0]), os.path.getsize(dense)
+        dense_report = os.path.join(work, "dense.json")
+        dense_tools = {
+            "wirelens-dense": [args.wirelens, "capture", "analyze", dense, "--format", "json", "--report",
+                               dense_report, "-q"],
+            "wirelens-dense-text": [args.wirelens, "capture", "analyze", dense, "--format", "text", "--report",
+                                    dense_report + ".txt", "-q"],
+            "tshark-dense": ["tshark", "-r", dense, "-q", "-z", "conv,tcp"],
+        }
+        for _ in range(args.rounds):
+            for name, argv in dense_tools.items():
+                results.setdefault(name, []).append(run_measured(without_old_report(argv),
+                                                                 os.path.join(work, name + ".out"), reads=dense))
         # Read after every measurement, and only the totals: wait4's peak RSS of a child includes what this
         # process held when it forked, and a whole report loaded here is hundreds of MB.
         summary, short_summary = read_summary(report), read_summary(short_report)
+        dense_summary = read_summary(dense_report)
 
         def med(name, i):
             return statistics.median(r[i] for r in results[name])
@@ -324,7 +361,9 @@ def main():
         quarter_bytes = os.path.getsize(quarter)
         sizes = {"wirelens-quarter-file": (quarter_packets, quarter_bytes),
                  "wirelens-short": (short_packets, short_bytes), "wirelens-short-text": (short_packets, short_bytes),
-                 "wirelens-short-quarter-file": (short_packets // 4, os.path.getsize(short_quarter))}
+                 "wirelens-short-quarter-file": (short_packets // 4, os.path.getsize(short_quarter)),
+                 "wirelens-dense": (dense_packets, dense_bytes), "wirelens-dense-text": (dense_packets, dense_bytes),
+                 "tshark-dense": (dense_packets, dense_bytes)}
         rows = {}
         for name in results:
             seconds = med(name, 0)
@@ -360,6 +399,11 @@ def main():
                                     "wirelens-short-quarter-file")]:
             targets[f"{label}: peak RSS flat (≤ {RSS_FLAT}x its first quarter's)"] = \
                 rows[whole]["peakRSSMiB"] <= RSS_FLAT * rows[part]["peakRSSMiB"]
+        dense_ratios = {label: rows["tshark-dense"]["seconds"] / rows[name]["seconds"]
+                        for label, name in [("JSON", "wirelens-dense"), ("text", "wirelens-dense-text")]}
+        for label, ratio in dense_ratios.items():
+            targets[f"{label}, the packet-dense capture: ≥ {TARGET_DENSE_VS_TSHARK:.0f}x tshark"] = \
+                ratio >= TARGET_DENSE_VS_TSHARK
         mean_packet = round(int(counted[1]) / packets) if packets else 0
         data = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(), "machine": platform.platform(),
                 "cpus": os.cpu_count(), "fileBytes": file_bytes, "packets": packets,
@@ -370,6 +414,9 @@ def main():
                                             "analysis": {k: short_summary[k] for k in
                                                          ["connections", "exchanges", "maxConcurrentConnections",
                                                           "retransmissions", "captureGaps"]}},
+                "denseCapture": {"fileBytes": dense_bytes, "packets": dense_packets, "tcpdump": dense_stats,
+                                 "analysis": {k: dense_summary[k] for k in ["connections", "exchanges"]},
+                                 "vsTshark": {k: round(v, 1) for k, v in dense_ratios.items()}},
                 "rows": rows, "ratios": {k: round(v, 2) for k, v in ratios.items()},
                 "textRatios": {k: round(v, 2) for k, v in text_ratios.items()},
                 "targets": targets}
@@ -385,6 +432,11 @@ def main():
                  f"packets, {short_summary['connections']} connections of one small GET each (h2load, 16 at a time, "
                  f"each answered with Connection: close), {short_summary['exchanges']} exchanges; tcpdump: "
                  f"{'; '.join(short_stats)}.", "",
+                 f"Packet-dense capture (`-dense` rows): {dense_bytes / 1e6:.0f} MB, {dense_packets} packets, "
+                 f"{dense_summary['connections']} connections, {dense_summary['exchanges']} exchanges (60,000 keep-alive "
+                 f"GETs of 1 KiB over 32 connections, then 16,000 with Connection: close); tcpdump: "
+                 f"{'; '.join(dense_stats)}. tshark over wirelens, paired medians: JSON "
+                 f"{dense_ratios['JSON']:.1f}x, text {dense_ratios['text']:.1f}x.", "",
                  "| tool | seconds | CPU seconds | packets/s | MB/s | peak RSS MiB | minor faults | each run (s) |",
                  "|---|---|---|---|---|---|---|---|"]
         for name, row in rows.items():

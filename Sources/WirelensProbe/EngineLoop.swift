@@ -464,7 +464,7 @@ final class EngineLoop: CurlLoopDriver {
         if let body = ctx.response.body { task.responseBody = body }
         ctx.release()
         recycle(easy)
-        perform(task.lifecycle.ended(metrics, at: end, location: location, retryAfter: ctx.retryAfter,
+        perform(task.lifecycle.ended(metrics, at: end, location: location, retryAfter: ctx.head.retryAfter,
                                      runCancelled: cancelled, random: &random), for: task)
     }
 

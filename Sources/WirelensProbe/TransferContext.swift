@@ -141,14 +141,8 @@ final class TransferContext: TransferObserver {
     var rejoins = 0
 
     // Response facts
-    var status: Int?
-    var inFinalResponse = false
-    var location: String?
-    var retryAfter: String?
-    /// The final response's reason phrase and Content-Type, kept with or without `captureHeaders`.
-    var statusText: String?
-    var contentType: String?
-    var headers: [HeaderField] = []
+    /// The status and the kept header lines of the response being received.
+    var head: ResponseHead
     var responseBodyBytes: Int64 = 0
     /// The time the response body's writes to its sink took (ns): the client was not reading then.
     var writeTime: Int64 = 0
@@ -170,6 +164,7 @@ final class TransferContext: TransferObserver {
         self.captureHeaders = captureHeaders
         self.followsRedirects = followsRedirects
         self.tracksActivity = tracksActivity
+        head = ResponseHead(capturesHeaders: captureHeaders)
         fetchStart = now
         lastActivity = now
     }
@@ -187,34 +182,10 @@ final class TransferContext: TransferObserver {
         let now = MonotonicClock.now()
         lastReceivedAt = now
         if tracksActivity { lastActivity = now }
-        if let code = RawHeader.statusCode(bytes) {
-            status = code
-            inFinalResponse = code >= 200
-            if inFinalResponse, responseStart == nil {
-                responseStart = now
-                hostAtResponse = host?.snapshot(now: now)
-            }
-            if inFinalResponse {
-                location = nil
-                retryAfter = nil
-                statusText = RawHeader.reasonPhrase(bytes)
-                contentType = nil
-                headers.removeAll()
-            }
-            return
+        if head.take(bytes), responseStart == nil {
+            responseStart = now
+            hostAtResponse = host?.snapshot(now: now)
         }
-        guard inFinalResponse else { return }
-        // Only Location, Retry-After and Content-Type are always kept, their values read straight from the bytes;
-        // other lines become Strings only when asked for.
-        if RawHeader.hasName(bytes, "location") {
-            location = RawHeader.value(bytes)
-        } else if RawHeader.hasName(bytes, "retry-after") {
-            retryAfter = RawHeader.value(bytes)
-        } else if RawHeader.hasName(bytes, "content-type") {
-            contentType = RawHeader.value(bytes)
-        }
-        guard captureHeaders, let field = HeaderField.parse(String(decoding: bytes, as: UTF8.self)) else { return }
-        headers.append(field)  // redacted when they become the record's responseHeaders
     }
 
     /// A chunk of the response body; returns the count consumed (less makes libcurl fail the transfer).
@@ -225,9 +196,9 @@ final class TransferContext: TransferObserver {
         responseBodyBytes += Int64(count)
         progress?.received(count)
         guard !response.discards, let data else { return count }
-        if followsRedirects, let status, (300..<400).contains(status), location != nil { return count }
+        if followsRedirects, head.isRedirect { return count }
         do {
-            try response.write(data, count: count, status: status)
+            try response.write(data, count: count, status: head.status)
         } catch {
             localFailure = error.message
             return 0
@@ -506,9 +477,9 @@ final class TransferContext: TransferObserver {
             responseHeaderBytes: info.headerSize, connectionId: connectionId,
             localAddress: localIP ?? info.localIP, localPort: localPort ?? info.localPort,
             remoteAddress: remoteIP ?? info.primaryIP, remotePort: remotePort ?? info.primaryPort,
-            tlsVersion: tlsVersion, tlsCipher: tlsCipher, alpn: alpn, status: status,
-            statusText: statusText, contentType: contentType,
-            responseHeaders: captureHeaders ? headers : nil, requestBodyBytes: requestBodyBytes,
+            tlsVersion: tlsVersion, tlsCipher: tlsCipher, alpn: alpn, status: head.status,
+            statusText: head.statusText, contentType: head.contentType,
+            responseHeaders: captureHeaders ? head.headers : nil, requestBodyBytes: requestBodyBytes,
             responseBodyBytes: responseBodyBytes, retryWait: retryWait,
             error: error, tcp: consume facts, readsTCP: readsTCP, keepsFacts: keepsFacts,
             connectionTotals: keepsFacts ? tcp.lastSnapshot.map(TCPTotals.init) : nil)
