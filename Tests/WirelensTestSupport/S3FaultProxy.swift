@@ -20,7 +20,20 @@ public final class S3FaultProxy {
                   query.contains(where: { $0.name == "uploadId" }) else { return nil }
             return query.first { $0.name == "partNumber" }?.value.flatMap { Int($0) }
         }
+
+        /// The `uploadId` of a request of a multipart upload, else nil.
+        public var uploadId: String? {
+            URLComponents(string: "http://relay" + target)?.queryItems?.first { $0.name == "uploadId" }?.value
+        }
+
+        /// True for a CompleteMultipartUpload (a POST with an uploadId).
+        public var isComplete: Bool {
+            method == "POST" && uploadId != nil
+        }
     }
+
+    /// The part number that stands for the CompleteMultipartUpload in a fault.
+    public static let complete = 0
 
     public let port: Int
     /// The relay's log of requests (JSON lines).
@@ -28,8 +41,8 @@ public final class S3FaultProxy {
     private let process: ServerProcess
 
     /// Starts the relay to `127.0.0.1:upstream`, logging to `logPath`; each fault is a part to answer with an error
-    /// the first time it is sent: its number, the HTTP status and S3's error code. Throws when the relay does not
-    /// announce its port within 10 s.
+    /// the first time it is sent: its number (`complete`: the CompleteMultipartUpload), the HTTP status and S3's error
+    /// code; no faults: a relay that only logs. Throws when the relay does not announce its port within 10 s.
     public init(upstream: Int, faults: [(part: Int, status: Int, code: String)], logPath: String) throws {
         let script = TestServers.repositoryRoot.appendingPathComponent("scripts/s3-fault-proxy.py").path
         self.logPath = logPath
