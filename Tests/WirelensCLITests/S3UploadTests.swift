@@ -371,6 +371,7 @@ final class S3UploadTests: XCTestCase {
     func testUploadIdUnknownToAPartGivesUpAtOnce() throws {
         let run = try refused((part: 2, status: 404, code: "NoSuchUpload"), name: "gone-part")
         let id = run.log.lazy.compactMap(\.uploadId).first ?? "none"
+        print("S3 NoSuchUpload to part 2: \(run.outcome.stderr)")
         XCTAssertEqual(run.outcome.status, ExitStatus.httpError.rawValue, run.outcome.stderr)
         XCTAssertEqual(run.outcome.stderr.split(separator: "\n").count, 1, run.outcome.stderr)
         for mention in ["NoSuchUpload", "upload \(id)", "UploadPart 2", "run the command again"] {
@@ -393,6 +394,7 @@ final class S3UploadTests: XCTestCase {
     func testUploadIdUnknownToCompleteGivesUpAtOnce() throws {
         let run = try refused((part: S3FaultProxy.complete, status: 404, code: "NoSuchUpload"), name: "gone-complete")
         let id = run.log.lazy.compactMap(\.uploadId).first ?? "none"
+        print("S3 NoSuchUpload to Complete: \(run.outcome.stderr)")
         XCTAssertEqual(run.outcome.status, ExitStatus.httpError.rawValue, run.outcome.stderr)
         XCTAssertEqual(run.outcome.stderr.split(separator: "\n").count, 1, run.outcome.stderr)
         for mention in ["NoSuchUpload", "upload \(id)", "CompleteMultipartUpload"] {
@@ -445,6 +447,7 @@ final class S3UploadTests: XCTestCase {
                                         server.endpoint, "-q", "--format", "json", "--report", report,
                                         "--journal", journal] + credentials, environment: environment)
             XCTAssertEqual(outcome.status, ExitStatus.httpError.rawValue, "\(name): \(outcome.stderr)")
+            print("S3 refused \(name): \(outcome.stderr)")
             XCTAssertEqual(outcome.stderr.split(separator: "\n").count, 1, outcome.stderr)
             for mention in [code, "the credentials were refused", "AWS_SESSION_TOKEN"] {
                 XCTAssertTrue(outcome.stderr.contains(mention), "'\(mention)' not in \(outcome.stderr)")
@@ -457,6 +460,7 @@ final class S3UploadTests: XCTestCase {
         let environment = keys + ["AWS_SESSION_TOKEN=\(token)", "AWS_DEFAULT_REGION=\(MotoServer.credentials.region)"]
         let run = try refused((part: 2, status: 400, code: "ExpiredToken"), name: "expired", on: (server, user),
                               environment: environment)
+        print("S3 ExpiredToken to part 2: \(run.outcome.stderr)")
         XCTAssertEqual(run.outcome.status, ExitStatus.httpError.rawValue, run.outcome.stderr)
         XCTAssertEqual(run.outcome.stderr.split(separator: "\n").count, 1, run.outcome.stderr)
         for mention in ["ExpiredToken", "part 2", "the credentials were refused"] {
@@ -483,6 +487,7 @@ final class S3UploadTests: XCTestCase {
         XCTAssertEqual(outcome.status, 0, outcome.stderr)
         let warnings = outcome.stderr.split(separator: "\n").filter { $0.contains("5 MiB part minimum") }
         XCTAssertEqual(warnings.count, 1, outcome.stderr)
+        print("S3 oss-ios preset: \(warnings.first ?? "no warning")")
         XCTAssertTrue(warnings.first?.contains("--preset oss-ios: its 256.0 KiB parts") == true, outcome.stderr)
         let expected = try ProcessRunner.run("/usr/bin/python3", ["-c", """
             import hashlib, sys
