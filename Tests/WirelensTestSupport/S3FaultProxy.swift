@@ -2,7 +2,8 @@ import Foundation
 
 /// scripts/s3-fault-proxy.py in front of a loopback S3 server (moto): an HTTP relay that answers the first UploadPart
 /// of chosen part numbers itself with an S3 error (`503 SlowDown`, `403 AccessDenied`…) and logs every request it
-/// sees, so that a test can check a client's retries and give-ups against what reached the wire.
+/// sees, so that a test can check a client's retries and give-ups against what reached the wire. Without faults it is
+/// a logging relay in front of any HTTP/1.1 server (the segment peer too).
 public final class S3FaultProxy {
     /// One request as the relay saw it: when (monotonic seconds: its head's arrival, or for an answered one when the
     /// answer went out), on which of its connections, the method and target, and the status the relay answered
