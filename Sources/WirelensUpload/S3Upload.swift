@@ -3,10 +3,10 @@ import WirelensCore
 import WirelensDigest
 import WirelensProbe
 
-/// An upload to an S3-compatible store (path-style or virtual-hosted, signed by the engine's options): one PutObject for a file under
-/// the multipart threshold, else CreateMultipartUpload, the parts by `SegmentUploader` (`--parallel`, `--retry`, the
-/// retry queue, Content-MD5 on each), then CompleteMultipartUpload with their ETags; a give-up or a stop aborts the
-/// upload (AbortMultipartUpload) unless `keepsParts`. The object's ETag is checked against the one S3 computes from
+/// An upload to an S3-compatible store (path-style or virtual-hosted, signed by the engine's options): one PutObject
+/// for a file under the multipart threshold, else CreateMultipartUpload, the parts by `SegmentUploader`
+/// (`--parallel`, `--retry`, the retry queue, Content-MD5 on each), then CompleteMultipartUpload with their ETags; a
+/// give-up or a stop aborts the upload (AbortMultipartUpload) unless `keepsParts`. The object's ETag is checked against the one S3 computes from
 /// the parts' MD5s. An upload the server stops knowing mid-run (NoSuchUpload to a part or to Complete) ends the run at
 /// once, with nothing left to abort or resume.
 ///
@@ -40,11 +40,10 @@ package struct S3Upload: Sendable {
     package let notes: [String]
 
     package init(address: S3ObjectAddress, endpoint: String, virtualHosted: Bool = false, filePath: String,
-                parts: S3PartPlan, parallel: Int,
-                maxRetries: Int, retryMaxTime: Int64?, keepsParts: Bool, preset: String?, engine: Engine,
-                progress: UploadProgress = UploadProgress(), journal: (any UploadJournaling)? = nil,
-                fileIdentity: FileIdentity? = nil, resume: Bool = false, listPageSize: Int = 1000,
-                notes: [String] = []) {
+                parts: S3PartPlan, parallel: Int, maxRetries: Int, retryMaxTime: Int64?, keepsParts: Bool,
+                preset: String?, engine: Engine, progress: UploadProgress = UploadProgress(),
+                journal: (any UploadJournaling)? = nil, fileIdentity: FileIdentity? = nil, resume: Bool = false,
+                listPageSize: Int = 1000, notes: [String] = []) {
         self.address = address
         objectURL = address.url(endpoint: endpoint, virtualHosted: virtualHosted)
         self.filePath = filePath
