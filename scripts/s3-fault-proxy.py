@@ -13,7 +13,10 @@ its Content-Length body), so that each request is known:
                            and `Connection: close` (a client that sent `Expect: 100-continue` never sends the body;
                            one that sent it anyway has it read and dropped); later attempts of that part pass on.
                            Several --fault for several parts; the codes known by their message: SlowDown,
-                           AccessDenied, InternalError (any other code goes with an empty message).
+                           AccessDenied, InternalError, NoSuchUpload, ExpiredToken (any other code goes with an
+                           empty message).
+  --fault 0:404:NoSuchUpload  part 0 is the CompleteMultipartUpload (`POST ...?uploadId=...`): its first one is
+                           answered here, the same way.
   --log PATH               one JSON line per request, written as it is seen: {"t": monotonic seconds, "connection": n,
                            "method": "PUT", "target": "/bucket/key?partNumber=3&uploadId=...", "answered": 503}, where
                            "answered" is the status this relay sent (null: passed on) and "t" is when the request's
@@ -48,13 +51,16 @@ MESSAGES = {
     "SlowDown": "Please reduce your request rate.",
     "AccessDenied": "Access Denied",
     "InternalError": "We encountered an internal error. Please try again.",
+    "NoSuchUpload": "The specified upload does not exist. The upload ID may be invalid, or the upload may have been "
+                    "aborted or completed.",
+    "ExpiredToken": "The provided token has expired.",
 }
 REASONS = {400: "Bad Request", 403: "Forbidden", 404: "Not Found", 500: "Internal Server Error",
            503: "Service Unavailable"}
 
 
 class Faults:
-    """The parts to answer with an error, each once; thread-safe."""
+    """The parts to answer with an error, each once (part 0: the CompleteMultipartUpload); thread-safe."""
 
     def __init__(self, specs):
         self.lock = threading.Lock()
@@ -65,14 +71,17 @@ class Faults:
 
     def take(self, method, target):
         """The (status, code) to answer this request with, once per part; None to pass it on."""
-        if method != "PUT":
+        query = urllib.parse.parse_qs(urllib.parse.urlsplit(target).query, keep_blank_values=True)
+        if "uploadId" not in query:
             return None
-        query = urllib.parse.parse_qs(urllib.parse.urlsplit(target).query)
-        if "uploadId" not in query or "partNumber" not in query:
-            return None
-        try:
-            part = int(query["partNumber"][0])
-        except ValueError:
+        if method == "POST":
+            part = 0
+        elif method == "PUT" and "partNumber" in query:
+            try:
+                part = int(query["partNumber"][0])
+            except ValueError:
+                return None
+        else:
             return None
         with self.lock:
             return self.pending.pop(part, None)

@@ -29,4 +29,25 @@ package struct S3ErrorAnswer: Sendable, Equatable, CustomStringConvertible {
         ["SlowDown", "InternalError", "ServiceUnavailable", "RequestTimeout", "Throttling", "ThrottlingException"]
             .contains(code)
     }
+
+    /// True when the server does not know the multipart upload (aborted, completed or expired): nothing of it is
+    /// left there to send parts to, complete or abort.
+    package var isNoSuchUpload: Bool { code == "NoSuchUpload" }
+
+    /// `description`, then `; ` and `credentialHint` when there is one (the message's final period dropped).
+    package var describedWithHint: String {
+        guard let hint = credentialHint else { return description }
+        let line = description
+        return (line.hasSuffix(".") ? String(line.dropLast()) : line) + "; " + hint
+    }
+
+    /// What to do when the code says the request's credentials were refused (a wrong key or secret, a session token
+    /// wrong or expired); nil for other codes.
+    package var credentialHint: String? {
+        let refused = ["SignatureDoesNotMatch", "InvalidAccessKeyId", "InvalidToken", "ExpiredToken",
+                       "TokenRefreshRequired", "InvalidClientTokenId"]
+        guard refused.contains(code) else { return nil }
+        return "the credentials were refused: check -u KEY:SECRET or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, and "
+            + "AWS_SESSION_TOKEN (temporary credentials expire: get new ones)"
+    }
 }

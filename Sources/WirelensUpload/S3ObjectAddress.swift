@@ -1,5 +1,6 @@
-/// Where an S3 object lives: `s3://BUCKET/KEY` as given, and its path-style URL on a custom endpoint
-/// (`ENDPOINT/BUCKET/KEY`), the key URI-encoded as SigV4 canonical requests encode it.
+/// Where an S3 object lives: `s3://BUCKET/KEY` as given, and its URL on a custom endpoint, path-style
+/// (`ENDPOINT/BUCKET/KEY`) or virtual-hosted (`SCHEME://BUCKET.HOST/KEY`), the key URI-encoded as SigV4 canonical
+/// requests encode it.
 package struct S3ObjectAddress: Sendable, Equatable, CustomStringConvertible {
     package var bucket: String
     /// The object's key, unencoded (`dir/a file é.bin`).
@@ -21,11 +22,13 @@ package struct S3ObjectAddress: Sendable, Equatable, CustomStringConvertible {
     /// `s3://BUCKET/KEY`, the key unencoded.
     package var description: String { "s3://\(bucket)/\(key)" }
 
-    /// The path-style URL of the object on `endpoint` (`http://host:port`, a trailing slash dropped).
-    package func url(endpoint: String) -> String {
+    /// The URL of the object on `endpoint` (`http://host:port`, a trailing slash dropped): path-style, or with
+    /// `virtualHosted` the bucket as the first label of the endpoint's host (as AWS and OSS address buckets).
+    package func url(endpoint: String, virtualHosted: Bool = false) -> String {
         var base = Substring(endpoint)
         while base.hasSuffix("/") { base = base.dropLast() }
-        return "\(base)/\(bucket)/\(Self.encode(key))"
+        guard virtualHosted, let scheme = base.range(of: "://") else { return "\(base)/\(bucket)/\(Self.encode(key))" }
+        return "\(base[..<scheme.upperBound])\(bucket).\(base[scheme.upperBound...])/\(Self.encode(key))"
     }
 
     /// S3's bucket-name rules: 3 to 63 characters of lowercase letters, digits, dots and hyphens, beginning and

@@ -127,8 +127,7 @@ extension S3Upload {
             case .none:
                 return (nil, records)
             case .failure(let message, let ending):
-                if let last = pageRecords.last, last.statusCode == 404,
-                   last.responseBody.flatMap({ S3ErrorAnswer(xml: $0.bytes) })?.code == "NoSuchUpload" {
+                if let last = pageRecords.last, Self.isNoSuchUpload(last) {
                     return (.gone, records)
                 }
                 return (.failure(message, ending), records)

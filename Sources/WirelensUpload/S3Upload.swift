@@ -3,11 +3,12 @@ import WirelensCore
 import WirelensDigest
 import WirelensProbe
 
-/// An upload to an S3-compatible store (path-style, signed by the engine's options): one PutObject for a file under
-/// the multipart threshold, else CreateMultipartUpload, the parts by `SegmentUploader` (`--parallel`, `--retry`, the
-/// retry queue, Content-MD5 on each), then CompleteMultipartUpload with their ETags; a give-up or a stop aborts the
-/// upload (AbortMultipartUpload) unless `keepsParts`. The object's ETag is checked against the one S3 computes from
-/// the parts' MD5s.
+/// An upload to an S3-compatible store (path-style or virtual-hosted, signed by the engine's options): one PutObject
+/// for a file under the multipart threshold, else CreateMultipartUpload, the parts by `SegmentUploader`
+/// (`--parallel`, `--retry`, the retry queue, Content-MD5 on each), then CompleteMultipartUpload with their ETags; a
+/// give-up or a stop aborts the upload (AbortMultipartUpload) unless `keepsParts`. The object's ETag is checked against the one S3 computes from
+/// the parts' MD5s. An upload the server stops knowing mid-run (NoSuchUpload to a part or to Complete) ends the run at
+/// once, with nothing left to abort or resume.
 ///
 /// With a journal, the multipart upload's entry (keyed by the file's identity and the object's URL) keeps its
 /// UploadId and part size, never a credential, and each accepted part; `resume` continues it (`S3Upload+Resume`:
@@ -15,7 +16,7 @@ import WirelensProbe
 /// object completed or the upload was aborted.
 package struct S3Upload: Sendable {
     package let address: S3ObjectAddress
-    /// The object's path-style URL on the endpoint.
+    /// The object's URL on the endpoint (path-style unless virtual-hosted).
     package let objectURL: String
     package let filePath: String
     package let parts: S3PartPlan
@@ -35,13 +36,16 @@ package struct S3Upload: Sendable {
     package let resume: Bool
     /// The most parts a ListParts page is asked for (S3's own most, 1000, unless a test asks for fewer).
     package let listPageSize: Int
+    /// The caller's notes for the report (and stderr), before the run's own.
+    package let notes: [String]
 
-    package init(address: S3ObjectAddress, endpoint: String, filePath: String, parts: S3PartPlan, parallel: Int,
-                maxRetries: Int, retryMaxTime: Int64?, keepsParts: Bool, preset: String?, engine: Engine,
-                progress: UploadProgress = UploadProgress(), journal: (any UploadJournaling)? = nil,
-                fileIdentity: FileIdentity? = nil, resume: Bool = false, listPageSize: Int = 1000) {
+    package init(address: S3ObjectAddress, endpoint: String, virtualHosted: Bool = false, filePath: String,
+                parts: S3PartPlan, parallel: Int, maxRetries: Int, retryMaxTime: Int64?, keepsParts: Bool,
+                preset: String?, engine: Engine, progress: UploadProgress = UploadProgress(),
+                journal: (any UploadJournaling)? = nil, fileIdentity: FileIdentity? = nil, resume: Bool = false,
+                listPageSize: Int = 1000, notes: [String] = []) {
         self.address = address
-        objectURL = address.url(endpoint: endpoint)
+        objectURL = address.url(endpoint: endpoint, virtualHosted: virtualHosted)
         self.filePath = filePath
         self.parts = parts
         self.parallel = parallel
@@ -55,6 +59,7 @@ package struct S3Upload: Sendable {
         self.fileIdentity = fileIdentity
         self.resume = resume
         self.listPageSize = max(1, listPageSize)
+        self.notes = notes
     }
 
     /// The journal entry's key: the file's identity and the object's URL; nil without a journal.
@@ -180,6 +185,9 @@ package struct S3Upload: Sendable {
         var failure: (String, UploadEnding)? = outcome.ending == .completed ? nil
             : (outcome.section.failure ?? "interrupted", outcome.ending)
         var objectCompleted = false
+        // The request the server answered NoSuchUpload: the upload is gone, and the run with it.
+        var gone = outcome.ending == .completed ? nil
+            : Self.noSuchUpload(in: outcome.tasks, attempts: outcome.section.attempts)
 
         if failure == nil, sent.count == parts.partCount {
             let body = S3CompleteRequest(parts: sent.map { .init(number: $0.number, etag: $0.etag) }).body
@@ -206,6 +214,7 @@ package struct S3Upload: Sendable {
                 }
             case .failure(let message, let ending):
                 failure = (message, ending)
+                if completeRecords.last.map(Self.isNoSuchUpload) == true { gone = "CompleteMultipartUpload" }
             case .none:
                 failure = ("interrupted before CompleteMultipartUpload answered", .interrupted)
             }
@@ -213,7 +222,12 @@ package struct S3Upload: Sendable {
             failure = ("interrupted before every part was sent", .interrupted)
         }
 
-        if failure != nil {
+        if let gone {
+            // Nothing is left on the server to abort, keep or resume: say so, and start no retry of any part.
+            failure = ("upload \(uploadId) of \(address) is gone from the server: \(gone) was answered NoSuchUpload "
+                       + "(aborted, completed or expired meanwhile, its parts with it); run the command again for a new "
+                       + "upload", .refused)
+        } else if failure != nil {
             if keepsParts {
                 s3.keptParts = true
                 outcome.notes.append("the parts stay on the server (--keep-parts): upload id \(uploadId)")
@@ -231,7 +245,7 @@ package struct S3Upload: Sendable {
         }
         // The entry goes when nothing is left to resume: the object completed, or the upload was aborted.
         if let key, let journal {
-            if objectCompleted || s3.aborted {
+            if objectCompleted || s3.aborted || gone != nil {
                 try? journal.remove(key)
             } else if failure != nil {
                 outcome.notes.append("the same command with --resume continues upload \(uploadId) from the parts the "
@@ -296,9 +310,22 @@ package struct S3Upload: Sendable {
         guard let status = record.statusCode else { return (false, true, "\(what): no answer", .unreadableAnswer) }
         if (200..<300).contains(status) { return (true, false, "", .completed) }
         let answer = record.responseBody.flatMap { S3ErrorAnswer(xml: $0.bytes) }
-        let said = answer.map { ": \($0)" } ?? ""
+        let said = answer.map { ": \($0.describedWithHint)" } ?? ""
         let retryable = RetryPolicy.isRetryable(status: status) || answer?.isRetryable == true
         return (false, retryable, "\(what) answered HTTP \(status)\(said)", .refused)
+    }
+
+    /// True when a request was answered S3's NoSuchUpload: the server no longer knows the multipart upload.
+    static func isNoSuchUpload(_ record: TaskRecord) -> Bool {
+        record.statusCode == 404 && record.responseBody.flatMap { S3ErrorAnswer(xml: $0.bytes) }?.isNoSuchUpload == true
+    }
+
+    /// The request of a multipart upload that was answered NoSuchUpload (`UploadPart 3`), from the parts' tasks and
+    /// attempts; nil when none was.
+    static func noSuchUpload(in tasks: [TaskRecord], attempts: [UploadSection.Attempt]) -> String? {
+        guard let record = tasks.first(where: isNoSuchUpload) else { return nil }
+        let part = attempts.first { $0.task == record.index }.map { " \($0.segment + 1)" } ?? ""
+        return "UploadPart" + part
     }
 
     /// The ETag header of the last transaction's answer.
@@ -318,6 +345,6 @@ package struct S3Upload: Sendable {
         section.failure = failure?.0 ?? (interrupted ? "interrupted" : nil)
         let ending = failure?.1 ?? (interrupted ? .interrupted : .completed)
         return SegmentUploader.Outcome(tasks: records.sorted { $0.index < $1.index }, section: section, ending: ending,
-                                       notes: notes)
+                                       notes: self.notes + notes)
     }
 }

@@ -20,7 +20,8 @@ package enum SegmentVerdict: Sendable, Equatable {
         }
         guard let status = record.statusCode else { return .retryable("no answer") }
         // S3 says why in an error document (SlowDown, NoSuchUpload, BadDigest…).
-        let said = plan.s3Parts ? body.flatMap(S3ErrorAnswer.init(xml:)).map { " (\($0))" } ?? "" : ""
+        let answer = plan.s3Parts ? body.flatMap(S3ErrorAnswer.init(xml:)) : nil
+        let said = answer.map { " (\($0.describedWithHint))" } ?? ""
         if RetryPolicy.isRetryable(status: status) { return .retryable("HTTP \(status)\(said)") }
         if (400..<600).contains(status) {
             if plan.segmentProtocol, [404, 405, 501].contains(status) {
@@ -28,7 +29,8 @@ package enum SegmentVerdict: Sendable, Equatable {
                               + "with Content-Range); for other servers give --part-url TEMPLATE")
             }
             let range = plan.sendsContentRange ? " (Content-Range \(segment.contentRange(total: plan.fileSize)))" : ""
-            return .fatal("\(url) answered HTTP \(status)\(said) to segment \(segment.index)\(range); a retry would not change that")
+            let what = plan.s3Parts ? "part \(segment.index + 1)" : "segment \(segment.index)"
+            return .fatal("\(url) answered HTTP \(status)\(said) to \(what)\(range); a retry would not change that")
         }
         guard (200..<300).contains(status) else { return .fatal("\(url) answered HTTP \(status) to segment \(segment.index)") }
         if plan.segmentProtocol {

@@ -25,8 +25,9 @@ struct UploadCommand: CheckedCommand {
             and URL: after a crash, the same command with --resume sends only the missing segments, at the \
             journal's segment size. --resume without a journal entry starts from the first segment (with a note).
 
-            s3://BUCKET/KEY with --endpoint-url URL uploads to an S3-compatible store (path-style, signed with \
-            AWS SigV4: -u KEY:SECRET or aws-cli's variables): a file under 8 MiB as one PutObject, else \
+            s3://BUCKET/KEY with --endpoint-url URL uploads to an S3-compatible store (path-style, or \
+            virtual-hosted with --addressing-style virtual; signed with AWS SigV4: -u KEY:SECRET or aws-cli's \
+            variables): a file under 8 MiB as one PutObject, else \
             CreateMultipartUpload, the parts (--segment-size, default 8 MiB, at least 5 MiB; --parallel, \
             --retry) with Content-MD5, then CompleteMultipartUpload; the object's ETag is checked against the \
             parts' MD5s. An upload that does not complete is aborted unless --keep-parts. The journal keeps the \
@@ -49,6 +50,12 @@ struct UploadCommand: CheckedCommand {
     @Option(name: .customLong("endpoint-url"),
             help: "For s3://BUCKET/KEY: the S3-compatible endpoint, e.g. http://127.0.0.1:9000 (path-style), as aws-cli's.")
     var endpointURL: String?
+
+    @Option(name: .customLong("addressing-style"),
+            help: ArgumentHelp("For s3://: path (ENDPOINT/BUCKET/KEY, the default) or virtual (the bucket in the host: "
+                               + "BUCKET.HOST/KEY, as OSS needs), aws-cli's s3 addressing_style.",
+                               valueName: "path|virtual"))
+    var addressingStyle: String?
 
     @Flag(name: .customLong("keep-parts"),
           help: "For s3://: leave the parts on the server when the upload does not complete (no AbortMultipartUpload).")
@@ -121,11 +128,16 @@ struct UploadCommand: CheckedCommand {
     /// True for an `s3://` destination.
     private var isS3: Bool { url.hasPrefix("s3://") }
 
-    /// The S3 object and endpoint, checked; nil for another destination.
-    private func s3Destination() throws(UsageError) -> (address: S3ObjectAddress, endpoint: String, partSize: Int64?)? {
+    /// The S3 object and endpoint, checked, its addressing, and the part size (nil: the default) with, when a preset's
+    /// parts were below S3's minimum and raised to it, the preset's own size; nil for another destination.
+    private func s3Destination() throws(UsageError)
+        -> (address: S3ObjectAddress, endpoint: String, virtualHosted: Bool, partSize: Int64?, raisedFrom: Int64?)? {
         guard isS3 else {
             if endpointURL != nil { throw UsageError("--endpoint-url is for an s3://BUCKET/KEY destination, not \(Redactor.url(url))") }
             if keepParts { throw UsageError("--keep-parts is for an s3://BUCKET/KEY destination, not \(Redactor.url(url))") }
+            if addressingStyle != nil {
+                throw UsageError("--addressing-style is for an s3://BUCKET/KEY destination, not \(Redactor.url(url))")
+            }
             return nil
         }
         let address: S3ObjectAddress
@@ -134,23 +146,45 @@ struct UploadCommand: CheckedCommand {
             throw UsageError("\(url) needs --endpoint-url URL: the S3-compatible endpoint, e.g. http://127.0.0.1:9000")
         }
         try UsageError.checkURL(endpointURL)
+        let virtualHosted = try self.virtualHosted(endpoint: endpointURL)
         for (given, flag) in [(partURL != nil, "--part-url"), (completeURL != nil, "--complete-url")] where given {
             throw UsageError("\(flag) is not for an s3:// destination: S3's own protocol sends the parts")
         }
         var partSize: Int64?
+        var raisedFrom: Int64?
         if let segmentSize {
             guard case .fixed(let bytes) = try sizing(preset: nil) else {
                 throw UsageError("--segment-size \(segmentSize) is not for s3://: S3's parts are of one size; give e.g. 8MiB")
             }
             partSize = bytes
-        } else {
-            partSize = try presetValue()?.segmentSize
+        } else if let size = try presetValue()?.segmentSize {
+            // A client's own parts (the OSS SDK's 256 KiB) S3 would refuse: S3's smallest instead.
+            partSize = max(size, S3PartPlan.minimumPartSize)
+            if size < S3PartPlan.minimumPartSize { raisedFrom = size }
         }
         if let partSize, partSize < S3PartPlan.minimumPartSize || partSize > S3PartPlan.maximumPartSize {
             throw UsageError((partSize < S3PartPlan.minimumPartSize ? S3PartPlanError.partTooSmall(partSize)
                               : S3PartPlanError.partTooLarge(partSize)).description)
         }
-        return (address, endpointURL, partSize)
+        return (address, endpointURL, virtualHosted, partSize, raisedFrom)
+    }
+
+    /// True for `--addressing-style virtual`, which needs a host name in the endpoint to put the bucket in front of.
+    private func virtualHosted(endpoint: String) throws(UsageError) -> Bool {
+        switch addressingStyle?.lowercased() {
+        case nil, "path":
+            return false
+        case "virtual":
+            let host = URLComponents(string: endpoint)?.host ?? ""
+            if host.isEmpty || host.contains(":") || host.split(separator: ".").allSatisfy({ Int($0) != nil }) {
+                throw UsageError("--addressing-style virtual puts the bucket in front of --endpoint-url's host name, "
+                                 + "and '\(Redactor.url(endpoint))' has none: give a host name (with --resolve for a "
+                                 + "local server) or --addressing-style path")
+            }
+            return true
+        default:
+            throw UsageError("--addressing-style '\(addressingStyle ?? "")' is not known: give path or virtual")
+        }
     }
 
     func checkFlags() throws(UsageError) {
@@ -186,15 +220,22 @@ struct UploadCommand: CheckedCommand {
             } catch {
                 throw UsageError(error.description)
             }
+            var notes: [String] = []
+            if let raised = s3.raisedFrom, let preset, !parts.single {
+                notes.append("--preset \(preset.name): its \(ByteSize.format(raised)) parts are below S3's 5 MiB part "
+                             + "minimum: sending \(ByteSize.format(parts.partSize)) parts, \(parallel) in flight, "
+                             + "\(retries) retries (give --segment-size to choose)")
+            }
             // The parts' ETags come in their answers' headers.
             options.includeResponseHeaders = true
             let bytes = TransferProgress()
             let engine = try Engine(options: options, progress: bytes)
             let counts = UploadProgress()
-            let upload = S3Upload(address: s3.address, endpoint: s3.endpoint, filePath: file, parts: parts,
+            let upload = S3Upload(address: s3.address, endpoint: s3.endpoint, virtualHosted: s3.virtualHosted,
+                                  filePath: file, parts: parts,
                                   parallel: parallel, maxRetries: retries, retryMaxTime: try retry.maxTime(),
                                   keepsParts: keepParts, preset: preset?.name, engine: engine, progress: counts,
-                                  journal: try openJournal(), fileIdentity: identity, resume: resume)
+                                  journal: try openJournal(), fileIdentity: identity, resume: resume, notes: notes)
             try await finish(engine: engine, bytes: bytes, counts: counts, total: identity.size, printer: printer) {
                 await UploadSession.run(upload, interrupted: $0)
             }

@@ -85,6 +85,7 @@ final class CommandHelpTests: XCTestCase {
             "--data": "a=1", "--data-binary": "@" + file, "--upload-file": file,
             "--vantage": "eu-west-1", "--shard": "1/2", "--expect100-timeout": "2",
             "--aws-sigv4": "aws:amz:us-east-1:s3", "--endpoint-url": "http://127.0.0.1:9",
+            "--addressing-style": "path",
             "--tls-max": "1.2", "--interface": "127.0.0.1", "--cookie": "a=1", "--cookie-jar": scratch + "/jar.txt",
             "--doh-url": "https://127.0.0.1:9/dns-query",
         ]

@@ -179,8 +179,9 @@ final class S3UploadTests: XCTestCase {
     }
 
     /// A bucket that does not exist: one line naming S3's NoSuchBucket, exit 4 (an HTTP error), nothing created;
-    /// a wrong secret: one line naming SignatureDoesNotMatch, exit 4; s3:// without --endpoint-url and a part under
-    /// 5 MiB: one-line usage errors (exit 2).
+    /// a wrong secret: one line naming SignatureDoesNotMatch, exit 4; s3:// without --endpoint-url, a part under
+    /// 5 MiB and one over 5 GiB (S3's bounds, whatever the file's size): one-line usage errors (exit 2), and aws-cli
+    /// lists no upload begun.
     func testRefusalsAreOneLine() throws {
         let (server, user) = try server()
         let path = try file("mid.bin", bytes: 9 << 20, seed: 9)
@@ -197,6 +198,12 @@ final class S3UploadTests: XCTestCase {
                                    mention: "--endpoint-url")
         try CLIHarness.assertFails(["upload", path, "s3://\(Self.bucket)/k.bin", "--endpoint-url", server.endpoint,
                                     "-u", "a:b", "--segment-size", "1MiB"], code: .usage, mention: "5 MiB")
+        // A part over S3's 5 GiB maximum, even for a file that small: refused before any request.
+        try CLIHarness.assertFails(["upload", path, "s3://\(Self.bucket)/k6.bin", "--endpoint-url", server.endpoint,
+                                    "-u", "a:b", "--segment-size", "6GiB"], code: .usage, mention: "5 GiB")
+        let after = try json(try server.aws(["s3api", "list-multipart-uploads", "--bucket", Self.bucket],
+                                            credentials: user))
+        XCTAssertNil(after["Uploads"], "\(after)")
     }
 
     /// moto with a user and the bucket, behind scripts/s3-fault-proxy.py answering the first UploadPart of one part
@@ -320,6 +327,233 @@ final class S3UploadTests: XCTestCase {
                 XCTAssertEqual(upload["parallel"] as? Int, concurrency)
             }
             print("S3 aws-cli preset: \(size) bytes: ETag \(ours.etag), aws s3 cp's \(theirs.etag)")
+        }
+    }
+
+    /// The relay's S3 error to one request of an upload of `bytes` (20 MiB) in 8 MiB parts, 3 in flight, through
+    /// scripts/s3-fault-proxy.py in front of moto (checking signatures; `on`, else a new one), with a journal: the
+    /// outcome, the relay's log (whose targets name the upload id moto gave), the server, its user, the report and the
+    /// journal. Signed with the user's key pair, or with `environment`'s credentials when it is given.
+    private func refused(_ fault: (part: Int, status: Int, code: String), name: String,
+                         on peer: (MotoServer, MotoServer.KeyPair)? = nil, environment: [String] = [],
+                         bytes: Int = 20 << 20)
+        throws -> (outcome: ProcessRunner.Outcome, log: [S3FaultProxy.Request], server: MotoServer,
+                   user: MotoServer.KeyPair, report: String, journal: String) {
+        let (server, user) = try peer ?? server()
+        let relay = try S3FaultProxy(upstream: server.port, faults: [fault], logPath: "\(directory)/\(name).jsonl")
+        let path = try file("\(name).bin", bytes: bytes, seed: 22)
+        let report = "\(directory)/\(name).json"
+        let journal = "\(directory)/\(name).sqlite"
+        var arguments = relayedUpload(path, key: "\(name).bin", relay, user, report: report) + ["--journal", journal]
+        if !environment.isEmpty, let at = arguments.firstIndex(of: "-u") { arguments.removeSubrange(at...at + 1) }
+        let outcome = try wirelens(arguments, environment: environment)
+        return (outcome, try relay.requests(), server, user, report, journal)
+    }
+
+    /// `wirelens ARGUMENTS` with `environment` set and every AWS variable of the test's own environment unset.
+    private func wirelens(_ arguments: [String], environment: [String] = []) throws -> ProcessRunner.Outcome {
+        let unset = ["AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_REGION",
+                     "AWS_DEFAULT_REGION"].flatMap { ["-u", $0] }
+        return try ProcessRunner.run("/usr/bin/env", unset + environment + [WirelensCLI.path] + arguments, timeout: 120)
+    }
+
+    /// The rows of the journal's upload table (sqlite3).
+    private func journalEntries(_ journal: String) throws -> [String] {
+        let rows = try ProcessRunner.run("/usr/bin/sqlite3", [journal, "SELECT remote_upload_id FROM upload"], timeout: 30)
+        XCTAssertEqual(rows.status, 0, rows.stderr)
+        return rows.stdout.split(separator: "\n").map(String.init)
+    }
+
+    /// An upload id the server no longer knows mid-run, answered (S3's 404 NoSuchUpload) to the first UploadPart of
+    /// part 2 of 4 by the relay (moto itself answers an unknown id to UploadPart with a 500, not S3's error): the run
+    /// gives up at once, one line naming NoSuchUpload and the upload id, exit 4; the relay's log shows parts 1 to 3
+    /// PUT once each (in flight together), part 4 never (its turn came only after the 404), and no Complete or
+    /// AbortMultipartUpload (DELETE: the upload being gone, there is nothing to abort); the journal (sqlite3) keeps
+    /// no entry to resume.
+    func testUploadIdUnknownToAPartGivesUpAtOnce() throws {
+        let run = try refused((part: 2, status: 404, code: "NoSuchUpload"), name: "gone-part", bytes: 32 << 20)
+        let id = run.log.lazy.compactMap(\.uploadId).first ?? "none"
+        print("S3 NoSuchUpload to part 2: \(run.outcome.stderr)")
+        XCTAssertEqual(run.outcome.status, ExitStatus.httpError.rawValue, run.outcome.stderr)
+        XCTAssertEqual(run.outcome.stderr.split(separator: "\n").count, 1, run.outcome.stderr)
+        for mention in ["NoSuchUpload", "upload \(id)", "UploadPart 2", "run the command again"] {
+            XCTAssertTrue(run.outcome.stderr.contains(mention), "'\(mention)' not in \(run.outcome.stderr)")
+        }
+        XCTAssertEqual(run.log.filter { $0.answered != nil }.compactMap(\.partNumber), [2], "\(run.log)")
+        XCTAssertEqual(run.log.compactMap(\.partNumber).sorted(), [1, 2, 3], "a part sent again or after: \(run.log)")
+        XCTAssertFalse(run.log.contains(where: \.isComplete), "\(run.log)")
+        XCTAssertFalse(run.log.contains { $0.method == "DELETE" }, "an abort of an upload the server said is gone")
+        XCTAssertEqual(try journalEntries(run.journal), [])
+        let (_, upload) = try report(run.report)
+        XCTAssertNotEqual((upload["s3"] as? [String: Any])?["aborted"] as? Bool, true, "\(upload)")
+    }
+
+    /// The same answered to CompleteMultipartUpload (the relay's 404 NoSuchUpload to the first POST ?uploadId): one
+    /// line naming NoSuchUpload, CompleteMultipartUpload and the upload id, exit 4; the relay's log shows the three
+    /// parts PUT once, the Complete once (not retried) and no AbortMultipartUpload; no journal entry is left.
+    func testUploadIdUnknownToCompleteGivesUpAtOnce() throws {
+        let run = try refused((part: S3FaultProxy.complete, status: 404, code: "NoSuchUpload"), name: "gone-complete")
+        let id = run.log.lazy.compactMap(\.uploadId).first ?? "none"
+        print("S3 NoSuchUpload to Complete: \(run.outcome.stderr)")
+        XCTAssertEqual(run.outcome.status, ExitStatus.httpError.rawValue, run.outcome.stderr)
+        XCTAssertEqual(run.outcome.stderr.split(separator: "\n").count, 1, run.outcome.stderr)
+        for mention in ["NoSuchUpload", "upload \(id)", "CompleteMultipartUpload"] {
+            XCTAssertTrue(run.outcome.stderr.contains(mention), "'\(mention)' not in \(run.outcome.stderr)")
+        }
+        XCTAssertEqual(run.log.compactMap(\.partNumber).sorted(), [1, 2, 3], "\(run.log)")
+        XCTAssertEqual(run.log.filter(\.isComplete).map(\.answered), [404], "\(run.log)")
+        XCTAssertFalse(run.log.contains { $0.method == "DELETE" }, "\(run.log)")
+        XCTAssertEqual(try journalEntries(run.journal), [])
+    }
+
+    /// Every output of a run (stdout, stderr, the JSON report, the journal and its WAL) searched byte for byte for
+    /// each secret: none may hold it.
+    private func assertNoSecret(_ secrets: [String], in outcome: ProcessRunner.Outcome, report: String, journal: String,
+                                file: StaticString = #filePath, line: UInt = #line) {
+        let outputs = [("stdout", Data(outcome.stdout.utf8)), ("stderr", Data(outcome.stderr.utf8))]
+            + [report, journal, journal + "-wal"].map { ($0, (try? Data(contentsOf: URL(fileURLWithPath: $0))) ?? Data()) }
+        XCTAssertFalse(outputs[2].1.isEmpty, "no report", file: file, line: line)
+        for (name, bytes) in outputs {
+            for secret in secrets + ["Signature=", "Credential="] {
+                XCTAssertNil(bytes.range(of: Data(secret.utf8)), "\(name) holds '\(secret.prefix(4))…'", file: file, line: line)
+            }
+        }
+    }
+
+    /// Credentials moto (checking signatures and session tokens) refuses, each one line naming S3's code and what to
+    /// check, exit 4, and no key, secret, token or signature in any output: a wrong secret (SignatureDoesNotMatch), a
+    /// wrong session token of an assumed role's credentials from aws-cli's variables (moto's InvalidToken; aws-cli
+    /// with that token is refused too), and a token that expires mid-run (the relay's 400 ExpiredToken, as S3 answers,
+    /// to part 2: moto keeps no expiry): part 2 is PUT once, the upload aborted (the relay's log has the DELETE after
+    /// the refusal, aws-cli lists no open upload).
+    func testRefusedCredentialsAreOneLineAndReachNoOutput() throws {
+        let (server, user) = try server()
+        let session = try server.makeSessionCredentials(user: user)
+        let token = try XCTUnwrap(session.token)
+        let path = try file("creds.bin", bytes: 9 << 20, seed: 23)
+        let wrongToken = String(token.dropLast(4)) + "AAAA"
+        let oracle = try server.aws(["s3api", "list-objects-v2", "--bucket", Self.bucket],
+                                    credentials: .init(key: session.key, secret: session.secret, token: wrongToken))
+        XCTAssertNotEqual(oracle.status, 0)
+        XCTAssertTrue(oracle.stderr.contains("InvalidToken"), oracle.stderr)
+        let keys = ["AWS_ACCESS_KEY_ID=\(session.key)", "AWS_SECRET_ACCESS_KEY=\(session.secret)"]
+        for (name, credentials, environment, code) in [
+            ("secret", ["-u", "\(user.key):not-the-secret"], [String](), "SignatureDoesNotMatch"),
+            ("token", [], keys + ["AWS_SESSION_TOKEN=\(wrongToken)"], "InvalidToken"),
+        ] {
+            let report = "\(directory)/\(name).json"
+            let journal = "\(directory)/\(name).sqlite"
+            let outcome = try wirelens(["upload", path, "s3://\(Self.bucket)/\(name).bin", "--endpoint-url",
+                                        server.endpoint, "-q", "--format", "json", "--report", report,
+                                        "--journal", journal] + credentials, environment: environment)
+            XCTAssertEqual(outcome.status, ExitStatus.httpError.rawValue, "\(name): \(outcome.stderr)")
+            print("S3 refused \(name): \(outcome.stderr)")
+            XCTAssertEqual(outcome.stderr.split(separator: "\n").count, 1, outcome.stderr)
+            for mention in [code, "the credentials were refused", "AWS_SESSION_TOKEN"] {
+                XCTAssertTrue(outcome.stderr.contains(mention), "'\(mention)' not in \(outcome.stderr)")
+            }
+            assertNoSecret([user.key, user.secret, "not-the-secret", session.key, session.secret, token, wrongToken],
+                           in: outcome, report: report, journal: journal)
+        }
+        XCTAssertEqual(try openUploads(server, user), [])
+
+        let environment = keys + ["AWS_SESSION_TOKEN=\(token)", "AWS_DEFAULT_REGION=\(MotoServer.credentials.region)"]
+        let run = try refused((part: 2, status: 400, code: "ExpiredToken"), name: "expired", on: (server, user),
+                              environment: environment)
+        print("S3 ExpiredToken to part 2: \(run.outcome.stderr)")
+        XCTAssertEqual(run.outcome.status, ExitStatus.httpError.rawValue, run.outcome.stderr)
+        XCTAssertEqual(run.outcome.stderr.split(separator: "\n").count, 1, run.outcome.stderr)
+        for mention in ["ExpiredToken", "part 2", "the credentials were refused"] {
+            XCTAssertTrue(run.outcome.stderr.contains(mention), "'\(mention)' not in \(run.outcome.stderr)")
+        }
+        XCTAssertEqual(run.log.filter { $0.partNumber == 2 }.map(\.answered), [400], "\(run.log)")
+        let refusal = try XCTUnwrap(run.log.first { $0.answered == 400 })
+        XCTAssertTrue(run.log.contains { $0.method == "DELETE" && $0.t > refusal.t && $0.answered == nil }, "\(run.log)")
+        XCTAssertEqual(try openUploads(server, user), [])
+        assertNoSecret([session.key, session.secret, token], in: run.outcome, report: run.report, journal: run.journal)
+    }
+
+    /// `--preset oss-ios` to s3://: the OSS iOS SDK's 256 KiB parts are below S3's 5 MiB minimum, so the parts are
+    /// raised to 5 MiB, said in one line on stderr (and in the report's notes), the SDK's 5 in flight and 3 retries
+    /// kept. The oracle: head-object's ETag of the 12 MiB object is the one Python's hashlib computes for the file cut
+    /// in 5 MiB parts (the MD5 of the parts' MD5s, `-3`), so moto received three parts of 5, 5 and 2 MiB.
+    func testOssIosPresetRaisesPartsToS3sMinimum() throws {
+        let (server, user) = try server()
+        let path = try file("oss.bin", bytes: 12 << 20, seed: 25)
+        let reportPath = "\(directory)/oss.json"
+        let outcome = try CLIHarness.run(["upload", path, "s3://\(Self.bucket)/oss.bin", "--endpoint-url", server.endpoint,
+                                          "-u", "\(user.key):\(user.secret)", "--preset", "oss-ios", "--no-journal",
+                                          "--format", "json", "--report", reportPath], timeout: 120)
+        XCTAssertEqual(outcome.status, 0, outcome.stderr)
+        let warnings = outcome.stderr.split(separator: "\n").filter { $0.contains("5 MiB part minimum") }
+        XCTAssertEqual(warnings.count, 1, outcome.stderr)
+        print("S3 oss-ios preset: \(warnings.first ?? "no warning")")
+        XCTAssertTrue(warnings.first?.contains("--preset oss-ios: its 256.0 KiB parts") == true, outcome.stderr)
+        let expected = try ProcessRunner.run("/usr/bin/python3", ["-c", """
+            import hashlib, sys
+            data = open(sys.argv[1], "rb").read()
+            parts = [data[i:i + (5 << 20)] for i in range(0, len(data), 5 << 20)]
+            print(hashlib.md5(b"".join(hashlib.md5(p).digest() for p in parts)).hexdigest() + "-%d" % len(parts))
+            """, path], timeout: 60)
+        XCTAssertEqual(expected.status, 0, expected.stderr)
+        let served = try head(server, user, key: "oss.bin")
+        XCTAssertEqual(served.etag, expected.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+        XCTAssertTrue(served.etag.hasSuffix("-3"), served.etag)
+        let (_, upload) = try report(reportPath)
+        XCTAssertEqual(upload["parallel"] as? Int, 5)
+        XCTAssertEqual(upload["maxRetries"] as? Int, 3)
+        XCTAssertTrue((upload["notes"] as? [String] ?? []).contains { $0.contains("5 MiB part minimum") }, "\(upload)")
+    }
+
+    /// Keys with spaces and non-ASCII letters through `wirelens upload`, as one PutObject and as a multipart upload,
+    /// to moto not checking signatures (its check refuses non-ASCII keys even from aws-cli): aws-cli's head-object
+    /// `--key` finds each under the key as given, the PutObject's ETag is the file's md5sum, and `aws s3 cp` of the
+    /// multipart one back equals the file (cmp).
+    func testKeysWithSpacesAndUnicodeAreStoredUnderThatKey() throws {
+        let server = try MotoServer()
+        let user = MotoServer.KeyPair(key: MotoServer.credentials.key, secret: MotoServer.credentials.secret)
+        try server.createBucket(Self.bucket)
+        for (index, (key, size)) in [("日本/データ é 1.bin", 300_011), ("dir/a file ü+ß (2).bin", 9 << 20)].enumerated() {
+            let path = try file("unicode-\(index).bin", bytes: size, seed: UInt64(50 + index))
+            let outcome = try CLIHarness.run(["upload", path, "s3://\(Self.bucket)/\(key)", "--endpoint-url", server.endpoint,
+                                              "-u", "\(user.key):\(user.secret)", "-q", "--no-journal"], timeout: 120)
+            XCTAssertEqual(outcome.status, 0, "\(key): \(outcome.stderr)")
+            let served = try head(server, user, key: key)
+            XCTAssertEqual(served.bytes, size, key)
+            if size < 8 << 20 {
+                let sum = try ProcessRunner.run("/usr/bin/md5sum", [path], timeout: 30)
+                XCTAssertEqual(served.etag, String(sum.stdout.prefix(32)), key)
+            } else {
+                XCTAssertTrue(served.etag.hasSuffix("-2"), "\(key): \(served.etag)")
+                try assertCopyBack(server, user, key: key, equals: path)
+            }
+        }
+    }
+
+    /// `--addressing-style virtual`: the bucket goes in the host (`BUCKET.s3.wirelens.test`, sent to moto on loopback
+    /// by `--resolve`), the key alone in the path. The relay's log (scripts/s3-fault-proxy.py faulting nothing) shows
+    /// every request's target as `/KEY?…`, without the bucket, and moto, checking signatures, took them as the
+    /// bucket's: aws-cli's head-object (path-style) finds the object with a `-2` ETag, and `aws s3 cp` back is the
+    /// file. An endpoint without a host name to prefix and an unknown style are one-line usage errors (exit 2).
+    func testVirtualHostedAddressingPutsTheBucketInTheHost() throws {
+        let (server, user) = try server()
+        let relay = try S3FaultProxy(upstream: server.port, faults: [], logPath: "\(directory)/virtual.jsonl")
+        let path = try file("virtual.bin", bytes: 9 << 20, seed: 26)
+        let host = "s3.wirelens.test"
+        let outcome = try CLIHarness.run(["upload", path, "s3://\(Self.bucket)/dir/virtual file.bin", "--endpoint-url",
+                                          "http://\(host):\(relay.port)", "--addressing-style", "virtual",
+                                          "--resolve", "\(Self.bucket).\(host):\(relay.port):127.0.0.1",
+                                          "-u", "\(user.key):\(user.secret)", "-q", "--no-journal"], timeout: 120)
+        XCTAssertEqual(outcome.status, 0, outcome.stderr)
+        let targets = try relay.requests().map(\.target)
+        XCTAssertEqual(targets.count, 4, "\(targets)")
+        XCTAssertTrue(targets.allSatisfy { $0.hasPrefix("/dir/virtual%20file.bin?") }, "\(targets)")
+        let served = try head(server, user, key: "dir/virtual file.bin")
+        XCTAssertTrue(served.etag.hasSuffix("-2"), served.etag)
+        try assertCopyBack(server, user, key: "dir/virtual file.bin", equals: path)
+        for (endpoint, style, mention) in [(server.endpoint, "virtual", "host name"), ("http://\(host):9", "dns", "path or virtual")] {
+            try CLIHarness.assertFails(["upload", path, "s3://\(Self.bucket)/k.bin", "--endpoint-url", endpoint,
+                                        "--addressing-style", style, "-u", "a:b"], code: .usage, mention: mention)
         }
     }
 }

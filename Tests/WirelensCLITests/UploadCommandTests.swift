@@ -86,6 +86,23 @@ final class UploadCommandTests: XCTestCase {
         XCTAssertTrue(text.stdout.contains("Why") && text.stdout.contains("(server-window, "), text.stdout)
     }
 
+    /// `--preset oss-ios` cuts a file as the OSS iOS SDK does (OSSMultipartUploadRequest's 256 KiB parts): the requests
+    /// a logging relay (scripts/s3-fault-proxy.py, faulting nothing) passes on to the segment peer for a 1 MiB file
+    /// are four part PUTs and the complete call, and the upload verifies.
+    func testOssIosPresetSendsTheSDKsPartSize() throws {
+        let peer = try SegmentPeer.start()
+        defer { peer.stop() }
+        let relay = try S3FaultProxy(upstream: peer.port, faults: [], logPath: temporaryPath("relay.jsonl"))
+        let file = try makeFile(1 << 20)
+        let outcome = try wirelens(["upload", file, "\(relay.endpoint)/upload/oss", "--preset", "oss-ios", "-q",
+                                    "--no-journal"])
+        XCTAssertEqual(outcome.status, 0, outcome.stderr)
+        let requests = try relay.requests()
+        XCTAssertEqual(requests.filter { $0.method == "PUT" }.map(\.target).sorted(),
+                       (0..<4).map { "/upload/oss/part/\($0)" }, "\(requests)")
+        XCTAssertEqual(requests.filter { $0.method == "POST" }.map(\.target), ["/upload/oss/complete"])
+    }
+
     func testRetriedUploadReportValidatesAgainstTheSchema() throws {
         let peer = try SegmentPeer.start(failParts: 0.1, seed: 3)
         defer { peer.stop() }

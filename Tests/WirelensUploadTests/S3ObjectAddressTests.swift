@@ -3,9 +3,10 @@ import WirelensTestSupport
 import XCTest
 @testable import WirelensUpload
 
-/// `s3://` destinations and their path-style URLs, against moto and two independent encoders: an object aws-cli
-/// put under a key with spaces and non-ASCII characters comes back from that URL through curl's own SigV4 signer,
-/// and the encoding is botocore's (`botocore.utils.percent_encode` over the key's segments, as it builds S3 paths).
+/// `s3://` destinations and their URLs, against moto and two independent encoders: an object aws-cli put under a key
+/// with spaces and non-ASCII characters comes back from its path-style URL through curl's own SigV4 signer, the
+/// encoding is botocore's (`botocore.utils.percent_encode` over the key's segments, as it builds S3 paths), and a
+/// virtual-hosted URL is the one botocore's client builds.
 final class S3ObjectAddressTests: XCTestCase {
     private static let awkwardKeys = ["dir/a file é+ü.bin", "sub dir/~x_y-z.(1)*!'&=;,$@:?#[]", "日本/データ 1"]
 
@@ -45,6 +46,35 @@ final class S3ObjectAddressTests: XCTestCase {
         XCTAssertEqual(outcome.status, 0, outcome.stderr)
         let theirs = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [String])
         XCTAssertEqual(keys.map(S3ObjectAddress.encode), theirs)
+    }
+
+    /// Virtual-hosted URLs are botocore's: the URL its client (`addressing_style: virtual`) presigns a PutObject at,
+    /// the query taken off, for each key on an OSS-style endpoint and on one with a port and a trailing slash.
+    func testVirtualHostedURLsAreBotocores() throws {
+        let endpoints = ["https://oss-cn-hangzhou.aliyuncs.com", "http://s3.wirelens.test:9000/"]
+        let keys = Self.awkwardKeys + ["plain/key.bin"]
+        let list = String(decoding: try JSONSerialization.data(withJSONObject: [endpoints, keys]), as: UTF8.self)
+        let outcome = try ProcessRunner.run("\(MotoServer.venv)/bin/python", ["-c", """
+            import json, sys
+            import botocore.session
+            from botocore.config import Config
+            endpoints, keys = json.loads(sys.argv[1])
+            urls = []
+            for endpoint in endpoints:
+                client = botocore.session.get_session().create_client(
+                    "s3", endpoint_url=endpoint, region_name="us-east-1", aws_access_key_id="a",
+                    aws_secret_access_key="b", config=Config(s3={"addressing_style": "virtual"}))
+                for key in keys:
+                    url = client.generate_presigned_url("put_object", Params={"Bucket": "wirelens-keys", "Key": key})
+                    urls.append(url.split("?")[0])
+            print(json.dumps(urls))
+            """, list], timeout: 60)
+        XCTAssertEqual(outcome.status, 0, outcome.stderr)
+        let theirs = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [String])
+        let ours = try endpoints.flatMap { endpoint in
+            try keys.map { try S3ObjectAddress("s3://wirelens-keys/\($0)").url(endpoint: endpoint, virtualHosted: true) }
+        }
+        XCTAssertEqual(ours, theirs)
     }
 
     func testRefusedAddresses() {

@@ -20,8 +20,12 @@ public struct UploadPreset: Sendable, Equatable {
 
     /// Every preset, in the order the help lists them.
     public static let all: [UploadPreset] = [
-        UploadPreset(name: "oss-ios", about: "Alibaba OSS iOS SDK: 5 parts in flight, 3 retries, 15 s idle timeout",
-                     parallel: 5, retries: 3, idleTimeout: 15_000_000),
+        // The OSS iOS SDK's defaults: OSSClientConfiguration's maxConcurrentRequestCount 5, maxRetryCount 3,
+        // timeoutIntervalForRequest 15 s; OSSMultipartUploadRequest's and OSSResumableUploadRequest's partSize 256 KiB
+        // (below S3's 5 MiB part minimum: an s3:// upload raises it to that minimum, saying so).
+        UploadPreset(name: "oss-ios",
+                     about: "Alibaba OSS iOS SDK: 5 parts in flight, 3 retries, 15 s idle timeout, 256 KiB parts",
+                     parallel: 5, retries: 3, idleTimeout: 15_000_000, segmentSize: 256 << 10),
         // aws-cli's transfer defaults (awscli/customizations/s3/transferconfig.py): max_concurrent_requests 10,
         // multipart_chunksize 8 MiB, multipart_threshold 8 MiB (a file of at least that size goes in parts).
         UploadPreset(name: "aws-cli", about: "AWS CLI s3 cp: 10 parts in flight, 8 MiB parts, multipart from 8 MiB",
