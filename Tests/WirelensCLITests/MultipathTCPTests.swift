@@ -202,6 +202,45 @@ final class MultipathTCPTests: XCTestCase {
                              "the backup subflow carried the rest of the body")
     }
 
+    /// `compare --modes h1,mptcp` over the two paths: the mptcp mode (h1 with `--mptcp`) moves more than h1, which the
+    /// faster path alone bounds; the second path's tbf (s1, the server's egress) sent a fifth or more of a download
+    /// (only the mptcp run used it), and the router's downlink tbf carried at least one whole one (the h1 run's).
+    func testCompareTheMPTCPModeAgainstH1OverTwoPaths() throws {
+        let (path, server) = try twoPaths()
+        defer { server.kill(); path.down() }
+        let report = CLIHarness.temporaryPath("compare-mptcp.json")
+        defer { unlink(report) }
+        let outcome = try path.run(in: path.clientNamespace, CLIHarness.binary,
+                                   ["compare", "http://\(path.serverIP):\(Self.port)/bytes/{size}", "--modes", "h1,mptcp",
+                                    "--limits", "1", "--workload", "download:\(Self.size)x1", "--repeat", "1",
+                                    "--format", "json", "--report", report, "-q"], timeout: 120)
+        XCTAssertEqual(outcome.status, 0, outcome.stderr)
+        let document = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: report)))
+                                        as? [String: Any])
+        XCTAssertEqual(document["modes"] as? [String], ["h1", "mptcp"])
+        for run in try XCTUnwrap(document["runs"] as? [[String: Any]]) {
+            let tasks = try XCTUnwrap((run["report"] as? [String: Any])?["tasks"] as? [[String: Any]])
+            let tx = try XCTUnwrap((tasks.first?["transactions"] as? [[String: Any]])?.first)
+            let negotiated = (tx["mptcp"] as? [String: Any])?["negotiated"] as? Bool
+            XCTAssertEqual(negotiated, run["mode"] as? String == "mptcp" ? true : nil, "\(run["mode"] ?? "")")
+        }
+        var rates: [String: Double] = [:]
+        for result in try XCTUnwrap(document["results"] as? [[String: Any]]) {
+            XCTAssertEqual(result["errors"] as? Int, 0, "\(result)")
+            rates[try XCTUnwrap(result["mode"] as? String)] = try XCTUnwrap(result["throughput"] as? Double)
+        }
+        let h1 = try XCTUnwrap(rates["h1"]), multipath = try XCTUnwrap(rates["mptcp"])
+        XCTAssertLessThanOrEqual(h1, Self.fasterPayloadRate * 1.05, "h1 takes the router's path only")
+        XCTAssertGreaterThan(multipath, h1 * 1.1, "mptcp \(multipath) B/s against h1 \(h1) B/s")
+        let s1 = try path.run(in: path.serverNamespace, "/usr/sbin/tc", ["-s", "qdisc", "show", "dev", "s1"], timeout: 10)
+        let sent = try XCTUnwrap(s1.stdout.split(separator: "\n").first { $0.contains("Sent ") }
+            .flatMap { line in line.split(separator: " ").drop { $0 != "Sent" }.dropFirst().first }.flatMap { Int($0) },
+            "no Sent line in tc -s qdisc show dev s1: \(s1.stdout)")
+        XCTAssertGreaterThan(sent, Self.size / 5, "the second path carried part of the mptcp run's download")
+        XCTAssertLessThan(sent, Self.size * 3 / 2, "and not the h1 run's as well")
+        XCTAssertGreaterThanOrEqual(try path.counters().downSentBytes, Self.size, "the router's path carried h1's")
+    }
+
     /// `--mptcp` on a client whose kernel refuses MPTCP sockets (`net.mptcp.enabled=0` in its namespace: socket()
     /// fails with ENOPROTOOPT): the socket is plain TCP, so the download goes whole over one path, no packet carries
     /// an MPTCP option, and the transaction has no `mptcp` member.
