@@ -141,6 +141,11 @@ final class MultipathTCPTests: XCTestCase {
             XCTAssertGreaterThan(share, 0.1, "\(flow) carried part of the body")
             shares += share
             XCTAssertGreaterThan(try XCTUnwrap(subflow["rtt"] as? Int), 0)
+            if flow.client == path.secondClientIP {
+                // The slower path's tbf held its subflow back (its overlimits counter: packets it made wait).
+                XCTAssertEqual(subflow["verdict"] as? String, "network", "\(subflow)")
+                XCTAssertGreaterThan(try secondPathQdisc(path).overlimits, 0, "the second path's tbf throttled")
+            }
         }
         XCTAssertEqual(shares, 1, accuracy: 1e-9)
         XCTAssertEqual(Set(subflows.compactMap { $0["localAddress"] as? String }),
@@ -232,13 +237,25 @@ final class MultipathTCPTests: XCTestCase {
         let h1 = try XCTUnwrap(rates["h1"]), multipath = try XCTUnwrap(rates["mptcp"])
         XCTAssertLessThanOrEqual(h1, Self.fasterPayloadRate * 1.05, "h1 takes the router's path only")
         XCTAssertGreaterThan(multipath, h1 * 1.1, "mptcp \(multipath) B/s against h1 \(h1) B/s")
-        let s1 = try path.run(in: path.serverNamespace, "/usr/sbin/tc", ["-s", "qdisc", "show", "dev", "s1"], timeout: 10)
-        let sent = try XCTUnwrap(s1.stdout.split(separator: "\n").first { $0.contains("Sent ") }
-            .flatMap { line in line.split(separator: " ").drop { $0 != "Sent" }.dropFirst().first }.flatMap { Int($0) },
-            "no Sent line in tc -s qdisc show dev s1: \(s1.stdout)")
+        let sent = try secondPathQdisc(path).sent
         XCTAssertGreaterThan(sent, Self.size / 5, "the second path carried part of the mptcp run's download")
         XCTAssertLessThan(sent, Self.size * 3 / 2, "and not the h1 run's as well")
         XCTAssertGreaterThanOrEqual(try path.counters().downSentBytes, Self.size, "the router's path carried h1's")
+    }
+
+    /// The second path's tbf on the server's side (s1, toward the client): the bytes it sent and its overlimits (the
+    /// packets it made wait for tokens), from `tc -s qdisc show`.
+    private func secondPathQdisc(_ path: NetworkPath) throws -> (sent: Int, overlimits: Int) {
+        let tc = try path.run(in: path.serverNamespace, "/usr/sbin/tc", ["-s", "qdisc", "show", "dev", "s1"], timeout: 10)
+        XCTAssertEqual(tc.status, 0, tc.stderr)
+        let words = try XCTUnwrap(tc.stdout.split(separator: "\n").first { $0.contains("Sent ") },
+                                  "no Sent line in tc -s qdisc show dev s1: \(tc.stdout)")
+            .split(separator: " ").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: ",()")) }
+        func after(_ word: String) throws -> Int {
+            try XCTUnwrap(words.firstIndex(of: word).flatMap { $0 + 1 < words.count ? Int(words[$0 + 1]) : nil },
+                          "no \(word) in \(words)")
+        }
+        return (try after("Sent"), try after("overlimits"))
     }
 
     /// `--mptcp` on a client whose kernel refuses MPTCP sockets (`net.mptcp.enabled=0` in its namespace: socket()
