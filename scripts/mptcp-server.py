@@ -4,7 +4,8 @@
     scripts/mptcp-server.py PORT
 
 Listens on 0.0.0.0:PORT with socket(AF_INET, SOCK_STREAM, IPPROTO_MPTCP) (262) and prints "ready" once it does.
-Each GET /bytes/N is answered with N bytes ("x"), Content-Length and Connection: close; any other request with a 404.
+Each GET /bytes/N is answered with N bytes ("x"), Content-Length and Connection: close, then one stdout line
+"sent N" (the body bytes it wrote, all N once sendall returns); any other request with a 404.
 One connection at a time, each read and write bounded by a 60 s timeout. Exits 1 with one line on stderr when the
 kernel has no MPTCP (socket() fails).
 """
@@ -35,6 +36,7 @@ def answer(conn):
         n = min(left, len(CHUNK))
         conn.sendall(CHUNK[:n])
         left -= n
+    print("sent %d" % size, flush=True)
 
 
 def main():

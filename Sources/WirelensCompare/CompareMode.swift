@@ -1,19 +1,20 @@
 import WirelensCore
 
 /// How a compared configuration talks to the server: HTTP/1.1 with keep-alive, HTTP/1.1 with a fresh
-/// connection per transaction, or HTTP/2 multiplexed.
+/// connection per transaction, HTTP/2 multiplexed, or HTTP/1.1 with keep-alive over Multipath TCP.
 public enum CompareMode: String, Sendable, Equatable, Codable, CaseIterable {
     case h1
     case h1Fresh = "h1-fresh"
     case h2
+    case mptcp
 
-    /// Parses `--modes h1,h1-fresh,h2`; duplicates are refused.
+    /// Parses `--modes h1,h1-fresh,h2,mptcp`; duplicates are refused.
     public static func parseList(_ text: String) throws(CompareParseError) -> [CompareMode] {
         var modes: [CompareMode] = []
         for item in text.split(separator: ",", omittingEmptySubsequences: false) {
             let name = item.trimmingSpaces.lowercased()
             guard let mode = CompareMode(rawValue: name) else {
-                throw CompareParseError("--modes: '\(name)' is not a mode; give some of h1, h1-fresh, h2")
+                throw CompareParseError("--modes: '\(name)' is not a mode; give some of h1, h1-fresh, h2, mptcp")
             }
             guard !modes.contains(mode) else { throw CompareParseError("--modes: '\(name)' is given twice") }
             modes.append(mode)
@@ -22,7 +23,8 @@ public enum CompareMode: String, Sendable, Equatable, Codable, CaseIterable {
     }
 
     /// `base` set for this mode and `limit`: tasks in flight and connections per host equal to the limit, the
-    /// HTTP version (HTTP/2 over TLS for https URLs, prior knowledge for http ones), reuse and multiplexing.
+    /// HTTP version (HTTP/2 over TLS for https URLs, prior knowledge for http ones), reuse, multiplexing, and
+    /// Multipath TCP sockets (`mptcp`: h1's keep-alive HTTP/1.1 with `--mptcp`).
     public func options(base: ProbeOptions, limit: Int, https: Bool) -> ProbeOptions {
         var o = base
         o.concurrency = limit
@@ -38,6 +40,10 @@ public enum CompareMode: String, Sendable, Equatable, Codable, CaseIterable {
             o.httpVersion = https ? .http2 : .http2PriorKnowledge
             o.reuseConnections = true
             o.multiplex = true
+        case .mptcp:
+            o.httpVersion = .http1_1
+            o.reuseConnections = true
+            o.multipath = true
         }
         return o
     }
@@ -48,6 +54,7 @@ public enum CompareMode: String, Sendable, Equatable, Codable, CaseIterable {
         case .h1: "HTTP/1.1, keep-alive"
         case .h1Fresh: "HTTP/1.1, a fresh connection per request"
         case .h2: "HTTP/2, multiplexed"
+        case .mptcp: "HTTP/1.1, keep-alive, Multipath TCP"
         }
     }
 }

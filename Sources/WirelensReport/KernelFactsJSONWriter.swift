@@ -91,6 +91,10 @@ enum KernelFactsJSONWriter {
                 unsigned(value, &b)
             }
             raw(",\"bodyShare\":", &b); double(s.bodyShare, &b)
+            if let verdict = s.verdict {
+                raw(",\"verdict\":", &b)
+                JSONBytes.appendString(verdict.rawValue, to: &b)
+            }
             raw("}", &b)
         }
         raw("]}", &b)

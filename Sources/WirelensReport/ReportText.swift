@@ -66,7 +66,8 @@ enum ReportText {
     }
 
     /// The transaction's Multipath TCP connection, or nil on a plain TCP socket: `2 subflows: 198.18.1.1:40001 →
-    /// 198.18.2.1:8080 66% of the body, rtt 12.1 ms; …`, or that the server did not negotiate it.
+    /// 198.18.2.1:8080 66% of the body, rtt 12.1 ms, network; …` (each subflow's own verdict with two or more), or
+    /// that the server did not negotiate it.
     static func multipath(_ tx: TransactionMetrics) -> String? {
         guard let mptcp = tx.mptcp else { return nil }
         guard mptcp.negotiated else { return "not negotiated: the connection fell back to plain TCP" }
@@ -74,6 +75,7 @@ enum ReportText {
             let ends = "\(endpoint(s.localAddress, s.localPort) ?? "?") → \(endpoint(s.remoteAddress, s.remotePort) ?? "?")"
             let share = s.bodyShare.map { " \(Format.fixed($0 * 100, digits: 0))% of the body," } ?? ""
             return TextLayout.sanitize(ends) + share + " rtt \(DurationText.format(micros: Int64(s.rtt)))"
+                + (s.verdict.map { ", \($0.rawValue)" } ?? "")
         }
         return count(mptcp.subflows.count, "subflow") + (subflows.isEmpty ? "" : ": " + subflows.joined(separator: "; "))
     }

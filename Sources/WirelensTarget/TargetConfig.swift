@@ -23,6 +23,8 @@ package struct TargetConfig: Sendable, Equatable {
     package var partFailures = PartFailurePolicy(fraction: 0, seed: 0)
     /// Event-loop threads.
     package var threads = 2
+    /// Listen with Multipath TCP (IPPROTO_MPTCP), or plain TCP where the kernel refuses it.
+    package var multipath = false
 
     package init() {}
 }

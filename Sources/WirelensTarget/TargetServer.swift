@@ -17,16 +17,24 @@ package final class TargetServer: Sendable {
     package let port: Int
     /// The directory holding segment uploads.
     package let dataDirectory: String
+    /// Whether the listening socket is Multipath TCP: false without `TargetConfig.multipath`, and where the kernel
+    /// refused the protocol (then it is plain TCP, and `multipathRefusal` says why).
+    package let multipath: Bool
+    /// The kernel's refusal of an MPTCP socket (its errno text) when `TargetConfig.multipath` fell back to TCP.
+    package let multipathRefusal: String?
     private let ownsDataDirectory: Bool
     private let group: MultiThreadedEventLoopGroup
     private let threadPool: NIOThreadPool
     private let channel: Channel
 
-    private init(host: String, port: Int, dataDirectory: String, ownsDataDirectory: Bool,
-                 group: MultiThreadedEventLoopGroup, threadPool: NIOThreadPool, channel: Channel) {
+    private init(host: String, port: Int, dataDirectory: String, ownsDataDirectory: Bool, multipath: Bool,
+                 multipathRefusal: String?, group: MultiThreadedEventLoopGroup, threadPool: NIOThreadPool,
+                 channel: Channel) {
         self.host = host
         self.port = port
         self.dataDirectory = dataDirectory
+        self.multipath = multipath
+        self.multipathRefusal = multipathRefusal
         self.ownsDataDirectory = ownsDataDirectory
         self.group = group
         self.threadPool = threadPool
@@ -77,8 +85,18 @@ package final class TargetServer: Sendable {
             }
         }
         let channel: Channel
+        var multipath = config.multipath
+        var refusal: String?
         do {
-            channel = try await bootstrap.bind(host: config.host, port: config.port).get()
+            do {
+                channel = try await bootstrap.enableMPTCP(multipath).bind(host: config.host, port: config.port).get()
+            } catch let error as IOError where multipath && Self.refusesMultipath(error.errnoCode) {
+                // The kernel has no MPTCP for this socket (net.mptcp.enabled=0, no CONFIG_MPTCP): plain TCP, as
+                // the client's --mptcp falls back.
+                multipath = false
+                refusal = String(cString: strerror(error.errnoCode))
+                channel = try await bootstrap.enableMPTCP(false).bind(host: config.host, port: config.port).get()
+            }
         } catch {
             try? await group.shutdownGracefully()
             try? await threadPool.shutdownGracefully()
@@ -89,7 +107,14 @@ package final class TargetServer: Sendable {
         }
         let port = channel.localAddress?.port ?? config.port
         return TargetServer(host: config.host, port: port, dataDirectory: dataDirectory, ownsDataDirectory: owns,
-                            group: group, threadPool: threadPool, channel: channel)
+                            multipath: multipath, multipathRefusal: refusal, group: group, threadPool: threadPool,
+                            channel: channel)
+    }
+
+    /// Whether socket()'s errno says the kernel refuses IPPROTO_MPTCP (the errors curl's and the client's
+    /// fallback take as "no MPTCP here"), as opposed to a failure of the address itself.
+    static func refusesMultipath(_ errorNumber: CInt) -> Bool {
+        [EPROTONOSUPPORT, EINVAL, ENOPROTOOPT].contains(errorNumber)
     }
 
     /// Closes the listener and every connection, and removes the data directory if the server made it.

@@ -23,7 +23,7 @@ struct CompareCommand: CheckedCommand {
             server with the target's segment protocol).
 
             Modes: h1 (HTTP/1.1, keep-alive), h1-fresh (a fresh connection per request), h2 (HTTP/2 multiplexed: \
-            over TLS for https URLs, with prior knowledge for http URLs).
+            over TLS for https URLs, with prior knowledge for http URLs), mptcp (h1 over Multipath TCP, as --mptcp).
 
             Limits are numbers or presets: \(UploadPreset.all.map { "\($0.name) (\($0.maxHostConnections ?? $0.parallel ?? 1))" }.joined(separator: ", ")).
 
@@ -36,7 +36,7 @@ struct CompareCommand: CheckedCommand {
     @Option(help: "Connection limits to compare: numbers and preset names.")
     var limits = "1,2,4,6,8"
 
-    @Option(help: "Modes to compare: h1, h1-fresh, h2.")
+    @Option(help: "Modes to compare: h1, h1-fresh, h2, mptcp.")
     var modes = "h1"
 
     @Option(help: "requests:N, download:SIZExN, upload:SIZExN, segmented:FILE or segmented:SIZE.")

@@ -57,6 +57,10 @@ struct TargetCommand: CheckedCommand {
     @Option(help: "Event-loop threads.")
     var threads = 2
 
+    @Flag(name: .customLong("mptcp"),
+          help: "Listen with Multipath TCP (IPPROTO_MPTCP); plain TCP, said on stderr, where the kernel refuses it.")
+    var mptcp = false
+
     /// Checks the flags into a server configuration.
     func config() throws(UsageError) -> TargetConfig {
         var config = TargetConfig()
@@ -94,6 +98,7 @@ struct TargetCommand: CheckedCommand {
         }
         guard (1...64).contains(threads) else { throw UsageError("--threads must be 1 to 64, not \(threads)") }
         config.threads = threads
+        config.multipath = mptcp
         return config
     }
 
@@ -106,6 +111,10 @@ struct TargetCommand: CheckedCommand {
         let server = try await TargetServer.start(try config())
         // Unbuffered, so that a script reading the pipe sees the line at once.
         FileHandle.standardOutput.write(Data("listening on \(server.baseURL)\n".utf8))
+        if let refusal = server.multipathRefusal {
+            let line = "wirelens target: the kernel refuses Multipath TCP sockets (\(refusal)): listening with plain TCP\n"
+            FileHandle.standardError.write(Data(line.utf8))
+        }
         await SignalTrap.wait()
         do {
             try await server.stop()

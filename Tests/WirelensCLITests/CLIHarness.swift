@@ -49,13 +49,13 @@ enum CLIHarness {
         return (try XCTUnwrap(d["verdict"] as? String), try XCTUnwrap(d["evidence"] as? [String: Any]))
     }
 
-    /// Runs `wirelens probe ARGUMENTS` in the path's client namespace with a JSON report; the report's first
-    /// transaction.
-    static func probe(in path: NetworkPath, _ arguments: [String], timeout: TimeInterval = 120,
+    /// Runs `wirelens probe ARGUMENTS` in the path's client namespace (or `namespace`, another of its namespaces)
+    /// with a JSON report; the report's first transaction.
+    static func probe(in path: NetworkPath, namespace: String? = nil, _ arguments: [String], timeout: TimeInterval = 120,
                       file: StaticString = #filePath, line: UInt = #line) throws -> [String: Any] {
         let report = temporaryPath("path.json")
         defer { unlink(report) }
-        let outcome = try path.run(in: path.clientNamespace, WirelensCLI.path,
+        let outcome = try path.run(in: namespace ?? path.clientNamespace, WirelensCLI.path,
                                    ["probe"] + arguments + ["--format", "json", "--report", report, "-q"], timeout: timeout)
         XCTAssertEqual(outcome.status, 0, outcome.stderr, file: file, line: line)
         return try firstTransaction(ofReport: report).transaction

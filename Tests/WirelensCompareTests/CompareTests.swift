@@ -62,6 +62,13 @@ final class CompareTests: XCTestCase {
         XCTAssertEqual(CompareMode.h2.options(base: base, limit: 2, https: true).httpVersion, .http2)
         XCTAssertEqual(CompareMode.h2.options(base: base, limit: 2, https: false).httpVersion, .http2PriorKnowledge)
         XCTAssertTrue(CompareMode.h1.options(base: base, limit: 1, https: false).reuseConnections)
+        XCTAssertFalse(CompareMode.h1.options(base: base, limit: 1, https: false).multipath)
+        XCTAssertEqual(try CompareMode.parseList("h1,MPTCP"), [.h1, .mptcp])
+        let multipath = CompareMode.mptcp.options(base: base, limit: 2, https: true)
+        XCTAssertTrue(multipath.multipath)
+        XCTAssertEqual(multipath.httpVersion, .http1_1)
+        XCTAssertTrue(multipath.reuseConnections)
+        XCTAssertEqual(multipath.maxHostConnections, 2)
     }
 
     func testScheduleInterleavesConfigurations() {

@@ -201,10 +201,10 @@ final class DownloadDiagnosisTests: XCTestCase {
     /// packets are this transfer's differences, and its receive RTT minimum comes from its own snapshots.
     func testAReusedConnectionsReceiveSideIsThisTransfersOwn() throws {
         var builder = TCPFacts.Builder()
-        builder.add(try snapshot(receiveRTT: 9_000, receiveWindow: 65_000, received: 5_000_000, outOfOrder: 40), at: 0)
-        builder.add(try snapshot(receiveRTT: 41_000, receiveWindow: 65_000, received: 6_000_000, outOfOrder: 43),
+        builder.add(try Self.snapshot(receiveRTT: 9_000, receiveWindow: 65_000, received: 5_000_000, outOfOrder: 40), at: 0)
+        builder.add(try Self.snapshot(receiveRTT: 41_000, receiveWindow: 65_000, received: 6_000_000, outOfOrder: 43),
                     at: 100_000, receiveQueue: 0)
-        builder.add(try snapshot(receiveRTT: 42_000, receiveWindow: 65_000, received: 7_000_000, outOfOrder: 43),
+        builder.add(try Self.snapshot(receiveRTT: 42_000, receiveWindow: 65_000, received: 7_000_000, outOfOrder: 43),
                     at: 200_000, receiveQueue: 0)
         let facts = try XCTUnwrap(builder.finish())
         XCTAssertEqual(facts.bytesReceived, 2_000_000)
@@ -267,7 +267,7 @@ final class DownloadDiagnosisTests: XCTestCase {
 
     /// The kernel's bytes of one `struct tcp_info` snapshot, `length` of them as the kernel returned, with the receive
     /// side's fields as given (offsets of `<linux/tcp.h>`).
-    private func snapshot(length: Int = 236, receiveRTT: UInt32, receiveWindow: UInt32, received: UInt64,
+    static func snapshot(length: Int = 236, receiveRTT: UInt32, receiveWindow: UInt32, received: UInt64,
                           outOfOrder: UInt32 = 0) throws -> TCPInfo {
         var bytes = [UInt8](repeating: 0, count: 236)
         func put32(_ value: UInt32, at offset: Int) {
@@ -293,7 +293,7 @@ final class DownloadDiagnosisTests: XCTestCase {
         let readings: [(rtt: UInt32, window: UInt32, queue: Int)] = [(0, 60_000, 0), (42_000, 65_000, 3_000),
                                                                       (40_500, 64_000, 100), (41_000, 62_000, 0)]
         for (i, r) in readings.enumerated() {
-            builder.add(try snapshot(receiveRTT: r.rtt, receiveWindow: r.window, received: UInt64(i) * 100_000),
+            builder.add(try Self.snapshot(receiveRTT: r.rtt, receiveWindow: r.window, received: UInt64(i) * 100_000),
                         at: Int64(i) * 100_000, receiveQueue: r.queue)
         }
         builder.noteReceiveBuffer(131_072)
@@ -315,8 +315,8 @@ final class DownloadDiagnosisTests: XCTestCase {
     /// sample (two snapshots) gets the same figures without an array.
     func testAShortStructHasNoReceiveWindowAndTwoSnapshotsSuffice() throws {
         var builder = TCPFacts.Builder()
-        builder.add(try snapshot(length: 232, receiveRTT: 0, receiveWindow: 65_000, received: 0), at: 0)
-        builder.add(try snapshot(length: 232, receiveRTT: 40_200, receiveWindow: 65_000, received: 9_000), at: 50_000,
+        builder.add(try Self.snapshot(length: 232, receiveRTT: 0, receiveWindow: 65_000, received: 0), at: 0)
+        builder.add(try Self.snapshot(length: 232, receiveRTT: 40_200, receiveWindow: 65_000, received: 9_000), at: 50_000,
                     receiveQueue: 2_000)
         let facts = try XCTUnwrap(builder.finish(keepingSamples: false))
         XCTAssertNil(facts.receiveWindowMedian)

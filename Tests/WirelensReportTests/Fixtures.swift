@@ -104,8 +104,8 @@ enum Fixtures {
     }
 
     /// The Multipath TCP facts of a download over two subflows, two thirds of it on the first; and of one that fell
-    /// back to TCP.
-    static let multipath = MPTCPFacts(negotiated: true, subflows: [
+    /// back to TCP. The first subflow's verdict is `network`, the second's `server-send`.
+    static let multipath = MPTCPFacts.withVerdicts([.network, .serverSend], subflows: [
         MPTCPSubflow(addresses: SubflowAddresses(localAddress: "198.18.1.1", localPort: 40001,
                                                  remoteAddress: "198.18.2.1", remotePort: 8080),
                      info: Fixture.tcpInfo(sent: 310, rtt: 12_100), bodyShare: 0.6667),
@@ -113,6 +113,7 @@ enum Fixtures {
                                                  remoteAddress: "2001:db8::2", remotePort: 8080),
                      info: Fixture.tcpInfo(sent: 0, rtt: 20_500), bodyShare: 0.3333),
     ])
+
     static let multipathFellBack = MPTCPFacts(negotiated: false, subflows: [])
 
     /// `redirectTask()` with `multipath` as its first transaction's MPTCP facts and `multipathFellBack` as its last's.
@@ -261,5 +262,14 @@ enum Fixtures {
                                modes: [.h1, .h2], limits: [CompareLimit(label: "1", value: 1), CompareLimit(label: "ios", value: 4)],
                                repetitions: 2, startedAt: Fixtures.epoch, endedAt: Fixtures.epoch + 1, interrupted: false,
                                runs: runs)
+    }
+}
+
+extension MPTCPFacts {
+    /// Negotiated facts of `subflows`, each given its verdict in order.
+    fileprivate static func withVerdicts(_ verdicts: [Verdict], subflows: [MPTCPSubflow]) -> MPTCPFacts {
+        var facts = MPTCPFacts(negotiated: true, subflows: subflows)
+        for (i, verdict) in zip(facts.subflows.indices, verdicts) { facts.subflows[i].verdict = verdict }
+        return facts
     }
 }

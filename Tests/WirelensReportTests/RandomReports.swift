@@ -223,6 +223,7 @@ enum RandomReports {
                                                         rtt: .random(in: 0...UInt32.max, using: &g)),
                                  bodyShare: maybe(Double.random(in: 0...1, using: &g), &g))
             s.bytesReceived = maybe(.random(in: 0...UInt64(1) << 40, using: &g), &g)
+            s.verdict = maybe(Verdict.allCases[Int.random(in: 0..<Verdict.allCases.count, using: &g)], &g)
             return s
         }
         return MPTCPFacts(negotiated: true, subflows: subflows)

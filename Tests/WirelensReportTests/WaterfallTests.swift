@@ -50,4 +50,14 @@ final class WaterfallTests: XCTestCase {
         XCTAssertEqual(ReportText.millis(12_345.67), "12345.7")
         XCTAssertEqual(ReportText.endpoint("::1", 8080), "[::1]:8080")
     }
+
+    /// The text report's MPTCP line names each subflow's own verdict (two subflows), and none with one.
+    func testTheMPTCPLineNamesEachSubflowsVerdict() throws {
+        var tx = try XCTUnwrap(Fixtures.redirectTask(multipath: Fixtures.multipath).transactions.first)
+        XCTAssertEqual(ReportText.multipath(tx), "2 subflows: 198.18.1.1:40001 → 198.18.2.1:8080 67% of the body, rtt "
+                       + "12.1ms, network; [2001:db8::1]:40002 → [2001:db8::2]:8080 33% of the body, rtt 20.5ms, server-send")
+        tx.mptcp?.subflows.removeLast()
+        tx.mptcp?.subflows[0].verdict = nil
+        XCTAssertEqual(ReportText.multipath(tx), "1 subflow: 198.18.1.1:40001 → 198.18.2.1:8080 67% of the body, rtt 12.1ms")
+    }
 }

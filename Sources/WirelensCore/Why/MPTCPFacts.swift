@@ -27,8 +27,10 @@ public struct MPTCPFacts: Sendable, Equatable, Codable {
         let moved = infos.map { (sendsBody ? $0.bytesSent : $0.bytesReceived) ?? 0 }
         let total = moved.reduce(0, +)
         let subflows = infos.indices.map { i in
-            MPTCPSubflow(addresses: i < pairs.count ? pairs[i] : nil, info: infos[i],
-                         bodyShare: total > 0 ? Double(moved[i]) / Double(total) : nil)
+            var subflow = MPTCPSubflow(addresses: i < pairs.count ? pairs[i] : nil, info: infos[i],
+                                       bodyShare: total > 0 ? Double(moved[i]) / Double(total) : nil)
+            subflow.snapshot = infos[i]
+            return subflow
         }
         return MPTCPFacts(negotiated: true, subflows: subflows)
     }

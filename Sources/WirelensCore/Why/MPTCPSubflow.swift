@@ -16,6 +16,10 @@ public struct MPTCPSubflow: Sendable, Equatable, Codable {
     /// The subflow's share of the bytes all subflows moved in the body's direction (received for a download, sent
     /// for an upload), 0 to 1; nil when they moved none.
     public var bodyShare: Double?
+    /// The subflow's own verdict (`MPTCPFacts.judged`), when the connection had two or more subflows.
+    public var verdict: Verdict?
+    /// The subflow's `tcp_info`, kept from `MPTCPFacts.of` until `MPTCPFacts.judged` gives the verdict (not written).
+    public var snapshot: TCPInfo? = nil
 
     public init(addresses: SubflowAddresses?, info: TCPInfo, bodyShare: Double?) {
         localAddress = addresses?.localAddress
@@ -30,10 +34,11 @@ public struct MPTCPSubflow: Sendable, Equatable, Codable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case localAddress, localPort, remoteAddress, remotePort, rtt, bytesSent, bytesReceived, retransmissions, bodyShare
+        case localAddress, localPort, remoteAddress, remotePort, rtt, bytesSent, bytesReceived, retransmissions, bodyShare,
+            verdict
     }
 
-    /// Every key, null when absent, in the order `TaskJSONWriter` writes them.
+    /// Every key, null when absent, in the order `TaskJSONWriter` writes them; `verdict` only when there is one.
     public func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(localAddress, forKey: .localAddress)
@@ -45,5 +50,6 @@ public struct MPTCPSubflow: Sendable, Equatable, Codable {
         try c.encode(bytesReceived, forKey: .bytesReceived)
         try c.encode(retransmissions, forKey: .retransmissions)
         try c.encode(bodyShare, forKey: .bodyShare)
+        try c.encodeIfPresent(verdict, forKey: .verdict)
     }
 }

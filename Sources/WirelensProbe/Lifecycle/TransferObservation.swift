@@ -141,7 +141,7 @@ struct TransferObservation {
             hostReceive: hostReceive)
         input.http2ReadyBody = http2ReadyBody
         m.diagnosis = Diagnosis.of(input)
-        m.mptcp = mptcp
+        m.mptcp = mptcp?.judged(input)
         if keepsFacts {
             m.tcp = tcp
             m.connectionTotals = connectionTotals
