@@ -35,12 +35,16 @@ public struct CompareDocument: Sendable, Equatable, Codable {
         /// 0-based.
         public var repetition: Int
         public var report: Report
+        /// The share of the machine's CPU time (every CPU, `/proc/stat`) that was busy during the run; nil when not
+        /// read.
+        public var machineBusyShare: Double?
 
-        public init(mode: CompareMode, limit: String, repetition: Int, report: Report) {
+        public init(mode: CompareMode, limit: String, repetition: Int, report: Report, machineBusyShare: Double? = nil) {
             self.mode = mode
             self.limit = limit
             self.repetition = repetition
             self.report = report
+            self.machineBusyShare = machineBusyShare
         }
     }
 
@@ -57,9 +61,10 @@ public struct CompareDocument: Sendable, Equatable, Codable {
         self.interrupted = interrupted
         self.runs = runs
         let measured = CompareConfiguration.all(modes: modes, limits: limits).compactMap { c -> CompareResult? in
-            let mine = runs.filter { $0.mode == c.mode && $0.limit == c.limit.label }.map(\.report)
+            let mine = runs.filter { $0.mode == c.mode && $0.limit == c.limit.label }
             guard !mine.isEmpty else { return nil }
-            return CompareResult.measure(mode: c.mode, limit: c.limit, movesBytes: workload.movesBytes, runs: mine)
+            return CompareResult.measure(mode: c.mode, limit: c.limit, movesBytes: workload.movesBytes,
+                                         runs: mine.map(\.report), machineBusy: mine.compactMap(\.machineBusyShare))
         }
         results = CompareResult.withSpeedups(measured)
         recommendations = CompareRecommendation.all(results)

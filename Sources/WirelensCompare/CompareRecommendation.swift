@@ -54,7 +54,7 @@ public struct CompareRecommendation: Sendable, Equatable, Codable {
         let regime: String
         var reason: String
         if pick.limit == base.limit {
-            regime = flatRegime(base.leadingVerdict, phases: base.phaseMediansMs)
+            regime = base.machineSaturated ? "host-bound" : flatRegime(base.leadingVerdict, phases: base.phaseMediansMs)
             let top = base.throughput > 0 ? best.throughput / base.throughput : 0
             reason = "\(regime == "server-bound" ? "server- or CPU-bound" : regime): \(things(base.limit.value, base.mode)) already "
                 + "\(base.limit.value == 1 ? "moves" : "move") \(rate(base.throughput, unit)) and \(largest.limit.value) move "
@@ -132,14 +132,25 @@ public struct CompareRecommendation: Sendable, Equatable, Codable {
         return parts.map { "; " + $0 }.joined()
     }
 
-    /// The limits at which the measuring host led (`client-cpu`): "; this machine was the limit at 4 and 8 (client-cpu):
-    /// the result is bounded by this machine, and whether more connections help cannot be judged from here"; empty
-    /// when it led at none.
+    /// The limits at which the measuring host led (`client-cpu`) or its CPUs were saturated with the server on it
+    /// (`CompareResult.machineSaturated`): "; this machine was the limit at 4 and 8 (client-cpu): the result is
+    /// bounded by this machine, and whether more connections help cannot be judged from here", the saturated ones
+    /// "(its CPUs 97% busy, the server on it too)"; empty when it led at none.
     static func hostClause(_ results: [CompareResult]) -> String {
-        let limits = results.filter { $0.leadingVerdict?.verdict == .clientCPU }.map { String($0.limit.value) }
-        guard let last = limits.last else { return "" }
-        let list = limits.count == 1 ? last : limits.dropLast().joined(separator: ", ") + " and " + last
-        return "; this machine was the limit at \(list) (client-cpu): the result is bounded by this machine, and whether "
+        let held = results.filter { $0.leadingVerdict?.verdict == .clientCPU || $0.machineSaturated }
+        guard !held.isEmpty else { return "" }
+        let limits = held.map { String($0.limit.value) }
+        let list = limits.count == 1 ? limits[0] : limits.dropLast().joined(separator: ", ") + " and " + limits[limits.count - 1]
+        let saturated = held.compactMap { $0.machineSaturated ? $0.machineBusyShare : nil }
+        let why: String
+        if saturated.isEmpty {
+            why = "client-cpu"
+        } else {
+            let low = Int((saturated.min() ?? 0) * 100), high = Int((saturated.max() ?? 0) * 100)
+            let busy = low == high ? "\(low)%" : "\(low)-\(high)%"
+            why = (saturated.count < held.count ? "client-cpu, or " : "") + "its CPUs \(busy) busy, the server on it too"
+        }
+        return "; this machine was the limit at \(list) (\(why)): the result is bounded by this machine, and whether "
             + "more connections help cannot be judged from here"
     }
 

@@ -36,11 +36,16 @@ public struct CompareResult: Sendable, Equatable, Codable {
     /// The failed tasks of every repetition (cancelled ones left out), nil when none failed: such a configuration
     /// is marked in every format and never recommended.
     public var failure: Failure?
+    /// The median over repetitions of the share of the machine's CPU time (every CPU, `/proc/stat`) that was busy
+    /// during the run, nil where it was not read.
+    public var machineBusyShare: Double?
+    /// True when the server was on this machine (a loopback address): both ends then shared its CPUs.
+    public var peerOnThisMachine = false
 
     private enum CodingKeys: String, CodingKey {
         case mode, limit, repetitions, throughputUnit, throughput, throughputRuns, wallMs, latencyMs, phaseMediansMs,
              connectionsOpened, connectionsOpenedRuns, maxOpenAtOnce, reuseRatio, tasks, errors, speedup, leadingVerdict,
-             failure
+             failure, machineBusyShare, peerOnThisMachine
     }
 
     /// Encodes the phase medians in timeline order, so that the same result always gives the same document.
@@ -64,6 +69,15 @@ public struct CompareResult: Sendable, Equatable, Codable {
         try c.encode(speedup, forKey: .speedup)
         try c.encode(leadingVerdict, forKey: .leadingVerdict)
         try c.encodeIfPresent(failure, forKey: .failure)
+        try c.encode(machineBusyShare, forKey: .machineBusyShare)
+        try c.encode(peerOnThisMachine, forKey: .peerOnThisMachine)
+    }
+
+    /// True when this machine bounded the configuration whatever the verdicts said: its CPUs were busy at least
+    /// `HostFacts.saturatedShare` of the runs with the server on it, so both ends competed for them (a loopback
+    /// comparison on a small machine: no single transfer's thread looks CPU-bound, yet the machine was the limit).
+    public var machineSaturated: Bool {
+        peerOnThisMachine && (machineBusyShare ?? 0) >= HostFacts.saturatedShare
     }
 
     /// A configuration's failed tasks over every repetition: how many of how many, and the first failure.
@@ -114,13 +128,15 @@ public struct CompareResult: Sendable, Equatable, Codable {
     }
 
     /// The aggregate of `runs`, the reports of one configuration's repetitions in run order.
-    public static func measure(mode: CompareMode, limit: CompareLimit, movesBytes: Bool, runs: [Report]) -> CompareResult {
+    public static func measure(mode: CompareMode, limit: CompareLimit, movesBytes: Bool, runs: [Report],
+                               machineBusy: [Double] = []) -> CompareResult {
         var durations: [Double] = []
         var phases = Array(repeating: [Double](), count: Phases.names.count)
         var transactions = 0
         var reused = 0
         var tasks = 0
         var errors = 0
+        var local = false
         for report in runs {
             tasks += report.tasks.count
             errors += report.summary.failed
@@ -128,6 +144,7 @@ public struct CompareResult: Sendable, Equatable, Codable {
                 durations.append(Double(task.duration) / 1000)
                 for tx in task.transactions {
                     transactions += 1
+                    if let address = tx.remoteAddress, address.hasPrefix("127.") || address == "::1" { local = true }
                     if tx.reusedConnection { reused += 1 }
                     for p in phases.indices {
                         if let v = tx.phases.value(at: p) { phases[p].append(Double(v) / 1000) }
@@ -149,7 +166,8 @@ public struct CompareResult: Sendable, Equatable, Codable {
             maxOpenAtOnce: runs.map(\.summary.connections.maxOpenAtOnce).max() ?? 0,
             reuseRatio: transactions > 0 ? Double(reused) / Double(transactions) : 0,
             tasks: tasks, errors: errors, speedup: nil,
-            leadingVerdict: VerdictShare.leading(runs.map(\.summary.verdicts)), failure: Failure.of(runs))
+            leadingVerdict: VerdictShare.leading(runs.map(\.summary.verdicts)), failure: Failure.of(runs),
+            machineBusyShare: machineBusy.isEmpty ? nil : median(machineBusy), peerOnThisMachine: local)
     }
 
     /// A run's wall time in ms: the segmented upload's own for an upload, else first task start to last task end.
@@ -204,5 +222,33 @@ public struct CompareResult: Sendable, Equatable, Codable {
     /// The median of `values` (0 when there are none).
     static func median(_ values: [Double]) -> Double {
         PhaseStats.percentile(values.sorted(), 0.5)
+    }
+}
+
+extension CompareResult {
+    /// Decodes a result, documents written before `machineBusyShare` and `peerOnThisMachine` included.
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        mode = try c.decode(CompareMode.self, forKey: .mode)
+        limit = try c.decode(CompareLimit.self, forKey: .limit)
+        repetitions = try c.decode(Int.self, forKey: .repetitions)
+        throughputUnit = try c.decode(String.self, forKey: .throughputUnit)
+        throughput = try c.decode(Double.self, forKey: .throughput)
+        throughputRuns = try c.decode([Double].self, forKey: .throughputRuns)
+        wallMs = try c.decode(Double.self, forKey: .wallMs)
+        latencyMs = try c.decodeIfPresent(PhaseStats.self, forKey: .latencyMs)
+        phaseMediansMs = try c.decode([String: Double].self, forKey: .phaseMediansMs)
+        connectionsOpened = try c.decode(Double.self, forKey: .connectionsOpened)
+        connectionsOpenedRuns = try c.decode([Int].self, forKey: .connectionsOpenedRuns)
+        maxOpenAtOnce = try c.decode(Int.self, forKey: .maxOpenAtOnce)
+        reuseRatio = try c.decode(Double.self, forKey: .reuseRatio)
+        tasks = try c.decode(Int.self, forKey: .tasks)
+        errors = try c.decode(Int.self, forKey: .errors)
+        speedup = try c.decodeIfPresent(Speedup.self, forKey: .speedup)
+        leadingVerdict = try c.decodeIfPresent(VerdictShare.self, forKey: .leadingVerdict)
+        failure = try c.decodeIfPresent(Failure.self, forKey: .failure)
+        // Documents written before these members have neither: not read, no peer known.
+        machineBusyShare = try c.decodeIfPresent(Double.self, forKey: .machineBusyShare)
+        peerOnThisMachine = try c.decodeIfPresent(Bool.self, forKey: .peerOnThisMachine) ?? false
     }
 }

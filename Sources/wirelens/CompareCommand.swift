@@ -121,11 +121,13 @@ struct CompareCommand: CheckedCommand {
             let options = c.mode.options(base: base, limit: c.limit.value, https: url.lowercased().hasPrefix("https:"))
             let engine = try Engine(options: options)
             current.set(engine)
+            let before = Self.machineTicks()
             let run = try await Self.runOnce(work, url: url, file: filePath, limit: c.limit.value,
                                              maxLimit: limitList.map(\.value).max() ?? 1, engine: engine,
                                              interrupted: { trap.fired })
             current.set(nil)
-            runs.append(CompareDocument.Run(mode: c.mode, limit: c.limit.label, repetition: step.repetition, report: run.0))
+            runs.append(CompareDocument.Run(mode: c.mode, limit: c.limit.label, repetition: step.repetition, report: run.0,
+                                            machineBusyShare: Self.busyShare(from: before, to: Self.machineTicks())))
             if status == .success, run.1 != .success {
                 status = run.1
                 if let task = run.0.tasks.first(where: { $0.error != nil }), let error = task.error {
@@ -149,6 +151,21 @@ struct CompareCommand: CheckedCommand {
         if let firstFailure { Console.error("some runs failed; the first: \(firstFailure)") }
         try ErrorExit.end(status.rawValue)
     }
+
+    /// The machine's busy and total CPU ticks so far (`/proc/stat`), nil where it cannot be read.
+    private static func machineTicks() -> (busy: Int64, total: Int64)? {
+        (try? String(contentsOfFile: "/proc/stat", encoding: .utf8)).flatMap(CgroupCPU.machineTicks)
+    }
+
+    /// The busy share of the machine's CPU time between two readings, nil without both or when fewer than
+    /// `shareTicks` ticks passed over all CPUs (a run too short for /proc/stat's ticks to tell: 3 of them read 0.67).
+    private static func busyShare(from a: (busy: Int64, total: Int64)?, to b: (busy: Int64, total: Int64)?) -> Double? {
+        guard let a, let b, b.total - a.total >= shareTicks else { return nil }
+        return CgroupCPU.busyShare(from: a, to: b)
+    }
+
+    /// The fewest ticks (over all CPUs) a run's busy share is read from: 20, a twentieth at most per tick.
+    private static let shareTicks: Int64 = 20
 
     /// Writes the document in the asked format; returns the exit code of a failure, nil on success.
     private func deliver(_ document: CompareDocument) -> Int32? {

@@ -112,6 +112,43 @@ final class CompareCommandTests: XCTestCase {
         XCTAssertGreaterThan(Int(fields[6]) ?? 0, 100, "download bars drawn")
     }
 
+    /// The machine's busy and total CPU ticks (/proc/stat's first line: all but idle and iowait), read by the test.
+    private func machineTicks() throws -> (busy: Int64, total: Int64) {
+        let stat = try String(contentsOfFile: "/proc/stat", encoding: .utf8)
+        // "cpu  user nice system idle iowait irq softirq steal guest guest_nice"
+        let ticks = try XCTUnwrap(stat.split(separator: "\n").first).split(separator: " ").compactMap { Int64($0) }
+        let all = ticks[0..<8].reduce(0, +)
+        return (all - (ticks[3] + ticks[4]), all)
+    }
+
+    /// Issue 27's unshaped loopback comparison on a small machine: with a busy loop on every CPU besides both ends,
+    /// the machine's CPUs are saturated (the test's own /proc/stat over the command says so) while no transfer's
+    /// thread is CPU-bound; each run's `machineBusyShare` agrees with the test's reading, the server is on this
+    /// machine, and the recommendation says the result is bounded by this machine.
+    func testASaturatedMachineWithBothEndsOnItBoundsTheComparison() throws {
+        let peer = try SegmentPeer.start()
+        defer { peer.stop() }
+        let loops = try (0..<ProcessInfo.processInfo.activeProcessorCount).map { _ in
+            try ServerProcess("/bin/sh", ["-c", "while :; do :; done"])
+        }
+        defer { for loop in loops { loop.kill(); _ = loop.waitForExit(seconds: 5) } }
+        let before = try machineTicks()
+        // 32 MiB a run: a few hundred ms, enough ticks of /proc/stat (100 a second a CPU) to read a share from.
+        let doc = try compare([peer.uploadURL("busy"), "--limits", "1,2", "--workload", "upload:2MiBx16",
+                               "--repeat", "1"])
+        let after = try machineTicks()
+        let busy = Double(after.busy - before.busy) / Double(max(after.total - before.total, 1))
+        XCTAssertGreaterThanOrEqual(busy, 0.9, "the busy loops saturated the machine (/proc/stat)")
+        for run in doc.runs {
+            let share = try XCTUnwrap(run.machineBusyShare, "run \(run.limit)")
+            XCTAssertEqual(share, busy, accuracy: 0.1, "run \(run.limit) against the test's /proc/stat")
+        }
+        XCTAssertEqual(doc.results.map(\.peerOnThisMachine), [true, true])
+        let reason = try XCTUnwrap(doc.recommendations.first?.reason)
+        XCTAssertTrue(reason.contains("this machine was the limit at 1 and 2 ("), reason)
+        XCTAssertTrue(reason.contains("busy, the server on it too"), reason)
+    }
+
     func testSegmentedWorkloadUploadsAGeneratedFileAtEachLimit() throws {
         let peer = try SegmentPeer.start()
         defer { peer.stop() }

@@ -355,6 +355,52 @@ final class CompareTests: XCTestCase {
         XCTAssertFalse(try XCTUnwrap(CompareRecommendation.make(rs)).reason.contains("this machine"))
     }
 
+    /// Issue 27's demo case: a loopback comparison on a small machine, no transfer's loop thread CPU-bound (its
+    /// verdicts `unknown` or `server-think`), the machine's CPUs saturated by both ends: the recommendation names this
+    /// machine at the limits where it was at least 90% busy with the server on it, and not where the server was
+    /// elsewhere or the machine had room.
+    func testASaturatedMachineWithTheServerOnItIsNamed() throws {
+        var rs = results([(1, 1000), (2, 1300), (4, 1340), (8, 1300)])
+        for i in rs.indices { rs[i].leadingVerdict = VerdictShare(verdict: .unknown, share: 0.6, transactions: 4) }
+        let busy = [0.8, 0.97, 0.99, 0.93]
+        for i in rs.indices {
+            rs[i].machineBusyShare = busy[i]
+            rs[i].peerOnThisMachine = true
+        }
+        let rec = try XCTUnwrap(CompareRecommendation.make(rs))
+        XCTAssertTrue(rec.reason.contains("this machine was the limit at 2, 4 and 8 (its CPUs 93-99% busy, the server on "
+                                          + "it too): the result is bounded by this machine"), rec.reason)
+        rs[0].leadingVerdict = VerdictShare(verdict: .clientCPU, share: 0.9, transactions: 4)
+        let mixed = try XCTUnwrap(CompareRecommendation.make(rs)).reason
+        XCTAssertTrue(mixed.contains("at 1, 2, 4 and 8 (client-cpu, or its CPUs 93-99% busy"), mixed)
+        // The server elsewhere: the machine's other work is not the comparison's.
+        for i in rs.indices { rs[i].peerOnThisMachine = false }
+        rs[0].leadingVerdict = nil
+        XCTAssertFalse(try XCTUnwrap(CompareRecommendation.make(rs)).reason.contains("this machine"))
+        // Saturated at the smallest limit with the server on it: more connections were never going to tell.
+        var flat = results([(1, 1000), (2, 1010), (4, 990)])
+        for i in flat.indices {
+            flat[i].machineBusyShare = 0.95
+            flat[i].peerOnThisMachine = true
+        }
+        XCTAssertEqual(try XCTUnwrap(CompareRecommendation.make(flat)).regime, "host-bound")
+    }
+
+    /// A document without the members (written before them) reads as not measured, no peer known.
+    func testAResultWithoutTheMachinesShareDecodes() throws {
+        var r = results([(1, 1000)])[0]
+        r.peerOnThisMachine = false
+        var object = try XCTUnwrap(JSONSerialization.jsonObject(with: JSONEncoder().encode(r)) as? [String: Any])
+        XCTAssertTrue(object["machineBusyShare"] is NSNull)
+        XCTAssertEqual(object["peerOnThisMachine"] as? Bool, false)
+        object["machineBusyShare"] = nil
+        object["peerOnThisMachine"] = nil
+        let old = try JSONDecoder().decode(CompareResult.self, from: JSONSerialization.data(withJSONObject: object))
+        XCTAssertNil(old.machineBusyShare)
+        XCTAssertFalse(old.peerOnThisMachine)
+        XCTAssertEqual(old, r)
+    }
+
     /// Issue 27 item 4: where HTTP/2 moves less because the server's flow-control window held each stream, the h2
     /// mode's recommendation says so.
     func testTheH2ModeSaysTheFlowControlWindowHeldIt() throws {

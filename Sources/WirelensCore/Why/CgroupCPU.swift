@@ -117,6 +117,12 @@ public struct CgroupCPU: Sendable, Equatable {
         return (total - values[3] - values[4], total)
     }
 
+    /// The busy share of the machine's CPU time between two `machineTicks` readings, nil when no tick passed.
+    public static func busyShare(from a: (busy: Int64, total: Int64), to b: (busy: Int64, total: Int64)) -> Double? {
+        guard b.total > a.total else { return nil }
+        return min(1, Double(max(0, b.busy - a.busy)) / Double(b.total - a.total))
+    }
+
     private static func join(_ mount: String, root: String, path: String) -> String {
         // The mount shows the hierarchy from `root`: a cgroup path under it is relative to the mount.
         var relative = path

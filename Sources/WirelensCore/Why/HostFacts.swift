@@ -50,9 +50,7 @@ public struct HostFacts: Sendable, Equatable, Codable {
             throttledPeriods = max(0, b.throttledPeriods - a.throttledPeriods)
             throttledTime = max(0, b.throttledTime - a.throttledTime)
         }
-        if let a = start.machine, let b = end.machine, b.total > a.total {
-            machineBusyShare = Double(max(0, b.busy - a.busy)) / Double(b.total - a.total)
-        }
+        if let a = start.machine, let b = end.machine { machineBusyShare = CgroupCPU.busyShare(from: a, to: b) }
     }
 
     /// The shortest span (µs) judged: several of the scheduler's slices (about 3 ms each), and four times the age at
