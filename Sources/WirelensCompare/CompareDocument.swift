@@ -38,13 +38,18 @@ public struct CompareDocument: Sendable, Equatable, Codable {
         /// The share of the machine's CPU time (every CPU, `/proc/stat`) that was busy during the run; nil when not
         /// read.
         public var machineBusyShare: Double?
+        /// The CPU time the comparing process spent over the run's wall time (every thread: 1.0 is one CPU's worth);
+        /// nil when not read.
+        public var clientCPUShare: Double?
 
-        public init(mode: CompareMode, limit: String, repetition: Int, report: Report, machineBusyShare: Double? = nil) {
+        public init(mode: CompareMode, limit: String, repetition: Int, report: Report, machineBusyShare: Double? = nil,
+                    clientCPUShare: Double? = nil) {
             self.mode = mode
             self.limit = limit
             self.repetition = repetition
             self.report = report
             self.machineBusyShare = machineBusyShare
+            self.clientCPUShare = clientCPUShare
         }
     }
 
@@ -64,7 +69,8 @@ public struct CompareDocument: Sendable, Equatable, Codable {
             let mine = runs.filter { $0.mode == c.mode && $0.limit == c.limit.label }
             guard !mine.isEmpty else { return nil }
             return CompareResult.measure(mode: c.mode, limit: c.limit, movesBytes: workload.movesBytes,
-                                         runs: mine.map(\.report), machineBusy: mine.compactMap(\.machineBusyShare))
+                                         runs: mine.map(\.report), machineBusy: mine.compactMap(\.machineBusyShare),
+                                         clientCPU: mine.compactMap(\.clientCPUShare))
         }
         results = CompareResult.withSpeedups(measured)
         recommendations = CompareRecommendation.all(results)

@@ -39,13 +39,16 @@ public struct CompareResult: Sendable, Equatable, Codable {
     /// The median over repetitions of the share of the machine's CPU time (every CPU, `/proc/stat`) that was busy
     /// during the run, nil where it was not read.
     public var machineBusyShare: Double?
+    /// The median over repetitions of the comparing process's CPU time over the run's wall time (1.0: one CPU's
+    /// worth), nil where it was not read.
+    public var clientCPUShare: Double?
     /// True when the server was on this machine (a loopback address): both ends then shared its CPUs.
     public var peerOnThisMachine = false
 
     private enum CodingKeys: String, CodingKey {
         case mode, limit, repetitions, throughputUnit, throughput, throughputRuns, wallMs, latencyMs, phaseMediansMs,
              connectionsOpened, connectionsOpenedRuns, maxOpenAtOnce, reuseRatio, tasks, errors, speedup, leadingVerdict,
-             failure, machineBusyShare, peerOnThisMachine
+             failure, machineBusyShare, clientCPUShare, peerOnThisMachine
     }
 
     /// Encodes the phase medians in timeline order, so that the same result always gives the same document.
@@ -70,14 +73,18 @@ public struct CompareResult: Sendable, Equatable, Codable {
         try c.encode(leadingVerdict, forKey: .leadingVerdict)
         try c.encodeIfPresent(failure, forKey: .failure)
         try c.encode(machineBusyShare, forKey: .machineBusyShare)
+        try c.encode(clientCPUShare, forKey: .clientCPUShare)
         try c.encode(peerOnThisMachine, forKey: .peerOnThisMachine)
     }
 
     /// True when this machine bounded the configuration whatever the verdicts said: its CPUs were busy at least
-    /// `HostFacts.saturatedShare` of the runs with the server on it, so both ends competed for them (a loopback
-    /// comparison on a small machine: no single transfer's thread looks CPU-bound, yet the machine was the limit).
+    /// `HostFacts.saturatedShare` of the runs with the server on it, and the client itself worked at least
+    /// `HostFacts.sharedRunShare` of a CPU, so both ends competed for them (a loopback comparison on a small machine:
+    /// no single transfer's thread looks CPU-bound, yet the machine was the limit). A client that mostly waited (a
+    /// server that thinks, on a machine another job keeps busy) is not held back by the machine.
     public var machineSaturated: Bool {
         peerOnThisMachine && (machineBusyShare ?? 0) >= HostFacts.saturatedShare
+            && (clientCPUShare ?? 0) >= HostFacts.sharedRunShare
     }
 
     /// A configuration's failed tasks over every repetition: how many of how many, and the first failure.
@@ -129,7 +136,7 @@ public struct CompareResult: Sendable, Equatable, Codable {
 
     /// The aggregate of `runs`, the reports of one configuration's repetitions in run order.
     public static func measure(mode: CompareMode, limit: CompareLimit, movesBytes: Bool, runs: [Report],
-                               machineBusy: [Double] = []) -> CompareResult {
+                               machineBusy: [Double] = [], clientCPU: [Double] = []) -> CompareResult {
         var durations: [Double] = []
         var phases = Array(repeating: [Double](), count: Phases.names.count)
         var transactions = 0
@@ -167,7 +174,8 @@ public struct CompareResult: Sendable, Equatable, Codable {
             reuseRatio: transactions > 0 ? Double(reused) / Double(transactions) : 0,
             tasks: tasks, errors: errors, speedup: nil,
             leadingVerdict: VerdictShare.leading(runs.map(\.summary.verdicts)), failure: Failure.of(runs),
-            machineBusyShare: machineBusy.isEmpty ? nil : median(machineBusy), peerOnThisMachine: local)
+            machineBusyShare: machineBusy.isEmpty ? nil : median(machineBusy),
+            clientCPUShare: clientCPU.isEmpty ? nil : median(clientCPU), peerOnThisMachine: local)
     }
 
     /// A run's wall time in ms: the segmented upload's own for an upload, else first task start to last task end.
@@ -249,6 +257,7 @@ extension CompareResult {
         failure = try c.decodeIfPresent(Failure.self, forKey: .failure)
         // Documents written before these members have neither: not read, no peer known.
         machineBusyShare = try c.decodeIfPresent(Double.self, forKey: .machineBusyShare)
+        clientCPUShare = try c.decodeIfPresent(Double.self, forKey: .clientCPUShare)
         peerOnThisMachine = try c.decodeIfPresent(Bool.self, forKey: .peerOnThisMachine) ?? false
     }
 }

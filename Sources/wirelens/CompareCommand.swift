@@ -122,12 +122,15 @@ struct CompareCommand: CheckedCommand {
             let engine = try Engine(options: options)
             current.set(engine)
             let before = Self.machineTicks()
+            let cpuBefore = Self.processCPU(), wallBefore = MonotonicClock.now()
             let run = try await Self.runOnce(work, url: url, file: filePath, limit: c.limit.value,
                                              maxLimit: limitList.map(\.value).max() ?? 1, engine: engine,
                                              interrupted: { trap.fired })
             current.set(nil)
+            let wall = Double(MonotonicClock.now() - wallBefore) / 1e9
             runs.append(CompareDocument.Run(mode: c.mode, limit: c.limit.label, repetition: step.repetition, report: run.0,
-                                            machineBusyShare: Self.busyShare(from: before, to: Self.machineTicks())))
+                                            machineBusyShare: Self.busyShare(from: before, to: Self.machineTicks()),
+                                            clientCPUShare: wall > 0 ? (Self.processCPU() - cpuBefore) / wall : nil))
             if status == .success, run.1 != .success {
                 status = run.1
                 if let task = run.0.tasks.first(where: { $0.error != nil }), let error = task.error {
@@ -150,6 +153,14 @@ struct CompareCommand: CheckedCommand {
         if trap.fired { throw ExitCode(ExitStatus.interrupted.rawValue) }
         if let firstFailure { Console.error("some runs failed; the first: \(firstFailure)") }
         try ErrorExit.end(status.rawValue)
+    }
+
+    /// This process's CPU time so far (user and system, every thread), in seconds.
+    private static func processCPU() -> Double {
+        var usage = rusage()
+        guard getrusage(Int32(RUSAGE_SELF.rawValue), &usage) == 0 else { return 0 }
+        func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
+        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
     }
 
     /// The machine's busy and total CPU ticks so far (`/proc/stat`), nil where it cannot be read.

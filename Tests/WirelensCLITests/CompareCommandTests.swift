@@ -147,6 +147,17 @@ final class CompareCommandTests: XCTestCase {
         let reason = try XCTUnwrap(doc.recommendations.first?.reason)
         XCTAssertTrue(reason.contains("this machine was the limit at 1 and 2 ("), reason)
         XCTAssertTrue(reason.contains("busy, the server on it too"), reason)
+
+        // The same busy machine, a target that waits 200 ms before each answer: the client mostly waited, so the
+        // server, not the machine, bounded it (a CI run, its release build beside the tests, said host-bound).
+        let thinker = try SegmentPeer.start(partDelayMs: 200)
+        defer { thinker.stop() }
+        let waiting = try compare([thinker.uploadURL("think"), "--limits", "1", "--workload", "upload:64KiBx3",
+                                   "--repeat", "1", "--tcp-sample", "off"])
+        let rec = try XCTUnwrap(waiting.recommendations.first)
+        XCTAssertEqual(rec.regime, "server-bound", rec.reason)
+        XCTAssertFalse(rec.reason.contains("this machine"), rec.reason)
+        XCTAssertGreaterThanOrEqual(try XCTUnwrap(waiting.results.first?.machineBusyShare), 0.9, "the loops still ran")
     }
 
     func testSegmentedWorkloadUploadsAGeneratedFileAtEachLimit() throws {

@@ -365,6 +365,7 @@ final class CompareTests: XCTestCase {
         let busy = [0.8, 0.97, 0.99, 0.93]
         for i in rs.indices {
             rs[i].machineBusyShare = busy[i]
+            rs[i].clientCPUShare = 0.4
             rs[i].peerOnThisMachine = true
         }
         let rec = try XCTUnwrap(CompareRecommendation.make(rs))
@@ -373,6 +374,11 @@ final class CompareTests: XCTestCase {
         rs[0].leadingVerdict = VerdictShare(verdict: .clientCPU, share: 0.9, transactions: 4)
         let mixed = try XCTUnwrap(CompareRecommendation.make(rs)).reason
         XCTAssertTrue(mixed.contains("at 1, 2, 4 and 8 (client-cpu, or its CPUs 93-99% busy"), mixed)
+        // A client that mostly waited (5% of a CPU) on a machine another job kept busy: not the machine's doing.
+        rs[0].leadingVerdict = nil
+        for i in rs.indices { rs[i].clientCPUShare = 0.05 }
+        XCTAssertFalse(try XCTUnwrap(CompareRecommendation.make(rs)).reason.contains("this machine"))
+        for i in rs.indices { rs[i].clientCPUShare = 0.4 }
         // The server elsewhere: the machine's other work is not the comparison's.
         for i in rs.indices { rs[i].peerOnThisMachine = false }
         rs[0].leadingVerdict = nil
@@ -381,6 +387,7 @@ final class CompareTests: XCTestCase {
         var flat = results([(1, 1000), (2, 1010), (4, 990)])
         for i in flat.indices {
             flat[i].machineBusyShare = 0.95
+            flat[i].clientCPUShare = 0.5
             flat[i].peerOnThisMachine = true
         }
         XCTAssertEqual(try XCTUnwrap(CompareRecommendation.make(flat)).regime, "host-bound")
