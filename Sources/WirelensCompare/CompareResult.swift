@@ -151,7 +151,7 @@ public struct CompareResult: Sendable, Equatable, Codable {
                 durations.append(Double(task.duration) / 1000)
                 for tx in task.transactions {
                     transactions += 1
-                    if let address = tx.remoteAddress, address.hasPrefix("127.") || address == "::1" { local = true }
+                    if let address = tx.remoteAddress, HostFacts.isOnThisMachine(address) { local = true }
                     if tx.reusedConnection { reused += 1 }
                     for p in phases.indices {
                         if let v = tx.phases.value(at: p) { phases[p].append(Double(v) / 1000) }

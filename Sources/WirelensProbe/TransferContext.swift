@@ -498,7 +498,7 @@ final class TransferContext: TransferObserver {
             // Sending ends when the response begins; receiving runs from there to the end.
             seen.hostSend = hostAtReady.flatMap { HostFacts(from: $0, to: hostAtResponse ?? atEnd, limits: host.limits) }
             seen.hostReceive = hostAtResponse.flatMap { HostFacts(from: $0, to: atEnd, limits: host.limits) }
-            let local = seen.remoteAddress.map { $0.hasPrefix("127.") || $0 == "::1" } ?? false
+            let local = seen.remoteAddress.map(HostFacts.isOnThisMachine) ?? false
             seen.hostSend?.peerOnThisMachine = local
             seen.hostReceive?.peerOnThisMachine = local
         }

@@ -26,6 +26,11 @@ public struct HostFacts: Sendable, Equatable, Codable {
     /// True when the peer is on this machine (a loopback address): both ends shared its CPUs.
     public var peerOnThisMachine = false
 
+    /// True when `address` (a report's `remoteAddress`) is a loopback one: the peer shares this machine.
+    public static func isOnThisMachine(_ address: String) -> Bool {
+        address.hasPrefix("127.") || address == "::1"
+    }
+
     public init(span: Int64, cpuTime: Int64, cpuShare: Double) {
         self.span = span
         self.cpuTime = cpuTime
