@@ -316,6 +316,6 @@ final class MultipathTCPTests: XCTestCase {
 
     /// The kernel's count of MPTCP connections whose SYN/ACK came without MP_CAPABLE (/proc/net/netstat, MPTcpExt).
     private func fallbackCount() throws -> Int {
-        try MPTCPCounters.read().value("MPCapableFallbackSYNACK")
+        try KernelCounters.mptcp().value("MPCapableFallbackSYNACK")
     }
 }

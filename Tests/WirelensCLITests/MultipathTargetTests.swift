@@ -38,10 +38,10 @@ final class MultipathTargetTests: XCTestCase {
         defer { server.kill() }
         XCTAssertEqual(try multipathListeners(path, in: namespace), ["127.0.0.1:\(port)"])
         XCTAssertEqual(server.stderr, "", "no fallback line")
-        let before = try MPTCPCounters.read(in: path, namespace: namespace)
+        let before = try KernelCounters.mptcp(in: path, namespace: namespace)
         let tx = try CLIHarness.probe(in: path, namespace: namespace,
                                       ["--mptcp", "http://127.0.0.1:\(port)/bytes/\(Self.size)"])
-        let after = try MPTCPCounters.read(in: path, namespace: namespace)
+        let after = try KernelCounters.mptcp(in: path, namespace: namespace)
         XCTAssertEqual(try after.value("MPCapableSYNRX") - before.value("MPCapableSYNRX"), 1,
                        "the target's listener took one MP_CAPABLE SYN")
         XCTAssertEqual(try after.value("MPCapableFallbackSYNACK"), try before.value("MPCapableFallbackSYNACK"))
@@ -62,10 +62,10 @@ final class MultipathTargetTests: XCTestCase {
         let (server, port) = try target(path, in: namespace, host: "127.0.0.1", [])
         defer { server.kill() }
         XCTAssertEqual(try multipathListeners(path, in: namespace), [])
-        let before = try MPTCPCounters.read(in: path, namespace: namespace)
+        let before = try KernelCounters.mptcp(in: path, namespace: namespace)
         let tx = try CLIHarness.probe(in: path, namespace: namespace,
                                       ["--mptcp", "http://127.0.0.1:\(port)/bytes/\(Self.size)"])
-        let after = try MPTCPCounters.read(in: path, namespace: namespace)
+        let after = try KernelCounters.mptcp(in: path, namespace: namespace)
         XCTAssertEqual(try after.value("MPCapableSYNRX"), try before.value("MPCapableSYNRX"))
         XCTAssertEqual(try after.value("MPCapableFallbackSYNACK") - before.value("MPCapableFallbackSYNACK"), 1)
         XCTAssertEqual(tx["responseBodyBytes"] as? Int, Self.size)
@@ -87,9 +87,9 @@ final class MultipathTargetTests: XCTestCase {
         XCTAssertNotNil(server.waitForText(after: "refuses Multipath TCP sockets", seconds: 5), server.stderr)
         XCTAssertEqual(server.stderr.split(separator: "\n").count, 1, server.stderr)
         XCTAssertEqual(try multipathListeners(path, in: path.serverNamespace), [])
-        let before = try MPTCPCounters.read(in: path, namespace: path.clientNamespace)
+        let before = try KernelCounters.mptcp(in: path, namespace: path.clientNamespace)
         let tx = try CLIHarness.probe(in: path, ["--mptcp", "http://\(path.serverIP):\(port)/bytes/\(Self.size)"])
-        let after = try MPTCPCounters.read(in: path, namespace: path.clientNamespace)
+        let after = try KernelCounters.mptcp(in: path, namespace: path.clientNamespace)
         XCTAssertEqual(try after.value("MPCapableFallbackSYNACK") - before.value("MPCapableFallbackSYNACK"), 1)
         XCTAssertEqual(tx["responseBodyBytes"] as? Int, Self.size)
         XCTAssertEqual((tx["mptcp"] as? [String: Any])?["negotiated"] as? Bool, false)

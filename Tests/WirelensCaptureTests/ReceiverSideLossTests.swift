@@ -60,27 +60,12 @@ final class ReceiverSideLossTests: XCTestCase {
             conn.close()
         """
 
-    /// Counters of the sender's kernel (its namespace's `file`, the two lines starting with `row`), by name.
-    private func kernelCounters(_ path: NetworkPath, in namespace: String, file: String, row: String,
-                                _ names: [String]) throws -> [Int] {
-        let outcome = try path.run(in: namespace, "/bin/cat", [file], timeout: 10)
-        let lines = outcome.stdout.split(separator: "\n").filter { $0.hasPrefix(row) }
-        guard lines.count == 2 else { throw LoopbackCapture.Failure(description: "no \(row) lines: \(outcome.stdout)") }
-        let header = lines[0].split(separator: " "), values = lines[1].split(separator: " ")
-        return try names.map { name in
-            guard let i = header.firstIndex(where: { $0 == name }), let value = Int(values[i]) else {
-                throw LoopbackCapture.Failure(description: "no \(name) in \(file): \(lines)")
-            }
-            return value
-        }
-    }
-
     /// The sender's TcpRetransSegs, and the reorderings its kernel detected (SACK, timestamps, Reno).
     private func senderCounters(_ path: NetworkPath, in namespace: String) throws -> (retransmitted: Int, reorderings: Int) {
-        let retransmitted = try kernelCounters(path, in: namespace, file: "/proc/net/snmp", row: "Tcp:", ["RetransSegs"])
-        let reorderings = try kernelCounters(path, in: namespace, file: "/proc/net/netstat", row: "TcpExt:",
-                                             ["TCPSACKReorder", "TCPTSReorder", "TCPRenoReorder"])
-        return (retransmitted[0], reorderings.reduce(0, +))
+        let tcp = try KernelCounters.read("/proc/net/snmp", row: "Tcp:", in: path, namespace: namespace)
+        let ext = try KernelCounters.read("/proc/net/netstat", row: "TcpExt:", in: path, namespace: namespace)
+        let reorderings = try ["TCPSACKReorder", "TCPTSReorder", "TCPRenoReorder"].map { try ext.value($0) }
+        return (try tcp.value("RetransSegs"), reorderings.reduce(0, +))
     }
 
     private struct Figures {
