@@ -64,7 +64,31 @@ final class NetworkVerdictTests: XCTestCase {
     /// `wirelens compare` of segmented uploads of `mebibytes` MiB at 1 and 4 over the 8 Mbit/s uplink, with `flags`:
     /// one connection already fills the link, so 4 gain nothing (neither passes the tbf's payload rate, both uploads
     /// crossed the router), 1 is recommended and the mode is network-bound, not server-bound. Returns the document.
+    ///
+    /// That holds when one connection did fill the link: at least 95% of the tbf's payload rate (the compare's
+    /// tolerance). On a loaded machine the server's answers between limit 1's segments come late and the link idles
+    /// (ci14: 4 moved 1.06x what 1 did, `saturating`, both verdicts `network`); such a run is made again, up to
+    /// three in all.
     private func compareOverAFullLink(mebibytes: Int, _ flags: [String]) throws -> CompareDocument {
+        var doc = try fullLinkCompare(mebibytes: mebibytes, flags)
+        for _ in 1..<3 {
+            guard let one = doc.results.first(where: { $0.limit.value == 1 }),
+                  one.throughput < Self.payloadRate * (1 - CompareRecommendation.tolerance) else { break }
+            print("full-link compare: one connection moved \(one.throughput / Self.payloadRate) of the link, again")
+            doc = try fullLinkCompare(mebibytes: mebibytes, flags)
+        }
+        for result in doc.results {
+            XCTAssertLessThanOrEqual(result.throughput, Self.payloadRate * 1.05,
+                                     "limit \(result.limit.label): no more than tbf's \(Self.rate) less the headers")
+        }
+        let rec = try XCTUnwrap(doc.recommendations.first)
+        XCTAssertEqual(rec.limit?.value, 1)
+        XCTAssertEqual(rec.regime, "network-bound", rec.reason)
+        return doc
+    }
+
+    /// One compare of `compareOverAFullLink` on a fresh path; both uploads crossed the router (its counters).
+    private func fullLinkCompare(mebibytes: Int, _ flags: [String]) throws -> CompareDocument {
         let path = try NetworkPath.up(rate: Self.rate, queue: "100ms")
         defer { path.down() }
         let peer = try SegmentPeer.start(in: path)
@@ -77,13 +101,6 @@ final class NetworkVerdictTests: XCTestCase {
                                     "-q"] + flags, timeout: 120)
         XCTAssertEqual(outcome.status, 0, outcome.stderr)
         let doc = try JSONDecoder().decode(CompareDocument.self, from: Data(contentsOf: URL(fileURLWithPath: report)))
-        for result in doc.results {
-            XCTAssertLessThanOrEqual(result.throughput, Self.payloadRate * 1.05,
-                                     "limit \(result.limit.label): no more than tbf's \(Self.rate) less the headers")
-        }
-        let rec = try XCTUnwrap(doc.recommendations.first)
-        XCTAssertEqual(rec.limit?.value, 1)
-        XCTAssertEqual(rec.regime, "network-bound", rec.reason)
         XCTAssertGreaterThanOrEqual(try path.counters().upSentBytes, 2 * mebibytes << 20, "both uploads crossed the router")
         return doc
     }

@@ -127,11 +127,14 @@ final class ReceiverSideLossTests: XCTestCase {
     /// its kernel saw no reordering, up to three tries. On a host whose CPUs are taken from under it (a CI run), the sender's timer fired early and
     /// resent data that had arrived (99 resends for 80 drops), and packets the router forwarded from two CPUs arrived
     /// out of order (17): a path that reorders and a sender that resends in vain are not the case this asserts, and
-    /// the sender's and the drop rule's own counters say when a run was one.
+    /// the sender's and the drop rule's own counters say when a run was one. A capture whose timestamps the load
+    /// disturbed is not one either: tshark, by its own timing rules, then calls more than a quarter of the hole fills
+    /// out of order or spurious (ci14: 29 of 79, the sender's counters clean), where clean runs give about one in ten.
     private func cleanTransfer(upload: Bool) throws -> Figures {
         var figures = try transfer(upload: upload)
-        for _ in 1..<3 where figures.senderRetransSegs > figures.drops + 3 || figures.senderReorderings > 0 {
-            print("receiver-side loss: the sender resent in vain or saw reordering, again: \(figures)")
+        for _ in 1..<3 where figures.senderRetransSegs > figures.drops + 3 || figures.senderReorderings > 0
+            || figures.tsharkOtherLabels * 4 > figures.tshark + figures.tsharkOtherLabels {
+            print("receiver-side loss: the sender resent in vain, saw reordering, or the capture's clock was disturbed, again: \(figures)")
             figures = try transfer(upload: upload)
         }
         return figures
