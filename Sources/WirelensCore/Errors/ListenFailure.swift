@@ -2,15 +2,15 @@ import Foundation
 
 /// Why a server (`serve`, `target`) could not listen on its `--listen` address: one line that names the address
 /// and what to do (the CLI gives both commands one exit code for it).
-public struct ListenFailure: Error, Sendable, Equatable, CustomStringConvertible {
-    public let host: String
-    public let port: Int
+package struct ListenFailure: Error, Sendable, Equatable, CustomStringConvertible {
+    package let host: String
+    package let port: Int
     /// The system's error number from bind/listen, when the failure had one.
-    public let errorNumber: Int32?
+    package let errorNumber: Int32?
     /// The failure's own text when it had no error number (a host name that does not resolve, for example).
-    public let detail: String
+    package let detail: String
 
-    public init(host: String, port: Int, errorNumber: Int32?, detail: String) {
+    package init(host: String, port: Int, errorNumber: Int32?, detail: String) {
         self.host = host
         self.port = port
         self.errorNumber = errorNumber
@@ -18,10 +18,10 @@ public struct ListenFailure: Error, Sendable, Equatable, CustomStringConvertible
     }
 
     /// `HOST:PORT`, an IPv6 host in brackets.
-    public var address: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+    package var address: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 
     /// `127.0.0.1:9469 is in use: pick another --listen`, and likewise for the other reasons.
-    public var description: String {
+    package var description: String {
         switch errorNumber {
         case EADDRINUSE?: "\(address) is in use: pick another --listen"
         case EADDRNOTAVAIL?: "\(address) is not an address of this host: pick another --listen"

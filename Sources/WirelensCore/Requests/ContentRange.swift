@@ -1,21 +1,21 @@
 import Foundation
 
 /// A Content-Range header value of a 206 (`bytes a-b/total`, total may be `*`) or a 416 (`bytes */total`).
-public struct ContentRange: Sendable, Equatable {
+package struct ContentRange: Sendable, Equatable {
     /// First and last byte sent (inclusive); nil in a 416's `bytes */total`.
-    public var first: Int64?
-    public var last: Int64?
+    package var first: Int64?
+    package var last: Int64?
     /// The resource's full length; nil when the server wrote `*`.
-    public var total: Int64?
+    package var total: Int64?
 
-    public init(first: Int64?, last: Int64?, total: Int64?) {
+    package init(first: Int64?, last: Int64?, total: Int64?) {
         self.first = first
         self.last = last
         self.total = total
     }
 
     /// Parses the header's value; nil when it is not a byte range as RFC 9110 writes it.
-    public static func parse(_ value: String) -> ContentRange? {
+    package static func parse(_ value: String) -> ContentRange? {
         let text = value.trimmingCharacters(in: .whitespaces)
         guard text.lowercased().hasPrefix("bytes ") else { return nil }
         let spec = text.dropFirst(6).trimmingCharacters(in: .whitespaces)

@@ -1,9 +1,9 @@
 import Foundation
 
 /// What a download's answer means for the file on disk: complete, still short, or wrong.
-public enum DownloadCheck {
+package enum DownloadCheck {
     /// The outcome of one attempt.
-    public enum Verdict: Sendable, Equatable {
+    package enum Verdict: Sendable, Equatable {
         /// The file holds the whole resource.
         case complete(size: Int64)
         /// The file is shorter than the resource (or its length is unknown): another attempt may resume it.
@@ -13,13 +13,13 @@ public enum DownloadCheck {
     }
 
     /// The request header that resumes a download holding `offset` bytes: `Range: bytes=offset-`.
-    public static func rangeHeader(resumingFrom offset: Int64) -> HeaderField {
+    package static func rangeHeader(resumingFrom offset: Int64) -> HeaderField {
         HeaderField(name: "Range", value: "bytes=\(offset)-")
     }
 
     /// Judges an attempt from its final status and response headers, the offset it asked to resume from
     /// (0: the whole resource), the file's size after it, and whether the transfer itself failed.
-    public static func verdict(status: Int?, headers: [HeaderField], requestedFrom offset: Int64, sizeOnDisk: Int64,
+    package static func verdict(status: Int?, headers: [HeaderField], requestedFrom offset: Int64, sizeOnDisk: Int64,
                                transferFailed: Bool) -> Verdict {
         func header(_ name: String) -> String? {
             headers.last { $0.name.lowercased() == name }?.value

@@ -1,27 +1,27 @@
 /// One `--form` field as curl writes it: `name=value`, or `name=@path` with optional `;type=` and `;filename=`.
-public struct FormField: Sendable, Equatable {
+package struct FormField: Sendable, Equatable {
     /// What a field carries.
-    public enum Value: Sendable, Equatable {
+    package enum Value: Sendable, Equatable {
         case text(String)
         /// A file part; `contentType` and `filename` are nil when not given (guessed and taken from the path).
         case file(path: String, contentType: String?, filename: String?)
     }
 
-    public var name: String
-    public var value: Value
+    package var name: String
+    package var value: Value
 
-    public init(name: String, value: Value) {
+    package init(name: String, value: Value) {
         self.name = name
         self.value = value
     }
 
     /// A field that could not be parsed, with a one-line reason.
-    public struct ParseError: Error, Equatable {
-        public let message: String
+    package struct ParseError: Error, Equatable {
+        package let message: String
     }
 
     /// Parses `name=value`, `name=@path`, `name=@path;type=image/jpeg;filename=photo.jpg`.
-    public static func parse(_ text: String) throws(ParseError) -> FormField {
+    package static func parse(_ text: String) throws(ParseError) -> FormField {
         guard let equals = text.firstIndex(of: "="), equals != text.startIndex else {
             throw ParseError(message: "--form '\(text)' has no name; write name=value or name=@file")
         }

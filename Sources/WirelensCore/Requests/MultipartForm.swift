@@ -1,39 +1,39 @@
 /// A multipart/form-data body (RFC 7578) laid out as body pieces: delimiters and headers in memory, file parts
 /// streamed from disk when the body is sent.
-public struct MultipartForm: Sendable, Equatable {
+package struct MultipartForm: Sendable, Equatable {
     /// A field whose file, if any, has been found and measured.
-    public struct Part: Sendable, Equatable {
-        public var name: String
-        public var content: Content
+    package struct Part: Sendable, Equatable {
+        package var name: String
+        package var content: Content
 
-        public init(name: String, content: Content) {
+        package init(name: String, content: Content) {
             self.name = name
             self.content = content
         }
 
         /// A part's content.
-        public enum Content: Sendable, Equatable {
+        package enum Content: Sendable, Equatable {
             case text(String)
             case file(path: String, size: Int64, filename: String, contentType: String)
         }
     }
 
-    public let boundary: String
-    public let parts: [Part]
+    package let boundary: String
+    package let parts: [Part]
 
     /// A form with the given boundary, which must not occur in any part (a random one of 24 hex digits makes that
     /// as unlikely as curl's does).
-    public init(parts: [Part], boundary: String) {
+    package init(parts: [Part], boundary: String) {
         self.parts = parts
         self.boundary = boundary
     }
 
     /// The request's Content-Type header value.
-    public var contentType: String { "multipart/form-data; boundary=\(boundary)" }
+    package var contentType: String { "multipart/form-data; boundary=\(boundary)" }
 
     /// The body: for each part `--boundary CRLF`, its headers, an empty line, the content and CRLF; then
     /// `--boundary-- CRLF`.
-    public var body: BodyPieces {
+    package var body: BodyPieces {
         var pieces: [BodyPiece] = []
         for part in parts {
             var head = "--\(boundary)\r\nContent-Disposition: form-data; name=\"\(Self.quoted(part.name))\""
@@ -54,18 +54,18 @@ public struct MultipartForm: Sendable, Equatable {
 
     /// A name or filename fit for a quoted header parameter, escaped as HTML forms and curl do: `"` as %22,
     /// CR as %0D, LF as %0A.
-    public static func quoted(_ text: String) -> String {
+    package static func quoted(_ text: String) -> String {
         text.replacingScalars(["\"": "%22", "\r": "%0D", "\n": "%0A"])
     }
 
     /// A fresh boundary: "wirelens-" and 24 random hex digits.
-    public static func randomBoundary<R: RandomNumberGenerator>(using random: inout R) -> String {
+    package static func randomBoundary<R: RandomNumberGenerator>(using random: inout R) -> String {
         let digits = Array("0123456789abcdef")
         return "wirelens-" + String((0..<24).map { _ in digits[Int(random.next() % 16)] })
     }
 
     /// The media type for a file name's extension, as curl guesses it; application/octet-stream otherwise.
-    public static func contentType(forFilename name: String) -> String {
+    package static func contentType(forFilename name: String) -> String {
         guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return "application/octet-stream" }
         switch name[name.index(after: dot)...].lowercased() {
         case "jpg", "jpeg": return "image/jpeg"

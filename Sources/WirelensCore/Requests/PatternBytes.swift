@@ -4,10 +4,10 @@
 ///
 /// Byte `k` is byte `k % 8` (little-endian) of `splitmix64(k / 8)`, where splitmix64 is the finaliser of
 /// Steele, Lea and Flood's SplitMix64 applied to `x + 0x9E3779B97F4A7C15`; other tools can recompute it.
-public enum PatternBytes {
+package enum PatternBytes {
     /// The 64-bit word holding bytes `8*index ..< 8*index + 8`.
     @inline(__always)
-    public static func word(_ index: UInt64) -> UInt64 {
+    package static func word(_ index: UInt64) -> UInt64 {
         var z = index &+ 0x9E37_79B9_7F4A_7C15
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
@@ -15,7 +15,7 @@ public enum PatternBytes {
     }
 
     /// Fills `buffer` with the bytes at resource offsets `offset ..< offset + buffer.count`.
-    public static func fill(_ buffer: UnsafeMutableRawBufferPointer, offset: Int64) {
+    package static func fill(_ buffer: UnsafeMutableRawBufferPointer, offset: Int64) {
         var position = 0
         var k = UInt64(offset)
         let count = buffer.count
@@ -40,7 +40,7 @@ public enum PatternBytes {
     }
 
     /// The bytes at offsets `offset ..< offset + count`, as an array (for tests and small bodies).
-    public static func bytes(offset: Int64, count: Int) -> [UInt8] {
+    package static func bytes(offset: Int64, count: Int) -> [UInt8] {
         [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
             fill(UnsafeMutableRawBufferPointer(buffer), offset: offset)
             initialized = count

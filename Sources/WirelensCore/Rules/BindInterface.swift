@@ -1,11 +1,11 @@
 /// Checks curl's `--interface` value (libcurl's CURLOPT_INTERFACE) before libcurl sees it: `if!NAME` names a
 /// network interface, `host!ADDRESS` a local address or host name, and a bare value is an interface name or an IP
 /// address of this host.
-public enum BindInterface {
+package enum BindInterface {
     /// Why `--interface` refuses `value`, or nil; `interfaceExists` tells whether this host has an interface of
     /// that name (the caller asks the kernel). A bare value that is neither an interface nor an IP address is
     /// refused (curl would resolve it as a host name: `host!NAME` says so).
-    public static func problem(_ value: String, interfaceExists: (String) -> Bool) -> String? {
+    package static func problem(_ value: String, interfaceExists: (String) -> Bool) -> String? {
         let shown = RequestTextCheck.oneLine(value)
         if let name = value.dropPrefix("if!") {
             guard !name.isEmpty else { return "'\(shown)' names no interface; write e.g. if!eth0" }

@@ -1,22 +1,22 @@
 /// Checks the host mappings curl takes on its command line: `--resolve HOST:PORT:ADDR[,ADDR…]` and
 /// `--connect-to HOST:PORT:CONNECT-HOST:CONNECT-PORT`, so that a bad one is refused before libcurl (which only warns
 /// in its verbose text and resolves the name as usual) sees it.
-public enum HostMapping {
+package enum HostMapping {
     /// A `--resolve` entry that `resolveProblem` finds nothing wrong with, as written (libcurl takes it so).
-    public struct Resolve: TextParsable, Equatable {
-        public let entry: String
+    package struct Resolve: TextParsable, Equatable {
+        package let entry: String
 
-        public init(parsing entry: String) throws(ValueRefusal) {
+        package init(parsing entry: String) throws(ValueRefusal) {
             if let problem = HostMapping.resolveProblem(entry) { throw ValueRefusal(problem) }
             self.entry = entry
         }
     }
 
     /// A `--connect-to` entry that `connectToProblem` finds nothing wrong with, as written (libcurl takes it so).
-    public struct ConnectTo: TextParsable, Equatable {
-        public let entry: String
+    package struct ConnectTo: TextParsable, Equatable {
+        package let entry: String
 
-        public init(parsing entry: String) throws(ValueRefusal) {
+        package init(parsing entry: String) throws(ValueRefusal) {
             if let problem = HostMapping.connectToProblem(entry) { throw ValueRefusal(problem) }
             self.entry = entry
         }
@@ -24,7 +24,7 @@ public enum HostMapping {
 
     /// Why `--resolve` refuses `entry`, or nil when it is `HOST:PORT:ADDR[,ADDR…]` with a port from 1 to 65535 and
     /// IP addresses (IPv6 with or without brackets). A leading `+` (curl's "add, time out later") is taken too.
-    public static func resolveProblem(_ entry: String) -> String? {
+    package static func resolveProblem(_ entry: String) -> String? {
         let text = entry.hasPrefix("+") ? String(entry.dropFirst()) : entry
         let fields = split(text, limit: 3)
         guard fields.count == 3, !fields[0].isEmpty else {
@@ -40,7 +40,7 @@ public enum HostMapping {
 
     /// Why `--connect-to` refuses `entry`, or nil when it is `HOST:PORT:CONNECT-HOST:CONNECT-PORT` (each part may be
     /// empty, as in curl: any host, any port, the same host, the same port) with ports from 1 to 65535.
-    public static func connectToProblem(_ entry: String) -> String? {
+    package static func connectToProblem(_ entry: String) -> String? {
         let fields = split(entry, limit: 4)
         guard fields.count == 4 else {
             return "'\(entry)' is not HOST:PORT:CONNECT-HOST:CONNECT-PORT; write e.g. example.com:443:127.0.0.1:8443"

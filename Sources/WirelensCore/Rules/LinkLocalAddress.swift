@@ -4,10 +4,10 @@ import Glibc
 
 /// The link-local address ranges, 169.254.0.0/16 and fe80::/10: where cloud metadata services answer
 /// (169.254.169.254), never a public server's home.
-public enum LinkLocalAddress {
+package enum LinkLocalAddress {
     /// True when the address (4 bytes of IPv4 or 16 of IPv6, network order) is link-local; an IPv4-mapped
     /// IPv6 address (::ffff:a.b.c.d) is judged by its IPv4 address, since connecting to it reaches that.
-    public static func contains<Bytes: Collection>(_ bytes: Bytes) -> Bool where Bytes.Element == UInt8 {
+    package static func contains<Bytes: Collection>(_ bytes: Bytes) -> Bool where Bytes.Element == UInt8 {
         let b = Array(bytes)
         switch b.count {
         case 4:
@@ -23,12 +23,12 @@ public enum LinkLocalAddress {
 
     /// True when `host` is an IPv4 or IPv6 literal (IPv6 with or without brackets) in a link-local range; a name
     /// is not resolved and gives false.
-    public static func contains(literal host: String) -> Bool {
+    package static func contains(literal host: String) -> Bool {
         bytes(ofLiteral: host).map { contains($0) } ?? false
     }
 
     /// The bytes of an IPv4 dotted quad or an IPv6 literal (brackets and a zone index allowed), nil for anything else.
-    public static func bytes(ofLiteral host: String) -> [UInt8]? {
+    package static func bytes(ofLiteral host: String) -> [UInt8]? {
         var text = Substring(host)
         if text.hasPrefix("["), text.hasSuffix("]") { text = text.dropFirst().dropLast() }
         if let percent = text.firstIndex(of: "%") { text = text[..<percent] }
@@ -44,7 +44,7 @@ public enum LinkLocalAddress {
     }
 
     /// An address's text (dotted quad, or IPv6 as inet_ntop writes it); nil unless 4 or 16 bytes.
-    public static func text<Bytes: Collection>(of bytes: Bytes) -> String? where Bytes.Element == UInt8 {
+    package static func text<Bytes: Collection>(of bytes: Bytes) -> String? where Bytes.Element == UInt8 {
         var raw = Array(bytes)
         let family: Int32
         switch raw.count {

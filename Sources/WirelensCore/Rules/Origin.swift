@@ -2,16 +2,16 @@
 ///
 /// Compared as curl compares them before it sends credentials on: scheme and host case-insensitively (both are
 /// kept lowercased), IPv6 brackets dropped, and the port given explicitly or the scheme's default.
-public struct Origin: Sendable, Hashable, CustomStringConvertible {
+package struct Origin: Sendable, Hashable, CustomStringConvertible {
     /// The scheme, lowercased ("http", "https", or any other a Location named).
-    public let scheme: String
+    package let scheme: String
     /// The host, lowercased, without the brackets of an IPv6 literal; empty for a URL without one (file:).
-    public let host: String
+    package let host: String
     /// The port: the one written, else the scheme's default, else 0.
-    public let port: Int
+    package let port: Int
 
     /// An origin from a URL's parts; a nil port takes the scheme's default.
-    public init(scheme: String, host: String, port: Int?) {
+    package init(scheme: String, host: String, port: Int?) {
         self.scheme = scheme.lowercased()
         var host = Substring(host.lowercased())
         if host.hasPrefix("["), host.hasSuffix("]") { host = host.dropFirst().dropLast() }
@@ -20,7 +20,7 @@ public struct Origin: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The default port of a scheme, when it has a well-known one.
-    public static func defaultPort(scheme: String) -> Int? {
+    package static func defaultPort(scheme: String) -> Int? {
         switch scheme.lowercased() {
         case "http", "ws": 80
         case "https", "wss": 443
@@ -31,7 +31,7 @@ public struct Origin: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// `scheme://host:port`, IPv6 hosts in brackets.
-    public var description: String {
+    package var description: String {
         let shown = host.contains(":") ? "[\(host)]" : host
         return "\(scheme)://\(shown):\(port)"
     }

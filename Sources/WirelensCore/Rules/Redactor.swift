@@ -1,9 +1,9 @@
 import Foundation
 
 /// Removes secrets from headers, URLs and messages before they reach a report or a log.
-public enum Redactor {
+package enum Redactor {
     /// What a redacted value is replaced with.
-    public static let mask = "[REDACTED]"
+    package static let mask = "[REDACTED]"
 
     /// Names that are secret as a whole (`code`: an OAuth authorization code).
     private static let exactNames: Set<String> = ["authorization", "proxy-authorization", "cookie", "set-cookie", "code"]
@@ -12,7 +12,7 @@ public enum Redactor {
                                         "session", "credential"]
 
     /// True when a header or query parameter of this name carries a secret.
-    public static func isSensitive(name: String) -> Bool {
+    package static func isSensitive(name: String) -> Bool {
         var name = name
         return name.withUTF8 { isSensitive(asciiName: $0) } ?? isSensitive(lowercased: name.lowercased())
     }
@@ -66,14 +66,14 @@ public enum Redactor {
     /// The header with its value masked when its name is sensitive, and the URLs its value carries redacted:
     /// the whole value of Location, Content-Location and Referer, the `<...>` targets of Link, the `url=` of
     /// Refresh, and any absolute URL inside any other value.
-    public static func header(_ field: HeaderField) -> HeaderField {
+    package static func header(_ field: HeaderField) -> HeaderField {
         if isSensitive(name: field.name) { return HeaderField(name: field.name, value: mask) }
         let value = headerValue(name: field.name, field.value)
         return value == field.value ? field : HeaderField(name: field.name, value: value)
     }
 
     /// The headers with sensitive values masked and the URLs in their values redacted.
-    public static func headers(_ fields: [HeaderField]) -> [HeaderField] {
+    package static func headers(_ fields: [HeaderField]) -> [HeaderField] {
         fields.map(header)
     }
 
@@ -126,7 +126,7 @@ public enum Redactor {
     /// The URL with its user info (user name and password: either can be a token) and the values of sensitive
     /// query and fragment parameters masked. Works on absolute URLs, `//host` and relative references, and a
     /// proxy given as `user:password@host:port`.
-    public static func url(_ text: String) -> String {
+    package static func url(_ text: String) -> String {
         let bytes = text.utf8
         // Nothing to mask without user info, a query or a fragment (most URLs of a large run). Looked for in the
         // string's own storage: every record's URL passes here, and the generic view costs tens of instructions a byte.
@@ -226,7 +226,7 @@ public enum Redactor {
 
     /// The text with every absolute URL in it (`scheme://…`, up to white space, a quote or an angle bracket)
     /// redacted.
-    public static func urls(in text: String) -> String {
+    package static func urls(in text: String) -> String {
         var rest = Substring(text)
         guard var separator = schemeSeparator(in: rest) else { return text }
         var result = ""
@@ -256,7 +256,7 @@ public enum Redactor {
     }
 
     /// Masks URLs and `Name: value` secrets that appear inside free text, such as libcurl's error messages.
-    public static func message(_ text: String) -> String {
+    package static func message(_ text: String) -> String {
         var result = ""
         var line = ""
         for character in text {

@@ -1,14 +1,14 @@
 /// Decides how a redirect is followed, as browsers and `curl -L` do, one transaction per hop.
-public enum RedirectPolicy {
+package enum RedirectPolicy {
     /// A request as a redirect sees it: its method, how its body part goes out, and whether the user named the method.
-    public struct Request: Sendable, Equatable {
-        public var method: String
+    package struct Request: Sendable, Equatable {
+        package var method: String
         /// nil: the request sends no body part (`BodyKind`).
-        public var bodyKind: BodyKind?
+        package var bodyKind: BodyKind?
         /// True when the method was named (`-X`): it stays on every hop (`TaskSpec.keepsMethod`).
-        public var keepsMethod: Bool
+        package var keepsMethod: Bool
 
-        public init(method: String, bodyKind: BodyKind?, keepsMethod: Bool = false) {
+        package init(method: String, bodyKind: BodyKind?, keepsMethod: Bool = false) {
             self.method = method
             self.bodyKind = bodyKind
             self.keepsMethod = keepsMethod
@@ -16,24 +16,24 @@ public enum RedirectPolicy {
     }
 
     /// The request to send for the next hop.
-    public struct Hop: Sendable, Equatable {
-        public var method: String
+    package struct Hop: Sendable, Equatable {
+        package var method: String
         /// How the hop sends the body (nil: it sends none, and none of the body's headers).
-        public var bodyKind: BodyKind?
+        package var bodyKind: BodyKind?
 
         /// False when the body is dropped.
-        public var keepsBody: Bool { bodyKind != nil }
+        package var keepsBody: Bool { bodyKind != nil }
     }
 
     /// Why a redirect is not followed.
-    public enum Refusal: Sendable, Equatable, CustomStringConvertible {
+    package enum Refusal: Sendable, Equatable, CustomStringConvertible {
         /// The Location names a scheme other than http and https (ftp:, file:, gopher:, …).
         case scheme(String)
         /// The Location's host is an address in 169.254.0.0/16 or fe80::/10 (cloud metadata lives there), or a name
         /// that resolved to one (shown as `name (address)`).
         case linkLocal(String)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .scheme(let scheme):
                 "refused to follow a redirect to a \(scheme): URL: only http and https redirects are followed"
@@ -50,7 +50,7 @@ public enum RedirectPolicy {
     /// `keepsPostAfter` (`--post301`, `--post302`); 303 drops any body and turns the request into a GET (HEAD stays
     /// HEAD), except a POST body with 303 in `keepsPostAfter` (`--post303`); 307 and 308 keep method and body. A
     /// method the user named stays the method of every hop, with the body dropped where a GET would have been sent.
-    public static func next(status: Int, request: Request, keepsPostAfter: Set<Int> = [], hasLocation: Bool) -> Hop? {
+    package static func next(status: Int, request: Request, keepsPostAfter: Set<Int> = [], hasLocation: Bool) -> Hop? {
         guard hasLocation else { return nil }
         let unchanged = Hop(method: request.method, bodyKind: request.bodyKind)
         let bodiless = Hop(method: request.keepsMethod || request.method == "HEAD" ? request.method : "GET", bodyKind: nil)
@@ -68,11 +68,11 @@ public enum RedirectPolicy {
     }
 
     /// The names of the headers that describe a body, which a hop without one does not send.
-    public static let bodyHeaderNames: Set<String> = ["content-type", "content-length", "transfer-encoding"]
+    package static let bodyHeaderNames: Set<String> = ["content-type", "content-length", "transfer-encoding"]
 
     /// A task's own headers (`TaskSpec.headers`) for a transaction that sends no body: without those that describe
     /// one (a form's or a `-d` body's Content-Type), as curl adds those only to a request with a body.
-    public static func bodilessHeaders(_ headers: [HeaderField]) -> [HeaderField] {
+    package static func bodilessHeaders(_ headers: [HeaderField]) -> [HeaderField] {
         headers.filter { !bodyHeaderNames.contains($0.name.lowercased()) }
     }
 
@@ -81,7 +81,7 @@ public enum RedirectPolicy {
     /// Only http and https are followed. A link-local host (an address literal; names are judged by the address
     /// they resolve to, see `LinkLocalAddress`) is refused unless `allowsLinkLocal`, or unless it is the task's own
     /// origin (`first`): the user named that one.
-    public static func refusal(next: Origin, first: Origin, allowsLinkLocal: Bool) -> Refusal? {
+    package static func refusal(next: Origin, first: Origin, allowsLinkLocal: Bool) -> Refusal? {
         guard next.scheme == "http" || next.scheme == "https" else { return .scheme(next.scheme) }
         if !allowsLinkLocal, next != first, LinkLocalAddress.contains(literal: next.host) { return .linkLocal(next.host) }
         return nil
@@ -93,12 +93,12 @@ public enum RedirectPolicy {
     /// As `curl -L`: only to the task's first origin (same scheme, host and port), unless the user trusts every
     /// hop (`--location-trusted`, a check's `trusted_redirects: true`). A hop back to the first origin carries them
     /// again, as curl's does.
-    public static func keepsCredentials(first: Origin, next: Origin, trusted: Bool) -> Bool {
+    package static func keepsCredentials(first: Origin, next: Origin, trusted: Bool) -> Bool {
         trusted || first == next
     }
 
     /// The headers a transaction sends: all of them when it keeps credentials, else those that carry no secret.
-    public static func headers(_ headers: [HeaderField], keepsCredentials: Bool) -> [HeaderField] {
+    package static func headers(_ headers: [HeaderField], keepsCredentials: Bool) -> [HeaderField] {
         keepsCredentials ? headers : headers.filter { !Redactor.isSensitive(name: $0.name) }
     }
 }

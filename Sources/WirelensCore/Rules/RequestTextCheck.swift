@@ -4,9 +4,9 @@
 /// libcurl sends such text as it is, so `X-Note: a\r\nCookie: b` would add a header the user never wrote (header
 /// injection); a diagnostics tool run from configuration files refuses it instead. The CLI's `-H`, `-X` and a check's
 /// `headers:`, `method:` and `user_agent:` all go through here.
-public enum RequestTextCheck {
+package enum RequestTextCheck {
     /// What is wrong with a header, naming it (never showing its value, which may be a secret); nil when it is fine.
-    public static func problem(name: String, value: String) -> String? {
+    package static func problem(name: String, value: String) -> String? {
         if let bad = forbidden(in: name) {
             return "the header name '\(oneLine(name))' contains \(bad); a header name is one line without CR, LF or NUL"
         }
@@ -17,7 +17,7 @@ public enum RequestTextCheck {
     }
 
     /// What is wrong with a request method, or nil when it is fine.
-    public static func problem(method: String) -> String? {
+    package static func problem(method: String) -> String? {
         guard let bad = forbidden(in: method) else { return nil }
         return "the method '\(oneLine(method))' contains \(bad); a method is one word without CR, LF or NUL"
     }
@@ -36,7 +36,7 @@ public enum RequestTextCheck {
     }
 
     /// The text on one line: CR, LF and NUL written as \r, \n and \0 (for error messages that quote input).
-    public static func oneLine(_ text: String) -> String {
+    package static func oneLine(_ text: String) -> String {
         text.replacingScalars(["\r": "\\r", "\n": "\\n", "\0": "\\0"])
     }
 }

@@ -1,8 +1,8 @@
 /// One line of libcurl's verbose text as `-v` prints it: curl's prefix (`*` for libcurl's own text, `>` for request
 /// headers, `<` for response headers) and the line with its secrets masked (`Redactor`).
-public enum VerboseLine {
+package enum VerboseLine {
     /// What kind of verbose text a line came in.
-    public enum Kind: Sendable {
+    package enum Kind: Sendable {
         /// libcurl's informational text.
         case text
         /// A request header block (the request line first).
@@ -13,7 +13,7 @@ public enum VerboseLine {
 
     /// The printed lines of one piece of verbose text: split at line ends (CRLF, LF), each prefixed and redacted.
     /// The request line's target is redacted as a URL; header values by their names; free text as messages.
-    public static func lines(_ kind: Kind, _ text: String) -> [String] {
+    package static func lines(_ kind: Kind, _ text: String) -> [String] {
         // "\r\n" is one Character in Swift: every line end is a separator of its own.
         var pieces = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).map(String.init)
         if pieces.last == "" { pieces.removeLast() }

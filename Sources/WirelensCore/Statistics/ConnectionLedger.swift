@@ -8,16 +8,16 @@
 /// references are listed while the run has listed fewer than `referenceLimit` (65 536, 16 bytes each); beyond it a
 /// connection's `transactionCount` still counts every transaction and its `transactions` stop growing. Its
 /// figures (totals, MTU, diagnosis) always take in every transaction of a recorded connection.
-public struct ConnectionLedger: Sendable {
+package struct ConnectionLedger: Sendable {
     /// Connections recorded at most.
-    public let connectionLimit: Int
+    package let connectionLimit: Int
     /// Transaction references listed at most, over all connections.
-    public let referenceLimit: Int
-    public static let defaultConnectionLimit = Summary.ConnectionTally.defaultLimit
-    public static let defaultReferenceLimit = 65_536
+    package let referenceLimit: Int
+    package static let defaultConnectionLimit = Summary.ConnectionTally.defaultLimit
+    package static let defaultReferenceLimit = 65_536
 
     /// Transactions on connections first seen once `connectionLimit` were recorded (those are not listed).
-    public private(set) var unlistedTransactions = 0
+    package private(set) var unlistedTransactions = 0
     private var slots: [Summary.ConnectionKey: Int] = [:]
     private var entries: [Entry] = []
     private var listed = 0
@@ -39,23 +39,23 @@ public struct ConnectionLedger: Sendable {
         var verdicts: [VerdictPart] = []
     }
 
-    public init(connectionLimit: Int = ConnectionLedger.defaultConnectionLimit,
+    package init(connectionLimit: Int = ConnectionLedger.defaultConnectionLimit,
                 referenceLimit: Int = ConnectionLedger.defaultReferenceLimit) {
         self.connectionLimit = max(1, connectionLimit)
         self.referenceLimit = max(0, referenceLimit)
     }
 
     /// The ledger of `tasks`.
-    public init(_ tasks: [TaskRecord]) {
+    package init(_ tasks: [TaskRecord]) {
         self.init()
         for t in tasks.indices { add(tasks[t]) }
     }
 
     /// Connections recorded now (at most `connectionLimit`) and references listed (at most `referenceLimit`).
-    public var retained: (connections: Int, references: Int) { (entries.count, listed) }
+    package var retained: (connections: Int, references: Int) { (entries.count, listed) }
 
     /// Takes a finished task's transactions into account, reading them in place.
-    public mutating func add(_ task: TaskRecord) {
+    package mutating func add(_ task: TaskRecord) {
         task.transactions.withUnsafeBufferPointer { list in
             for x in list.indices { add(list[x], reference: .init(task: task.index, transaction: x)) }
         }
@@ -87,7 +87,7 @@ public struct ConnectionLedger: Sendable {
 
     /// The connections recorded, in the order they were first used (then by local port), each transaction list in
     /// task order.
-    public var records: [ConnectionRecord] {
+    package var records: [ConnectionRecord] {
         entries.map { $0.finished }.sorted { ($0.firstUsedAt, $0.localPort) < ($1.firstUsedAt, $1.localPort) }
     }
 }

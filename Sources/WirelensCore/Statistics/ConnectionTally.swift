@@ -15,27 +15,27 @@ extension Summary {
     /// so a connection idle while thousands of newer ones were used has been closed: letting it go changes no
     /// count unless the concurrency is in the thousands. Overlaps between a span let go and one that begins later
     /// are then not counted, so the peak can only be understated, and only in runs of more than `limit` connections.
-    public struct ConnectionTally: Sendable {
+    package struct ConnectionTally: Sendable {
         private var spans: [ConnectionKey: (start: Int64, end: Int64, closed: Bool)] = [:]
         private var opened = 0
         private var reused = 0
         private var distinct = 0
         private var foldedPeak = 0
         /// Spans held at most before the older half is let go.
-        public let limit: Int
+        package let limit: Int
 
         /// Spans held by default: 16 384 (about 2 MB).
-        public static let defaultLimit = 16_384
+        package static let defaultLimit = 16_384
 
-        public init(limit: Int = ConnectionTally.defaultLimit) {
+        package init(limit: Int = ConnectionTally.defaultLimit) {
             self.limit = max(2, limit)
         }
 
         /// The spans held now: at most `limit`.
-        public var retainedSpans: Int { spans.count }
+        package var retainedSpans: Int { spans.count }
 
         /// Takes one transaction into account.
-        public mutating func add(_ tx: TransactionMetrics) {
+        package mutating func add(_ tx: TransactionMetrics) {
             if tx.openedConnection { opened += 1 }
             if tx.reusedConnection { reused += 1 }
             guard let key = ConnectionKey(tx) else { return }
@@ -76,7 +76,7 @@ extension Summary {
         }
 
         /// The figures so far.
-        public var summary: ConnectionSummary {
+        package var summary: ConnectionSummary {
             ConnectionSummary(opened: opened, reused: reused, distinct: distinct,
                               maxOpenAtOnce: max(foldedPeak, Self.peak(of: spans.values)))
         }

@@ -6,7 +6,7 @@
 /// it (HdrHistogram's layout with two significant decimal digits' worth of sub-buckets). Every Int64 fits in
 /// 7296 buckets; they are allocated up to the largest value seen. Negative values are counted by their magnitude
 /// in buckets of their own.
-public struct LogHistogram: Sendable, Equatable {
+package struct LogHistogram: Sendable, Equatable {
     /// Sub-buckets per power of two.
     static let subBuckets: Int64 = 128
     private static let subBits = 7
@@ -16,15 +16,15 @@ public struct LogHistogram: Sendable, Equatable {
     private var negative: [Int] = []
     private var negativeCount = 0
     /// The number of values added.
-    public private(set) var count = 0
+    package private(set) var count = 0
 
-    public init() {}
+    package init() {}
 
     /// The relative error bound of a quantile of values of one sign: `|estimate − exact| ≤ |exact| × relativeError`.
-    public static let relativeError = 1.0 / 256
+    package static let relativeError = 1.0 / 256
 
     /// Adds one value.
-    public mutating func add(_ value: Int64) {
+    package mutating func add(_ value: Int64) {
         count += 1
         if value < 0 {
             negativeCount += 1
@@ -78,7 +78,7 @@ public struct LogHistogram: Sendable, Equatable {
 
     /// The estimated `q`-quantile (0...1), interpolated linearly between the closest ranks like
     /// `PhaseStats.percentile`; 0 when empty.
-    public func quantile(_ q: Double) -> Double {
+    package func quantile(_ q: Double) -> Double {
         guard count > 1 else { return value(atRank: 0) ?? 0 }
         let rank = q * Double(count - 1)
         let lower = Int(rank.rounded(.down))

@@ -2,9 +2,9 @@
 /// `exactLimit` (exact percentiles), a `LogHistogram` beyond (percentiles within `LogHistogram.relativeError`).
 ///
 /// Count, min, max and mean are exact either way.
-public struct PhaseAccumulator: Sendable {
+package struct PhaseAccumulator: Sendable {
     /// Values kept exactly before the histogram takes over.
-    public let exactLimit: Int
+    package let exactLimit: Int
     private var exact: [Int64] = []
     private var histogram: LogHistogram?
     private var count = 0
@@ -12,21 +12,21 @@ public struct PhaseAccumulator: Sendable {
     private var low = Int64.max
     private var high = Int64.min
 
-    public init(exactLimit: Int = PhaseAccumulator.defaultExactLimit) {
+    package init(exactLimit: Int = PhaseAccumulator.defaultExactLimit) {
         self.exactLimit = exactLimit
     }
 
     /// Values kept exactly by default: 16 384 (128 KiB per metric).
-    public static let defaultExactLimit = 16_384
+    package static let defaultExactLimit = 16_384
 
     /// Whether the percentiles are estimates (more than `exactLimit` values were added).
-    public var isEstimated: Bool { histogram != nil }
+    package var isEstimated: Bool { histogram != nil }
 
     /// The values held: at most `exactLimit`, whatever the number added.
-    public var retainedValues: Int { exact.count }
+    package var retainedValues: Int { exact.count }
 
     /// Adds one value.
-    public mutating func add(_ value: Int64) {
+    package mutating func add(_ value: Int64) {
         count += 1
         sum += Double(value)
         low = min(low, value)
@@ -45,7 +45,7 @@ public struct PhaseAccumulator: Sendable {
     }
 
     /// The statistics of the values added (µs), or nil when there are none.
-    public var stats: PhaseStats? {
+    package var stats: PhaseStats? {
         guard count > 0 else { return nil }
         guard let histogram else {
             var values = exact

@@ -3,11 +3,11 @@
 /// libcurl 7.88's timers count from the moment the transfer leaves its pending queue, and leave a phase
 /// that did not happen at 0 or at the previous phase's value. The queue wait, the end of the request and
 /// the start of the response come from the engine's own clock instead (see docs/architecture.md).
-public enum PhaseMath {
+package enum PhaseMath {
     /// The timeline and phases of one transaction.
-    public struct Result: Sendable, Equatable {
-        public var timeline: Timeline
-        public var phases: Phases
+    package struct Result: Sendable, Equatable {
+        package var timeline: Timeline
+        package var phases: Phases
     }
 
     /// Computes the timeline (wall-clock µs) and the phases (µs) of one transaction.
@@ -16,7 +16,7 @@ public enum PhaseMath {
     /// connection's timers count from its first socket (made right after the name was resolved, before the SYN),
     /// its connect phase ends no earlier than libcurl said it was connected (after the SYN/ACK), and its set-up ends
     /// no later than PREREQFUNCTION (before the first request byte).
-    public static func compute(_ raw: RawTimings, anchor: ClockAnchor) -> Result {
+    package static func compute(_ raw: RawTimings, anchor: ClockAnchor) -> Result {
         let c = raw.curl
         // The instant libcurl started its own timers. For a new connection whose socket was seen: the socket was
         // made as NAMELOOKUP was stamped. Otherwise derived from the moment the connection was ready

@@ -3,21 +3,21 @@
 /// Two generations: entries go into the current one; once it holds `limit`, it becomes the previous one and
 /// the entries of the one before are dropped. Reading an entry of the previous generation moves it into the
 /// current one. So an entry stays while it is used at least once every `limit` stores.
-public struct RecentTable<Key: Hashable, Value> {
+package struct RecentTable<Key: Hashable, Value> {
     private var current: [Key: Value] = [:]
     private var previous: [Key: Value] = [:]
     /// Entries per generation.
-    public let limit: Int
+    package let limit: Int
 
-    public init(limit: Int) {
+    package init(limit: Int) {
         self.limit = max(1, limit)
     }
 
     /// The entries held now: at most `2 × limit`.
-    public var count: Int { current.count + previous.count }
+    package var count: Int { current.count + previous.count }
 
     /// The value stored for `key` and not dropped since, or nil.
-    public subscript(key: Key) -> Value? {
+    package subscript(key: Key) -> Value? {
         mutating get {
             if let value = current[key] { return value }
             guard let value = previous.removeValue(forKey: key) else { return nil }

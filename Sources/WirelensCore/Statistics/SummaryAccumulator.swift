@@ -5,7 +5,7 @@ extension Summary {
     /// at most `PhaseAccumulator.defaultExactLimit` values, and within `LogHistogram.relativeError` (1/256)
     /// beyond. Connections are counted by `ConnectionTally`, which holds at most `ConnectionTally.defaultLimit`
     /// spans. The maps (statuses, errors, protocols) have a key per distinct value seen.
-    public struct Accumulator: Sendable {
+    package struct Accumulator: Sendable {
         private var start = Int64.max
         private var end = Int64.min
         private var up: Int64 = 0
@@ -20,9 +20,9 @@ extension Summary {
         private var connections: ConnectionTally
         private var verdicts = VerdictTally()
         /// What the failed tasks tell (the first transport error, an HTTP error status, the failure to name).
-        public private(set) var failures = TaskFailures()
+        package private(set) var failures = TaskFailures()
 
-        public init(exactLimit: Int = PhaseAccumulator.defaultExactLimit,
+        package init(exactLimit: Int = PhaseAccumulator.defaultExactLimit,
                     connectionLimit: Int = ConnectionTally.defaultLimit) {
             phases = Array(repeating: PhaseAccumulator(exactLimit: exactLimit), count: Phases.names.count)
             connections = ConnectionTally(limit: connectionLimit)
@@ -30,7 +30,7 @@ extension Summary {
 
         /// Takes one finished task into account, reading its fields in place (copying a record retains every
         /// string in it).
-        public mutating func add(_ task: TaskRecord) {
+        package mutating func add(_ task: TaskRecord) {
             tasks += 1
             start = min(start, task.startedAt)
             end = max(end, task.endedAt)
@@ -58,13 +58,13 @@ extension Summary {
 
         /// What is held now, for tests that hold memory flat as runs grow: phase values kept exactly,
         /// connection spans, and keys of the maps.
-        public var retained: (phaseValues: Int, connectionSpans: Int, mapKeys: Int) {
+        package var retained: (phaseValues: Int, connectionSpans: Int, mapKeys: Int) {
             (phases.reduce(0) { $0 + $1.retainedValues }, connections.retainedSpans,
              protocols.count + statuses.count + errors.count)
         }
 
         /// The summary of the tasks added so far.
-        public var summary: Summary {
+        package var summary: Summary {
             let (first, last) = tasks == 0 ? (Int64(0), Int64(0)) : (start, end)
             let wallMicros = max(last - first, 1)
             let seconds = Double(wallMicros) / 1e6

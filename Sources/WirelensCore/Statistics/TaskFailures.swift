@@ -3,26 +3,26 @@
 ///
 /// "First" means the lowest task index, so tasks handed over in the order they ended give the same answers as
 /// tasks in task order.
-public struct TaskFailures: Sendable {
+package struct TaskFailures: Sendable {
     /// The first task that failed otherwise than by its HTTP status: its index and class.
     private var firstTransport: (index: Int, errorClass: ErrorClass)?
     /// Whether a task ended with an HTTP status of 400 or more (error class `.http`).
-    public private(set) var sawHTTPError = false
+    package private(set) var sawHTTPError = false
     /// The first failed task that was not cancelled: its index, URL and error.
-    public private(set) var first: (index: Int, url: String, error: TransferError)?
+    package private(set) var first: (index: Int, url: String, error: TransferError)?
     /// Failed tasks, cancelled ones left out.
-    public private(set) var count = 0
+    package private(set) var count = 0
 
-    public init() {}
+    package init() {}
 
     /// The failures of `tasks`.
-    public init(_ tasks: [TaskRecord]) {
+    package init(_ tasks: [TaskRecord]) {
         // Indices, not elements: iterating the records would copy (and retain) each one.
         for i in tasks.indices { add(tasks[i]) }
     }
 
     /// Takes one task into account.
-    public mutating func add(_ task: TaskRecord) {
+    package mutating func add(_ task: TaskRecord) {
         guard let error = task.error else { return }
         if error.errorClass == .http {
             sawHTTPError = true
@@ -36,5 +36,5 @@ public struct TaskFailures: Sendable {
 
     /// The class of the first task (in task order) that failed otherwise than by its HTTP status, cancelled ones
     /// included; nil when none did.
-    public var firstTransportError: ErrorClass? { firstTransport?.errorClass }
+    package var firstTransportError: ErrorClass? { firstTransport?.errorClass }
 }

@@ -2,10 +2,10 @@ import Foundation
 
 /// A rate in bytes per second greater than zero, the one rule of every rate flag and configuration key: a size
 /// with `/s` or `ps` after it, or without (`720KB/s`, `1MiBps`, `512KiB`).
-public struct ByteRate: TextParsable, Equatable {
-    public let bytesPerSecond: Int64
+package struct ByteRate: TextParsable, Equatable {
+    package let bytesPerSecond: Int64
 
-    public init(parsing text: String) throws(ValueRefusal) {
+    package init(parsing text: String) throws(ValueRefusal) {
         var amount = Substring(text.trimmingCharacters(in: .whitespaces))
         for suffix in ["/s", "ps"] where amount.lowercased().hasSuffix(suffix) {
             amount = amount.dropLast(suffix.count)

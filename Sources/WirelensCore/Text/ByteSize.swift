@@ -1,11 +1,11 @@
 import Foundation
 
 /// Parses and formats byte quantities such as `10MiB`, `512KB` or `1048576`.
-public enum ByteSize {
+package enum ByteSize {
     /// Parses a size with an optional unit: B, KB/MB/GB (powers of 1000) or KiB/MiB/GiB (powers of 1024).
     ///
     /// Returns nil for anything that is not a whole, non-negative quantity.
-    public static func parse(_ text: String) -> Int64? {
+    package static func parse(_ text: String) -> Int64? {
         guard let (number, unit) = QuantityText.split(text) else { return nil }
         let multipliers: [String: Double] = [
             "": 1, "b": 1,
@@ -26,14 +26,14 @@ public enum ByteSize {
     /// Parses a rate such as `720KB/s`, `1MiB/s` or `2048` (bytes per second; the `/s` is optional).
     ///
     /// Returns nil for anything that is not a whole, non-negative quantity of bytes per second.
-    public static func parseRate(_ text: String) -> Int64? {
+    package static func parseRate(_ text: String) -> Int64? {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         let lower = trimmed.lowercased()
         return parse(lower.hasSuffix("/s") ? String(trimmed.dropLast(2)) : trimmed)
     }
 
     /// Formats a byte count with a binary unit, e.g. `1.5 MiB`.
-    public static func format(_ bytes: Int64) -> String {
+    package static func format(_ bytes: Int64) -> String {
         let units = ["B", "KiB", "MiB", "GiB", "TiB"]
         var value = Double(bytes)
         var unit = 0
@@ -45,7 +45,7 @@ public enum ByteSize {
     }
 
     /// Formats a rate in bytes per second with decimal units (as curl and browsers show speeds), e.g. `715 KB/s`.
-    public static func formatRate(_ bytesPerSecond: Double) -> String {
+    package static func formatRate(_ bytesPerSecond: Double) -> String {
         let units = ["B/s", "KB/s", "MB/s", "GB/s"]
         var value = bytesPerSecond
         var unit = 0

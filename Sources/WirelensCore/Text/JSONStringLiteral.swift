@@ -3,10 +3,10 @@
 ///
 /// RFC 8259's escapes: `"` and `\` with a backslash, newline, carriage return and tab by their letters, the other
 /// control characters as `\u00xx` (lowercase hex); everything else as its UTF-8, unescaped.
-public enum JSONStringLiteral {
+package enum JSONStringLiteral {
     /// Appends `text`, quoted and escaped, to `bytes`.
     @inlinable
-    public static func append(_ text: String, to bytes: inout [UInt8]) {
+    package static func append(_ text: String, to bytes: inout [UInt8]) {
         // Most strings need no escaping: write them with one append.
         var text = text
         let plain = text.withUTF8 { utf8 -> Bool in
@@ -42,7 +42,7 @@ public enum JSONStringLiteral {
     }
 
     /// `text` quoted and escaped, as a string.
-    public static func quoted(_ text: String) -> String {
+    package static func quoted(_ text: String) -> String {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(text.utf8.count + 2)
         append(text, to: &bytes)

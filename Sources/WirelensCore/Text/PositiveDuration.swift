@@ -2,10 +2,10 @@ import Foundation
 
 /// A length of time greater than zero, the one rule of every duration flag and configuration key: a number with a
 /// unit (`500ms`, `15s`, `2m`, `1h`, `90d`) or a bare number of seconds (`DurationText.parseMicroseconds`).
-public struct PositiveDuration: TextParsable, Equatable {
-    public let micros: Int64
+package struct PositiveDuration: TextParsable, Equatable {
+    package let micros: Int64
 
-    public init(parsing text: String) throws(ValueRefusal) {
+    package init(parsing text: String) throws(ValueRefusal) {
         if let micros = DurationText.parseMicroseconds(text) {
             guard micros > 0 else { throw ValueRefusal("'\(text)' must be greater than 0") }
             self.micros = micros

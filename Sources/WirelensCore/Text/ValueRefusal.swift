@@ -1,6 +1,6 @@
 /// Why the text of a value (a flag's, a check configuration key's) was refused: one line that starts with the quoted
 /// text, for the caller to put after the flag's or the key's name.
-public struct ValueRefusal: Error, Sendable, Equatable {
-    public let message: String
-    public init(_ message: String) { self.message = message }
+package struct ValueRefusal: Error, Sendable, Equatable {
+    package let message: String
+    package init(_ message: String) { self.message = message }
 }

@@ -3,7 +3,7 @@
 /// An entry is keyed by the file's identity and the upload URL. The uploader calls `record` once per segment
 /// the server accepted, and expects it on disk when the call returns (a run killed right after still finds it).
 /// An S3 upload's entry also keeps the server's upload id (never a credential).
-public protocol UploadJournaling: Sendable {
+package protocol UploadJournaling: Sendable {
     /// The entry for this file and URL, or nil.
     func entry(for key: UploadJournalKey) throws -> UploadJournalEntry?
     /// The newest entry for this URL whatever the file's identity, with its key, or nil: how a run tells a file
@@ -19,11 +19,11 @@ public protocol UploadJournaling: Sendable {
 }
 
 /// The key of a journal entry: the file's identity and the upload's URL (base URL or part template).
-public struct UploadJournalKey: Sendable, Equatable, Hashable {
-    public var file: FileIdentity
-    public var url: String
+package struct UploadJournalKey: Sendable, Equatable, Hashable {
+    package var file: FileIdentity
+    package var url: String
 
-    public init(file: FileIdentity, url: String) {
+    package init(file: FileIdentity, url: String) {
         self.file = file
         self.url = url
     }
@@ -31,20 +31,20 @@ public struct UploadJournalKey: Sendable, Equatable, Hashable {
 
 extension UploadJournaling {
     /// Starts a new entry without a server-side upload id (the segment protocol's).
-    public func begin(_ key: UploadJournalKey, segmentSize: Int64) throws {
+    package func begin(_ key: UploadJournalKey, segmentSize: Int64) throws {
         try begin(key, segmentSize: segmentSize, remoteUploadId: nil)
     }
 }
 
 /// A journal entry: the segment size the upload started with, the segments accepted so far and, for S3, the
 /// server's upload id.
-public struct UploadJournalEntry: Sendable, Equatable {
-    public var segmentSize: Int64
-    public var done: [Segment]
+package struct UploadJournalEntry: Sendable, Equatable {
+    package var segmentSize: Int64
+    package var done: [Segment]
     /// S3's UploadId of the multipart upload; nil for the segment protocol.
-    public var remoteUploadId: String?
+    package var remoteUploadId: String?
 
-    public init(segmentSize: Int64, done: [Segment], remoteUploadId: String? = nil) {
+    package init(segmentSize: Int64, done: [Segment], remoteUploadId: String? = nil) {
         self.segmentSize = segmentSize
         self.done = done
         self.remoteUploadId = remoteUploadId

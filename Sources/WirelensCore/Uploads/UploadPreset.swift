@@ -1,25 +1,25 @@
 /// The upload settings of a known client, for `wirelens upload --preset NAME` (and the names later commands
 /// compare against). A field left nil is not part of the preset; explicit flags override every field.
-public struct UploadPreset: Sendable, Equatable {
-    public let name: String
+package struct UploadPreset: Sendable, Equatable {
+    package let name: String
     /// Who behaves like this, for the help text.
-    public let about: String
+    package let about: String
     /// Segments in flight at once.
-    public var parallel: Int?
+    package var parallel: Int?
     /// Retries per segment.
-    public var retries: Int?
+    package var retries: Int?
     /// Idle timeout in µs.
-    public var idleTimeout: Int64?
+    package var idleTimeout: Int64?
     /// Segment size in bytes.
-    public var segmentSize: Int64?
+    package var segmentSize: Int64?
     /// Connections per host at most.
-    public var maxHostConnections: Int?
+    package var maxHostConnections: Int?
     /// For S3: the size from which a file goes as a multipart upload (smaller ones as one PutObject), aws-cli's
     /// `multipart_threshold`; nil: the default, aws-cli's 8 MiB.
-    public var multipartThreshold: Int64?
+    package var multipartThreshold: Int64?
 
     /// Every preset, in the order the help lists them.
-    public static let all: [UploadPreset] = [
+    package static let all: [UploadPreset] = [
         // The OSS iOS SDK's defaults: OSSClientConfiguration's maxConcurrentRequestCount 5, maxRetryCount 3,
         // timeoutIntervalForRequest 15 s; OSSMultipartUploadRequest's and OSSResumableUploadRequest's partSize 256 KiB
         // (below S3's 5 MiB part minimum: an s3:// upload raises it to that minimum, saying so).
@@ -37,11 +37,11 @@ public struct UploadPreset: Sendable, Equatable {
     ]
 
     /// The preset called `name`, or nil.
-    public static func named(_ name: String) -> UploadPreset? {
+    package static func named(_ name: String) -> UploadPreset? {
         all.first { $0.name == name.lowercased() }
     }
 
-    public init(name: String, about: String, parallel: Int? = nil, retries: Int? = nil, idleTimeout: Int64? = nil,
+    package init(name: String, about: String, parallel: Int? = nil, retries: Int? = nil, idleTimeout: Int64? = nil,
                 segmentSize: Int64? = nil, maxHostConnections: Int? = nil, multipartThreshold: Int64? = nil) {
         self.name = name
         self.about = about
