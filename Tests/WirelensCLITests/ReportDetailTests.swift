@@ -97,7 +97,8 @@ final class ReportDetailTests: XCTestCase {
 
     /// `render --format json` of a stored `wirelens.report/1` document (a real download's, with samples) writes the
     /// current version: at `full` every member and value of the fixture, at `--detail standard` all but the debug
-    /// members, each checked by Python against the fixture's own fields; and a standard report cannot be written full.
+    /// members, each checked by Python against the fixture's own fields; its text and HAR are the fixture's; and a
+    /// standard report cannot be written full.
     func testRenderConvertsAVersionOneReport() throws {
         let fixture = TestServers.repositoryRoot.appendingPathComponent("Tests/Fixtures/reports/report-v1-download.json").path
         let full = path("converted-full.json")
@@ -127,6 +128,28 @@ final class ReportDetailTests: XCTestCase {
             print(samples)
             """, [fixture, full, standard])
         XCTAssertGreaterThan(Int(checked.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0, 0)
+        // Text and HAR need nothing standard leaves out: the stored report and its lean form give the same text, and
+        // the same HAR but for the samples in its entries' `_tcp` (the report's `tcp`, as held).
+        var outputs: [String: [String]] = [:]
+        for format in ["text", "har"] {
+            let runs = try [fixture, standard].map { try CLIHarness.run(["render", $0, "--format", format, "--no-color"]) }
+            XCTAssertEqual(runs.map(\.status), [0, 0], runs.map(\.stderr).joined())
+            outputs[format] = runs.map(\.stdout)
+        }
+        XCTAssertEqual(outputs["text"]?[0], outputs["text"]?[1])
+        let hars = try (outputs["har"] ?? []).enumerated().map { index, text in
+            let har = path("render-\(index).har")
+            try text.write(toFile: har, atomically: true, encoding: .utf8)
+            return har
+        }
+        _ = try python("""
+            import json, sys
+            whole, lean = (json.load(open(p)) for p in sys.argv[1:3])
+            samples = 0
+            for entry in whole["log"]["entries"]:
+                samples += len((entry.get("_tcp") or {}).pop("samples", []))
+            assert samples > 0 and whole == lean, "the HARs differ beyond the samples"
+            """, hars)
         try CLIHarness.assertFails(["render", standard, "--format", "json", "--detail", "full"], code: .usage,
                                    mention: "--detail standard")
     }
