@@ -54,8 +54,8 @@ enum HTMLDiagnosis {
         var out = "<h3>\(HTMLText.escape(lane.label)): \(HTMLText.escape(verdicts.joined(separator: ", ")))</h3>"
         guard let t0 = points.first?.t else {
             guard !detail.keepsDebugMembers, !verdicts.isEmpty else { return "" }
-            return out + "<p class=\"note\">No kernel samples to draw: a report written at --detail standard holds "
-                + "none (--detail full keeps them).</p>"
+            return out + "<p class=\"note\">No kernel samples to draw (a report saved at --detail standard keeps "
+                + "none; --detail full does).</p>"
         }
         func series(_ name: String, _ index: Int, _ value: ((t: Int64, sample: TCPSample, moved: Double?)) -> Double?,
                     label: @escaping (Double) -> String) -> HTMLChart.Series {

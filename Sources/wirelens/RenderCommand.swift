@@ -37,6 +37,7 @@ struct RenderCommand: AsyncParsableCommand {
             if (try? JSONDecoder().decode(SchemaProbe.self, from: data))?.schema == CompareDocument.schemaID {
                 var document = try JSONDecoder().decode(CompareDocument.self, from: data)
                 document.url = Redactor.url(document.url)  // an older version's document may hold secrets
+                for i in document.runs.indices { try level(&document.runs[i].report) }
                 return try renderCompare(document)
             }
             report = try JSONRenderer.decode(data)
@@ -47,13 +48,7 @@ struct RenderCommand: AsyncParsableCommand {
         } catch {
             throw CommandFailure(.localFile, "cannot read report '\(path)': \(error.localizedDescription)")
         }
-        if let detail {
-            guard !(detail.keepsDebugMembers && !report.detail.keepsDebugMembers) else {
-                throw CommandFailure(.usage, "'\(path)' was written at --detail \(report.detail.rawValue): it holds no "
-                                         + "offsetsMs, curlTimersUs or tcp samples to write at --detail full; run the probe again with --detail full")
-            }
-            report.detail = detail
-        }
+        try level(&report)
         switch format {
         case .text:
             let color = Console.colorsStdout(noColor: noColor)
@@ -72,6 +67,16 @@ struct RenderCommand: AsyncParsableCommand {
                 throw CommandFailure(.internalError, "could not encode the report: \(error)")
             }
         }
+    }
+
+    /// Sets the report's detail to `--detail`, when given; a report written at `standard` cannot be made `full`.
+    private func level(_ report: inout Report) throws(CommandFailure) {
+        guard let detail else { return }
+        guard !(detail.keepsDebugMembers && !report.detail.keepsDebugMembers) else {
+            throw CommandFailure(.usage, "'\(path)' was written at --detail \(report.detail.rawValue): it holds no "
+                                     + "offsetsMs, curlTimersUs or tcp samples to write at --detail full; run the probe again with --detail full")
+        }
+        report.detail = detail
     }
 
     /// Writes a compare document as text, HTML or (re-encoded) JSON; HAR is refused.

@@ -153,4 +153,39 @@ final class ReportDetailTests: XCTestCase {
         try CLIHarness.assertFails(["render", standard, "--format", "json", "--detail", "full"], code: .usage,
                                    mention: "--detail standard")
     }
+    /// `compare --detail full` embeds full reports, four GETs in each run as nginx logged them; `render --detail
+    /// standard` leans each embedded report, and a lean document cannot be rendered full.
+    func testCompareEmbedsReportsAtItsDetail() throws {
+        let nginx = try OwnNginx([OwnNginx.Server(tls: false)])
+        let full = path("compare-full.json")
+        let run = try CLIHarness.run(["compare", nginx.url(0, "/small.txt?compare", tls: false), "--limits", "1,2",
+                                      "--modes", "h1", "--workload", "requests:4", "--repeat", "1", "-q",
+                                      "--format", "json", "--detail", "full", "--report", full])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        try CLIHarness.assertValid(full, schema: "compare.schema.json")
+        XCTAssertEqual(nginx.logged("/small.txt?compare").count, 8, "two runs of four GETs")
+        let lean = path("compare-standard.json")
+        let rendered = try CLIHarness.run(["render", full, "--format", "json", "--detail", "standard"])
+        XCTAssertEqual(rendered.status, 0, rendered.stderr)
+        try rendered.stdout.write(toFile: lean, atomically: true, encoding: .utf8)
+        try CLIHarness.assertValid(lean, schema: "compare.schema.json")
+        _ = try python("""
+            import json, sys
+            full, lean = (json.load(open(p)) for p in sys.argv[1:3])
+            assert len(full["runs"]) == len(lean["runs"]) == 2
+            for f, l in zip(full["runs"], lean["runs"]):
+                assert (f["report"]["detail"], l["report"]["detail"]) == ("full", "standard")
+                ft = [x for t in f["report"]["tasks"] for x in t["transactions"]]
+                lt = [x for t in l["report"]["tasks"] for x in t["transactions"]]
+                assert len(ft) == len(lt) == 4
+                assert all("offsetsMs" in x and "curlTimersUs" in x for x in ft)
+                for a, b in zip(lt, ft):
+                    del b["offsetsMs"], b["curlTimersUs"]
+                    if b.get("tcp"):
+                        b["tcp"].pop("samples", None)
+                    assert a == b, "an embedded transaction differs beyond the debug members"
+            """, [full, lean])
+        try CLIHarness.assertFails(["render", lean, "--format", "json", "--detail", "full"], code: .usage,
+                                   mention: "--detail standard")
+    }
 }
