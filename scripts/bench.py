@@ -566,10 +566,13 @@ class Bench:
 
     @staticmethod
     def samples_in(report):
-        """The kernel samples the report's transactions carry (None when it cannot be read)."""
+        """The kernel samples the report's transactions carry (None when it cannot be read, or the report was
+        written at --detail standard, which leaves them out)."""
         try:
             with open(report) as f:
                 doc = json.load(f)
+            if doc.get("detail") == "standard":
+                return None
             return sum(len((tx.get("tcp") or {}).get("samples") or [])
                        for t in doc.get("tasks", []) for tx in t.get("transactions", []))
         except (OSError, ValueError):

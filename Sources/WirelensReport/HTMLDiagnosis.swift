@@ -6,8 +6,9 @@ enum HTMLDiagnosis {
     /// Connections drawn at most (in order of their first transaction); the table counts every transaction.
     static let connectionLimit = 8
 
-    /// The section, or an empty string when no transaction has a diagnosis.
-    static func section(_ tasks: [TaskRecord]) -> String {
+    /// The section, or an empty string when no transaction has a diagnosis; `detail` is the report's, whose
+    /// `standard` documents hold no samples to draw.
+    static func section(_ tasks: [TaskRecord], detail: ReportDetail) -> String {
         let transactions = tasks.flatMap(\.transactions)
         let tally = VerdictTally(transactions)
         guard !tally.rows.isEmpty else { return "" }
@@ -18,7 +19,7 @@ enum HTMLDiagnosis {
             numeric: [false, true, true, false])) + "</div>"
         let lanes = HTMLWaterfall.lanes(tasks).filter { lane in lane.rows.joined().contains { $0.tcp != nil } }
         for lane in lanes.prefix(connectionLimit) {
-            out += connection(lane)
+            out += connection(lane, detail: detail)
         }
         if lanes.count > connectionLimit {
             out += "<p class=\"note\">\(lanes.count - connectionLimit) more connections with kernel facts are not drawn.</p>"
@@ -26,8 +27,9 @@ enum HTMLDiagnosis {
         return out
     }
 
-    /// One connection: its verdicts and three charts of its samples over time.
-    static func connection(_ lane: HTMLWaterfall.Lane) -> String {
+    /// One connection: its verdicts and three charts of its samples over time (at `standard` without samples, the
+    /// verdicts and a note saying why nothing is drawn).
+    static func connection(_ lane: HTMLWaterfall.Lane, detail: ReportDetail) -> String {
         let txs = lane.rows.joined().sorted { $0.timeline.fetchStart < $1.timeline.fetchStart }
         // A sample's instant: its transaction's first snapshot was taken when the request was about to start.
         // The bytes that moved between two samples of one transaction give the rate it achieved there.
@@ -48,9 +50,13 @@ enum HTMLDiagnosis {
             }
         }
         points.sort { $0.t < $1.t }
-        guard let t0 = points.first?.t else { return "" }
         let verdicts = VerdictTally(txs).rows.map { "\($0.verdict.rawValue) (\($0.count))" }
         var out = "<h3>\(HTMLText.escape(lane.label)): \(HTMLText.escape(verdicts.joined(separator: ", ")))</h3>"
+        guard let t0 = points.first?.t else {
+            guard !detail.keepsDebugMembers, !verdicts.isEmpty else { return "" }
+            return out + "<p class=\"note\">No kernel samples to draw (a report saved at --detail standard keeps "
+                + "none; --detail full does).</p>"
+        }
         func series(_ name: String, _ index: Int, _ value: ((t: Int64, sample: TCPSample, moved: Double?)) -> Double?,
                     label: @escaping (Double) -> String) -> HTMLChart.Series {
             HTMLChart.Series(name: name, color: HTMLChart.color(ofSeries: index), points: points.compactMap { p in

@@ -24,7 +24,7 @@ package enum HTMLRenderer {
         body += "<div class=\"cards\">" + cards.map { "<div class=\"card\"><b>\(HTMLText.escape($0.0))</b><span>\(HTMLText.escape($0.1))</span></div>" }.joined() + "</div>"
         body += "<h2>Waterfall by connection</h2>" + HTMLWaterfall.legend + HTMLWaterfall.svg(report.tasks)
         body += "<h2>Phases (ms)</h2>" + table(phaseTable(s))
-        body += HTMLDiagnosis.section(report.tasks)
+        body += HTMLDiagnosis.section(report.tasks, detail: report.detail)
         if !report.caveats.isEmpty {
             body += "<h2>Caveats</h2><ul class=\"caveats\">" + report.caveats.map { "<li>\(HTMLText.escape($0.text))</li>" }.joined() + "</ul>"
         }

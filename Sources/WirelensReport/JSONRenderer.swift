@@ -1,7 +1,8 @@
 import Foundation
 import WirelensCore
 
-/// Writes a report as the `wirelens.report/1` JSON document and reads such a document back.
+/// Writes a report as the `wirelens.report/2` JSON document and reads such a document (or a `wirelens.report/1` one)
+/// back.
 ///
 /// The shape of the document is defined by `Report+Codable.swift` in WirelensCore and described in
 /// `docs/report-schema.md`; this type only fixes the output formatting.
@@ -50,6 +51,8 @@ package enum JSONRenderer {
         /// The depth of the tasks array in `json`.
         private let tasksDepth: Int
         private let chunkSize: Int
+        /// The head report's `detail`: what each task's transactions hold.
+        private let detail: ReportDetail
 
         /// Starts the document of `report`: the members before the tasks (for `.streamed`, `schema` to
         /// `startedAt`, and `configuration`), and the tasks array.
@@ -58,6 +61,7 @@ package enum JSONRenderer {
             let before = sections.prefix { $0 != .tasks }
             after = Array(sections.dropFirst(before.count + 1))
             self.chunkSize = chunkSize
+            detail = report.detail
             json.bytes.reserveCapacity(chunkSize + (1 << 16))
             let object = json.open(object: true)
             try json.encodeMembers(of: Report.Members(report, Array(before)))
@@ -68,7 +72,7 @@ package enum JSONRenderer {
         /// Appends one task.
         package mutating func add(_ task: TaskRecord, emit: ([UInt8]) throws -> Void) throws {
             json.beginMember(depth: tasksDepth, key: nil)
-            TaskJSONWriter.append(task, to: &json.bytes)
+            TaskJSONWriter.append(task, detail: detail, to: &json.bytes)
             if json.bytes.count >= chunkSize { try flush(emit: emit) }
         }
 
@@ -104,7 +108,8 @@ package enum JSONRenderer {
         }
     }
 
-    /// Reads a `wirelens.report/1` document; throws a `DecodingError` for any other document.
+    /// Reads a `wirelens.report/2` document, or converts a `wirelens.report/1` one (read at `ReportDetail.full`);
+    /// throws a `DecodingError` for any other document.
     package static func decode(_ data: Data) throws -> Report {
         try JSONDecoder().decode(Report.self, from: data)
     }

@@ -7,8 +7,9 @@ import WirelensCore
 /// (`make bench`, 20 000 GETs); `KernelFactsJSONWriterTests` holds these bytes to the Codable ones over seeded
 /// random values. Keys follow the declaration order of `TCPFacts`, `TCPSample` and `Diagnosis.Evidence`.
 enum KernelFactsJSONWriter {
-    /// Appends the kernel's facts of a transaction.
-    static func append(_ f: TCPFacts, to b: inout [UInt8]) {
+    /// Appends the kernel's facts of a transaction, with their samples when `samples` is true and there are any
+    /// (`ReportDetail.full`; `TCPFacts.samples` writes no key for none).
+    static func append(_ f: TCPFacts, samples: Bool = true, to b: inout [UInt8]) {
         raw("{\"span\":", &b); JSONBytes.appendInt(f.span, to: &b)
         raw(",\"bytesSent\":", &b); unsigned(f.bytesSent, &b)
         raw(",\"bytesAcked\":", &b); unsigned(f.bytesAcked, &b)
@@ -44,6 +45,7 @@ enum KernelFactsJSONWriter {
         raw(",\"receiveBuffer\":", &b); unsigned(f.receiveBuffer, &b)
         raw(",\"receiveQueueShare\":", &b); double(f.receiveQueueShare, &b)
         raw(",\"burstShare\":", &b); double(f.burstShare, &b)
+        guard samples, !f.samples.isEmpty else { return raw("}", &b) }
         raw(",\"samples\":[", &b)
         for i in f.samples.indices {
             if i > 0 { b.append(UInt8(ascii: ",")) }

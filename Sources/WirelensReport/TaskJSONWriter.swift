@@ -6,8 +6,10 @@ import WirelensCore
 /// in the tasks, so their compact form is written here field by field, with keys as static text.
 /// `TaskJSONWriterTests` holds the two paths to the same output.
 package enum TaskJSONWriter {
-    /// Appends one task as a compact JSON object.
-    package static func append(_ task: TaskRecord, to bytes: inout [UInt8]) {
+    /// Appends one task as a compact JSON object, with the members `detail` keeps (`full`: the bytes of the task's
+    /// own Codable form).
+    package static func append(_ task: TaskRecord, detail: ReportDetail = .full, to bytes: inout [UInt8]) {
+        let full = detail.keepsDebugMembers
         raw("{\"index\":", &bytes); JSONBytes.appendInt(Int64(task.index), to: &bytes)
         raw(",\"url\":", &bytes); JSONBytes.appendString(task.url, to: &bytes)
         raw(",\"method\":", &bytes); JSONBytes.appendString(task.method, to: &bytes)
@@ -21,19 +23,21 @@ package enum TaskJSONWriter {
         raw(",\"transactions\":[", &bytes)
         for i in task.transactions.indices {
             if i > 0 { bytes.append(UInt8(ascii: ",")) }
-            transaction(task.transactions[i], taskStart: task.startedAt, &bytes)
+            transaction(task.transactions[i], taskStart: task.startedAt, full: full, &bytes)
         }
         raw("]}", &bytes)
     }
 
-    private static func transaction(_ m: TransactionMetrics, taskStart: Int64, _ bytes: inout [UInt8]) {
+    private static func transaction(_ m: TransactionMetrics, taskStart: Int64, full: Bool, _ bytes: inout [UInt8]) {
         raw("{\"kind\":", &bytes); JSONBytes.appendString(m.kind.rawValue, to: &bytes)
         raw(",\"url\":", &bytes); JSONBytes.appendString(m.url, to: &bytes)
         raw(",\"method\":", &bytes); JSONBytes.appendString(m.method, to: &bytes)
         raw(",\"timestamps\":", &bytes)
         timeline(m.timeline, &bytes) { value, bytes in JSONBytes.appendInstant(micros: value, to: &bytes) }
-        raw(",\"offsetsMs\":", &bytes)
-        timeline(m.timeline, &bytes) { value, bytes in JSONBytes.appendMillis(micros: value - taskStart, to: &bytes) }
+        if full {
+            raw(",\"offsetsMs\":", &bytes)
+            timeline(m.timeline, &bytes) { value, bytes in JSONBytes.appendMillis(micros: value - taskStart, to: &bytes) }
+        }
         raw(",\"phasesMs\":{", &bytes)
         for i in Phases.names.indices {
             if i > 0 { bytes.append(UInt8(ascii: ",")) }
@@ -72,14 +76,16 @@ package enum TaskJSONWriter {
         if let closed = m.connectionClosed {
             raw(",\"connectionClosedAt\":", &bytes); JSONBytes.appendInstant(micros: closed, to: &bytes)
         }
-        let t = m.curlTimers
-        raw(",\"curlTimersUs\":{\"nameLookup\":", &bytes); JSONBytes.appendInt(t.nameLookup, to: &bytes)
-        raw(",\"connect\":", &bytes); JSONBytes.appendInt(t.connect, to: &bytes)
-        raw(",\"appConnect\":", &bytes); JSONBytes.appendInt(t.appConnect, to: &bytes)
-        raw(",\"preTransfer\":", &bytes); JSONBytes.appendInt(t.preTransfer, to: &bytes)
-        raw(",\"startTransfer\":", &bytes); JSONBytes.appendInt(t.startTransfer, to: &bytes)
-        raw(",\"total\":", &bytes); JSONBytes.appendInt(t.total, to: &bytes)
-        raw("}", &bytes)
+        if full {
+            let t = m.curlTimers
+            raw(",\"curlTimersUs\":{\"nameLookup\":", &bytes); JSONBytes.appendInt(t.nameLookup, to: &bytes)
+            raw(",\"connect\":", &bytes); JSONBytes.appendInt(t.connect, to: &bytes)
+            raw(",\"appConnect\":", &bytes); JSONBytes.appendInt(t.appConnect, to: &bytes)
+            raw(",\"preTransfer\":", &bytes); JSONBytes.appendInt(t.preTransfer, to: &bytes)
+            raw(",\"startTransfer\":", &bytes); JSONBytes.appendInt(t.startTransfer, to: &bytes)
+            raw(",\"total\":", &bytes); JSONBytes.appendInt(t.total, to: &bytes)
+            raw("}", &bytes)
+        }
         if let headers = m.responseHeaders {
             raw(",\"responseHeaders\":[", &bytes)
             for (i, header) in headers.enumerated() {
@@ -93,7 +99,7 @@ package enum TaskJSONWriter {
         if let type = m.contentType { raw(",\"contentType\":", &bytes); JSONBytes.appendString(type, to: &bytes) }
         raw(",\"error\":", &bytes); error(m.error, &bytes)
         raw(",\"tcp\":", &bytes)
-        if let tcp = m.tcp { KernelFactsJSONWriter.append(tcp, to: &bytes) } else { raw("null", &bytes) }
+        if let tcp = m.tcp { KernelFactsJSONWriter.append(tcp, samples: full, to: &bytes) } else { raw("null", &bytes) }
         if let mptcp = m.mptcp { raw(",\"mptcp\":", &bytes); KernelFactsJSONWriter.append(mptcp, to: &bytes) }
         raw(",\"diagnosis\":", &bytes)
         if let diagnosis = m.diagnosis { KernelFactsJSONWriter.append(diagnosis, to: &bytes) } else { raw("null", &bytes) }

@@ -55,6 +55,9 @@ struct CompareCommand: CheckedCommand {
     @OptionGroup(title: "Report")
     var report: ReportFlags<CompareFormat>
 
+    @OptionGroup(title: "Report")
+    var detail: DetailFlags
+
     /// The checked flags: the workload, limits and modes, and the engine options every run starts from.
     private func checked() throws(UsageError) -> (work: CompareWorkload, limits: [CompareLimit], modes: [CompareMode],
                                                   base: ProbeOptions) {
@@ -123,9 +126,10 @@ struct CompareCommand: CheckedCommand {
             current.set(engine)
             let before = Self.machineTicks()
             let cpuBefore = Self.processCPU(), wallBefore = MonotonicClock.now()
-            let run = try await Self.runOnce(work, url: url, file: filePath, limit: c.limit.value,
+            var run = try await Self.runOnce(work, url: url, file: filePath, limit: c.limit.value,
                                              maxLimit: limitList.map(\.value).max() ?? 1, engine: engine,
                                              interrupted: { trap.fired })
+            run.0.detail = detail.level
             current.set(nil)
             let wall = Double(MonotonicClock.now() - wallBefore) / 1e9
             runs.append(CompareDocument.Run(mode: c.mode, limit: c.limit.label, repetition: step.repetition, report: run.0,

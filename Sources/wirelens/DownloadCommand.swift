@@ -37,6 +37,9 @@ struct DownloadCommand: CheckedCommand {
     var report: ReportFlags<ReportFormat>
 
     @OptionGroup(title: "Report")
+    var detail: DetailFlags
+
+    @OptionGroup(title: "Report")
     var writeOut: WriteOutFlags
 
     /// The engine options, checked from the flags.
@@ -111,7 +114,9 @@ struct DownloadCommand: CheckedCommand {
         for (offset, record) in outcome.records.enumerated() {
             printer?.print(record, exitCode: offset == outcome.records.count - 1 ? judged : nil)
         }
-        let status = report.deliver(result, outcome: judged, writingOut: printer != nil)
+        var detailed = result
+        detailed.detail = detail.level
+        let status = report.deliver(detailed, outcome: judged, writingOut: printer != nil)
         // A report that could not be written is the one line.
         let unwritten = status == ExitStatus.localFile.rawValue && judged != .localFile
         if let message, !unwritten { Console.error(message) }

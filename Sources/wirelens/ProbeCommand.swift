@@ -60,6 +60,9 @@ struct ProbeCommand: CheckedCommand {
     var report: ReportFlags<ReportFormat>
 
     @OptionGroup(title: "Report")
+    var detail: DetailFlags
+
+    @OptionGroup(title: "Report")
     var writeOut: WriteOutFlags
 
     @OptionGroup(title: "Wire capture")
@@ -138,7 +141,8 @@ struct ProbeCommand: CheckedCommand {
         // Without a capture to check the tasks against, the text summary and large JSON reports are written as the
         // run goes: memory does not grow with --repeat.
         if capture == nil, self.report.streams(tasks: plan.round.count * plan.repeatCount) {
-            try ErrorExit.end(await self.report.deliver(streaming: plan, engine: engine, interrupted: { trap.fired },
+            try ErrorExit.end(await self.report.deliver(streaming: plan, detail: detail.level, engine: engine,
+                                                        interrupted: { trap.fired },
                                                         runEnded: { await ticker?.stop() },
                                                         each: printer.map { printer in { printer.print($0) } }))
             return
@@ -146,8 +150,9 @@ struct ProbeCommand: CheckedCommand {
         // With -w, each task's line is printed as the task ends (in the order they end).
         var onTaskFinished: (@Sendable (TaskRecord) -> Void)?
         if let printer { onTaskFinished = { printer.print($0) } }
-        let report = await ProbeSession.run(plan, engine: engine, interrupted: { trap.fired },
+        var report = await ProbeSession.run(plan, engine: engine, interrupted: { trap.fired },
                                             onTaskFinished: onTaskFinished)
+        report.detail = detail.level
         await ticker?.stop()
         Self.keptUntilExit.withLock { $0 = report }
         let status = self.report.deliver(report, writingOut: printer != nil)

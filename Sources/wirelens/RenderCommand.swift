@@ -8,7 +8,8 @@ import WirelensReport
 struct RenderCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "render",
-        abstract: "Show a saved wirelens.report/1 report (or a wirelens.compare/1 document) as text or HTML.")
+        abstract: "Show a saved wirelens.report/2 or /1 report (or a wirelens.compare/1 document) as text or HTML.",
+        discussion: "--format json writes the current version (wirelens.report/2): a /1 report is converted, at --detail full unless --detail standard is given.")
 
     @Argument(help: "A JSON report written by 'wirelens probe --format json'.")
     var path: String
@@ -19,6 +20,9 @@ struct RenderCommand: AsyncParsableCommand {
     @Flag(name: .customLong("no-color"), help: "No colour in text output.")
     var noColor = false
 
+    @Option(name: .customLong("detail"), help: "JSON: write the report at this detail (standard or full); by default at its own (a wirelens.report/1 report's is full). A standard report cannot be written full: it holds no offsetsMs, curlTimersUs or tcp samples.")
+    var detail: ReportDetail?
+
     @Flag(name: .customLong("caveats"), help: "Text output: every caveat in full, not only the lines that change how a number reads.")
     var allCaveats = false
 
@@ -27,12 +31,13 @@ struct RenderCommand: AsyncParsableCommand {
 
     /// Renders the report.
     func run() async throws {
-        let report: Report
+        var report: Report
         do {
             let data = try Data(contentsOf: URL(fileURLWithPath: path))
             if (try? JSONDecoder().decode(SchemaProbe.self, from: data))?.schema == CompareDocument.schemaID {
                 var document = try JSONDecoder().decode(CompareDocument.self, from: data)
                 document.url = Redactor.url(document.url)  // an older version's document may hold secrets
+                for i in document.runs.indices { try level(&document.runs[i].report) }
                 return try renderCompare(document)
             }
             report = try JSONRenderer.decode(data)
@@ -43,6 +48,7 @@ struct RenderCommand: AsyncParsableCommand {
         } catch {
             throw CommandFailure(.localFile, "cannot read report '\(path)': \(error.localizedDescription)")
         }
+        try level(&report)
         switch format {
         case .text:
             let color = Console.colorsStdout(noColor: noColor)
@@ -61,6 +67,16 @@ struct RenderCommand: AsyncParsableCommand {
                 throw CommandFailure(.internalError, "could not encode the report: \(error)")
             }
         }
+    }
+
+    /// Sets the report's detail to `--detail`, when given; a report written at `standard` cannot be made `full`.
+    private func level(_ report: inout Report) throws(CommandFailure) {
+        guard let detail else { return }
+        guard !(detail.keepsDebugMembers && !report.detail.keepsDebugMembers) else {
+            throw CommandFailure(.usage, "'\(path)' was written at --detail \(report.detail.rawValue): it holds no "
+                                     + "offsetsMs, curlTimersUs or tcp samples to write at --detail full; run the probe again with --detail full")
+        }
+        report.detail = detail
     }
 
     /// Writes a compare document as text, HTML or (re-encoded) JSON; HAR is refused.

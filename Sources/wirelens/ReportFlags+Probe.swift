@@ -20,7 +20,8 @@ extension ReportFlags {
     ///   a progress display).
     /// - Parameter each: gets every task, in task order, before the report does (`-w`'s line); with it, a text report
     ///   is written only to `--report FILE`, as stdout carries those lines.
-    func deliver(streaming plan: ProbePlan, engine: Engine, interrupted: @Sendable () -> Bool,
+    /// - Parameter detail: what each transaction of a JSON report holds (`--detail`).
+    func deliver(streaming plan: ProbePlan, detail: ReportDetail, engine: Engine, interrupted: @Sendable () -> Bool,
                  runEnded: () async -> Void, each: ((TaskRecord) -> Void)? = nil) async -> Int32 {
         guard format == .json else {
             do {
@@ -28,7 +29,9 @@ extension ReportFlags {
                                                              listsConnections: false, begin: { _ in }, consume: { each?($0) })
                 await runEnded()
                 if each != nil, reportPath == nil { return close(streamed.report, failures: streamed.failures) }
-                return deliver(streamed.report, failures: streamed.failures)
+                var report = streamed.report
+                report.detail = detail
+                return deliver(report, failures: streamed.failures)
             } catch {
                 await runEnded()
                 Console.error("could not summarise the run: \(error)")
@@ -46,7 +49,11 @@ extension ReportFlags {
         let writer = ProbeJSONWriter(destination: destination)
         do {
             let streamed = try await ProbeSession.stream(plan, engine: engine, interrupted: interrupted,
-                                                         begin: writer.begin, consume: { record in
+                                                         begin: { head in
+                                                             var head = head
+                                                             head.detail = detail
+                                                             try writer.begin(head)
+                                                         }, consume: { record in
                                                              each?(record)
                                                              try writer.add(record)
                                                          })

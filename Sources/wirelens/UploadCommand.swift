@@ -101,6 +101,9 @@ struct UploadCommand: CheckedCommand {
     var report: ReportFlags<ReportFormat>
 
     @OptionGroup(title: "Report")
+    var detail: DetailFlags
+
+    @OptionGroup(title: "Report")
     var writeOut: WriteOutFlags
 
     /// Defaults when neither a flag nor the preset sets a value.
@@ -292,7 +295,8 @@ struct UploadCommand: CheckedCommand {
             return ProgressSnapshot(elapsedMicros: elapsed, bytes: min(total, moved), totalBytes: total,
                                     segments: .init(done: counts.done, inFlight: counts.inFlight, failed: counts.failed))
         }
-        let (result, outcome) = await upload { trap.fired }
+        var (result, outcome) = await upload { trap.fired }
+        result.detail = detail.level
         await ticker?.stop()
         if !report.quiet { outcome.notes.forEach { Console.error($0) } }
         if let failure = outcome.section.failure, outcome.ending != .completed, !trap.fired {

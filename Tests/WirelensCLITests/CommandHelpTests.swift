@@ -87,7 +87,7 @@ final class CommandHelpTests: XCTestCase {
             "--aws-sigv4": "aws:amz:us-east-1:s3", "--endpoint-url": "http://127.0.0.1:9",
             "--addressing-style": "path",
             "--tls-max": "1.2", "--interface": "127.0.0.1", "--cookie": "a=1", "--cookie-jar": scratch + "/jar.txt",
-            "--doh-url": "https://127.0.0.1:9/dns-query",
+            "--doh-url": "https://127.0.0.1:9/dns-query", "--detail": "full",
         ]
         return samples[option]
     }

@@ -83,7 +83,7 @@ final class DiagnosisVerdictTests: XCTestCase {
         defer { peer.stop() }
         let output = CLIHarness.temporaryPath("answer.json")
         defer { unlink(output) }
-        let (tx, _) = try probe(["--upload-size", "3MB", "-o", output, peer.uploadURL("acked")])
+        let (tx, _) = try probe(["--detail", "full", "--upload-size", "3MB", "-o", output, peer.uploadURL("acked")])
         let answer = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: output))) as? [String: Any])
         let received = try XCTUnwrap(answer["bytes"] as? Int)
         XCTAssertEqual(received, 3_000_000)
@@ -97,7 +97,7 @@ final class DiagnosisVerdictTests: XCTestCase {
     func testSamplingOnlyAtStartAndEnd() throws {
         let peer = try SegmentPeer.start(rate: 1_000_000)
         defer { peer.stop() }
-        let (tx, _) = try probe(["--tcp-sample", "0", "--upload-size", "500KB", peer.uploadURL("ends")])
+        let (tx, _) = try probe(["--detail", "full", "--tcp-sample", "0", "--upload-size", "500KB", peer.uploadURL("ends")])
         let samples = try XCTUnwrap((tx["tcp"] as? [String: Any])?["samples"] as? [[String: Any]])
         XCTAssertEqual(samples.count, 2, "the transfer's first and last snapshots only")
     }

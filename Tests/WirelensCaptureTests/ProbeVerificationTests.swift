@@ -126,7 +126,7 @@ final class ProbeVerificationTests: XCTestCase {
         XCTAssertTrue(run.stderr.contains("capture on lo:"), run.stderr)
         XCTAssertTrue(run.stderr.contains("the wire agrees with the report"), run.stderr)
         let probe = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
-        XCTAssertEqual(probe["schema"] as? String, "wirelens.report/1", "stdout stays the probe's JSON report")
+        XCTAssertEqual(probe["schema"] as? String, "wirelens.report/2", "stdout stays the probe's JSON report")
         let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: wire)))
             as? [String: Any])
         let v = try XCTUnwrap(json["verification"] as? [String: Any])

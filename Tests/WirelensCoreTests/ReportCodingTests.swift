@@ -8,7 +8,7 @@ final class ReportCodingTests: XCTestCase {
     private let t = Fixture.epoch
 
     /// A run of two tasks: the first follows a redirect over a reused connection, the second fails to resolve.
-    private func sampleReport() -> Report {
+    private func sampleReport(_ detail: ReportDetail = .full) -> Report {
         var first = Fixture.transaction(kind: .initial, url: "https://example.com/old", fetchStart: t + 250,
                                         requestEnd: t + 60_000, responseStart: t + 90_000, responseEnd: t + 95_000,
                                         reused: false, connectionId: 0, localPort: 50_000, status: 301)
@@ -66,9 +66,11 @@ final class ReportCodingTests: XCTestCase {
                                              method: "GET", body: .generated(size: 5_000_000), repeatCount: 1,
                                              options: options)
         let libcurl = Fixture.libcurl("7.88.1")
-        return Report(libcurl: libcurl, command: "wirelens probe https://example.com/old", startedAt: t - 1_000,
-                      endedAt: t + 20_004_000, interrupted: false, configuration: configuration,
-                      caveats: libcurl.caveats(options: options, hasUploads: true), tasks: tasks)
+        var report = Report(libcurl: libcurl, command: "wirelens probe https://example.com/old", startedAt: t - 1_000,
+                            endedAt: t + 20_004_000, interrupted: false, configuration: configuration,
+                            caveats: libcurl.caveats(options: options, hasUploads: true), tasks: tasks)
+        report.detail = detail
+        return report
     }
 
     private func encode(_ report: Report) throws -> Data {
@@ -100,7 +102,8 @@ final class ReportCodingTests: XCTestCase {
 
     func testTopLevelFields() throws {
         let object = try json(sampleReport())
-        XCTAssertEqual(object["schema"] as? String, "wirelens.report/1")
+        XCTAssertEqual(object["schema"] as? String, "wirelens.report/2")
+        XCTAssertEqual(object["detail"] as? String, "full")
         XCTAssertEqual(object["startedAt"] as? String, "2023-11-14T22:13:19.999000Z")
         XCTAssertEqual(object["endedAt"] as? String, "2023-11-14T22:13:40.004000Z")
         let tool = try XCTUnwrap(object["tool"] as? [String: Any])
@@ -173,7 +176,7 @@ final class ReportCodingTests: XCTestCase {
 
     func testWrongSchemaFailsToDecode() throws {
         var object = try json(sampleReport())
-        object["schema"] = "wirelens.report/2"
+        object["schema"] = "wirelens.report/3"
         let data = try JSONSerialization.data(withJSONObject: object)
         XCTAssertThrowsError(try JSONDecoder().decode(Report.self, from: data)) { error in
             guard case DecodingError.dataCorrupted = error else {
@@ -183,6 +186,42 @@ final class ReportCodingTests: XCTestCase {
         object["schema"] = nil
         XCTAssertThrowsError(try JSONDecoder().decode(Report.self,
                                                       from: try JSONSerialization.data(withJSONObject: object)))
+    }
+
+    /// `standard` writes every member of `full` but `offsetsMs`, `curlTimersUs` and `tcp.samples`, with the same values.
+    func testStandardLeavesOutTheDebugMembersOnly() throws {
+        let lean = try json(sampleReport(.standard))
+        let whole = try json(sampleReport(.full))
+        XCTAssertEqual(lean["detail"] as? String, "standard")
+        XCTAssertEqual(Set(lean.keys), Set(whole.keys))
+        for (t, task) in try XCTUnwrap(whole["tasks"] as? [[String: Any]]).enumerated() {
+            for i in try XCTUnwrap(task["transactions"] as? [[String: Any]]).indices {
+                var w = try transaction(whole, task: t, index: i)
+                let l = try transaction(lean, task: t, index: i)
+                XCTAssertNotNil(w.removeValue(forKey: "offsetsMs"))
+                XCTAssertNotNil(w.removeValue(forKey: "curlTimersUs"))
+                if var tcp = w["tcp"] as? [String: Any] {
+                    tcp["samples"] = nil
+                    w["tcp"] = tcp
+                }
+                XCTAssertEqual(try JSONSerialization.data(withJSONObject: l, options: .sortedKeys),
+                               try JSONSerialization.data(withJSONObject: w, options: .sortedKeys), "task \(t) #\(i)")
+            }
+        }
+    }
+
+    /// A `wirelens.report/1` document (the `full` members, no `detail`) reads as a current report at `full`.
+    func testVersionOneReadsAsFull() throws {
+        var object = try json(sampleReport(.full))
+        object["schema"] = "wirelens.report/1"
+        object["detail"] = nil
+        let decoded = try JSONDecoder().decode(Report.self, from: try JSONSerialization.data(withJSONObject: object))
+        XCTAssertEqual(decoded.schema, "wirelens.report/2")
+        XCTAssertEqual(decoded.detail, .full)
+        XCTAssertEqual(decoded, sampleReport(.full))
+        // A current document must say its detail.
+        object["schema"] = "wirelens.report/2"
+        XCTAssertThrowsError(try JSONDecoder().decode(Report.self, from: try JSONSerialization.data(withJSONObject: object)))
     }
 
     func testBadTimestampFailsToDecode() throws {

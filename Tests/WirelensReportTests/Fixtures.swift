@@ -198,13 +198,16 @@ enum Fixtures {
     }
 
     /// A report over `tasks`, with the caveats that libcurl 7.88 implies.
-    static func report(tasks: [TaskRecord], interrupted: Bool = false) -> Report {
+    /// A report of `tasks`, at `full` detail unless asked (a `standard` document reads back without the debug members).
+    static func report(tasks: [TaskRecord], interrupted: Bool = false, detail: ReportDetail = .full) -> Report {
         let options = configuration(urls: []).options
-        return Report(libcurl: libcurl, command: "wirelens probe --data @/tmp/body.bin https://localhost:8443/upload",
-                      startedAt: tasks.map(\.startedAt).min() ?? epoch,
-                      endedAt: (tasks.map(\.endedAt).max() ?? epoch) + 500, interrupted: interrupted,
-                      configuration: configuration(urls: Array(Set(tasks.map(\.url))).sorted()),
-                      caveats: libcurl.caveats(options: options, hasUploads: true), tasks: tasks)
+        var report = Report(libcurl: libcurl, command: "wirelens probe --data @/tmp/body.bin https://localhost:8443/upload",
+                            startedAt: tasks.map(\.startedAt).min() ?? epoch,
+                            endedAt: (tasks.map(\.endedAt).max() ?? epoch) + 500, interrupted: interrupted,
+                            configuration: configuration(urls: Array(Set(tasks.map(\.url))).sorted()),
+                            caveats: libcurl.caveats(options: options, hasUploads: true), tasks: tasks)
+        report.detail = detail
+        return report
     }
 
     /// A segmented upload's section with every optional key set: 3 segments of 1 MiB, segment 1 retried once.

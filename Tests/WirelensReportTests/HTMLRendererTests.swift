@@ -66,7 +66,7 @@ final class HTMLRendererTests: XCTestCase {
 
     /// Kernel facts on two of the connections: the verdict table counts every diagnosed transaction and each such
     /// connection gets its three charts (delivery rate, congestion window, RTT) with a line through its samples.
-    func testDiagnosedConnectionsGetTheirVerdictsAndKernelCharts() {
+    func testDiagnosedConnectionsGetTheirVerdictsAndKernelCharts() throws {
         var tasks = tasks()
         let samples = (0..<5).map { i in
             TCPSample(at: Int64(i) * 100_000, rtt: 20_000 + UInt32(i) * 1000, congestionWindow: 10 + UInt32(i),
@@ -96,6 +96,13 @@ final class HTMLRendererTests: XCTestCase {
         XCTAssertTrue(html.contains("<td>unknown</td><td class=\"num\">1</td>"))
         XCTAssertTrue(html.contains("&lt;held&gt;"), "explanations are escaped")
         XCTAssertGreaterThanOrEqual(counts.elements["polyline"] ?? 0, 6, "a line in every chart")
+        // The same report read back from its `standard` document: no samples, so each connection keeps its verdicts
+        // and says why nothing is drawn.
+        let lean = try JSONRenderer.decode(Data(try JSONRenderer.render(Fixtures.report(tasks: tasks, detail: .standard)).utf8))
+        let leanHTML = HTMLRenderer.render(lean)
+        XCTAssertNil(parse(leanHTML).classes["chart tcp"])
+        XCTAssertEqual(leanHTML.components(separatedBy: "server-window (1)</h3><p class=\"note\">No kernel samples").count, 3,
+                       "both connections' verdicts, each with the note")
     }
 
     func testEmptyReportStillRenders() {

@@ -34,7 +34,7 @@ final class JSONRendererTests: XCTestCase {
         XCTAssertTrue(text.contains("https://localhost:8443/store"))
         XCTAssertFalse(text.contains("\\/"))
         let json = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
-        XCTAssertEqual(json?["schema"] as? String, "wirelens.report/1")
+        XCTAssertEqual(json?["schema"] as? String, "wirelens.report/2")
     }
 
     func testReusedTransactionHasNullNotZeroForPhasesThatDidNotHappen() throws {
@@ -107,7 +107,7 @@ final class JSONRendererTests: XCTestCase {
 
     func testDecodeRejectsAnotherSchema() throws {
         var text = try JSONRenderer.render(Fixtures.report(tasks: []))
-        text = text.replacingOccurrences(of: "wirelens.report/1", with: "wirelens.report/2")
+        text = text.replacingOccurrences(of: "wirelens.report/2", with: "wirelens.report/3")
         XCTAssertThrowsError(try JSONRenderer.decode(Data(text.utf8)))
         XCTAssertThrowsError(try JSONRenderer.decode(Data("{}".utf8)))
     }

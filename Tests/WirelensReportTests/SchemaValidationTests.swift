@@ -102,6 +102,12 @@ final class SchemaValidationTests: XCTestCase {
         failed.upload?.effectiveBytesPerSecond = nil
         failed.upload?.verified = false
         try assertValid(failed)
+        // At `standard`, without the debug members.
+        for report in [redirect, Fixtures.report(tasks: Fixtures.manyTasks()), Fixtures.uploadReport(tasks: Fixtures.manyTasks())] {
+            var lean = report
+            lean.detail = .standard
+            try assertValid(lean)
+        }
     }
 
     func testMinimalConfigurationMatchesTheSchema() throws {
@@ -186,7 +192,13 @@ final class SchemaValidationTests: XCTestCase {
             ("unknown kind", { Self.setTransaction(&$0, 0, nil, "kind", "followup") }),
             ("unknown transaction key", { Self.setTransaction(&$0, 0, nil, "dnsMs", 1.2) }),
             ("missing statusCode", { Self.setTransaction(&$0, 0, nil, "statusCode", nil) }),
-            ("other schema", { $0["schema"] = "wirelens.report/2" }),
+            ("other schema", { $0["schema"] = "wirelens.report/3" }),
+            ("the version before", { $0["schema"] = "wirelens.report/1" }),
+            ("no detail", { $0["detail"] = nil }),
+            ("unknown detail", { $0["detail"] = "some" }),
+            ("full without offsets", { Self.setTransaction(&$0, 0, nil, "offsetsMs", nil) }),
+            ("full without libcurl's timers", { Self.setTransaction(&$0, 1, nil, "curlTimersUs", nil) }),
+            ("standard with offsets", { $0["detail"] = "standard" }),
         ]
         for (name, edit) in mistakes {
             let (status, output) = try validateEdited(edit)

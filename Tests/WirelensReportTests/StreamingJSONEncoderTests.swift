@@ -31,7 +31,7 @@ final class StreamingJSONEncoderTests: XCTestCase {
         let positions = order.compactMap { text.range(of: $0)?.lowerBound }
         XCTAssertEqual(positions.count, order.count)
         XCTAssertEqual(positions, positions.sorted(), "timeline keys in time order")
-        XCTAssertTrue(text.hasPrefix("{\n  \"schema\": \"wirelens.report/1\""))
+        XCTAssertTrue(text.hasPrefix("{\n  \"schema\": \"wirelens.report/2\",\n  \"detail\": \"full\""))
     }
 
     func testEscapesAndEmptyContainersAndNulls() throws {

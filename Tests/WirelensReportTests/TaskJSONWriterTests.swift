@@ -2,6 +2,7 @@ import Foundation
 import WirelensCore
 import WirelensTestSupport
 import XCTest
+@testable import WirelensCore
 @testable import WirelensReport
 
 final class TaskJSONWriterTests: XCTestCase {
@@ -36,11 +37,61 @@ final class TaskJSONWriterTests: XCTestCase {
 
     func testSameBytesAsTheCodablePath() throws {
         let encoder = StreamingJSONEncoder(prettyPrinted: false)
-        for task in variedTasks() {
-            var ours: [UInt8] = []
-            TaskJSONWriter.append(task, to: &ours)
-            let codable = try encoder.encode(task)
-            XCTAssertEqual(String(decoding: ours, as: UTF8.self), String(decoding: codable, as: UTF8.self))
+        for detail in ReportDetail.allCases {
+            for task in variedTasks() {
+                var ours: [UInt8] = []
+                TaskJSONWriter.append(task, detail: detail, to: &ours)
+                let codable = try encoder.encode(TaskCoding(task: task, detail: detail))
+                XCTAssertEqual(String(decoding: ours, as: UTF8.self), String(decoding: codable, as: UTF8.self),
+                               "\(detail)")
+            }
+        }
+    }
+
+    /// `standard` leaves out exactly `offsetsMs`, `curlTimersUs` and `tcp.samples`, and `full` writes the offsets
+    /// as the timestamps less the task's start: both read back from the bytes by Foundation's parser.
+    func testTheLevelsDifferByTheDebugMembersOnly() throws {
+        var g = SplitMix64(seed: 30)
+        let random = (0..<100).map { RandomReports.task(index: $0, &g) }
+        XCTAssertTrue(random.contains { $0.transactions.contains { $0.tcp?.samples.isEmpty == false } })
+        for task in variedTasks() + random {
+            var standard: [UInt8] = []
+            TaskJSONWriter.append(task, detail: .standard, to: &standard)
+            var full: [UInt8] = []
+            TaskJSONWriter.append(task, detail: .full, to: &full)
+            let lean = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(standard)) as? [String: Any])
+            let whole = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(full)) as? [String: Any])
+            let leanTransactions = try XCTUnwrap(lean["transactions"] as? [[String: Any]])
+            let wholeTransactions = try XCTUnwrap(whole["transactions"] as? [[String: Any]])
+            XCTAssertEqual(leanTransactions.count, wholeTransactions.count)
+            let started = try XCTUnwrap(WallClock.parseISO8601(try XCTUnwrap(whole["startedAt"] as? String)))
+            for (l, w) in zip(leanTransactions, wholeTransactions) {
+                XCTAssertEqual(Set(w.keys).subtracting(l.keys), ["offsetsMs", "curlTimersUs"])
+                XCTAssertTrue(Set(l.keys).isSubset(of: w.keys))
+                let stamps = try XCTUnwrap(w["timestamps"] as? [String: Any])
+                let offsets = try XCTUnwrap(w["offsetsMs"] as? [String: Any])
+                XCTAssertEqual(Set(stamps.keys), Set(offsets.keys))
+                for (name, stamp) in stamps {
+                    guard let text = stamp as? String else {
+                        XCTAssertTrue(offsets[name] is NSNull, name)
+                        continue
+                    }
+                    let micros = try XCTUnwrap(WallClock.parseISO8601(text)) - started
+                    XCTAssertEqual(try XCTUnwrap(offsets[name] as? Double), Double(micros) / 1000, accuracy: 0.0005, name)
+                }
+                let leanTCP = l["tcp"] as? [String: Any]
+                let wholeTCP = w["tcp"] as? [String: Any]
+                XCTAssertNil(leanTCP?["samples"])
+                if let wholeTCP, let leanTCP {
+                    XCTAssertEqual(Set(wholeTCP.keys).subtracting(leanTCP.keys),
+                                   (wholeTCP["samples"] as? [Any])?.isEmpty == false ? ["samples"] : [])
+                }
+                for key in l.keys where key != "tcp" {
+                    XCTAssertEqual(try JSONSerialization.data(withJSONObject: ["v": l[key] ?? NSNull()], options: .sortedKeys),
+                                   try JSONSerialization.data(withJSONObject: ["v": w[key] ?? NSNull()], options: .sortedKeys),
+                                   key)
+                }
+            }
         }
     }
 
@@ -54,24 +105,44 @@ final class TaskJSONWriterTests: XCTestCase {
         for index in 0..<400 {
             let task = RandomReports.task(index: index, &g)
             var ours: [UInt8] = []
-            TaskJSONWriter.append(task, to: &ours)
+            TaskJSONWriter.append(task, detail: .full, to: &ours)
             XCTAssertEqual(String(decoding: ours, as: UTF8.self), String(decoding: try encoder.encode(task), as: UTF8.self),
                            "task \(index)")
+            ours = []
+            TaskJSONWriter.append(task, detail: .standard, to: &ours)
+            XCTAssertEqual(String(decoding: ours, as: UTF8.self),
+                           String(decoding: try encoder.encode(TaskCoding(task: task, detail: .standard)), as: UTF8.self),
+                           "task \(index), standard")
             tasks.append(task)
         }
-        let report = Fixtures.report(tasks: tasks)
-        var expected = try StreamingJSONEncoder(prettyPrinted: false).encode(report)
-        expected.append(UInt8(ascii: "\n"))
-        XCTAssertEqual(try JSONRenderer.renderBytes(report, compactAbove: 0), expected)
+        for detail in ReportDetail.allCases {
+            var report = Fixtures.report(tasks: tasks)
+            report.detail = detail
+            var expected = try StreamingJSONEncoder(prettyPrinted: false).encode(report)
+            expected.append(UInt8(ascii: "\n"))
+            XCTAssertEqual(try JSONRenderer.renderBytes(report, compactAbove: 0), expected, "\(detail)")
+        }
     }
 
     func testCompactReportIsTheCodableDocumentAndDecodes() throws {
-        let report = Fixtures.report(tasks: variedTasks(), interrupted: true)
-        let spliced = try JSONRenderer.renderBytes(report, compactAbove: 0)
-        var expected = try StreamingJSONEncoder(prettyPrinted: false).encode(report)
-        expected.append(UInt8(ascii: "\n"))
-        XCTAssertEqual(String(decoding: spliced, as: UTF8.self), String(decoding: expected, as: UTF8.self))
-        XCTAssertEqual(try JSONRenderer.decode(Data(spliced)), report)
+        for detail in ReportDetail.allCases {
+            var report = Fixtures.report(tasks: variedTasks(), interrupted: true)
+            report.detail = detail
+            let spliced = try JSONRenderer.renderBytes(report, compactAbove: 0)
+            var expected = try StreamingJSONEncoder(prettyPrinted: false).encode(report)
+            expected.append(UInt8(ascii: "\n"))
+            XCTAssertEqual(String(decoding: spliced, as: UTF8.self), String(decoding: expected, as: UTF8.self))
+            // A standard document holds no libcurl timers and no samples: they read back as zero and none.
+            if detail == .standard {
+                for t in report.tasks.indices {
+                    for i in report.tasks[t].transactions.indices {
+                        report.tasks[t].transactions[i].curlTimers = CurlTimers()
+                        report.tasks[t].transactions[i].tcp?.samples = []
+                    }
+                }
+            }
+            XCTAssertEqual(try JSONRenderer.decode(Data(spliced)), report, "\(detail)")
+        }
     }
 
     func testChunkedRenderingGivesTheSameDocument() throws {

@@ -1,8 +1,8 @@
 /// JSON coding of reports: wall-clock instants as RFC 3339 text with microseconds, durations in ms.
 extension Report: Codable {
     private enum CodingKeys: String, CodingKey {
-        case schema, tool, libcurl, command, startedAt, endedAt, interrupted, configuration, caveats, summary, upload,
-             connections, tasks
+        case schema, detail, tool, libcurl, command, startedAt, endedAt, interrupted, configuration, caveats, summary,
+             upload, connections, tasks
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -11,7 +11,7 @@ extension Report: Codable {
 
     /// The groups of members a report's document is made of, each written whole.
     public enum Section: Sendable, Equatable {
-        /// `schema` to `startedAt`.
+        /// `schema` (and `detail`) to `startedAt`.
         case start
         /// `endedAt` and `interrupted`.
         case end
@@ -67,6 +67,7 @@ extension Report: Codable {
         switch section {
         case .start:
             try c.encode(schema, forKey: .schema)
+            try c.encode(detail, forKey: .detail)
             try c.encode(tool, forKey: .tool)
             try c.encode(libcurl, forKey: .libcurl)
             try c.encode(command, forKey: .command)
@@ -83,16 +84,21 @@ extension Report: Codable {
         case .connections:
             try c.encode(connections, forKey: .connections)
         case .tasks:
-            try c.encode(tasks, forKey: .tasks)
+            try c.encode(tasks.map { TaskCoding(task: $0, detail: detail) }, forKey: .tasks)
         }
     }
 
     public init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        schema = try c.decode(String.self, forKey: .schema)
-        guard schema == Report.schemaID else {
-            throw DecodingError.dataCorruptedError(forKey: .schema, in: c,
-                                                   debugDescription: "not a \(Report.schemaID) document")
+        let version = try c.decode(String.self, forKey: .schema)
+        switch version {
+        case Report.schemaID: detail = try c.decode(ReportDetail.self, forKey: .detail)
+        // The converter from the version before: its documents hold every member of `full`, and read as such.
+        case Report.previousSchemaID: detail = .full
+        default:
+            throw DecodingError.dataCorruptedError(
+                forKey: .schema, in: c,
+                debugDescription: "not a \(Report.schemaID) (or \(Report.previousSchemaID)) document")
         }
         tool = try c.decode(Tool.self, forKey: .tool)
         libcurl = try c.decode(LibcurlDescription.self, forKey: .libcurl)
@@ -129,7 +135,12 @@ extension TaskRecord: Codable {
              transactions
     }
 
+    /// The task at `ReportDetail.full`; a report writes its tasks at its own `detail`.
     public func encode(to encoder: Encoder) throws {
+        try encode(to: encoder, detail: .full)
+    }
+
+    func encode(to encoder: Encoder, detail: ReportDetail) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(index, forKey: .index)
         try c.encode(url, forKey: .url)
@@ -141,7 +152,8 @@ extension TaskRecord: Codable {
         try c.encode(retries, forKey: .retries)
         try c.encode(statusCode, forKey: .statusCode)
         try c.encode(error, forKey: .error)
-        try c.encode(transactions.map { TransactionCoding(metrics: $0, taskStart: startedAt) }, forKey: .transactions)
+        try c.encode(transactions.map { TransactionCoding(metrics: $0, taskStart: startedAt, detail: detail) },
+                     forKey: .transactions)
     }
 
     public init(from decoder: Decoder) throws {
@@ -157,14 +169,27 @@ extension TaskRecord: Codable {
     }
 }
 
-/// A transaction as JSON: its timeline both as wall-clock timestamps and as offsets from its task's start.
+/// A task as JSON at a detail level: how a report writes its tasks.
+struct TaskCoding: Encodable {
+    var task: TaskRecord
+    var detail: ReportDetail
+
+    func encode(to encoder: Encoder) throws {
+        try task.encode(to: encoder, detail: detail)
+    }
+}
+
+/// A transaction as JSON: its timeline as wall-clock timestamps and, at `ReportDetail.full`, as offsets from its
+/// task's start, with libcurl's timers and the kernel's samples.
 struct TransactionCoding: Codable {
     var metrics: TransactionMetrics
     var taskStart: Int64
+    var detail: ReportDetail
 
-    init(metrics: TransactionMetrics, taskStart: Int64) {
+    init(metrics: TransactionMetrics, taskStart: Int64, detail: ReportDetail) {
         self.metrics = metrics
         self.taskStart = taskStart
+        self.detail = detail
     }
 
     private enum CodingKeys: String, CodingKey {
@@ -187,10 +212,12 @@ struct TransactionCoding: Codable {
         for field in m.timeline.fields {
             try stamps.encode(field.value.map { WallClock.iso8601(micros: $0) }, forKey: AnyCodingKey(stringValue: field.name))
         }
-        var offsets = c.nestedContainer(keyedBy: AnyCodingKey.self, forKey: .offsetsMs)
-        for field in m.timeline.fields {
-            try offsets.encode(field.value.map { Format.millis(fromMicros: $0 - taskStart) },
-                               forKey: AnyCodingKey(stringValue: field.name))
+        if detail.keepsDebugMembers {
+            var offsets = c.nestedContainer(keyedBy: AnyCodingKey.self, forKey: .offsetsMs)
+            for field in m.timeline.fields {
+                try offsets.encode(field.value.map { Format.millis(fromMicros: $0 - taskStart) },
+                                   forKey: AnyCodingKey(stringValue: field.name))
+            }
         }
         try c.encode(m.phases, forKey: .phasesMs)
         try c.encode(m.networkProtocolName, forKey: .networkProtocolName)
@@ -226,12 +253,18 @@ struct TransactionCoding: Codable {
         if let closed = m.connectionClosed {
             try c.encode(WallClock.iso8601(micros: closed), forKey: .connectionClosedAt)
         }
-        try c.encode(CurlTimersCoding(m.curlTimers), forKey: .curlTimersUs)
+        if detail.keepsDebugMembers { try c.encode(CurlTimersCoding(m.curlTimers), forKey: .curlTimersUs) }
         if let headers = m.responseHeaders { try c.encode(headers, forKey: .responseHeaders) }
         if let text = m.statusText { try c.encode(text, forKey: .statusText) }
         if let type = m.contentType { try c.encode(type, forKey: .contentType) }
         try c.encode(m.error, forKey: .error)
-        try c.encode(m.tcp, forKey: .tcp)
+        if detail.keepsDebugMembers {
+            try c.encode(m.tcp, forKey: .tcp)
+        } else {
+            var tcp = m.tcp
+            tcp?.samples = []  // an empty array writes no key
+            try c.encode(tcp, forKey: .tcp)
+        }
         // Only on a Multipath TCP socket (`--mptcp`).
         if let mptcp = m.mptcp { try c.encode(mptcp, forKey: .mptcp) }
         try c.encode(m.diagnosis, forKey: .diagnosis)
@@ -255,7 +288,8 @@ struct TransactionCoding: Codable {
             phases: try c.decode(Phases.self, forKey: .phasesMs),
             reusedConnection: try c.decode(Bool.self, forKey: .reusedConnection),
             proxyConnection: try c.decode(Bool.self, forKey: .proxyConnection),
-            curlTimers: try c.decode(CurlTimersCoding.self, forKey: .curlTimersUs).timers)
+            // A `standard` document has no libcurl timers: zero, never written again (`Report.detail`).
+            curlTimers: try c.decodeIfPresent(CurlTimersCoding.self, forKey: .curlTimersUs)?.timers ?? CurlTimers())
         m.networkProtocolName = try c.decodeIfPresent(String.self, forKey: .networkProtocolName)
         m.domainResolutionProtocol = try c.decodeIfPresent(DomainResolutionProtocol.self,
                                                            forKey: .domainResolutionProtocol)
@@ -291,6 +325,7 @@ struct TransactionCoding: Codable {
         m.diagnosis = try c.decodeIfPresent(Diagnosis.self, forKey: .diagnosis)
         metrics = m
         taskStart = timeline.fetchStart
+        detail = .full
     }
 }
 

@@ -1,9 +1,13 @@
-/// A probe run's report: the document behind `--format json`, schema `wirelens.report/1`.
+/// A probe run's report: the document behind `--format json`, schema `wirelens.report/2`.
 public struct Report: Sendable, Equatable {
     /// The schema identifier written in every report.
-    public static let schemaID = "wirelens.report/1"
+    public static let schemaID = "wirelens.report/2"
+    /// The version before: the same members, every transaction at `ReportDetail.full`; read, never written.
+    public static let previousSchemaID = "wirelens.report/1"
 
     public var schema = Report.schemaID
+    /// How much of each transaction the document holds; a report read from a `wirelens.report/1` document is `full`.
+    public var detail = ReportDetail.standard
     public var tool = Tool()
     public var libcurl: LibcurlDescription
     public var command: String

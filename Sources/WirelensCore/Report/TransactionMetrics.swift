@@ -53,7 +53,8 @@ public struct TransactionMetrics: Sendable, Equatable {
     /// When libcurl closed the transaction's connection (wall-clock µs), when it did so while the transaction was in
     /// flight (a connection it may not keep: `Connection: close`, `--no-reuse`, one that died); nil otherwise.
     @CompactOptional public var connectionClosed: Int64? = nil
-    /// libcurl's own cumulative timers, for comparison with `curl -w`.
+    /// libcurl's own cumulative timers, for comparison with `curl -w`; zero in a record read from a document written at
+    /// `ReportDetail.standard`, which leaves them out.
     public var curlTimers: CurlTimers
     /// Response headers when asked for, redacted (`Redactor.headers`) whenever they are set.
     public var responseHeaders: [HeaderField]? {

@@ -77,8 +77,9 @@ public struct TCPFacts: Sendable, Equatable, Codable {
     /// times a segment's time at the body's average rate, a fifth of the median receive RTT and 1 ms): data came in
     /// bursts with gaps, so the receive RTT measures the gaps, not a queue.
     @NullWhenAbsent public var burstShare: Double?
-    /// The snapshots over time, at most `Builder.sampleLimit` (evenly thinned beyond that).
-    public var samples: [TCPSample]
+    /// The snapshots over time, at most `Builder.sampleLimit` (evenly thinned beyond that). A document holds them
+    /// only at `ReportDetail.full`, and only when there are any; one without them reads as none.
+    @OmittedWhenEmpty public var samples: [TCPSample]
 
     /// Facts as given (`Builder.finish()` makes them from snapshots).
     public init(span: Int64, bytesSent: UInt64?, bytesAcked: UInt64?, bytesReceived: UInt64?, bytesRetransmitted: UInt64?,
