@@ -5,6 +5,7 @@
 #   make test    scripts/test.sh: deps, swift build --build-tests, every XCTest case (the test bundle), package-check
 #   make demo    build, then scripts/demo.sh (reports/demo/)
 #   make bench   release build (Swift runtime linked statically), then scripts/bench.py,
+#                scripts/bench-startup.py (one GET against curl's, 20 pairs: reports/bench/STARTUP-BENCH.md),
 #                scripts/bench-uploads.py, scripts/bench-s3.py (wirelens upload --preset aws-cli vs aws s3 cp to moto
 #                over a 40 ms, 50 Mbit/s namespace path; needs root and .venv-s3), scripts/bench-memory.py (reports/bench/) and
 #                scripts/bench-capture.py and scripts/bench-tls.py (reports/bench/capture/), scripts/bench-checks.py
@@ -115,6 +116,7 @@ demo: build
 bench: deps
 	$(SWIFT) build -c release --product wirelens $(RELEASE_FLAGS) $(SWIFT_FLAGS)
 	$(PYTHON) scripts/bench.py --wirelens "$$($(SWIFT) build -c release $(RELEASE_FLAGS) $(SWIFT_FLAGS) --show-bin-path)/wirelens" $(BENCH_ARGS)
+	$(PYTHON) scripts/bench-startup.py --wirelens "$$($(SWIFT) build -c release $(RELEASE_FLAGS) $(SWIFT_FLAGS) --show-bin-path)/wirelens" $(BENCH_ARGS)
 	$(PYTHON) scripts/bench-uploads.py --wirelens "$$($(SWIFT) build -c release $(RELEASE_FLAGS) $(SWIFT_FLAGS) --show-bin-path)/wirelens" $(BENCH_ARGS)
 	$(PYTHON) scripts/bench-s3.py --wirelens "$$($(SWIFT) build -c release $(RELEASE_FLAGS) $(SWIFT_FLAGS) --show-bin-path)/wirelens" $(BENCH_ARGS)
 	$(PYTHON) scripts/bench-memory.py --wirelens "$$($(SWIFT) build -c release $(RELEASE_FLAGS) $(SWIFT_FLAGS) --show-bin-path)/wirelens" $(BENCH_ARGS)
