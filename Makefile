@@ -26,7 +26,11 @@
 #        60 with --quick),
 #        RELEASE_FLAGS (default --static-swift-stdlib: one self-contained binary that starts without
 #        resolving the Swift runtime's shared libraries, about 15 ms less per run; --disable-local-rpath: no
-#        $ORIGIN search path, which an installed binary must not have),
+#        $ORIGIN search path, which an installed binary must not have; linked by lld with
+#        -z pack-relative-relocs: the relative relocations as a RELR table of kilobytes instead of
+#        megabytes of RELA entries the loader reads at every start; --no-export-dynamic: only the symbols
+#        the shared libraries need in the dynamic symbol table, not every Swift module's; both cut the
+#        pages a run touches at start: reports/bench/STARTUP.md),
 #        PREFIX, DESTDIR, BINDIR, MANDIR, BASH_COMPLETION_DIR, ZSH_COMPLETION_DIR, FISH_COMPLETION_DIR (install),
 #        DEBDIR (deb).
 
@@ -37,7 +41,8 @@ SWIFT       ?= swift
 SWIFT_FLAGS ?=
 BENCH_ARGS  ?=
 CHECKS_DURATION ?=
-RELEASE_FLAGS ?= --static-swift-stdlib --disable-local-rpath
+RELEASE_FLAGS ?= --static-swift-stdlib --disable-local-rpath -Xswiftc -use-ld=lld \
+                 -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic
 PYTHON      ?= python3
 BASE        ?=
 BIN_RELEASE  = $$($(SWIFT) build -c release $(RELEASE_FLAGS) $(SWIFT_FLAGS) --show-bin-path)/wirelens
