@@ -26,7 +26,7 @@ package enum JSONRenderer {
 
     /// The same document handed to `emit` in pieces of about `chunkSize` bytes, so that a report of tens
     /// of MB is written through one small buffer instead of being held whole in memory.
-    package static func render(_ report: Report, compactAbove: Int = Int.max, chunkSize: Int = 1 << 20,
+    package static func render(_ report: Report, compactAbove: Int = Int.max, chunkSize: Int = 1 << 18,
                               emit: ([UInt8]) throws -> Void) throws {
         var stream = try Stream(head: report, layout: .stored, pretty: report.tasks.count <= compactAbove,
                                 chunkSize: chunkSize)
@@ -52,7 +52,7 @@ package enum JSONRenderer {
         /// Starts the document of `report`: the members before the tasks (for `.streamed`, `schema` to
         /// `startedAt`, and `configuration`), and the tasks array.
         package init(head report: Report, layout: Report.Layout = .streamed, pretty: Bool = false,
-                     chunkSize: Int = 1 << 20) throws {
+                     chunkSize: Int = 1 << 18) throws {
             json = JSONWriter(pretty: pretty, capacity: 0)
             let sections = layout.sections
             let before = sections.prefix { $0 != .tasks }
@@ -94,7 +94,10 @@ package enum JSONRenderer {
                 try json.encodeMembers(of: Report.Members(report, pending))
                 pending = []
                 json.beginMember(depth: tasksDepth - 1, key: Report.connectionsKey)
-                ConnectionRecordJSONWriter.append(report.connections, to: &json.bytes)
+                try ConnectionRecordJSONWriter.append(report.connections, to: &json.bytes, chunkSize: chunkSize) { bytes in
+                    try emit(bytes)
+                    bytes.removeAll(keepingCapacity: true)
+                }
             }
             try json.encodeMembers(of: Report.Members(report, pending))
             json.closeFrames(above: -1)
