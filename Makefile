@@ -5,6 +5,7 @@
 #   make test    scripts/test.sh: deps, swift build --build-tests, every XCTest case (the test bundle), package-check
 #   make demo    build, then scripts/demo.sh (reports/demo/)
 #   make bench   release build (Swift runtime linked statically), then scripts/bench.py,
+#                scripts/bench-startup.py (one GET against curl's, 20 pairs: reports/bench/STARTUP-BENCH.md),
 #                scripts/bench-uploads.py, scripts/bench-s3.py (wirelens upload --preset aws-cli vs aws s3 cp to moto
 #                over a 40 ms, 50 Mbit/s namespace path; needs root and .venv-s3), scripts/bench-memory.py (reports/bench/) and
 #                scripts/bench-capture.py and scripts/bench-tls.py (reports/bench/capture/), scripts/bench-checks.py
@@ -25,7 +26,11 @@
 #        60 with --quick),
 #        RELEASE_FLAGS (default --static-swift-stdlib: one self-contained binary that starts without
 #        resolving the Swift runtime's shared libraries, about 15 ms less per run; --disable-local-rpath: no
-#        $ORIGIN search path, which an installed binary must not have),
+#        $ORIGIN search path, which an installed binary must not have; linked by lld with
+#        -z pack-relative-relocs: the relative relocations as a RELR table of kilobytes instead of
+#        megabytes of RELA entries the loader reads at every start; --no-export-dynamic: only the symbols
+#        the shared libraries need in the dynamic symbol table, not every Swift module's; both cut the
+#        pages a run touches at start: reports/bench/STARTUP.md),
 #        PREFIX, DESTDIR, BINDIR, MANDIR, BASH_COMPLETION_DIR, ZSH_COMPLETION_DIR, FISH_COMPLETION_DIR (install),
 #        DEBDIR (deb).
 
@@ -36,7 +41,8 @@ SWIFT       ?= swift
 SWIFT_FLAGS ?=
 BENCH_ARGS  ?=
 CHECKS_DURATION ?=
-RELEASE_FLAGS ?= --static-swift-stdlib --disable-local-rpath
+RELEASE_FLAGS ?= --static-swift-stdlib --disable-local-rpath -Xswiftc -use-ld=lld \
+                 -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic
 PYTHON      ?= python3
 BASE        ?=
 BIN_RELEASE  = $$($(SWIFT) build -c release $(RELEASE_FLAGS) $(SWIFT_FLAGS) --show-bin-path)/wirelens
@@ -115,6 +121,7 @@ demo: build
 bench: deps
 	$(SWIFT) build -c release --product wirelens $(RELEASE_FLAGS) $(SWIFT_FLAGS)
 	$(PYTHON) scripts/bench.py --wirelens "$$($(SWIFT) build -c release $(RELEASE_FLAGS) $(SWIFT_FLAGS) --show-bin-path)/wirelens" $(BENCH_ARGS)
+	$(PYTHON) scripts/bench-startup.py --wirelens "$$($(SWIFT) build -c release $(RELEASE_FLAGS) $(SWIFT_FLAGS) --show-bin-path)/wirelens" $(BENCH_ARGS)
 	$(PYTHON) scripts/bench-uploads.py --wirelens "$$($(SWIFT) build -c release $(RELEASE_FLAGS) $(SWIFT_FLAGS) --show-bin-path)/wirelens" $(BENCH_ARGS)
 	$(PYTHON) scripts/bench-s3.py --wirelens "$$($(SWIFT) build -c release $(RELEASE_FLAGS) $(SWIFT_FLAGS) --show-bin-path)/wirelens" $(BENCH_ARGS)
 	$(PYTHON) scripts/bench-memory.py --wirelens "$$($(SWIFT) build -c release $(RELEASE_FLAGS) $(SWIFT_FLAGS) --show-bin-path)/wirelens" $(BENCH_ARGS)

@@ -871,6 +871,39 @@ class Bench:
         return 0
 
 
+def launcher_and_nginx(tmp, nginx_dir, name):
+    """The RSS launcher compiled in TMP and a loopback nginx started in NGINX_DIR (scripts/nginx-up.sh): returns
+    (launcher, the nginx's ports by name); a benchmark NAME that cannot have both ends with its reason."""
+    launcher = build_launcher(tmp)
+    if not launcher:
+        raise SystemExit(f"{name}: no C compiler for the RSS launcher (peak RSS would include Python's)")
+    r = subprocess.run(["bash", NGINX_UP, nginx_dir], capture_output=True, text=True, timeout=60)
+    if r.returncode != 0:
+        raise SystemExit(f"{name}: nginx-up failed:\n{r.stderr}")
+    return launcher, dict(line.split("=", 1) for line in r.stdout.splitlines() if "=" in line)
+
+
+def single_run_main(doc, files, quick_help, timeout, more_arguments, job):
+    """The main of a benchmark of one binary: its options (--quick, --wirelens, --out where FILES go, --timeout
+    in seconds per run, TIMEOUT by default, --rounds accepted for make's BENCH_ARGS and not used, and those
+    MORE_ARGUMENTS(parser) adds), then JOB(args).run() under run_cleanly; returns the exit code."""
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help=quick_help + " (reports/bench/raw/quick)")
+    parser.add_argument("--wirelens", help="the wirelens binary (default .build/release/wirelens)")
+    parser.add_argument("--out", help=f"where {files} go")
+    parser.add_argument("--timeout", type=float, default=timeout, help="seconds per run before it is killed")
+    parser.add_argument("--rounds", type=int, help="accepted for make's BENCH_ARGS, not used")
+    more_arguments(parser)
+    args = parser.parse_args()
+    return run_cleanly(lambda: job(args).run())
+
+
+def write_lines(path, lines):
+    """Writes LINES to PATH, one a line."""
+    with open(path, "w") as fh:
+        fh.write("\n".join(lines) + "\n")
+
+
 def run_cleanly(job):
     """Run job() with SIGTERM/SIGHUP turned into a normal exit, so its finally-blocks stop the servers;
     Ctrl-C ends it with 130."""

@@ -15,8 +15,8 @@ stage=$(realpath "$1")
 mkdir -p "$2"
 debdir=$(realpath "$2")
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-for tool in dpkg-deb dpkg-shlibdeps; do
-    command -v "$tool" >/dev/null || { echo "deb: $tool is missing (make deps installs dpkg-dev)" >&2; exit 1; }
+for tool in dpkg-deb dpkg-shlibdeps readelf; do
+    command -v "$tool" >/dev/null || { echo "deb: $tool is missing (make deps installs dpkg-dev and binutils)" >&2; exit 1; }
 done
 
 # The files' and archive's times (dpkg-deb clamps to it): the last commit's, so one commit packs the same bytes.
@@ -45,6 +45,11 @@ depends=$(cd "$work/src" && dpkg-shlibdeps -O "-e$root/usr/bin/wirelens" 2>"$wor
     sed -n 's/^shlibs:Depends=//p') || { cat "$work/shlibdeps.err" >&2; exit 1; }
 [ -n "$depends" ] || { cat "$work/shlibdeps.err" >&2; echo "deb: dpkg-shlibdeps found no dependencies" >&2; exit 1; }
 if grep -Eq -- '-dev( |,|$)' <<<"$depends"; then echo "deb: a -dev package in Depends: $depends" >&2; exit 1; fi
+# A binary linked with RELR relocations (-z pack-relative-relocs, RELEASE_FLAGS) needs the version
+# GLIBC_ABI_DT_RELR, which glibc has since 2.36; dpkg-shlibdeps maps no symbol to it, so it asks for less.
+if readelf -V -W "$root/usr/bin/wirelens" | grep -q 'GLIBC_ABI_DT_RELR'; then
+    depends=$(sed -E 's/libc6 \(>= [0-9.]+\)/libc6 (>= 2.36)/' <<<"$depends")
+fi
 
 installed_size=$(find "$root" -path "$root/DEBIAN" -prune -o -type f -printf '%s\n' |
     awk '{ total += int(($1 + 1023) / 1024) } END { print total }')

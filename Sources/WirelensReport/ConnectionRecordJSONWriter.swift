@@ -8,10 +8,18 @@ import WirelensCore
 enum ConnectionRecordJSONWriter {
     /// Appends the connections as a JSON array.
     static func append(_ records: [ConnectionRecord], to b: inout [UInt8]) {
+        append(records, to: &b, chunkSize: .max) { _ in }
+    }
+
+    /// Appends the connections as a JSON array; `handOver` gets `b` after each connection that leaves it holding
+    /// `chunkSize` bytes or more (their lists of transactions grow with the run), to pass the bytes on and empty it.
+    static func append(_ records: [ConnectionRecord], to b: inout [UInt8], chunkSize: Int,
+                       handOver: (inout [UInt8]) throws -> Void) rethrows {
         b.append(UInt8(ascii: "["))
         for i in records.indices {
             if i > 0 { b.append(UInt8(ascii: ",")) }
             append(records[i], to: &b)
+            if b.count >= chunkSize { try handOver(&b) }
         }
         b.append(UInt8(ascii: "]"))
     }

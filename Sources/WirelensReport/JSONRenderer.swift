@@ -27,26 +27,24 @@ package enum JSONRenderer {
 
     /// The same document handed to `emit` in pieces of about `chunkSize` bytes, so that a report of tens
     /// of MB is written through one small buffer instead of being held whole in memory.
-    package static func render(_ report: Report, compactAbove: Int = Int.max, chunkSize: Int = 1 << 20,
+    package static func render(_ report: Report, compactAbove: Int = Int.max, chunkSize: Int = 1 << 18,
                               emit: ([UInt8]) throws -> Void) throws {
-        guard report.tasks.count > compactAbove else {
-            var bytes = try StreamingJSONEncoder(prettyPrinted: true).encode(report)
-            bytes.append(UInt8(ascii: "\n"))
-            return try emit(bytes)
-        }
-        var stream = try Stream(head: report, layout: .stored, chunkSize: chunkSize)
+        var stream = try Stream(head: report, layout: .stored, pretty: report.tasks.count <= compactAbove,
+                                chunkSize: chunkSize)
         for i in report.tasks.indices { try stream.add(report.tasks[i], emit: emit) }
         try stream.finish(report, emit: emit)
     }
 
-    /// A report's compact document written in parts: the members before the tasks, each task as it comes, then the
+    /// A report's document written in parts: the members before the tasks, each task as it comes, then the
     /// members after them, in the order of a `Report.Layout`. The bytes go to `emit` in pieces of about
     /// `chunkSize`, so what is held does not grow with the tasks.
     ///
     /// The only writer of a compact report: a run's report written while the run goes on (`.streamed`, the
-    /// default: the tasks right after `configuration`), and a stored report of many tasks (`.stored`).
+    /// default: the tasks right after `configuration`), and a stored report of many tasks (`.stored`). Indented
+    /// (`pretty`), every member goes through its Codable form: the bytes of `StreamingJSONEncoder`'s pretty
+    /// document, handed over in pieces.
     package struct Stream {
-        private var json = JSONWriter(pretty: false, capacity: 0)
+        private var json: JSONWriter
         private let after: [Report.Section]
         /// The depth of the tasks array in `json`.
         private let tasksDepth: Int
@@ -56,7 +54,9 @@ package enum JSONRenderer {
 
         /// Starts the document of `report`: the members before the tasks (for `.streamed`, `schema` to
         /// `startedAt`, and `configuration`), and the tasks array.
-        package init(head report: Report, layout: Report.Layout = .streamed, chunkSize: Int = 1 << 20) throws {
+        package init(head report: Report, layout: Report.Layout = .streamed, pretty: Bool = false,
+                     chunkSize: Int = 1 << 18) throws {
+            json = JSONWriter(pretty: pretty, capacity: 0)
             let sections = layout.sections
             let before = sections.prefix { $0 != .tasks }
             after = Array(sections.dropFirst(before.count + 1))
@@ -72,7 +72,11 @@ package enum JSONRenderer {
         /// Appends one task.
         package mutating func add(_ task: TaskRecord, emit: ([UInt8]) throws -> Void) throws {
             json.beginMember(depth: tasksDepth, key: nil)
-            TaskJSONWriter.append(task, detail: detail, to: &json.bytes)
+            if json.pretty {
+                try json.encode(TaskCoding(task: task, detail: detail))
+            } else {
+                TaskJSONWriter.append(task, detail: detail, to: &json.bytes)
+            }
             if json.bytes.count >= chunkSize { try flush(emit: emit) }
         }
 
@@ -91,14 +95,17 @@ package enum JSONRenderer {
             // through Codable.
             var pending: [Report.Section] = []
             for section in after {
-                guard section == .connections else {
+                guard section == .connections, !json.pretty else {
                     pending.append(section)
                     continue
                 }
                 try json.encodeMembers(of: Report.Members(report, pending))
                 pending = []
                 json.beginMember(depth: tasksDepth - 1, key: Report.connectionsKey)
-                ConnectionRecordJSONWriter.append(report.connections, to: &json.bytes)
+                try ConnectionRecordJSONWriter.append(report.connections, to: &json.bytes, chunkSize: chunkSize) { bytes in
+                    try emit(bytes)
+                    bytes.removeAll(keepingCapacity: true)
+                }
             }
             try json.encodeMembers(of: Report.Members(report, pending))
             json.closeFrames(above: -1)

@@ -161,4 +161,31 @@ final class JSONRendererTests: XCTestCase {
             XCTAssertLessThan(tasks.lowerBound, summary.lowerBound)
         }
     }
+
+    /// An indented document of many tasks is handed over in pieces, as a compact one is, and still holds what the
+    /// Codable document holds, one value per line, the tasks last.
+    func testIndentedDocumentIsWrittenInPiecesWithTheTasksLast() throws {
+        for report in [Fixtures.report(tasks: Fixtures.manyTasks() + [Fixtures.redirectTask(), Fixtures.dnsFailureTask()],
+                                       interrupted: true),
+                       Fixtures.report(tasks: []), Fixtures.uploadReport(tasks: Fixtures.manyTasks())] {
+            var bytes: [UInt8] = []
+            var pieces = 0
+            try JSONRenderer.render(report, chunkSize: 512) { piece in
+                bytes.append(contentsOf: piece)
+                pieces += 1
+            }
+            // Foundation's parser and encoder, not Wirelens', are the oracle for the content.
+            let codable = try JSONSerialization.jsonObject(with: JSONEncoder().encode(report)) as? NSDictionary
+            let parsed = try JSONSerialization.jsonObject(with: Data(bytes)) as? NSDictionary
+            XCTAssertNotNil(parsed)
+            XCTAssertEqual(parsed, codable)
+            let text = String(decoding: bytes, as: UTF8.self)
+            XCTAssertTrue(text.hasPrefix("{\n  \"schema\": \"wirelens.report/2\",\n"), "indented by two spaces")
+            XCTAssertTrue(text.hasSuffix("\n}\n"))
+            if report.tasks.count > 4 { XCTAssertGreaterThan(pieces, 2, "written in pieces, not whole") }
+            let summary = try XCTUnwrap(text.range(of: "\n  \"summary\": {"))
+            let tasks = try XCTUnwrap(text.range(of: "\n  \"tasks\": ["))
+            XCTAssertLessThan(summary.lowerBound, tasks.lowerBound)
+        }
+    }
 }

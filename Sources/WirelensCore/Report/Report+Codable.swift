@@ -170,11 +170,16 @@ extension TaskRecord: Codable {
 }
 
 /// A task as JSON at a detail level: how a report writes its tasks.
-struct TaskCoding: Encodable {
+package struct TaskCoding: Encodable {
     var task: TaskRecord
     var detail: ReportDetail
 
-    func encode(to encoder: Encoder) throws {
+    package init(task: TaskRecord, detail: ReportDetail) {
+        self.task = task
+        self.detail = detail
+    }
+
+    package func encode(to encoder: Encoder) throws {
         try task.encode(to: encoder, detail: detail)
     }
 }
