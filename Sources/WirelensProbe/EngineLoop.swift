@@ -7,7 +7,7 @@ import WirelensCurl
 /// Made on the loop thread by `CurlLoop.start` and owned by that thread alone (`CurlLoopDriver`): no other thread
 /// holds a reference, so none of this needs a lock. It decides nothing itself: each task's `TaskLifecycle` decides
 /// its redirects, retries and timeouts, `TaskAdmission` which task starts next, `TransferLauncher` makes each
-/// transfer, and the loop executes the actions they return.
+/// transfer and `TransferRecorder` its record, and the loop executes the actions they return.
 final class EngineLoop: CurlLoopDriver {
     let options: ProbeOptions
     let anchor: ClockAnchor
@@ -18,6 +18,7 @@ final class EngineLoop: CurlLoopDriver {
     private var transfers = TransfersInFlight()
     private var handles: HandlePool
     private let launcher: TransferLauncher
+    private let recorder: TransferRecorder
     /// The per-connection tables: open sockets and the transfers on each (libcurl's socket callbacks fill it), and
     /// the TLS facts of each connection for the transactions that reuse it; pruned as libcurl closes connections.
     private let sockets = ConnectionSockets()
@@ -67,6 +68,7 @@ final class EngineLoop: CurlLoopDriver {
         handles = HandlePool(limit: options.concurrency)
         launcher = TransferLauncher(sockets: sockets, host: HostSampler(), pipeStop: pipeStop, progress: progress,
                                     priorKnowledgeRoles: priorKnowledgeRoles)
+        recorder = TransferRecorder(multi: multi, anchor: anchor, compressed: options.compressed)
         let sockets = sockets
         let roles = priorKnowledgeRoles
         multi.onSocketClose = { socket in
@@ -290,48 +292,16 @@ final class EngineLoop: CurlLoopDriver {
     /// which follows a redirect, parks for a retry or finishes the task. `result` is libcurl's (nil when the engine
     /// ended the transfer itself).
     private func complete(_ ctx: TransferContext, result: Result<Void, CurlError>?) {
-        let easy = ctx.handle
-        if case .failure? = result, easy.refusedNewConnection, reopen(ctx) { return }
-        ctx.settleOpener()
-        // The last snapshot before the connection may go back to the pool (or be closed by the removal).
-        ctx.sampleTCP(last: true)
-        sockets.detach(ctx)
-        do {
-            try multi.remove(easy)
-        } catch {
-            ctx.failure.engine = ctx.failure.engine ?? error.description
-        }
-        transfers.remove(ctx)
-        if ctx.request.unacknowledgedCounted != 0 {
-            // Ended: its bytes are acknowledged, or (failed) counted as wasted by whoever shows the progress.
-            progress?.unacknowledged(changedBy: -ctx.request.unacknowledgedCounted)
-            ctx.request.unacknowledgedCounted = 0
-        }
-        let end = MonotonicClock.now()
-        let info: EasyInfo
-        do {
-            info = try EasyInfo(easy, addresses: ctx.connection.localIP == nil || ctx.connection.remoteIP == nil,
-                                receivedBody: options.compressed)
-        } catch {
-            info = EasyInfo()
-            ctx.failure.engine = ctx.failure.engine ?? error.description
-        }
-        // The TLS facts of a connection are kept by its number for the transfers that reuse it.
-        ctx.settleTLSFacts(reused: info.numConnects == 0)
-        let throughProxy = ctx.task.profile.rules.throughProxy
-        let metrics = ctx.observation(info: info, numConnects: info.numConnects, error: ctx.transferError(result: result),
-                                      end: end).metrics(anchor: anchor, throughProxy: throughProxy)
+        if case .failure? = result, ctx.handle.refusedNewConnection, reopen(ctx) { return }
+        let recorded = recorder.end(ctx, result: result, in: &transfers)
         let task = ctx.task
-        for dead in ctx.deadAttempts {
-            perform(task.lifecycle.resent(dead.metrics(anchor: anchor, throughProxy: throughProxy)), for: task)
-        }
-        // Judged before anything connects there: the Location's origin, by libcurl's parser as every URL.
-        let location = info.redirectURL.map { TaskLifecycle.Location(url: $0, origin: try? TargetURL.origin(of: $0)) }
+        for dead in recorded.resent { perform(task.lifecycle.resent(dead), for: task) }
         if let body = ctx.response.writer.body { task.responseBody = body }
         ctx.release()
-        handles.recycle(easy)
-        perform(task.lifecycle.ended(metrics, at: end, location: location, retryAfter: ctx.response.head.retryAfter,
-                                     runCancelled: admission.cancelled, random: &random), for: task)
+        handles.recycle(ctx.handle)
+        perform(task.lifecycle.ended(recorded.metrics, at: recorded.end, location: recorded.location,
+                                     retryAfter: ctx.response.head.retryAfter, runCancelled: admission.cancelled,
+                                     random: &random), for: task)
     }
 
     /// Starts an h2c joiner again: libcurl wanted a new connection for it (the origin's connection was going away,

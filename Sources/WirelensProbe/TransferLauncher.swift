@@ -7,10 +7,14 @@ import WirelensCurl
 /// It decides nothing of its own: the attempt and the access come from `TaskLifecycle`, the libcurl terms from the
 /// policies; the engine configures the handle with the settings and adds it.
 struct TransferLauncher {
+    /// The engine's per-connection tables, where each transfer finds its socket.
     let sockets: ConnectionSockets
+    /// The loop thread's host facts, for transfers of runs that read the kernel's.
     let host: HostSampler
+    /// Raised when the run is cancelled, for a pipe body's reader waiting for its writer.
     let pipeStop: PipeStop
     let progress: TransferProgress?
+    /// Which h2c prior-knowledge transfers open their origin's connection and which join it (libcurl before 8.0).
     let priorKnowledgeRoles: PriorKnowledgeRoles
 
     /// The context and settings of `attempt` of `task` to `target` with the `access` granted, on `handle`, from `now`.
