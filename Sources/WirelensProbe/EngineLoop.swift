@@ -30,34 +30,6 @@ final class EngineLoop: CurlLoopDriver {
     /// Finished transfers read from libcurl in one loop pass (kept to reuse its storage).
     private var finishedBuffer: [(easy: CurlEasy, error: CurlError?)] = []
 
-    /// What other threads ask of the loop (through `CurlLoop`'s inbox).
-    enum Command: Sendable {
-        case submit(Order)
-        /// Ends what runs and waits; `final`: and every task submitted later (`Engine.cancel()`).
-        case cancel(final: Bool)
-        case inspect(@Sendable (TableCounts) -> Void)
-    }
-
-    /// Tasks submitted together: `count` of them, task i running `specs[i % specs.count]`.
-    struct Order: Sendable {
-        let specs: [TaskSpec]
-        /// The tasks' own options; nil: the engine's.
-        let taskOptions: TaskOptions?
-        let count: Int
-        let keepsRecords: Bool
-        let onTaskFinished: (@Sendable (TaskRecord) -> Void)?
-        let completion: @Sendable ([TaskRecord]) -> Void
-    }
-
-    /// The sizes of the per-connection tables and of the transfers in flight.
-    struct TableCounts: Sendable, Equatable {
-        var sockets: Int
-        var ports: Int
-        var connections: Int
-        var tls: Int
-        var active: Int
-    }
-
     init(options: ProbeOptions, progress: TransferProgress?, anchor: ClockAnchor, multi: CurlMulti,
          pipeStop: PipeStop) throws(CurlError) {
         self.options = options
@@ -292,7 +264,7 @@ final class EngineLoop: CurlLoopDriver {
     /// which follows a redirect, parks for a retry or finishes the task. `result` is libcurl's (nil when the engine
     /// ended the transfer itself).
     private func complete(_ ctx: TransferContext, result: Result<Void, CurlError>?) {
-        if case .failure? = result, ctx.handle.refusedNewConnection, reopen(ctx) { return }
+        if case .failure? = result, ctx.handle.refusedNewConnection, launcher.restart(ctx, in: multi) { return }
         let recorded = recorder.end(ctx, result: result, in: &transfers)
         let task = ctx.task
         for dead in recorded.resent { perform(task.lifecycle.resent(dead), for: task) }
@@ -303,29 +275,4 @@ final class EngineLoop: CurlLoopDriver {
                                      retryAfter: ctx.response.head.retryAfter, runCancelled: admission.cancelled,
                                      random: &random), for: task)
     }
-
-    /// Starts an h2c joiner again: libcurl wanted a new connection for it (the origin's connection was going away,
-    /// or had no stream left), which the joiner refused before any packet left. It joins the connection another
-    /// opener is making, or (at the latest on its `maxRejoins`th refusal) opens one itself. Its wait so far stays its
-    /// queue. False when it could not start again (the transfer then ends with its failure).
-    private func reopen(_ ctx: TransferContext) -> Bool {
-        guard var joined = ctx.priorKnowledge, joined.role == .joins else { return false }
-        let easy = ctx.handle
-        let settings = launcher.rejoin(ctx, &joined, mayJoin: joined.rejoins + 1 < Self.maxRejoins)
-        ctx.priorKnowledge = joined
-        do throws(CurlError) {
-            try multi.remove(easy)
-            easy.reset()
-            try ctx.task.profile.configurator.configure(easy, for: settings, observer: ctx)
-            try multi.add(easy)
-            ctx.restartedInLibcurl()
-            return true
-        } catch {
-            ctx.failure.engine = error.description
-            return false
-        }
-    }
-
-    /// How often an h2c joiner may be refused a new connection before it opens one itself.
-    static let maxRejoins = 3
 }

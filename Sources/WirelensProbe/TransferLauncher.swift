@@ -61,14 +61,33 @@ struct TransferLauncher {
         return (ctx, settings)
     }
 
-    /// The settings of an h2c joiner libcurl wanted a new connection for, starting again: it joins the connection
-    /// another opener is making, or, when it may join no more (`mayJoin` false), opens one itself.
-    func rejoin(_ ctx: TransferContext, _ joined: inout PriorKnowledgeJoin, mayJoin: Bool) -> TransferSettings {
+    /// Starts an h2c joiner again: libcurl wanted a new connection for it (the origin's connection was going away,
+    /// or had no stream left), which the joiner refused before any packet left. It joins the connection another
+    /// opener is making, or (at the latest on its `maxRejoins`th refusal) opens one itself. Its wait so far stays its
+    /// queue. False when it could not start again (not a joiner, or libcurl failed: the transfer then ends with its
+    /// failure).
+    func restart(_ ctx: TransferContext, in multi: CurlMulti) -> Bool {
+        guard var joined = ctx.priorKnowledge, joined.role == .joins else { return false }
+        let easy = ctx.handle
         var settings = joined.settings
-        let role = priorKnowledgeRoles.rejoinRole(for: ctx.target.origin, mayJoin: mayJoin)
+        let role = priorKnowledgeRoles.rejoinRole(for: ctx.target.origin, mayJoin: joined.rejoins + 1 < Self.maxRejoins)
         CurlPolicy.connection(ctx.task.profile.options, scheme: ctx.target.scheme, role: role,
                               brokenH2CReuse: Libcurl.h2cReuseBroken, into: &settings)
         joined.rejoin(as: role, settings: settings)
-        return settings
+        ctx.priorKnowledge = joined
+        do throws(CurlError) {
+            try multi.remove(easy)
+            easy.reset()
+            try ctx.task.profile.configurator.configure(easy, for: settings, observer: ctx)
+            try multi.add(easy)
+            ctx.restartedInLibcurl()
+            return true
+        } catch {
+            ctx.failure.engine = error.description
+            return false
+        }
     }
+
+    /// How often an h2c joiner may be refused a new connection before it opens one itself.
+    static let maxRejoins = 3
 }
