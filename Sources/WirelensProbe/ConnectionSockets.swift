@@ -111,8 +111,8 @@ final class ConnectionSockets {
         if !entry.users.isEmpty {
             // Whether the connection speaks h2 is asked only where streams may run at once (a run over HTTP/1.1 never
             // looks its TLS facts up).
-            guard multiplexes, ctx.alpn == "h2" || ctx.speaksPriorKnowledge
-                    || entry.users.contains(where: { $0.alpn == "h2" })
+            guard multiplexes, ctx.connection.alpn == "h2" || ctx.kernel.speaksPriorKnowledge
+                    || entry.users.contains(where: { $0.connection.alpn == "h2" })
                     || entry.connectionId.flatMap({ tls[$0]?.alpn }) == "h2" else {
                 let info = TCPInfoReader.read(socket: socket)
                 for done in entry.users { done.endTCP(with: info, at: now) }
@@ -124,7 +124,7 @@ final class ConnectionSockets {
             }
             entry.users.append(ctx)
             entry.idle = nil
-            entry.users.forEach { $0.tcpShared = true }
+            entry.users.forEach { $0.kernel.shared = true }
             return nil
         }
         entry.users.append(ctx)
@@ -136,10 +136,10 @@ final class ConnectionSockets {
 
     /// Removes a finished transfer from its socket's users, keeping its last snapshot for the next transfer.
     func detach(_ ctx: TransferContext) {
-        guard let socket = ctx.tcpSocket, let entry = entries[socket] else { return }
+        guard let socket = ctx.kernel.socket, let entry = entries[socket] else { return }
         entry.users.removeAll { $0 === ctx }
-        if entry.users.isEmpty, let last = ctx.tcp.lastSnapshot { entry.idle = (last, ctx.tcpSampledAt) }
-        ctx.tcpSocket = nil
+        if entry.users.isEmpty, let last = ctx.kernel.tcp.lastSnapshot { entry.idle = (last, ctx.kernel.sampledAt) }
+        ctx.kernel.socket = nil
     }
 
     /// libcurl is closing `socket`: the transfers still on it take their last snapshot and note the close (the end of
@@ -148,8 +148,8 @@ final class ConnectionSockets {
         guard let entry = entries.removeValue(forKey: socket) else { return }
         for ctx in entry.users {
             ctx.sampleTCP(at: now, last: true)
-            ctx.tcpSocket = nil
-            ctx.connectionClosed = now
+            ctx.kernel.socket = nil
+            ctx.marks.connectionClosed = now
         }
         if entry.port > 0, byPort[entry.port] == socket { byPort[entry.port] = nil }
         if let id = entry.connectionId {

@@ -35,10 +35,10 @@ struct UploadWatch {
         var waiting = 0
         var now: Int64?
         var nextLook = Int64.max
-        for ctx in transfers where ctx.sendsBody && !ctx.acknowledgement.isSettled {
+        for ctx in transfers where ctx.request.isSent && !ctx.marks.acknowledgement.isSettled {
             // A body whose end is followed is looked at when its look is due (or its response began), not after every
             // perform: a perform for another transfer's bytes tells it nothing.
-            if ctx.responseStart == nil, let due = ctx.acknowledgement.nextLook {
+            if ctx.marks.responseStart == nil, let due = ctx.marks.acknowledgement.nextLook {
                 let stamp = now ?? MonotonicClock.now()
                 now = stamp
                 if stamp < due {
@@ -47,26 +47,26 @@ struct UploadWatch {
                     continue
                 }
             }
-            guard ctx.acknowledgement.look(responseStart: ctx.responseStart, bodyReadEnd: ctx.bodyReadEnd) == .readUploaded,
-                  let readEnd = ctx.bodyReadEnd else { continue }
+            guard ctx.marks.acknowledgement.look(responseStart: ctx.marks.responseStart, bodyReadEnd: ctx.request.readEnd) == .readUploaded,
+                  let readEnd = ctx.request.readEnd else { continue }
             // A count libcurl cannot give (CURLINFO_SIZE_UPLOAD_T failing) counts as a body not all written yet.
-            let complete = (try? ctx.handle.uploadedBytes()).map { $0 >= ctx.body.size } ?? false
+            let complete = (try? ctx.handle.uploadedBytes()).map { $0 >= ctx.request.source.size } ?? false
             // libcurl 7.88 names a transfer's socket (CURLINFO_ACTIVESOCKET) only after it ends: the socket table
             // found it by its local port when the connection was ready.
-            var step = ctx.acknowledgement.uploaded(complete: complete, socketKnown: ctx.tcpSocket != nil,
+            var step = ctx.marks.acknowledgement.uploaded(complete: complete, socketKnown: ctx.kernel.socket != nil,
                                                     bodyReadEnd: readEnd)
-            if step == .readSocket, let socket = ctx.tcpSocket {
+            if step == .readSocket, let socket = ctx.kernel.socket {
                 var sample: BodyArrival.Sample?
                 if let info = TCPInfoReader.read(socket: socket) {
                     let stamp = now ?? MonotonicClock.now()
                     now = stamp
                     sample = BodyArrival.Sample(info, at: stamp)
                 }
-                step = ctx.acknowledgement.socket(sample, bodyReadEnd: readEnd)
+                step = ctx.marks.acknowledgement.socket(sample, bodyReadEnd: readEnd)
             }
             if step == .waiting {
                 waiting += 1
-                let due = ctx.acknowledgement.nextLook
+                let due = ctx.marks.acknowledgement.nextLook
                     ?? (now ?? MonotonicClock.now()) + Int64(Self.acknowledgementPollMillis) * 1_000_000
                 nextLook = min(nextLook, due)
             }
@@ -90,12 +90,12 @@ struct UploadWatch {
         let now = MonotonicClock.now()
         guard now >= nextUnacknowledgedCount else { return }
         nextUnacknowledgedCount = now + Self.unacknowledgedInterval
-        for ctx in transfers where ctx.sendsBody {
+        for ctx in transfers where ctx.request.isSent {
             let written = (try? ctx.handle.uploadedBytes()) ?? 0
-            let queued = ctx.tcpSocket.flatMap(SocketQuery.unacknowledgedBytes).map(Int64.init) ?? 0
-            let pending = max(0, ctx.bodyOffset - max(0, written - queued))
-            progress.unacknowledged(changedBy: pending - ctx.unacknowledgedCounted)
-            ctx.unacknowledgedCounted = pending
+            let queued = ctx.kernel.socket.flatMap(SocketQuery.unacknowledgedBytes).map(Int64.init) ?? 0
+            let pending = max(0, ctx.request.offset - max(0, written - queued))
+            progress.unacknowledged(changedBy: pending - ctx.request.unacknowledgedCounted)
+            ctx.request.unacknowledgedCounted = pending
         }
     }
 }

@@ -121,6 +121,40 @@ struct SegmentSchedule {
         }
     }
 
+    /// True when the upload goes on to its complete call: it neither failed nor was interrupted.
+    var mayComplete: Bool { failure == nil && !interrupted }
+
+    /// The complete call's answer: the server assembled `size` bytes with SHA-256 `sha256`. The upload is verified
+    /// when both are the file's (`fileSHA256`, nil when the file could not be read); otherwise it failed.
+    mutating func assembled(size: Int64, sha256: String, fileSHA256: String?) {
+        section.serverBytes = size
+        section.serverSHA256 = sha256
+        if let fileSHA256, sha256 == fileSHA256, size == plan.fileSize {
+            section.verified = true
+        } else {
+            failure = ("the server's assembled file does not match: \(size) bytes, SHA-256 \(sha256); "
+                       + "the file: \(plan.fileSize) bytes, SHA-256 \(fileSHA256 ?? "unreadable")", .verificationFailed)
+        }
+    }
+
+    /// The complete call failed for good (out of retries, or refused).
+    mutating func completeFailed(_ message: String, ending: UploadEnding) {
+        failure = (message, ending)
+    }
+
+    /// The complete call was dropped or cancelled: the engine was stopped.
+    mutating func completeInterrupted() {
+        interrupted = true
+    }
+
+    /// How the upload ended, its section's failure line set: the first failure (a failure cancels the attempts in
+    /// flight: the failure, not the cancellation, is the outcome), else an interruption, else completed.
+    mutating func end() -> UploadEnding {
+        section.failure = failure?.message
+        if interrupted, section.failure == nil { section.failure = "interrupted before every segment was sent" }
+        return failure?.ending ?? (interrupted ? .interrupted : .completed)
+    }
+
     /// Closes the counters once no attempt is left; an upload that neither failed nor sent everything was interrupted.
     mutating func close() {
         section.segmentsRetried = queue.segmentsRetried

@@ -142,56 +142,36 @@ package struct SegmentUploader: Sendable {
             }
         }
         schedule.close()
-        section = schedule.section
-        var failure = schedule.failure
-        var interrupted = schedule.interrupted
-        let sentBytes = schedule.sentBytes
 
         // The end: complete, then compare the server's SHA-256 with the file's.
         let localDigest = await fileDigest.value
-        section.fileSHA256 = localDigest
-        if failure == nil, !interrupted {
+        schedule.section.fileSHA256 = localDigest
+        if schedule.mayComplete {
             if let completeURL = plan.completeURL {
-                var (record, answer) = await complete(completeURL)
-                // A complete call that failed in passing (transport error or a retryable status) is tried again.
-                var attempt = 1
-                while attempt <= plan.maxRetries, case .failure(_, _, true) = answer {
-                    if let record { records.append(record) }
-                    attempt += 1
-                    let wait = Self.backoffMicros(attempt: attempt, unit: Double.random(in: 0..<1))
-                    try? await Task.sleep(nanoseconds: UInt64(wait) * 1000)
-                    (record, answer) = await complete(completeURL)
-                }
-                if let record { records.append(record) }
+                let (tried, answer) = await completeRetrying(completeURL)
+                records += tried
                 switch answer {
                 case .success(let size, let digest):
-                    section.serverBytes = size
-                    section.serverSHA256 = digest
-                    if let localDigest, digest == localDigest, size == plan.fileSize {
-                        section.verified = true
-                    } else {
-                        failure = ("the server's assembled file does not match: \(size) bytes, SHA-256 \(digest); "
-                                   + "the file: \(plan.fileSize) bytes, SHA-256 \(localDigest ?? "unreadable")", .verificationFailed)
-                    }
+                    schedule.assembled(size: size, sha256: digest, fileSHA256: localDigest)
                 case .failure(let message, let ending, _):
-                    failure = (message, ending)
+                    schedule.completeFailed(message, ending: ending)
                 case .none:
-                    interrupted = true
+                    schedule.completeInterrupted()
                 }
             }
             // An S3 upload's entry (its UploadId) goes once CompleteMultipartUpload answered (`S3Upload`).
-            if failure == nil, !interrupted, !plan.s3Parts, journalUsable, let journal, let key = journalKey {
+            if schedule.mayComplete, !plan.s3Parts, journalUsable, let journal, let key = journalKey {
                 try? journal.remove(key)
             }
         }
+        let ending = schedule.end()
+        section = schedule.section
         let ended = MonotonicClock.wallMicros()
         section.wallMs = Format.millis(fromMicros: ended - started)
-        if ended > started { section.effectiveBytesPerSecond = Double(sentBytes) * 1e6 / Double(ended - started) }
-        section.failure = failure?.message
+        if ended > started {
+            section.effectiveBytesPerSecond = Double(schedule.sentBytes) * 1e6 / Double(ended - started)
+        }
         records.sort { $0.index < $1.index }
-        // A failure cancels the attempts in flight: the failure, not the cancellation, is the outcome.
-        let ending: UploadEnding = failure?.ending ?? (interrupted ? .interrupted : .completed)
-        if interrupted, section.failure == nil { section.failure = "interrupted before every segment was sent" }
         return Outcome(tasks: records, section: section, ending: ending, notes: notes, sentParts: sentParts)
     }
 
@@ -284,6 +264,23 @@ package struct SegmentUploader: Sendable {
     enum CompleteOutcome {
         case success(size: Int64, sha256: String)
         case failure(String, UploadEnding, transient: Bool)
+    }
+
+    /// The complete call, tried again (after a backoff, up to `--retry` times) while it fails in passing: a transport
+    /// error or a retryable status. Returns every attempt's record and the last answer.
+    private func completeRetrying(_ url: String) async -> ([TaskRecord], CompleteOutcome?) {
+        var records: [TaskRecord] = []
+        var (record, answer) = await complete(url)
+        var attempt = 1
+        while attempt <= plan.maxRetries, case .failure(_, _, true) = answer {
+            if let record { records.append(record) }
+            attempt += 1
+            let wait = Self.backoffMicros(attempt: attempt, unit: Double.random(in: 0..<1))
+            try? await Task.sleep(nanoseconds: UInt64(wait) * 1000)
+            (record, answer) = await complete(url)
+        }
+        if let record { records.append(record) }
+        return (records, answer)
     }
 
     /// POSTs the complete call and reads its answer.

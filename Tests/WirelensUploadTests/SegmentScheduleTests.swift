@@ -113,4 +113,65 @@ final class SegmentScheduleTests: XCTestCase {
         XCTAssertEqual(started, 4, "then --parallel 4 at once")
         XCTAssertEqual(s.section.segmentSizes.count, 2, "the first size, then the measured one")
     }
+
+    // The end of an upload. Oracle: the domain brief (done when every segment was accepted; the upload is checked end
+    // to end, the server's assembled size and SHA-256 against the file's) with SHA-256 of the empty input,
+    // e3b0c442…b855 (FIPS 180-4's well-known value), standing for the file's digest.
+    private static let emptySHA256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+
+    /// A one-segment upload whose segment was accepted, closed.
+    private func sentInFull() throws -> SegmentSchedule {
+        var s = schedule(fileSize: Self.mib, parallel: 1)
+        let only = try XCTUnwrap(s.next(elapsedMicros: 0))
+        XCTAssertEqual(finish(&s, only, .accepted), .journal(only.segment))
+        s.close()
+        return s
+    }
+
+    func testAnAssembledFileOfTheFilesSizeAndDigestVerifiesTheUpload() throws {
+        var s = try sentInFull()
+        XCTAssertTrue(s.mayComplete)
+        s.assembled(size: Self.mib, sha256: Self.emptySHA256, fileSHA256: Self.emptySHA256)
+        XCTAssertEqual(s.end(), .completed)
+        XCTAssertEqual(s.section.verified, true)
+        XCTAssertEqual(s.section.serverBytes, Self.mib)
+        XCTAssertNil(s.section.failure)
+    }
+
+    func testAnAssembledFileOfAnotherSizeOrAnUnreadableFileFailsTheCheck() throws {
+        var short = try sentInFull()
+        short.assembled(size: Self.mib - 1, sha256: Self.emptySHA256, fileSHA256: Self.emptySHA256)
+        XCTAssertEqual(short.end(), .verificationFailed)
+        XCTAssertNotEqual(short.section.verified, true)
+        let message = short.section.failure ?? ""
+        XCTAssertTrue(message.contains("1048575 bytes") && message.contains("the file: 1048576 bytes"), message)
+        var unread = try sentInFull()
+        unread.assembled(size: Self.mib, sha256: Self.emptySHA256, fileSHA256: nil)
+        XCTAssertEqual(unread.end(), .verificationFailed)
+        XCTAssertTrue(unread.section.failure?.contains("SHA-256 unreadable") ?? false, unread.section.failure ?? "")
+    }
+
+    func testACompleteCallThatFailedOrWasStoppedEndsTheUpload() throws {
+        var refused = try sentInFull()
+        refused.completeFailed("answered 409", ending: .refused)
+        XCTAssertFalse(refused.mayComplete)
+        XCTAssertEqual(refused.end(), .refused)
+        XCTAssertEqual(refused.section.failure, "answered 409")
+        var stopped = try sentInFull()
+        stopped.completeInterrupted()
+        XCTAssertEqual(stopped.end(), .interrupted)
+        XCTAssertEqual(stopped.section.failure, "interrupted before every segment was sent")
+    }
+
+    func testAFailureIsTheOutcomeEvenWhenTheStopInterruptedTheRest() throws {
+        var s = schedule(fileSize: 2 * Self.mib, parallel: 2, maxRetries: 0)
+        let first = try XCTUnwrap(s.next(elapsedMicros: 0))
+        let second = try XCTUnwrap(s.next(elapsedMicros: 0))
+        XCTAssertEqual(finish(&s, first, .fatal("answered 404")), .cancelEngine)
+        _ = finish(&s, second, .cancelled)
+        s.close()
+        XCTAssertFalse(s.mayComplete)
+        XCTAssertEqual(s.end(), .unreadableAnswer, "a fatal verdict with no transport error: the answer was not the protocol's")
+        XCTAssertEqual(s.section.failure, "answered 404")
+    }
 }

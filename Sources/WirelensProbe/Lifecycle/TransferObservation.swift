@@ -63,7 +63,7 @@ struct TransferObservation {
     /// The kernel's facts over the transfer; `readsTCP` false when the run reads none.
     var tcp: TCPFacts?
     var readsTCP: Bool
-    /// False when the record keeps the diagnosis made from `tcp`, not `tcp` itself (`TransferContext.keepsFacts`).
+    /// False when the record keeps the diagnosis made from `tcp`, not `tcp` itself (`KernelSampling.keepsFacts`).
     var keepsFacts = true
     /// The connection's Multipath TCP facts at the transfer's end (`--mptcp` on an MPTCP socket).
     var mptcp: MPTCPFacts? = nil
