@@ -1,9 +1,10 @@
 import WirelensCore
 
-/// Writes a report's `connections` as compact JSON straight into bytes: the Codable bytes, written field by field.
+/// Writes a report's `connections` as compact JSON straight into bytes, field by field: the compact report's writer
+/// of them.
 ///
 /// A run of fresh connections lists up to `ConnectionLedger.defaultConnectionLimit` of them, each with totals and
-/// a diagnosis; `ConnectionRecordJSONWriterTests` holds these bytes to the Codable ones over seeded random values.
+/// a diagnosis; `ConnectionRecordJSONWriterTests` reads these bytes back with Foundation's decoder over seeded random values.
 /// Keys follow `ConnectionRecord`'s coding order.
 enum ConnectionRecordJSONWriter {
     /// Appends the connections as a JSON array.

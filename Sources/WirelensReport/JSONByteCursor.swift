@@ -1,3 +1,5 @@
+import WirelensCore
+
 /// Writes JSON pieces into memory its caller has sized: no capacity or uniqueness check per piece, as each
 /// `Array.append` does (the cost of a capture report's connections, which hold some thirty pieces per exchange).
 ///
@@ -149,7 +151,7 @@ struct JSONByteCursor {
         byte(UInt8(ascii: "\""))
     }
 
-    /// A string as a JSON string, escaped as `JSONBytes.appendString` escapes it (at most 6 bytes per UTF-8 byte,
+    /// A string as a JSON string, escaped by `JSONStringLiteral` (at most 6 bytes per UTF-8 byte,
     /// and 2 for the quotes).
     ///
     /// Written in place of the call, copy included: with no call left on its usual path, the caller reads the
@@ -162,12 +164,12 @@ struct JSONByteCursor {
     /// `string` for text that needs escaping (rare), or whose UTF-8 is not contiguous.
     private mutating func escapedString(_ text: String) {
         var text = text
-        if !text.withUTF8({ plain($0) }) { appending { JSONBytes.appendString(text, to: &$0) } }
+        if !text.withUTF8({ plain($0) }) { appending { JSONStringLiteral.append(text, to: &$0) } }
     }
 
     /// Writes `utf8` quoted when none of its bytes needs escaping (copied while checked); false, with nothing
     /// written, when one does. From 8 bytes on, the bytes go eight at a time (the last eight overlapping the
-    /// ones before), each word checked for all three kinds of escaped byte at once.
+    /// ones before), each word checked at once (`JSONStringLiteral.escapedBytes(in:)`, the escaper's own rule).
     @inline(__always)
     private mutating func plain(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
         let count = utf8.count
@@ -179,44 +181,22 @@ struct JSONByteCursor {
             while offset < count &- 8 {
                 let word = from.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
                 to.storeBytes(of: word, toByteOffset: offset, as: UInt64.self)
-                escaped |= Self.escapedBytes(word)
+                escaped |= JSONStringLiteral.escapedBytes(in: word)
                 offset &+= 8
             }
             let last = from.loadUnaligned(fromByteOffset: count &- 8, as: UInt64.self)
             to.storeBytes(of: last, toByteOffset: count &- 8, as: UInt64.self)
-            guard escaped | Self.escapedBytes(last) == 0 else { return false }
+            guard escaped | JSONStringLiteral.escapedBytes(in: last) == 0 else { return false }
         } else {
-            let escapes = Self.escapes.utf8Start
             for (i, b) in utf8.enumerated() {
                 text[i] = b
-                if escapes[Int(b)] != UInt8(ascii: "0") { return false }
+                if JSONStringLiteral.isEscaped(b) { return false }
             }
         }
         position[0] = UInt8(ascii: "\"")
         text[count] = UInt8(ascii: "\"")
         position = text + count + 1
         return true
-    }
-
-    /// Nonzero when one of the eight bytes of `word` is one a JSON string escapes (below 0x20, `"` or `\\`).
-    ///
-    /// `(x - 0x01…) & ~x & 0x80…` is nonzero exactly when a byte of `x` is zero (a borrow can only start at a
-    /// zero byte), and `(x - 0x20…) & ~x & 0x80…` when one is below 0x20; bytes from 0x80 up set none of them.
-    @inline(__always)
-    static func escapedBytes(_ word: UInt64) -> UInt64 {
-        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
-        let quotes = word ^ (ones &* 0x22), backslashes = word ^ (ones &* 0x5C)
-        let controls = (word &- ones &* 0x20) & ~word
-        return (controls | (quotes &- ones) & ~quotes | (backslashes &- ones) & ~backslashes) & highs
-    }
-
-    /// One byte per byte value: "1" for the bytes a JSON string escapes (controls, `"` and `\`), else "0".
-    private static var escapes: StaticString {
-        """
-        11111111111111111111111111111111001000000000000000000000000000000000000000000000000000000000100000000000\
-        00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000\
-        000000000000000000000000000000000000000000000000
-        """
     }
 
     /// A duration (µs) in milliseconds, as `JSONBytes.appendMillis` writes it: the fraction's three digits stored

@@ -1,11 +1,11 @@
 import WirelensCore
 
-/// Writes a transaction's `tcp` and `diagnosis` as compact JSON straight into bytes: the Codable bytes, written
-/// field by field.
+/// Writes a transaction's `tcp` and `diagnosis` as compact JSON straight into bytes, field by field: the compact
+/// report's writer of them.
 ///
 /// Every transaction of a probe carries both, and through the generic encoder they cost a third of a JSON run's CPU
-/// (`make bench`, 20 000 GETs); `KernelFactsJSONWriterTests` holds these bytes to the Codable ones over seeded
-/// random values. Keys follow the declaration order of `TCPFacts`, `TCPSample` and `Diagnosis.Evidence`.
+/// (`make bench`, 20 000 GETs; reports/bench/json-writers.md); `KernelFactsJSONWriterTests` reads these bytes back
+/// with Foundation's decoder over seeded random values. Keys follow the declaration order of `TCPFacts`, `TCPSample` and `Diagnosis.Evidence`.
 enum KernelFactsJSONWriter {
     /// Appends the kernel's facts of a transaction, with their samples when `samples` is true and there are any
     /// (`ReportDetail.full`; `TCPFacts.samples` writes no key for none).

@@ -4,7 +4,8 @@ import WirelensCore
 ///
 /// `Report+Codable.swift` defines the document; a report of 20 000 tasks spends most of its encoding time
 /// in the tasks, so their compact form is written here field by field, with keys as static text.
-/// `TaskJSONWriterTests` holds the two paths to the same output.
+/// `TaskJSONWriterTests` reads its bytes back (Foundation's decoder and JSONSerialization) to the tasks and to the
+/// values of the indented document.
 package enum TaskJSONWriter {
     /// Appends one task as a compact JSON object, with the members `detail` keeps (`full`: the bytes of the task's
     /// own Codable form).

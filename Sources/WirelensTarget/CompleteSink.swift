@@ -21,7 +21,7 @@ final class CompleteSink: BodySink {
     private static func reply(_ answer: CompleteAnswer, wrongDigest: Bool) -> Reply {
         var answer = answer
         if wrongDigest { answer.sha256 = SHA256Digest.hex(of: Array(answer.sha256.utf8)) }
-        return .json(.ok, answer.json)
+        return .json(.ok, answer)
     }
 
     func consume(_ buffer: ByteBuffer) {}
@@ -35,7 +35,7 @@ final class CompleteSink: BodySink {
         case .unknown:
             return eventLoop.makeSucceededFuture(.failure(TargetEndpoints.unknown(id)))
         case .missing(let ranges):
-            return eventLoop.makeSucceededFuture(.json(.conflict, MissingRangesAnswer(missing: ranges).json))
+            return eventLoop.makeSucceededFuture(.json(.conflict, MissingRangesAnswer(missing: ranges)))
         case .done(let answer):
             return eventLoop.makeSucceededFuture(Self.reply(answer, wrongDigest: wrongDigest))
         case .compute(let version, let total, let parts):

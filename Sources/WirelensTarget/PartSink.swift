@@ -63,7 +63,7 @@ final class PartSink: BodySink {
             return eventLoop.makeSucceededFuture(.failure(failure))
         }
         let answer = PartAnswer(id: id, index: index, offset: range.first, length: range.length, sha256: digest.finalize())
-        return eventLoop.makeSucceededFuture(.json(.ok, answer.json))
+        return eventLoop.makeSucceededFuture(.json(.ok, answer))
     }
 
     func abandon() {

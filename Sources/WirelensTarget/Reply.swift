@@ -14,7 +14,19 @@ struct Reply: Sendable {
 
     /// A JSON answer.
     static func json(_ status: HTTPResponseStatus, _ value: JSONValue, headers: HTTPHeaders = [:]) -> Reply {
-        var reply = Reply(status: status, headers: headers, body: .bytes(ByteBuffer(string: value.text + "\n")))
+        json(status, bytes: JSONValue.bytes(of: value), headers: headers)
+    }
+
+    /// The JSON answer of the segment protocol.
+    static func json(_ status: HTTPResponseStatus, _ answer: some WireAnswer, headers: HTTPHeaders = [:]) -> Reply {
+        json(status, bytes: answer.jsonBytes, headers: headers)
+    }
+
+    /// A JSON answer of `json`'s bytes and a newline.
+    private static func json(_ status: HTTPResponseStatus, bytes json: [UInt8], headers: HTTPHeaders) -> Reply {
+        var body = ByteBuffer(bytes: json)
+        body.writeInteger(UInt8(ascii: "\n"))
+        var reply = Reply(status: status, headers: headers, body: .bytes(body))
         reply.headers.replaceOrAdd(name: "Content-Type", value: "application/json")
         return reply
     }

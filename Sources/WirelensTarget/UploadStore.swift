@@ -124,13 +124,13 @@ final class UploadStore: Sendable {
     }
 
     /// The `UploadStatus` answer of `GET /upload/{id}`, or nil for an unknown id.
-    func listing(id: String) -> JSONValue? {
+    func listing(id: String) -> UploadStatus? {
         uploads.withLock { uploads in
             guard let upload = uploads[id] else { return nil }
             let parts = upload.parts.values.sorted { $0.index < $1.index }
             let covered = CoveredRanges(parts.map { $0.offset...($0.offset + $0.length - 1) })
             return UploadStatus(id: id, total: upload.total, ranges: covered.runs,
-                                parts: parts.map { UploadStatus.Part(index: $0.index, offset: $0.offset, length: $0.length) }).json
+                                parts: parts.map { UploadStatus.Part(index: $0.index, offset: $0.offset, length: $0.length) })
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import WirelensReport
+import WirelensCore
 import XCTest
 @testable import WirelensCapture
 

@@ -1,9 +1,16 @@
+import Foundation
 import WirelensCore
 import WirelensTestSupport
 
 /// Seeded random report values that reach every field present and absent: the inputs on which the hand-written
-/// JSON writers are held to the Codable bytes (`TaskJSONWriterTests`, `KernelFactsJSONWriterTests`, `ConnectionRecordJSONWriterTests`).
+/// JSON writers are read back (`TaskJSONWriterTests`, `KernelFactsJSONWriterTests`, `ConnectionRecordJSONWriterTests`).
 enum RandomReports {
+    /// The values of a JSON text as Foundation's JSONSerialization reads them (objects compare by member, in any
+    /// order; numbers by value): the reader the byte writers are checked with.
+    static func parsed(_ bytes: [UInt8]) throws -> NSObject? {
+        try JSONSerialization.jsonObject(with: Data(bytes), options: .fragmentsAllowed) as? NSObject
+    }
+
     static func maybe<T>(_ value: T, _ g: inout SplitMix64) -> T? { Bool.random(using: &g) ? value : nil }
 
     static func facts(_ g: inout SplitMix64) -> TCPFacts {

@@ -45,7 +45,7 @@ final class ShapingMathTests: XCTestCase {
         XCTAssertEqual(covered.missing(total: 5), [])
         XCTAssertEqual(CoveredRanges([]).missing(total: 3), [0...2])
         XCTAssertEqual(CoveredRanges([0...9]).missing(total: 10), [])
-        XCTAssertEqual(MissingRangesAnswer(missing: [1...2]).json.text, #"{"error":"missing ranges","missing":[[1,2]]}"#)
+        XCTAssertEqual(String(decoding: MissingRangesAnswer(missing: [1...2]).jsonBytes, as: UTF8.self), #"{"error":"missing ranges","missing":[[1,2]]}"#)
     }
 
     func testResetPointCountsInResourceOffsets() {

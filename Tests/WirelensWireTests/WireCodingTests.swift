@@ -22,13 +22,12 @@ final class WireCodingTests: XCTestCase {
             var absent: String? = nil
             var nested = [[1, 2], []]
         }
-        XCTAssertEqual(try JSONValue(encoding: Sample()).text, #"{"z":"a\"/\n\u0001é","a":-3,"nested":[[1,2],[]]}"#)
+        let text = String(decoding: JSONValue.bytes(of: Sample()), as: UTF8.self)
+        XCTAssertEqual(text, #"{"z":"a\"/\n\u0001é","a":-3,"nested":[[1,2],[]]}"#)
         // Python's json module reads the same values back.
         let outcome = try ProcessRunner.run("/usr/bin/env", ["python3", "-c",
             "import json,sys; print(json.loads(sys.argv[1]) == {'z': 'a\"/\\n\\u0001é', 'a': -3, 'nested': [[1, 2], []]})",
-            try JSONValue(encoding: Sample()).text])
+            text])
         XCTAssertEqual(outcome.stdout, "True\n", outcome.stderr)
-        struct Flag: Encodable { var on = true }
-        XCTAssertThrowsError(try JSONValue(encoding: Flag()), "JSONValue has no Bool")
     }
 }

@@ -1,17 +1,17 @@
-import WirelensCore
-
 /// JSON primitives appended straight to a byte buffer: strings, integers, durations and instants.
 ///
-/// Shared by `StreamingJSONEncoder` and `TaskJSONWriter`, so both write every value the same way.
-enum JSONBytes {
+/// The one writer's primitives: `JSONWriter` (and so `StreamingJSONEncoder`) and the byte writers of the reports
+/// (`TaskJSONWriter`, `KernelFactsJSONWriter`, `ConnectionRecordJSONWriter`) write every value through them.
+package enum JSONBytes {
     /// Appends `text` as a JSON string, escaping quotes, backslashes and control characters (`JSONStringLiteral`).
-    @inline(__always)
-    static func appendString(_ text: String, to bytes: inout [UInt8]) {
+    @inlinable @inline(__always)
+    package static func appendString(_ text: String, to bytes: inout [UInt8]) {
         JSONStringLiteral.append(text, to: &bytes)
     }
 
     /// Appends an integer in decimal.
-    static func appendInt(_ value: Int64, to bytes: inout [UInt8]) {
+    @inlinable
+    package static func appendInt(_ value: Int64, to bytes: inout [UInt8]) {
         if value < 0 {
             bytes.append(UInt8(ascii: "-"))
             // Int64.min has no positive counterpart: write its magnitude as unsigned.
@@ -22,7 +22,8 @@ enum JSONBytes {
     }
 
     /// Appends an unsigned integer in decimal.
-    static func appendUnsigned(_ value: UInt64, to bytes: inout [UInt8]) {
+    @inlinable
+    package static func appendUnsigned(_ value: UInt64, to bytes: inout [UInt8]) {
         if value < 10 {
             bytes.append(UInt8(48 + value))
             return
@@ -43,8 +44,8 @@ enum JSONBytes {
     /// Appends a Double as JSON: integral values without a fraction, others in Swift's shortest form.
     ///
     /// Returns false (and appends nothing) for NaN and infinities, which JSON cannot hold.
-    @discardableResult
-    static func appendDouble(_ value: Double, to bytes: inout [UInt8]) -> Bool {
+    @inlinable @discardableResult
+    package static func appendDouble(_ value: Double, to bytes: inout [UInt8]) -> Bool {
         guard value.isFinite else { return false }
         if value == value.rounded(), abs(value) < 1e15 {
             appendInt(Int64(value), to: &bytes)
@@ -59,7 +60,8 @@ enum JSONBytes {
     /// Exact decimal arithmetic instead of a Double's shortest form, for the hundreds of thousands of
     /// durations a large report holds. Beyond ±2^50 µs (35 years) a Double's spacing nears 0.001 ms and its
     /// shortest form can drop a digit, so there the Double path is used.
-    static func appendMillis(micros: Int64, to bytes: inout [UInt8]) {
+    @inlinable
+    package static func appendMillis(micros: Int64, to bytes: inout [UInt8]) {
         guard micros.magnitude < 1 << 50 else {
             appendDouble(Double(micros) / 1000, to: &bytes)
             return
@@ -79,7 +81,8 @@ enum JSONBytes {
     }
 
     /// Appends an instant as a JSON string in the RFC 3339 form of `WallClock.iso8601(micros:)`.
-    static func appendInstant(micros: Int64, to bytes: inout [UInt8]) {
+    @inlinable
+    package static func appendInstant(micros: Int64, to bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\""))
         WallClock.appendISO8601(micros: micros, to: &bytes)
         bytes.append(UInt8(ascii: "\""))

@@ -1,5 +1,3 @@
-import Foundation
-
 /// A fast JSON encoder for Codable values that writes as it goes and keeps keys in the order they are encoded.
 ///
 /// Foundation's JSONEncoder builds a tree of boxed values first and (on Linux) loses key order; for a report

@@ -1,16 +1,17 @@
-/// A JSON document being written into one byte buffer: the bytes and the stack of open objects and arrays.
+/// A JSON document being written into one byte buffer: the bytes and the stack of open objects and arrays; the one
+/// JSON writer of Wirelens (reports, capture reports, the target's answers), its values through `JSONBytes`.
 ///
 /// A value type, mutated in place: `StreamingJSONEncoder` keeps one inside the box its Codable containers share
 /// (one access of the box per value written), and a document written over time (`JSONRenderer.Stream`) keeps one
 /// as a stored property and writes its members and array elements directly, so the writer always knows where in
 /// the document it is: no closing bytes are cut off or looked for afterwards.
-struct JSONWriter {
+package struct JSONWriter {
     /// What has been written and not yet handed on.
-    var bytes: [UInt8] = []
+    package var bytes: [UInt8] = []
     /// Two-space indentation and one value per line; false writes compact JSON.
-    let pretty: Bool
+    package let pretty: Bool
     /// Levels of indentation below which this document's lines start.
-    var baseIndent = 0
+    package var baseIndent = 0
     /// Open containers, outermost first: whether each is an object, and how many members it has.
     private var frames: [Frame] = []
 
@@ -19,26 +20,26 @@ struct JSONWriter {
         var count: Int
     }
 
-    init(pretty: Bool, capacity: Int = 1 << 16) {
+    package init(pretty: Bool, capacity: Int = 1 << 16) {
         self.pretty = pretty
         bytes.reserveCapacity(capacity)
     }
 
     /// How many containers are open.
-    var depth: Int { frames.count }
+    package var depth: Int { frames.count }
 
     /// Where the writer stands: the bytes written and the containers open (to tell whether a value wrote anything).
-    var mark: (bytes: Int, depth: Int) { (bytes.count, frames.count) }
+    package var mark: (bytes: Int, depth: Int) { (bytes.count, frames.count) }
 
     /// Opens an object or array at the current position; returns its index in the stack of open containers.
-    mutating func open(object: Bool) -> Int {
+    package mutating func open(object: Bool) -> Int {
         bytes.append(object ? UInt8(ascii: "{") : UInt8(ascii: "["))
         frames.append(Frame(isObject: object, count: 0))
         return frames.count - 1
     }
 
     /// Closes every container deeper than `depth` (containers whose encoding has finished); -1 closes them all.
-    mutating func closeFrames(above depth: Int) {
+    package mutating func closeFrames(above depth: Int) {
         while frames.count - 1 > depth {
             let frame = frames.removeLast()
             if frame.count > 0 { newline(indent: frames.count) }
@@ -49,7 +50,7 @@ struct JSONWriter {
     /// Starts the next member of the container at `depth`: its separator, indentation and (for objects) key;
     /// returns where the writer then stands.
     @discardableResult
-    mutating func beginMember(depth: Int, key: String?) -> (bytes: Int, depth: Int) {
+    package mutating func beginMember(depth: Int, key: String?) -> (bytes: Int, depth: Int) {
         closeFrames(above: depth)
         if frames[depth].count > 0 { bytes.append(UInt8(ascii: ",")) }
         frames[depth].count += 1
@@ -92,27 +93,27 @@ struct JSONWriter {
         bytes.append(contentsOf: Self.indentation[0..<(1 + min(2 * (indent + baseIndent), 64))])
     }
 
-    mutating func writeRaw(_ text: StaticString) {
+    package mutating func writeRaw(_ text: StaticString) {
         bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
-    mutating func writeNull() { writeRaw("null") }
+    package mutating func writeNull() { writeRaw("null") }
 
-    mutating func writeBool(_ value: Bool) { value ? writeRaw("true") : writeRaw("false") }
+    package mutating func writeBool(_ value: Bool) { value ? writeRaw("true") : writeRaw("false") }
 
-    mutating func writeString(_ text: String) {
+    package mutating func writeString(_ text: String) {
         JSONBytes.appendString(text, to: &bytes)
     }
 
-    mutating func writeInt(_ value: Int64) {
+    package mutating func writeInt(_ value: Int64) {
         JSONBytes.appendInt(value, to: &bytes)
     }
 
-    mutating func writeUnsigned(_ value: UInt64) {
+    package mutating func writeUnsigned(_ value: UInt64) {
         JSONBytes.appendUnsigned(value, to: &bytes)
     }
 
-    mutating func writeDouble(_ value: Double, codingPath: [CodingKey]) throws {
+    package mutating func writeDouble(_ value: Double, codingPath: [CodingKey]) throws {
         guard JSONBytes.appendDouble(value, to: &bytes) else {
             throw EncodingError.invalidValue(value, .init(codingPath: codingPath,
                                                           debugDescription: "JSON has no \(value)"))
@@ -120,7 +121,7 @@ struct JSONWriter {
     }
 
     /// Writes `value` through its Codable form at the current position (after `beginMember`, or as the document).
-    mutating func encode<T: Encodable>(_ value: T) throws {
+    package mutating func encode<T: Encodable>(_ value: T) throws {
         let depth = frames.count - 1
         let sink = JSONSink(JSONWriter(pretty: pretty, capacity: 0))
         swap(&sink.writer, &self)
@@ -133,7 +134,7 @@ struct JSONWriter {
     /// stack, as if they were that object's own: how a document that is written in parts gets its members.
     ///
     /// Throws an `EncodingError` when no object is open or `value` does not encode as a keyed container.
-    mutating func encodeMembers<T: Encodable>(of value: T) throws {
+    package mutating func encodeMembers<T: Encodable>(of value: T) throws {
         let depth = frames.count - 1
         guard depth >= 0, frames[depth].isObject else {
             throw EncodingError.invalidValue(value, .init(codingPath: [], debugDescription: "no object is open"))
