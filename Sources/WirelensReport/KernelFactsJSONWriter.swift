@@ -9,7 +9,7 @@ import WirelensCore
 enum KernelFactsJSONWriter {
     /// Appends the kernel's facts of a transaction, with their samples when `samples` is true and there are any
     /// (`ReportDetail.full`; `TCPFacts.samples` writes no key for none).
-    static func append(_ f: TCPFacts, samples: Bool = true, to b: inout [UInt8]) {
+    static func append(_ f: TCPFacts, samples: Bool, to b: inout [UInt8]) {
         raw("{\"span\":", &b); JSONBytes.appendInt(f.span, to: &b)
         raw(",\"bytesSent\":", &b); unsigned(f.bytesSent, &b)
         raw(",\"bytesAcked\":", &b); unsigned(f.bytesAcked, &b)

@@ -9,7 +9,7 @@ import WirelensCore
 package enum TaskJSONWriter {
     /// Appends one task as a compact JSON object, with the members `detail` keeps (`full`: the bytes of the task's
     /// own Codable form).
-    package static func append(_ task: TaskRecord, detail: ReportDetail = .full, to bytes: inout [UInt8]) {
+    package static func append(_ task: TaskRecord, detail: ReportDetail, to bytes: inout [UInt8]) {
         let full = detail.keepsDebugMembers
         raw("{\"index\":", &bytes); JSONBytes.appendInt(Int64(task.index), to: &bytes)
         raw(",\"url\":", &bytes); JSONBytes.appendString(task.url, to: &bytes)
