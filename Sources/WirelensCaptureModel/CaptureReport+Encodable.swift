@@ -143,7 +143,7 @@ extension TCPConnection: Encodable {
         try h.encode(synAt.map(WallClock.iso8601(micros:)), forKey: .synAt)
         try h.encode(synAckAt.map(WallClock.iso8601(micros:)), forKey: .synAckAt)
         try h.encode(handshakeAckAt.map(WallClock.iso8601(micros:)), forKey: .ackAt)
-        try h.encode(handshakeTime.map(Format.millis(fromMicros:)), forKey: .rttMs)
+        try h.encode(handshakeRoundTrip.map(Format.millis(fromMicros:)), forKey: .rttMs)
         try c.encode(DirectionCoding(stats: clientToServer, duration: duration), forKey: .clientToServer)
         try c.encode(DirectionCoding(stats: serverToClient, duration: duration), forKey: .serverToClient)
         try c.encode(end.rawValue, forKey: .end)

@@ -45,6 +45,8 @@ public struct TCPConnection: Sendable, Equatable {
     public var lastPacketAt: Int64
     /// The handshake's packets; nil for those not captured.
     public var synAt: Int64?
+    /// The client's last SYN before the handshake completed: `synAt`, or the retransmitted SYN the SYN/ACK answered.
+    public var lastSynAt: Int64?
     public var synAckAt: Int64?
     public var handshakeAckAt: Int64?
     /// When the client's first payload byte was captured (its request, or its TLS ClientHello); not in the JSON.
@@ -86,10 +88,18 @@ public struct TCPConnection: Sendable, Equatable {
     /// First to last packet.
     public var duration: Int64 { lastPacketAt - firstPacketAt }
 
-    /// SYN to the ACK of the SYN/ACK, when the whole handshake was captured.
+    /// SYN to the ACK of the SYN/ACK, when the whole handshake was captured: the connect phase, with the time a
+    /// retransmitted SYN waited.
     public var handshakeTime: Int64? {
         guard let synAt, let handshakeAckAt else { return nil }
         return handshakeAckAt - synAt
+    }
+
+    /// The path's round trip as the handshake shows it: the client's last SYN to its ACK of the SYN/ACK, as tshark's
+    /// `tcp.analysis.initial_rtt` (a SYN sent again after a lost SYN or SYN/ACK restarts it), when captured whole.
+    public var handshakeRoundTrip: Int64? {
+        guard let lastSynAt, let handshakeAckAt else { return nil }
+        return handshakeAckAt - lastSynAt
     }
 
     /// The end of the connection's use: its first FIN or RST, else its last packet. Concurrency counts a

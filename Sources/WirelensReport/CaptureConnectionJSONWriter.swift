@@ -92,7 +92,7 @@ package struct CaptureConnectionJSONWriter {
         out.raw(",\"handshake\":{\"synAt\":"); instant(c.synAt, &out)
         out.raw(",\"synAckAt\":"); instant(c.synAckAt, &out)
         out.raw(",\"ackAt\":"); instant(c.handshakeAckAt, &out)
-        out.raw(",\"rttMs\":"); Self.millis(c.handshakeTime, &out)
+        out.raw(",\"rttMs\":"); Self.millis(c.handshakeRoundTrip, &out)
         out.raw("},\"clientToServer\":"); Self.direction(c.clientToServer, duration: c.duration, &out)
         out.raw(",\"serverToClient\":"); Self.direction(c.serverToClient, duration: c.duration, &out)
         out.raw(",\"end\":"); out.string(c.end.rawValue)

@@ -198,6 +198,43 @@ final class ReceiverSideLossTests: XCTestCase {
         XCTAssertEqual(connection.clientToServer.outOfOrder, reordered.count)
     }
 
+    /// A handshake whose first SYN/ACK was lost (the drop rule of the lossy-path cases took one in a CI run): the
+    /// client sends its SYN again a second later, and the path's round trip is that SYN's to the ACK (60 µs, tshark's
+    /// `tcp.analysis.initial_rtt`), not the first SYN's (a second). A hole then filled 20 ms after the data beyond
+    /// it, after one duplicate ACK, is a retransmission, as tshark calls it: measured against the second-long
+    /// handshake, it was taken for a late segment (14 of 84 in that run).
+    func testAHoleFilledAfterAHandshakeWhoseSYNWasSentAgainIsARetransmission() throws {
+        var capture = CraftedCapture(clientPort: 40001, serverPort: 5001)
+        let c: UInt32 = 5000, s: UInt32 = 70000
+        let a = [UInt8](repeating: 66, count: 1000)
+        capture.send(seq: c, ack: 0, flags: .syn)
+        capture.send(seq: c, ack: 0, flags: .syn, after: 1_000_000)
+        capture.send(seq: s, ack: c + 1, flags: [.syn, .ack], fromServer: true, after: 40)
+        capture.send(seq: c + 1, ack: s + 1, flags: .ack, after: 20)
+        capture.send(seq: s + 1, ack: c + 1, flags: .ack, payload: a, fromServer: true, after: 100)
+        // s+1001..s+2001 is lost; the segment beyond it is answered by one duplicate ACK of s+1001.
+        capture.send(seq: s + 2001, ack: c + 1, flags: .ack, payload: a, fromServer: true, after: 300)
+        capture.send(seq: c + 1, ack: s + 1001, flags: .ack, after: 10)
+        capture.send(seq: s + 1001, ack: c + 1, flags: .ack, payload: a, fromServer: true, after: 20_000)
+        capture.send(seq: c + 1, ack: s + 3001, flags: .ack, after: 10)
+        let path = LoopbackCapture.temporaryPath("syn-sent-again.pcap")
+        capture.write(to: path)
+        defer { unlink(path) }
+
+        let initialRTT = try TsharkOracle.values(path, filter: "tcp.analysis.initial_rtt", field: "tcp.analysis.initial_rtt")
+        let retransmitted = try TsharkOracle.values(path, filter: "tcp.analysis.retransmission && tcp.len > 0",
+                                                    field: "tcp.seq_raw")
+        let reordered = try TsharkOracle.values(path, filter: "tcp.analysis.out_of_order", field: "tcp.seq_raw")
+        XCTAssertEqual(retransmitted, ["\(s + 1001)"], "tshark: the hole's fill")
+        XCTAssertEqual(reordered, [], "tshark: nothing late")
+        let rtt = try XCTUnwrap(initialRTT.first.flatMap(Double.init), "tshark gave no initial_rtt")
+        let connection = try XCTUnwrap(capture.report().connections.first)
+        XCTAssertEqual(Double(try XCTUnwrap(connection.handshakeRoundTrip)), rtt * 1e6, accuracy: 1)
+        XCTAssertEqual(connection.handshakeTime, 1_000_060, "the connect phase keeps the first SYN's wait")
+        XCTAssertEqual(connection.serverToClient.retransmissions, retransmitted.count)
+        XCTAssertEqual(connection.serverToClient.outOfOrder, reordered.count)
+    }
+
     func testAnUploadCapturedAtTheServerBehindALossyUplinkCountsRetransmissionsNotReordering() throws {
         check(try cleanTransfer(upload: true))
     }

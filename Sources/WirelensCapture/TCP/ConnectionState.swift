@@ -125,7 +125,10 @@ struct ConnectionState {
         sender.stats.packets += 1
         if flags.contains(.syn) {
             if sender.synSeen {
-                if segment.sequence == sender.space.isn { sender.stats.retransmissions += 1 }
+                if segment.sequence == sender.space.isn {
+                    sender.stats.retransmissions += 1
+                    if fromClient, record.handshakeAckAt == nil { record.lastSynAt = time }
+                }
             } else {
                 sender.synSeen = true
                 sender.space.start(isn: segment.sequence)
@@ -133,6 +136,7 @@ struct ConnectionState {
                 if fromClient {
                     record.clientISN = segment.sequence
                     record.synAt = time
+                    record.lastSynAt = time
                 } else {
                     record.serverISN = segment.sequence
                     record.synAckAt = time
@@ -166,7 +170,7 @@ struct ConnectionState {
                              in: &sender.stats)
             }
             data(segment.payload, start: start, end: start + length, from: &sender, fromClient: fromClient,
-                 http: &http, time: time, roundTrip: record.handshakeTime)
+                 http: &http, time: time, roundTrip: record.handshakeRoundTrip)
         } else if !flags.contains(.syn), !flags.contains(.fin), sender.space.next > 0,
                   start == sender.space.next - 1 {
             sender.stats.keepAlives += 1

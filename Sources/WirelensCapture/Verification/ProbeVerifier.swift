@@ -274,7 +274,7 @@ package enum ProbeVerifier {
             span = end - start
         }
         return DownloadWireCheck(verdict: diagnosis.verdict, data: c.serverToClient, acks: c.clientToServer,
-                                 bytes: bytes, span: span, roundTrip: c.handshakeTime)
+                                 bytes: bytes, span: span, roundTrip: c.handshakeRoundTrip)
     }
 
     /// The frames' check of an HTTP/2 upload's flow control on connection `c`, `exchange` being its stream; nil
@@ -286,7 +286,7 @@ package enum ProbeVerifier {
         let span = exchange.requestEndAt.flatMap { end in exchange.requestStartAt.map { end - $0 } }
         return H2WindowWireCheck(verdict: diagnosis.verdict, initialWindowSize: http2.serverInitialWindowSize,
                                  streamCredit: exchange.serverWindowCredit, connectionCredit: http2.serverConnectionCredit,
-                                 bytes: exchange.requestBodyBytes, span: span, roundTrip: c.handshakeTime)
+                                 bytes: exchange.requestBodyBytes, span: span, roundTrip: c.handshakeRoundTrip)
     }
 
     /// How long (µs) the client stayed silent between the end of its handshake (its ACK of the SYN/ACK) and its
