@@ -55,7 +55,7 @@ struct Wirelens: AsyncParsableCommand {
         do {
             command = try parseAsRoot(arguments)
         } catch {
-            Foundation.exit(ErrorExit.code(parsing: error, arguments: arguments))
+            end(ErrorExit.code(parsing: error, arguments: arguments))
         }
         // -s without -S: a command line that parsed writes no error of its run (a usage error above was written).
         if let reporting = command as? any ReportingCommand, reporting.silencesErrors {
@@ -74,7 +74,16 @@ struct Wirelens: AsyncParsableCommand {
         // Engines the command let go of may still be freeing their handles on their loop threads: exiting under
         // them runs libcurl's and OpenSSL's exit handlers while they work.
         await CurlLoops.shutdownAll()
-        Foundation.exit(code)
+        end(code)
+    }
+
+    /// Ends the process with `code` once its output is flushed, without the libraries' exit handlers: OpenSSL's
+    /// cleanup frees its global and per-thread state, and a thread of the concurrency pool that touched OpenSSL and
+    /// is ending at that moment runs its thread-stop handler into it (a crash at the end of a DoH download in one
+    /// CI run). Everything the process writes is written by then; nothing it keeps needs tearing down.
+    static func end(_ code: Int32) -> Never {
+        fflush(nil)
+        _exit(code)
     }
 }
 
