@@ -1,8 +1,8 @@
 import WirelensCaptureModel
 import WirelensCore
 
-/// Writes a capture's connections (with their exchanges) as compact JSON directly into bytes: the same bytes
-/// the Codable path (`CaptureReport+Encodable.swift`) gives, many times faster.
+/// Writes a capture's connections (with their exchanges) as compact JSON directly into bytes: the only writer of
+/// the schema's connections (docs/capture-schema.md), held to the tests' reference encoding byte for byte.
 ///
 /// A capture of a gigabyte holds hundreds of thousands of exchanges; their JSON is most of the analysis's
 /// output, so it is written field by field with keys as static text, through a `JSONByteCursor` straight into

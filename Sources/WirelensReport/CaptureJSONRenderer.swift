@@ -5,13 +5,12 @@ import WirelensCore
 /// keys in the documented order, `/` not escaped, one trailing newline.
 ///
 /// The connections come right after the file's description and before the totals, so that a document can
-/// be written while the capture is read: each connection as it finishes, the summary at the end. The members
-/// of the document go through their Codable conformance (`CaptureReport+Encodable`, the schema's one
-/// definition), in `CaptureReport.Member` order, the stream writing only the document's own braces, member
-/// names and commas. The connections, most of the document's bytes, go through `CaptureConnectionJSONWriter`:
-/// the same bytes as their Codable encoding (held so over generated connections by `CaptureJSONWriterTests`),
-/// at less than a tenth of its cost (the Codable encoding more than doubled the instructions of an analysis
-/// written as JSON, reports/bench/capture/RESULTS.md).
+/// be written while the capture is read: each connection as it finishes, the summary at the end. The other
+/// members go through their Codable conformance (`CaptureReport+Encodable`), in `CaptureReport.Member` order,
+/// the stream writing only the document's own braces, member names and commas. The connections, most of the
+/// document's bytes, have one writer, `CaptureConnectionJSONWriter` (a Codable encoding of them more than doubled
+/// the instructions of an analysis written as JSON, reports/bench/capture/RESULTS.md); the tests hold its bytes
+/// to a reference encoding of the schema over generated connections.
 package enum CaptureJSONRenderer {
     /// The whole document of a report that holds its connections.
     package static func render(_ report: CaptureReport) throws -> [UInt8] {
@@ -69,7 +68,8 @@ package enum CaptureJSONRenderer {
             buffer = []
         }
 
-        /// Appends `"member":` and the member's value, encoded by its Codable conformance.
+        /// Appends `"member":` and the member's value, encoded by its Codable conformance (a member other than
+        /// `connections`).
         private mutating func append(_ member: CaptureReport.Member, of report: CaptureReport) throws {
             appendName(member)
             buffer.append(contentsOf: try encoder.encode(report.value(of: member)))

@@ -40,9 +40,9 @@ package enum JSONRenderer {
     /// `chunkSize`, so what is held does not grow with the tasks.
     ///
     /// The only writer of a compact report: a run's report written while the run goes on (`.streamed`, the
-    /// default: the tasks right after `configuration`), and a stored report of many tasks (`.stored`). Indented
-    /// (`pretty`), every member goes through its Codable form: the bytes of `StreamingJSONEncoder`'s pretty
-    /// document, handed over in pieces.
+    /// default: the tasks right after `configuration`), and a stored report of many tasks (`.stored`). The tasks
+    /// go through their one writer (`TaskJSONWriter`), indented when the document is (`pretty`); the other
+    /// members through their Codable form.
     package struct Stream {
         private var json: JSONWriter
         private let after: [Report.Section]
@@ -72,11 +72,7 @@ package enum JSONRenderer {
         /// Appends one task.
         package mutating func add(_ task: TaskRecord, emit: ([UInt8]) throws -> Void) throws {
             json.beginMember(depth: tasksDepth, key: nil)
-            if json.pretty {
-                try json.encode(TaskCoding(task: task, detail: detail))
-            } else {
-                TaskJSONWriter.append(task, detail: detail, to: &json.bytes)
-            }
+            json.append(compact: TaskCoding(task: task, detail: detail))
             if json.bytes.count >= chunkSize { try flush(emit: emit) }
         }
 

@@ -120,6 +120,14 @@ package struct JSONWriter {
         }
     }
 
+    /// Writes a value that writes its own compact bytes at the current position, indented when the document is.
+    package mutating func append(compact value: some CompactJSONWritable) {
+        guard pretty else { return value.appendCompactJSON(to: &bytes) }
+        var scratch: [UInt8] = []
+        value.appendCompactJSON(to: &scratch)
+        JSONIndenter.append(scratch, level: frames.count + baseIndent, to: &bytes)
+    }
+
     /// Writes `value` through its Codable form at the current position (after `beginMember`, or as the document).
     package mutating func encode<T: Encodable>(_ value: T) throws {
         let depth = frames.count - 1
@@ -174,6 +182,7 @@ final class JSONSink {
     /// Writes any Encodable at the current position.
     func encodeValue<T: Encodable>(_ value: T, codingPath: [CodingKey]) throws {
         if let leaf = leaf(value) { return try writer.write(leaf, codingPath: codingPath) }
+        if let compact = value as? any CompactJSONWritable { return writer.append(compact: compact) }
         let before = writer.mark
         try value.encode(to: StreamingEncoder(sink: self, codingPath: codingPath))
         writer.writeEmptyObject(ifNothingSince: before)
@@ -184,6 +193,7 @@ final class JSONSink {
     func encodeMember<T: Encodable>(depth: Int, key: String?, _ value: T, codingPath: [CodingKey]) throws {
         if let leaf = leaf(value) { return try writer.writeMember(depth: depth, key: key, leaf, codingPath: codingPath) }
         let before = writer.beginMember(depth: depth, key: key)
+        if let compact = value as? any CompactJSONWritable { return writer.append(compact: compact) }
         try value.encode(to: StreamingEncoder(sink: self, codingPath: codingPath))
         writer.writeEmptyObject(ifNothingSince: before)
     }

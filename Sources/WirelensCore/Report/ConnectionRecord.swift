@@ -82,29 +82,21 @@ public struct ConnectionRecord: Sendable, Equatable {
     }
 }
 
+extension ConnectionRecord: CompactJSONWritable {
+    package func appendCompactJSON(to bytes: inout [UInt8]) {
+        ConnectionRecordJSONWriter.append(self, to: &bytes)
+    }
+}
+
 extension ConnectionRecord: Codable {
     private enum CodingKeys: String, CodingKey {
         case connectionId, localAddress, localPort, remoteAddress, remotePort, networkProtocolName, firstUsedAt,
              lastUsedAt, transactionCount, transactions, shared, handshakeRTT, pathMTU, totals, diagnosis
     }
 
+    /// Through the record's one writer (`ConnectionRecordJSONWriter`).
     public func encode(to encoder: Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(connectionId, forKey: .connectionId)
-        try c.encode(localAddress, forKey: .localAddress)
-        try c.encode(localPort, forKey: .localPort)
-        try c.encode(remoteAddress, forKey: .remoteAddress)
-        try c.encode(remotePort, forKey: .remotePort)
-        try c.encode(networkProtocolName, forKey: .networkProtocolName)
-        try c.encode(WallClock.iso8601(micros: firstUsedAt), forKey: .firstUsedAt)
-        try c.encode(WallClock.iso8601(micros: lastUsedAt), forKey: .lastUsedAt)
-        try c.encode(transactionCount, forKey: .transactionCount)
-        try c.encode(transactions, forKey: .transactions)
-        try c.encode(shared, forKey: .shared)
-        try c.encode(handshakeRTT, forKey: .handshakeRTT)
-        try c.encode(pathMTU, forKey: .pathMTU)
-        try c.encode(totals, forKey: .totals)
-        try c.encode(diagnosis, forKey: .diagnosis)
+        try encodeCompactJSON(to: encoder)
     }
 
     public init(from decoder: Decoder) throws {

@@ -129,31 +129,23 @@ func decodeInstant<K: CodingKey>(_ c: KeyedDecodingContainer<K>, _ key: K) throw
     return micros
 }
 
+extension TaskRecord: CompactJSONWritable {
+    /// The task at `ReportDetail.full`.
+    package func appendCompactJSON(to bytes: inout [UInt8]) {
+        TaskJSONWriter.append(self, detail: .full, to: &bytes)
+    }
+}
+
 extension TaskRecord: Codable {
     private enum CodingKeys: String, CodingKey {
         case index, url, method, startedAt, endedAt, durationMs, redirectCount, retries, statusCode, error,
              transactions
     }
 
-    /// The task at `ReportDetail.full`; a report writes its tasks at its own `detail`.
+    /// The task at `ReportDetail.full`, through its one writer (`TaskJSONWriter`); a report writes its tasks at its
+    /// own `detail` (`TaskCoding`).
     public func encode(to encoder: Encoder) throws {
-        try encode(to: encoder, detail: .full)
-    }
-
-    func encode(to encoder: Encoder, detail: ReportDetail) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(index, forKey: .index)
-        try c.encode(url, forKey: .url)
-        try c.encode(method, forKey: .method)
-        try c.encode(WallClock.iso8601(micros: startedAt), forKey: .startedAt)
-        try c.encode(WallClock.iso8601(micros: endedAt), forKey: .endedAt)
-        try c.encode(Format.millis(fromMicros: duration), forKey: .durationMs)
-        try c.encode(redirectCount, forKey: .redirectCount)
-        try c.encode(retries, forKey: .retries)
-        try c.encode(statusCode, forKey: .statusCode)
-        try c.encode(error, forKey: .error)
-        try c.encode(transactions.map { TransactionCoding(metrics: $0, taskStart: startedAt, detail: detail) },
-                     forKey: .transactions)
+        try encodeCompactJSON(to: encoder)
     }
 
     public init(from decoder: Decoder) throws {
@@ -169,8 +161,8 @@ extension TaskRecord: Codable {
     }
 }
 
-/// A task as JSON at a detail level: how a report writes its tasks.
-package struct TaskCoding: Encodable {
+/// A task as JSON at a detail level: how a report writes its tasks, through their one writer (`TaskJSONWriter`).
+package struct TaskCoding: Encodable, CompactJSONWritable {
     var task: TaskRecord
     var detail: ReportDetail
 
@@ -179,23 +171,19 @@ package struct TaskCoding: Encodable {
         self.detail = detail
     }
 
+    package func appendCompactJSON(to bytes: inout [UInt8]) {
+        TaskJSONWriter.append(task, detail: detail, to: &bytes)
+    }
+
     package func encode(to encoder: Encoder) throws {
-        try task.encode(to: encoder, detail: detail)
+        try encodeCompactJSON(to: encoder)
     }
 }
 
-/// A transaction as JSON: its timeline as wall-clock timestamps and, at `ReportDetail.full`, as offsets from its
-/// task's start, with libcurl's timers and the kernel's samples.
-struct TransactionCoding: Codable {
+/// A transaction read from JSON (`TaskJSONWriter` writes it): its timeline from the wall-clock timestamps, libcurl's
+/// timers and the kernel's samples when the document holds them.
+struct TransactionCoding: Decodable {
     var metrics: TransactionMetrics
-    var taskStart: Int64
-    var detail: ReportDetail
-
-    init(metrics: TransactionMetrics, taskStart: Int64, detail: ReportDetail) {
-        self.metrics = metrics
-        self.taskStart = taskStart
-        self.detail = detail
-    }
 
     private enum CodingKeys: String, CodingKey {
         case kind, url, method, timestamps, offsetsMs, phasesMs, networkProtocolName, domainResolutionProtocol, dohMs,
@@ -205,74 +193,6 @@ struct TransactionCoding: Codable {
              responseBodyWireBytes, uploadBytesPerSecond, downloadBytesPerSecond, expectContinueWaitMs, retryWaitMs, retryAfterMs,
              connectionOpenedAt, connectionClosedAt, curlTimersUs,
              responseHeaders, statusText, contentType, error, tcp, mptcp, diagnosis
-    }
-
-    func encode(to encoder: Encoder) throws {
-        let m = metrics
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(m.kind, forKey: .kind)
-        try c.encode(m.url, forKey: .url)
-        try c.encode(m.method, forKey: .method)
-        var stamps = c.nestedContainer(keyedBy: AnyCodingKey.self, forKey: .timestamps)
-        for field in m.timeline.fields {
-            try stamps.encode(field.value.map { WallClock.iso8601(micros: $0) }, forKey: AnyCodingKey(stringValue: field.name))
-        }
-        if detail.keepsDebugMembers {
-            var offsets = c.nestedContainer(keyedBy: AnyCodingKey.self, forKey: .offsetsMs)
-            for field in m.timeline.fields {
-                try offsets.encode(field.value.map { Format.millis(fromMicros: $0 - taskStart) },
-                                   forKey: AnyCodingKey(stringValue: field.name))
-            }
-        }
-        try c.encode(m.phases, forKey: .phasesMs)
-        try c.encode(m.networkProtocolName, forKey: .networkProtocolName)
-        try c.encode(m.domainResolutionProtocol, forKey: .domainResolutionProtocol)
-        // Only when DNS over HTTPS ran for the transaction.
-        if let doh = m.dohDuration { try c.encode(Format.millis(fromMicros: doh), forKey: .dohMs) }
-        try c.encode(m.reusedConnection, forKey: .reusedConnection)
-        try c.encode(m.connectionId, forKey: .connectionId)
-        try c.encode(m.proxyConnection, forKey: .proxyConnection)
-        try c.encode(m.localAddress, forKey: .localAddress)
-        try c.encode(m.localPort, forKey: .localPort)
-        try c.encode(m.remoteAddress, forKey: .remoteAddress)
-        try c.encode(m.remotePort, forKey: .remotePort)
-        try c.encode(m.tlsVersion, forKey: .tlsVersion)
-        try c.encode(m.tlsCipher, forKey: .tlsCipher)
-        try c.encode(m.alpn, forKey: .alpn)
-        try c.encode(m.statusCode, forKey: .statusCode)
-        try c.encode(m.requestHeaderBytes, forKey: .requestHeaderBytes)
-        try c.encode(m.requestBodyBytes, forKey: .requestBodyBytes)
-        try c.encode(m.responseHeaderBytes, forKey: .responseHeaderBytes)
-        try c.encode(m.responseBodyBytes, forKey: .responseBodyBytes)
-        // Only with --compressed: the body's bytes before decoding.
-        if let wire = m.responseBodyWireBytes { try c.encode(wire, forKey: .responseBodyWireBytes) }
-        try c.encode(m.uploadSpeed.map { $0.rounded() }, forKey: .uploadBytesPerSecond)
-        try c.encode(m.downloadSpeed.map { $0.rounded() }, forKey: .downloadBytesPerSecond)
-        try c.encode(m.expectContinueWait.map(Format.millis(fromMicros:)), forKey: .expectContinueWaitMs)
-        // Only on retries: most transactions are not, and a large report would carry two nulls for each.
-        if let wait = m.retryWait { try c.encode(Format.millis(fromMicros: wait), forKey: .retryWaitMs) }
-        if let asked = m.retryAfter { try c.encode(Format.millis(fromMicros: asked), forKey: .retryAfterMs) }
-        if let opened = m.connectionOpened {
-            try c.encode(WallClock.iso8601(micros: opened), forKey: .connectionOpenedAt)
-        }
-        if let closed = m.connectionClosed {
-            try c.encode(WallClock.iso8601(micros: closed), forKey: .connectionClosedAt)
-        }
-        if detail.keepsDebugMembers { try c.encode(CurlTimersCoding(m.curlTimers), forKey: .curlTimersUs) }
-        if let headers = m.responseHeaders { try c.encode(headers, forKey: .responseHeaders) }
-        if let text = m.statusText { try c.encode(text, forKey: .statusText) }
-        if let type = m.contentType { try c.encode(type, forKey: .contentType) }
-        try c.encode(m.error, forKey: .error)
-        if detail.keepsDebugMembers {
-            try c.encode(m.tcp, forKey: .tcp)
-        } else {
-            var tcp = m.tcp
-            tcp?.samples = []  // an empty array writes no key
-            try c.encode(tcp, forKey: .tcp)
-        }
-        // Only on a Multipath TCP socket (`--mptcp`).
-        if let mptcp = m.mptcp { try c.encode(mptcp, forKey: .mptcp) }
-        try c.encode(m.diagnosis, forKey: .diagnosis)
     }
 
     init(from decoder: Decoder) throws {
@@ -329,28 +249,17 @@ struct TransactionCoding: Codable {
         m.mptcp = try c.decodeIfPresent(MPTCPFacts.self, forKey: .mptcp)
         m.diagnosis = try c.decodeIfPresent(Diagnosis.self, forKey: .diagnosis)
         metrics = m
-        taskStart = timeline.fetchStart
-        detail = .full
     }
 }
 
-/// libcurl's timers in µs as JSON.
-struct CurlTimersCoding: Codable {
+/// libcurl's timers in µs, read from JSON.
+struct CurlTimersCoding: Decodable {
     var nameLookup: Int64
     var connect: Int64
     var appConnect: Int64
     var preTransfer: Int64
     var startTransfer: Int64
     var total: Int64
-
-    init(_ t: CurlTimers) {
-        nameLookup = t.nameLookup
-        connect = t.connect
-        appConnect = t.appConnect
-        preTransfer = t.preTransfer
-        startTransfer = t.startTransfer
-        total = t.total
-    }
 
     var timers: CurlTimers {
         CurlTimers(nameLookup: nameLookup, connect: connect, appConnect: appConnect, preTransfer: preTransfer,

@@ -185,12 +185,9 @@ public struct Diagnosis: Sendable, Equatable, Codable {
         evidence = try c.decode(Evidence.self, forKey: .evidence)
     }
 
+    /// Through the diagnosis's one writer (`KernelFactsJSONWriter`).
     public func encode(to encoder: Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(verdict, forKey: .verdict)
-        try c.encode(explanation, forKey: .explanation)
-        try c.encode(NullWhenAbsent(wrappedValue: basis), forKey: .basis)
-        try c.encode(evidence, forKey: .evidence)
+        try encodeCompactJSON(to: encoder)
     }
 
     /// The diagnosis of one transaction, with how sure it is (`rated`).
@@ -304,5 +301,11 @@ public struct Diagnosis: Sendable, Equatable, Codable {
 
     static func share(_ part: Int64, of whole: Int64) -> Double {
         Double(part) / Double(max(whole, 1))
+    }
+}
+
+extension Diagnosis: CompactJSONWritable {
+    package func appendCompactJSON(to bytes: inout [UInt8]) {
+        KernelFactsJSONWriter.append(self, to: &bytes)
     }
 }

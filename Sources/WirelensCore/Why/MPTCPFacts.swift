@@ -35,3 +35,14 @@ public struct MPTCPFacts: Sendable, Equatable, Codable {
         return MPTCPFacts(negotiated: true, subflows: subflows)
     }
 }
+
+extension MPTCPFacts: CompactJSONWritable {
+    /// Through the one writer of the kernel's facts (`KernelFactsJSONWriter`), samples included.
+    package func appendCompactJSON(to bytes: inout [UInt8]) {
+        KernelFactsJSONWriter.append(self, to: &bytes)
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        try encodeCompactJSON(to: encoder)
+    }
+}

@@ -1,6 +1,6 @@
 /// One subflow of a Multipath TCP connection at a transaction's end: its 4-tuple and the kernel's figures of it
 /// (its `struct tcp_info` through `MPTCP_TCPINFO`).
-public struct MPTCPSubflow: Sendable, Equatable, Codable {
+public struct MPTCPSubflow: Sendable, Equatable, Decodable {
     public var localAddress: String?
     public var localPort: Int?
     public var remoteAddress: String?
@@ -36,20 +36,5 @@ public struct MPTCPSubflow: Sendable, Equatable, Codable {
     private enum CodingKeys: String, CodingKey {
         case localAddress, localPort, remoteAddress, remotePort, rtt, bytesSent, bytesReceived, retransmissions, bodyShare,
             verdict
-    }
-
-    /// Every key, null when absent, in the order `TaskJSONWriter` writes them; `verdict` only when there is one.
-    public func encode(to encoder: Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(localAddress, forKey: .localAddress)
-        try c.encode(localPort, forKey: .localPort)
-        try c.encode(remoteAddress, forKey: .remoteAddress)
-        try c.encode(remotePort, forKey: .remotePort)
-        try c.encode(rtt, forKey: .rtt)
-        try c.encode(bytesSent, forKey: .bytesSent)
-        try c.encode(bytesReceived, forKey: .bytesReceived)
-        try c.encode(retransmissions, forKey: .retransmissions)
-        try c.encode(bodyShare, forKey: .bodyShare)
-        try c.encodeIfPresent(verdict, forKey: .verdict)
     }
 }

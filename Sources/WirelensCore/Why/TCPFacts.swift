@@ -436,3 +436,14 @@ public struct TCPFacts: Sendable, Equatable, Codable {
         }
     }
 }
+
+extension TCPFacts: CompactJSONWritable {
+    /// Through the one writer of the kernel's facts (`KernelFactsJSONWriter`), samples included.
+    package func appendCompactJSON(to bytes: inout [UInt8]) {
+        KernelFactsJSONWriter.append(self, samples: true, to: &bytes)
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        try encodeCompactJSON(to: encoder)
+    }
+}

@@ -1,20 +1,18 @@
-import WirelensCore
-
-/// Writes a report's `connections` as compact JSON straight into bytes, field by field: the compact report's writer
-/// of them.
+/// Writes a report's `connections` as compact JSON straight into bytes, field by field: their only writer
+/// (`ConnectionRecord` hands these bytes over as its encoding).
 ///
 /// A run of fresh connections lists up to `ConnectionLedger.defaultConnectionLimit` of them, each with totals and
 /// a diagnosis; `ConnectionRecordJSONWriterTests` reads these bytes back with Foundation's decoder over seeded random values.
 /// Keys follow `ConnectionRecord`'s coding order.
-enum ConnectionRecordJSONWriter {
+package enum ConnectionRecordJSONWriter {
     /// Appends the connections as a JSON array.
-    static func append(_ records: [ConnectionRecord], to b: inout [UInt8]) {
+    package static func append(_ records: [ConnectionRecord], to b: inout [UInt8]) {
         append(records, to: &b, chunkSize: .max) { _ in }
     }
 
     /// Appends the connections as a JSON array; `handOver` gets `b` after each connection that leaves it holding
     /// `chunkSize` bytes or more (their lists of transactions grow with the run), to pass the bytes on and empty it.
-    static func append(_ records: [ConnectionRecord], to b: inout [UInt8], chunkSize: Int,
+    package static func append(_ records: [ConnectionRecord], to b: inout [UInt8], chunkSize: Int,
                        handOver: (inout [UInt8]) throws -> Void) rethrows {
         b.append(UInt8(ascii: "["))
         for i in records.indices {
@@ -26,7 +24,7 @@ enum ConnectionRecordJSONWriter {
     }
 
     /// Appends one connection.
-    static func append(_ r: ConnectionRecord, to b: inout [UInt8]) {
+    package static func append(_ r: ConnectionRecord, to b: inout [UInt8]) {
         raw("{\"connectionId\":", &b); int(r.connectionId, &b)
         raw(",\"localAddress\":", &b); string(r.localAddress, &b)
         raw(",\"localPort\":", &b); JSONBytes.appendInt(Int64(r.localPort), to: &b)

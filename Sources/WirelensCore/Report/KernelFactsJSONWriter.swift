@@ -1,15 +1,13 @@
-import WirelensCore
-
-/// Writes a transaction's `tcp` and `diagnosis` as compact JSON straight into bytes, field by field: the compact
-/// report's writer of them.
+/// Writes a transaction's `tcp`, `mptcp` and `diagnosis` as compact JSON straight into bytes, field by field: their
+/// only writer (`TCPFacts`, `MPTCPFacts` and `Diagnosis` hand these bytes over as their encoding).
 ///
 /// Every transaction of a probe carries both, and through the generic encoder they cost a third of a JSON run's CPU
 /// (`make bench`, 20 000 GETs; reports/bench/json-writers.md); `KernelFactsJSONWriterTests` reads these bytes back
 /// with Foundation's decoder over seeded random values. Keys follow the declaration order of `TCPFacts`, `TCPSample` and `Diagnosis.Evidence`.
-enum KernelFactsJSONWriter {
+package enum KernelFactsJSONWriter {
     /// Appends the kernel's facts of a transaction, with their samples when `samples` is true and there are any
     /// (`ReportDetail.full`; `TCPFacts.samples` writes no key for none).
-    static func append(_ f: TCPFacts, samples: Bool, to b: inout [UInt8]) {
+    package static func append(_ f: TCPFacts, samples: Bool, to b: inout [UInt8]) {
         raw("{\"span\":", &b); JSONBytes.appendInt(f.span, to: &b)
         raw(",\"bytesSent\":", &b); unsigned(f.bytesSent, &b)
         raw(",\"bytesAcked\":", &b); unsigned(f.bytesAcked, &b)
@@ -70,7 +68,7 @@ enum KernelFactsJSONWriter {
     }
 
     /// Appends a transaction's Multipath TCP facts (`MPTCPFacts`, keys in its declaration order).
-    static func append(_ m: MPTCPFacts, to b: inout [UInt8]) {
+    package static func append(_ m: MPTCPFacts, to b: inout [UInt8]) {
         raw("{\"negotiated\":", &b); bool(m.negotiated, &b)
         raw(",\"subflows\":[", &b)
         for (i, s) in m.subflows.enumerated() {
@@ -103,7 +101,7 @@ enum KernelFactsJSONWriter {
     }
 
     /// Appends a transaction's diagnosis (its sentence made here, from the verdict and the evidence).
-    static func append(_ d: Diagnosis, to b: inout [UInt8]) {
+    package static func append(_ d: Diagnosis, to b: inout [UInt8]) {
         let e = d.evidence
         raw("{\"verdict\":", &b); JSONBytes.appendString(d.verdict.rawValue, to: &b)
         raw(",\"explanation\":", &b); JSONBytes.appendString(d.explanation, to: &b)

@@ -1,14 +1,12 @@
-import WirelensCore
-
-/// Writes tasks as compact JSON directly into bytes: the same bytes the Codable path gives, several times faster.
+/// Writes tasks as compact JSON directly into bytes, field by field with keys as static text: the only writer of
+/// the report schema's tasks (docs/report-schema.md).
 ///
-/// `Report+Codable.swift` defines the document; a report of 20 000 tasks spends most of its encoding time
-/// in the tasks, so their compact form is written here field by field, with keys as static text.
-/// `TaskJSONWriterTests` reads its bytes back (Foundation's decoder and JSONSerialization) to the tasks and to the
-/// values of the indented document.
+/// A report of 20 000 tasks spends most of its encoding time in the tasks (through Codable, 2.3 times the
+/// instructions of a JSON run: reports/bench/json-writers.md). `TaskRecord` and `TaskCoding` hand these bytes to
+/// the one JSON writer (`CompactJSONWritable`), which indents them in an indented document; `TaskJSONWriterTests`
+/// reads them back with Foundation's decoder.
 package enum TaskJSONWriter {
-    /// Appends one task as a compact JSON object, with the members `detail` keeps (`full`: the bytes of the task's
-    /// own Codable form).
+    /// Appends one task as a compact JSON object, with the members `detail` keeps (`full`: every member).
     package static func append(_ task: TaskRecord, detail: ReportDetail, to bytes: inout [UInt8]) {
         let full = detail.keepsDebugMembers
         raw("{\"index\":", &bytes); JSONBytes.appendInt(Int64(task.index), to: &bytes)
