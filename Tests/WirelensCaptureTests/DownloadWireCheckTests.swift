@@ -93,12 +93,21 @@ final class DownloadWireCheckTests: XCTestCase {
     /// `--rcvbuf 32KiB` over a 40 ms round trip (the delay line): no loss, about the client's largest window
     /// delivered a round trip, that window what tshark computes from the same pcap and within the kernel's doubled
     /// buffer, the segments at the window's edge as many as tshark's: the wire confirms `client-window`.
+    ///
+    /// A run whose pcap tshark finds a resend in is not that case (a CI run saw one: the delay line, a process,
+    /// held packets back on a loaded host and a timer fired), and is made again, up to three tries.
     func testASmallClientWindowOverALongPathIsConfirmedByTheWindowItsDataFilled() throws {
         let path = try NetworkPath.up(delay: "20ms")
         defer { path.down() }
         let peer = try SegmentPeer.start(in: path)
         defer { peer.stop() }
-        let run = try probe(path, peer.url("/bytes/1500000"), ["--rcvbuf", "32KiB"])
+        var run = try probe(path, peer.url("/bytes/1500000"), ["--rcvbuf", "32KiB"])
+        for _ in 1..<3 {
+            let resent = try TsharkOracle.values(run.pcap, filter: "tcp.analysis.retransmission", field: "frame.number")
+            guard !resent.isEmpty else { break }
+            print("small client window: tshark finds \(resent.count) resends on a path that drops nothing, again")
+            run = try probe(path, peer.url("/bytes/1500000"), ["--rcvbuf", "32KiB"])
+        }
         XCTAssertEqual(run.verdict, "client-window", "\(run.download)")
         XCTAssertEqual(run.download["confirms"] as? Bool, true, "\(run.download)")
         XCTAssertEqual(try integer(run.download, "retransmissions"), 0, "\(run.download)")
