@@ -32,7 +32,7 @@ package enum JSONIndenter {
                     out.append(byte)
                     continue
                 }
-                newline(depth, &out)
+                JSONWriter.appendNewline(level: depth, to: &out)
             }
             switch byte {
             case UInt8(ascii: "{"), UInt8(ascii: "["):
@@ -41,11 +41,11 @@ package enum JSONIndenter {
                 opened = true
             case UInt8(ascii: "}"), UInt8(ascii: "]"):
                 depth -= 1
-                newline(depth, &out)
+                JSONWriter.appendNewline(level: depth, to: &out)
                 out.append(byte)
             case UInt8(ascii: ","):
                 out.append(byte)
-                newline(depth, &out)
+                JSONWriter.appendNewline(level: depth, to: &out)
             case UInt8(ascii: ":"):
                 out.append(byte)
                 out.append(UInt8(ascii: " "))
@@ -56,11 +56,5 @@ package enum JSONIndenter {
                 out.append(byte)
             }
         }
-    }
-
-    /// "\n" and two spaces per level, at most 64 spaces (as `JSONWriter`).
-    private static func newline(_ level: Int, _ out: inout [UInt8]) {
-        out.append(UInt8(ascii: "\n"))
-        out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: min(2 * max(0, level), 64)))
     }
 }

@@ -90,7 +90,13 @@ package struct JSONWriter {
 
     private mutating func newline(indent: Int) {
         guard pretty else { return }
-        bytes.append(contentsOf: Self.indentation[0..<(1 + min(2 * (indent + baseIndent), 64))])
+        Self.appendNewline(level: indent + baseIndent, to: &bytes)
+    }
+
+    /// Appends "\n" and the indentation of `level` (two spaces a level, at most 64): the one definition of an
+    /// indented line's start, for this writer and `JSONIndenter`.
+    static func appendNewline(level: Int, to bytes: inout [UInt8]) {
+        bytes.append(contentsOf: indentation[0..<(1 + min(2 * max(0, level), 64))])
     }
 
     package mutating func writeRaw(_ text: StaticString) {
