@@ -13,6 +13,8 @@
 #                CHECKS_DURATION seconds each, default 300); with BASE=REF also
 #                scripts/bench-baseline.py: this tree against REF's build, paired (reports/bench/baseline/)
 #   make output-diff BASE=REF   this tree's outputs against REF's on a fixed set of runs (scripts/output-diff.py)
+#   make link-order  release build, then scripts/link-order.py: scripts/link-order.txt again, the functions common
+#                    runs execute (callgrind), which the release link places first
 #   make install     release build, stripped, with a man page per command and bash/zsh/fish completions, under
 #                    DESTDIR+PREFIX (default /usr/local); make uninstall removes exactly those (the manifest
 #                    PREFIX/share/wirelens/install-manifest lists them)
@@ -30,7 +32,9 @@
 #        -z pack-relative-relocs: the relative relocations as a RELR table of kilobytes instead of
 #        megabytes of RELA entries the loader reads at every start; --no-export-dynamic: only the symbols
 #        the shared libraries need in the dynamic symbol table, not every Swift module's; both cut the
-#        pages a run touches at start: reports/bench/STARTUP.md),
+#        pages a run touches at start; every function in a section of its own, placed by
+#        scripts/link-order.txt: the code common runs execute side by side, a few megabytes instead of pages
+#        spread over all of .text: reports/bench/STARTUP.md),
 #        PREFIX, DESTDIR, BINDIR, MANDIR, BASH_COMPLETION_DIR, ZSH_COMPLETION_DIR, FISH_COMPLETION_DIR (install),
 #        DEBDIR (deb).
 
@@ -42,7 +46,9 @@ SWIFT_FLAGS ?=
 BENCH_ARGS  ?=
 CHECKS_DURATION ?=
 RELEASE_FLAGS ?= --static-swift-stdlib --disable-local-rpath -Xswiftc -use-ld=lld \
-                 -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic
+                 -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic \
+                 -Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections \
+                 -Xlinker --symbol-ordering-file=$(CURDIR)/scripts/link-order.txt -Xlinker --no-warn-symbol-ordering
 PYTHON      ?= python3
 BASE        ?=
 BIN_RELEASE  = $$($(SWIFT) build -c release $(RELEASE_FLAGS) $(SWIFT_FLAGS) --show-bin-path)/wirelens
@@ -62,7 +68,7 @@ INSTALL_ENV  = STAGE="$(STAGE)" DESTDIR="$(DESTDIR)" BINDIR="$(BINDIR)" MANDIR="
                BASH_COMPLETION_DIR="$(BASH_COMPLETION_DIR)" ZSH_COMPLETION_DIR="$(ZSH_COMPLETION_DIR)" \
                FISH_COMPLETION_DIR="$(FISH_COMPLETION_DIR)" MANIFEST="$(MANIFEST)"
 
-.PHONY: help deps build test demo bench output-diff clean stage install install-staged uninstall deb package-check
+.PHONY: help deps build test demo bench output-diff link-order clean stage install install-staged uninstall deb package-check
 
 help:
 	@echo "Wirelens make targets:"
@@ -75,6 +81,7 @@ help:
 	@echo "               CHECKS_DURATION=60 shortens the checks-at-scale row (default 300 s per side)"
 	@echo "               BASE=REF (e.g. BASE=main~3) also runs this tree against REF's build, paired"
 	@echo "  make output-diff BASE=REF   outputs of this tree against REF's on a fixed set of runs"
+	@echo "  make link-order  scripts/link-order.txt again from callgrind runs of the release binary"
 	@echo "  make install release build + stripped binary, man pages, bash/zsh/fish completions under DESTDIR+PREFIX"
 	@echo "               (PREFIX=/usr/local); make uninstall removes exactly those"
 	@echo "  make deb     a Debian package DEBDIR/wirelens_VERSION_ARCH.deb (DEBDIR=. by default)"
@@ -134,6 +141,10 @@ output-diff: deps
 	@[ -n "$(BASE)" ] || { echo "make output-diff: name the ref to compare with, e.g. BASE=main~3" >&2; exit 2; }
 	$(SWIFT) build -c release --product wirelens $(RELEASE_FLAGS) $(SWIFT_FLAGS)
 	$(PYTHON) scripts/output-diff.py --base "$$(bash scripts/build-baseline.sh $(BASE))" --new "$(BIN_RELEASE)"
+
+link-order: deps
+	$(SWIFT) build -c release --product wirelens $(RELEASE_FLAGS) $(SWIFT_FLAGS)
+	$(PYTHON) scripts/link-order.py --wirelens "$(BIN_RELEASE)"
 
 clean:
 	$(SWIFT) package $(SWIFT_FLAGS) clean

@@ -27,6 +27,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench  # noqa: E402  (measure, build_launcher, log, paths, fresh_dirs, tool_version, Bench.machine)
 
 TARGET_RATIO = 1.5
+LINK_ORDER = os.path.join(bench.ROOT, "scripts", "link-order.txt")
 WARM_UP = 3
 
 
@@ -81,6 +82,7 @@ class StartupBench:
             subprocess.run(["bash", bench.NGINX_DOWN, nginx_dir], timeout=60)
             shutil.rmtree(tmp, ignore_errors=True)
 
+        link_order = self.link_order()
         medians = {name: {key: bench.median_of(rs, key) for key in ("wall_ms", "cpu_ms", "peak_rss_mib")}
                    for name, rs in runs.items()}
         ratios = bench.pair_ratios(runs["wirelens"], runs["curl"], "wall_ms")
@@ -91,7 +93,7 @@ class StartupBench:
         doc = {"date": started.isoformat(timespec="seconds"), "quick": self.quick,
                "machine": bench.Bench.machine(self), "versions": versions, "load_average_1m_at_start": load_before,
                "url": url, "pairs": self.pairs, "commands": commands, "medians": medians,
-               "pair_ratios_wall": ratios, "runs": runs, "targets": targets}
+               "pair_ratios_wall": ratios, "link_order": link_order, "runs": runs, "targets": targets}
         with open(os.path.join(self.out, "startup.json"), "w") as fh:
             json.dump(doc, fh, indent=2)
             fh.write("\n")
@@ -101,6 +103,18 @@ class StartupBench:
                                                   for name, rs in runs.items() for r in rs if not r["ok"]))
             return 1
         return 0
+
+    def link_order(self):
+        """How much of scripts/link-order.txt the binary holds and how close together: the functions it lists
+        that the binary defines, and the span from the first of them to the one 99% of the way (MiB). A span
+        near the listed code's size says the order took effect; far more says the release link did not use it
+        (reports/bench/STARTUP.md)."""
+        listed = open(LINK_ORDER).read().split()
+        nm = subprocess.run(["nm", "--defined-only", self.wirelens], capture_output=True, text=True)
+        where = {f[2]: int(f[0], 16) for f in (line.split() for line in nm.stdout.splitlines()) if len(f) == 3}
+        found = sorted(where[name] for name in listed if name in where)
+        span = (found[int(0.99 * (len(found) - 1))] - found[0]) / bench.MIB if found else None
+        return {"listed": len(listed), "in_binary": len(found), "span_p99_mib": span}
 
     def write_markdown(self, path, doc):
         mc = doc["machine"]
@@ -127,7 +141,10 @@ class StartupBench:
         verdict = "not measured" if t["met"] is None else ("met" if t["met"] else "not met")
         ratios = doc["pair_ratios_wall"]
         spread = f" (pairs {min(ratios):.2f}-{max(ratios):.2f})" if ratios else ""
+        lo = doc["link_order"]
         L += ["", f"Target: {t['name']}: {fmt(t['value'], '.2f')}x{spread}, {verdict}.", "",
+              f"Link order: {lo['in_binary']} of the {lo['listed']} functions of scripts/link-order.txt are in the "
+              f"binary, 99% of them within {fmt(lo['span_p99_mib'], '.1f')} MiB of the first.", "",
               "Raw figures: `startup.json`; per-run output under `reports/bench/raw/startup/` (not committed). "
               "What the start-up is spent on: `STARTUP.md`."]
         bench.write_lines(path, L)

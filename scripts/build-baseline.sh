@@ -15,5 +15,14 @@ if [ ! -d "$DIR" ]; then
     mkdir -p .build-baseline
     git worktree add -q --detach "$DIR" "$SHA" >&2
 fi
-(cd "$DIR" && swift build -c release --product wirelens --static-swift-stdlib >&2)
-echo "$(cd "$DIR" && swift build -c release --product wirelens --static-swift-stdlib --show-bin-path)/wirelens"
+# The base is linked as its own Makefile links a release (its RELEASE_FLAGS: the linker, relocations, section
+# order), so that start-up and RSS compare like with like; a base without a Makefile gets the static runtime only.
+FLAGS=--static-swift-stdlib
+if [ -f "$DIR/Makefile" ]; then
+    FLAGS=$(printf 'wl-print-release-flags:\n\t@echo $(RELEASE_FLAGS)\n' |
+            make -s --no-print-directory -C "$DIR" -f Makefile -f - wl-print-release-flags)
+fi
+# shellcheck disable=SC2086 # FLAGS is a list of arguments
+(cd "$DIR" && swift build -c release --product wirelens $FLAGS >&2)
+# shellcheck disable=SC2086
+echo "$(cd "$DIR" && swift build -c release --product wirelens $FLAGS --show-bin-path)/wirelens"
