@@ -1,8 +1,11 @@
+import Foundation
+import WirelensTestSupport
 import XCTest
 import WirelensCore
 
-/// The measuring host's facts and the `client-cpu` verdict on crafted text and snapshots, no process or cgroup
-/// involved: the files' formats are the kernel's (Documentation/scheduler/sched-bwc.rst, cgroup-v2.rst, proc(5)).
+/// The measuring host's facts and the `client-cpu` verdict on crafted text and snapshots (and this machine's
+/// /proc/stat against awk's reading of it), no cgroup involved: the files' formats are the kernel's
+/// (Documentation/scheduler/sched-bwc.rst, cgroup-v2.rst, proc(5)).
 final class HostFactsTests: XCTestCase {
     private let mountInfo = """
         31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755
@@ -101,6 +104,25 @@ final class HostFactsTests: XCTestCase {
         // Too short to tell, however busy.
         XCTAssertFalse(try XCTUnwrap(facts(cpu: 15_000, wait: 0, span: 15_000)).bound)
         XCTAssertNil(facts(cpu: 0, wait: 0, span: 0))
+    }
+
+    /// The machine's ticks are the first line's: this machine's /proc/stat (a line per CPU, the interrupt and
+    /// softirq counters after it) summed by awk from the same bytes, and a first line without a newline.
+    func testTheMachineTicksAreTheFirstLinesAsAwkSumsThem() throws {
+        let stat = try String(contentsOfFile: "/proc/stat", encoding: .utf8)
+        let path = WirelensCLI.temporaryPath("proc-stat.txt")
+        defer { unlink(path) }
+        try stat.write(toFile: path, atomically: true, encoding: .utf8)
+        let awk = try ProcessRunner.run("/usr/bin/awk", [
+            "NR == 1 { t = 0; for (i = 2; i <= 9 && i <= NF; i++) t += $i; print t - $5 - $6, t; exit }", path,
+        ], timeout: 30)
+        XCTAssertEqual(awk.status, 0, awk.stderr)
+        let ticks = try XCTUnwrap(CgroupCPU.machineTicks(procStat: stat))
+        XCTAssertEqual("\(ticks.busy) \(ticks.total)", awk.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+        XCTAssertGreaterThan(stat.split(separator: "\n").count, 2, "more than the first line to skip")
+        let lastLine = try XCTUnwrap(CgroupCPU.machineTicks(procStat: "cpu  7 0 3 90 0 0 0 0 0 0"))
+        XCTAssertEqual(lastLine.busy, 10)
+        XCTAssertEqual(lastLine.total, 100)
     }
 
     func testAPeerOnThisMachineWithTheMachineSaturatedIsTheHost() throws {

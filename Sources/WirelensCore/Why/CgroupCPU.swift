@@ -110,7 +110,10 @@ public struct CgroupCPU: Sendable, Equatable {
     /// The machine's busy and total CPU ticks from `/proc/stat`'s first line ("cpu  user nice system idle iowait irq
     /// softirq steal ..."): busy is all but idle and iowait.
     public static func machineTicks(procStat: String) -> (busy: Int64, total: Int64)? {
-        guard let line = procStat.split(separator: "\n").first, line.hasPrefix("cpu ") else { return nil }
+        // The first line only: the engine reads the file every few milliseconds, and the rest (a line per CPU, the
+        // interrupt counters) is most of its bytes.
+        let line = procStat[..<(procStat.utf8.firstIndex(of: UInt8(ascii: "\n")) ?? procStat.endIndex)]
+        guard line.hasPrefix("cpu ") else { return nil }
         let values = line.split(separator: " ").dropFirst().prefix(8).compactMap { Int64($0) }
         guard values.count >= 5 else { return nil }
         let total = values.reduce(0, +)
