@@ -30,20 +30,30 @@ final class DelayedPathVerdictTests: XCTestCase {
 
     /// Every connection's handshake takes one round trip through the delay line: the median twice the delay within
     /// 10%, none shorter than 95% of it (the line never lets a packet through early), none longer than 1.5 times it (a
-    /// late one is the line's own process waiting for a CPU: one of five came 13% late in a CI run on a busy machine).
+    /// late one is the line's own process waiting for a CPU: one of five came 13% late in a CI run on a busy machine,
+    /// one of five 91 ms late in another). A batch with a late handshake and none early is measured again, up to three
+    /// batches: a line that is always late still fails, an early one fails at once.
     func testTheDelayLineHoldsEachPacketItsDelayEachWay() throws {
         let path = try NetworkPath.up(delay: Self.delay)
         defer { path.down() }
         let peer = try SegmentPeer.start(in: path)
         defer { peer.stop() }
-        let rtts = try handshakeRTTs(path, port: peer.port, count: 5)
+        var batches: [[Double]] = []
+        for _ in 0..<3 {
+            let rtts = try handshakeRTTs(path, port: peer.port, count: 5)
+            batches.append(rtts)
+            let early = rtts.contains { $0 < Self.roundTripMicros * 0.95 }
+            let late = rtts.contains { $0 > Self.roundTripMicros * 1.5 }
+            if early || !late { break }
+        }
+        let rtts = try XCTUnwrap(batches.last)
         XCTAssertEqual(rtts.count, 5)
         let median = rtts.sorted()[rtts.count / 2]
         XCTAssertEqual(median, Self.roundTripMicros, accuracy: Self.roundTripMicros * 0.10,
-                       "the kernel's handshake RTT against 2 x \(Self.delay): \(rtts)")
+                       "the kernel's handshake RTT against 2 x \(Self.delay): \(batches)")
         for rtt in rtts {
-            XCTAssertGreaterThanOrEqual(rtt, Self.roundTripMicros * 0.95, "never early: \(rtts)")
-            XCTAssertLessThanOrEqual(rtt, Self.roundTripMicros * 1.5, "\(rtts)")
+            XCTAssertGreaterThanOrEqual(rtt, Self.roundTripMicros * 0.95, "never early: \(batches)")
+            XCTAssertLessThanOrEqual(rtt, Self.roundTripMicros * 1.5, "\(batches)")
         }
         // The same path without the delay line is not delayed: the 40 ms come from the line, not from the router.
         let plain = try NetworkPath.up()
