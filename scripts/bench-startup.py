@@ -109,9 +109,9 @@ class StartupBench:
         that the binary defines, and the span from the first of them to the one 99% of the way (MiB). A span
         near the listed code's size says the order took effect; far more says the release link did not use it
         (reports/bench/STARTUP.md)."""
-        listed = open(LINK_ORDER).read().split()
-        nm = subprocess.run(["nm", "--defined-only", self.wirelens], capture_output=True, text=True)
-        where = {f[2]: int(f[0], 16) for f in (line.split() for line in nm.stdout.splitlines()) if len(f) == 3}
+        with open(LINK_ORDER) as fh:
+            listed = fh.read().split()
+        where = bench.function_addresses(self.wirelens)
         found = sorted(where[name] for name in listed if name in where)
         span = (found[int(0.99 * (len(found) - 1))] - found[0]) / bench.MIB if found else None
         return {"listed": len(listed), "in_binary": len(found), "span_p99_mib": span}

@@ -202,6 +202,14 @@ def tool_version(argv):
         return f"(unavailable: {e})"
 
 
+def function_addresses(binary):
+    """The functions the binary's symbol table defines (`nm --defined-only`, text and weak symbols), by name: their
+    addresses."""
+    out = subprocess.run(["nm", "--defined-only", binary], capture_output=True, text=True, check=True).stdout
+    return {f[2]: int(f[0], 16) for f in (line.split() for line in out.splitlines())
+            if len(f) == 3 and f[1] in "tTwW"}
+
+
 def paths(args, raw_name):
     """Where a benchmark writes (OUT: reports/bench, or reports/bench/raw/quick with --quick, unless --out),
     its per-run files (reports/bench/raw/RAW_NAME[-quick]) and the wirelens binary it runs."""

@@ -14,7 +14,7 @@ text and JSON, render, capture analyze), each function where it first appears. N
 (mangled), so the file stays valid while the functions keep their names; functions it names that no longer exist
 are skipped by lld (`--no-warn-symbol-ordering`), new ones land in the cold part until the file is made again.
 Make it again after large changes to what a probe runs: `make link-order` (needs a release build, valgrind and
-nginx; about two minutes).
+nginx; about a minute).
 """
 
 import argparse
@@ -26,7 +26,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import bench  # noqa: E402  (ROOT, NGINX_UP, NGINX_DOWN)
+import bench  # noqa: E402  (ROOT, NGINX_UP, NGINX_DOWN, function_addresses)
 
 DEFAULT_OUT = os.path.join(bench.ROOT, "scripts", "link-order.txt")
 PCAP = os.path.join(bench.ROOT, "Tests", "Fixtures", "outputs", "probe.pcap")
@@ -54,12 +54,6 @@ def workloads(url, tmp):
         ("capture analyze, text", ["capture", "analyze", PCAP]),
         ("capture analyze, JSON", ["capture", "analyze", PCAP, "--format", "json"]),
     ]
-
-
-def defined_functions(binary):
-    """The names of the functions the binary's symbol table defines."""
-    out = subprocess.run(["nm", "--defined-only", binary], capture_output=True, text=True, check=True).stdout
-    return {f[2] for f in (line.split() for line in out.splitlines()) if len(f) == 3 and f[1] in "tTwW"}
 
 
 def executed(callgrind_file):
@@ -91,7 +85,7 @@ def main():
         # valgrind gives up on the release binary's debug info, not on its code: run a copy without it.
         binary = os.path.join(tmp, "wirelens")
         subprocess.run(["strip", "--strip-debug", "-o", binary, args.wirelens], check=True)
-        functions = defined_functions(binary)
+        functions = bench.function_addresses(binary)
         r = subprocess.run(["bash", bench.NGINX_UP, nginx_dir], capture_output=True, text=True, timeout=60)
         if r.returncode != 0:
             raise SystemExit(f"link-order: nginx-up failed:\n{r.stderr}")
