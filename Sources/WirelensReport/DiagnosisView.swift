@@ -51,9 +51,15 @@ struct DiagnosisView {
 }
 
 private extension String {
-    /// The string with the first occurrence of `target` replaced.
+    /// The string with the first occurrence of `target` replaced, found by its UTF-8 bytes (`target` is a verdict's
+    /// ASCII name here, so a match never splits a character), without Foundation's bridged search.
     func replacingFirst(_ target: String, with replacement: String) -> String {
-        guard let range = range(of: target) else { return self }
-        return replacingCharacters(in: range, with: replacement)
+        let bytes = Array(utf8), wanted = Array(target.utf8)
+        guard !wanted.isEmpty, bytes.count >= wanted.count else { return self }
+        for start in 0...(bytes.count - wanted.count) where bytes[start..<start + wanted.count].elementsEqual(wanted) {
+            return String(decoding: bytes[..<start], as: UTF8.self) + replacement
+                + String(decoding: bytes[(start + wanted.count)...], as: UTF8.self)
+        }
+        return self
     }
 }

@@ -6,7 +6,7 @@ import WirelensCore
 import WirelensReport
 
 /// `wirelens capture analyze FILE`: the TCP connections and HTTP/1.x exchanges of a .pcap or .pcapng file.
-struct CaptureAnalyzeCommand: AsyncParsableCommand {
+struct CaptureAnalyzeCommand: RunnableCommand {
     static let configuration = CommandConfiguration(
         commandName: "analyze",
         abstract: "Analyse a .pcap or .pcapng file: TCP connections and their HTTP/1.x and HTTP/2 exchanges.",

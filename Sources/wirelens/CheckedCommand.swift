@@ -5,7 +5,7 @@ import ArgumentParser
 ///
 /// ArgumentParser validates before it looks for unknown options; `ErrorExit` parses once more without the checks
 /// (`ErrorExit.checksFlags` false) so that an unknown option is still the error a user sees first.
-protocol CheckedCommand: AsyncParsableCommand {
+protocol CheckedCommand: RunnableCommand {
     /// Checks the flags; a mistake is a `UsageError` (exit 2).
     func checkFlags() throws(UsageError)
 }

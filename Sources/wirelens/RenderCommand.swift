@@ -5,7 +5,7 @@ import WirelensCore
 import WirelensReport
 
 /// `wirelens render REPORT.json`: shows a saved JSON report as text (or re-encodes it).
-struct RenderCommand: AsyncParsableCommand {
+struct RenderCommand: RunnableCommand {
     static let configuration = CommandConfiguration(
         commandName: "render",
         abstract: "Show a saved wirelens.report/2 or /1 report (or a wirelens.compare/1 document) as text or HTML.",

@@ -1,7 +1,7 @@
 import ArgumentParser
 
 /// A command with the shared report flags, whose `-s` (without `-S`) keeps its run's error lines off stderr.
-protocol ReportingCommand: ParsableCommand {
+protocol ReportingCommand: RunnableCommand {
     associatedtype Format: ReportFormatChoice
     var report: ReportFlags<Format> { get }
 }

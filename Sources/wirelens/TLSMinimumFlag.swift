@@ -20,3 +20,15 @@ enum TLSMinimumFlag: String, EnumerableFlag {
         "Use TLS \(value.version.rawValue) or later, as curl's --\(value.rawValue)."
     }
 }
+
+extension TLSMinimumFlag: TextOutputStreamable {
+    /// The case's name, as `String(describing:)` gives it by default (ArgumentParser keys each flag by it), written
+    /// directly: `String(describing:)` asks for this protocol first, and without it the runtime searched the binary's
+    /// conformance records for three more ways to describe the value on every start-up.
+    func write<Target: TextOutputStream>(to target: inout Target) {
+        switch self {
+        case .tlsv12: target.write("tlsv12")
+        case .tlsv13: target.write("tlsv13")
+        }
+    }
+}

@@ -58,13 +58,14 @@ struct Wirelens: AsyncParsableCommand {
             end(ErrorExit.code(parsing: error, arguments: arguments))
         }
         // -s without -S: a command line that parsed writes no error of its run (a usage error above was written).
-        if let reporting = command as? any ReportingCommand, reporting.silencesErrors {
+        let runnable = command as? any RunnableCommand
+        if runnable?.silencesErrors == true {
             Console.silenced.store(true, ordering: .relaxed)
         }
         var code = ExitStatus.success.rawValue
         do {
-            if var asynchronous = command as? any AsyncParsableCommand {
-                try await asynchronous.run()
+            if var runnable {
+                try await runnable.run()
             } else {
                 try command.run()
             }
