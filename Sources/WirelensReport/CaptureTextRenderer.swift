@@ -238,7 +238,7 @@ package struct CaptureTextRenderer: Sendable {
             } else if !e.complete {
                 text += "  incomplete"
             }
-            lines.append("    " + String(text.prefix(TextLayout.lineWidth - 4)))
+            lines.append("    " + TextLayout.truncated(text, to: TextLayout.lineWidth - 4))
         }
         if c.exchanges.count > exchangeLimit {
             lines.append("    … \(c.exchanges.count - exchangeLimit) more exchanges (see --format json)")

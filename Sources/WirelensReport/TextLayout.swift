@@ -19,9 +19,18 @@ enum TextLayout {
     /// Replaces control characters (escape sequences included) in text that came from a server,
     /// a URL or libcurl, so it cannot move the cursor or change colours.
     static func sanitize(_ text: String) -> String {
-        String(String.UnicodeScalarView(text.unicodeScalars.map { scalar in
+        // Printable ASCII, the usual text, holds no control character: returned as it is, not rebuilt scalar by
+        // scalar (the text report's exchange lines sanitize every target).
+        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return text }
+        return String(String.UnicodeScalarView(text.unicodeScalars.map { scalar in
             scalar.properties.generalCategory == .control ? "?" : scalar
         }))
+    }
+
+    /// The first `width` characters of `text` (all of it when it is no longer).
+    static func truncated(_ text: String, to width: Int) -> String {
+        // A character takes at least one byte of UTF-8: a text of at most `width` bytes needs no counting.
+        text.utf8.count <= width ? text : String(text.prefix(width))
     }
 
     /// Words of `text` filled into lines of at most `width` characters; the first line starts with
