@@ -25,11 +25,12 @@ let package = Package(
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
         .target(name: "CCurlShim", dependencies: ["CCurl"]),
+        // libpcap's header only: the library is loaded when a capture is first read or taken (CPcapShim).
         .systemLibrary(
             name: "CPcap",
-            pkgConfig: "libpcap",
             providers: [.apt(["libpcap-dev"])]
         ),
+        .target(name: "CPcapShim", dependencies: ["CPcap"]),
         // HPACK header decoding for HTTP/2 captures (nghttp2's inflater).
         .systemLibrary(
             name: "CNghttp2",
@@ -61,7 +62,7 @@ let package = Package(
         ),
         .target(
             name: "WirelensCapture",
-            dependencies: ["WirelensCore", "WirelensCaptureModel", "WirelensConcurrency", "CPcap", "CNghttp2", "COpenSSL"]
+            dependencies: ["WirelensCore", "WirelensCaptureModel", "WirelensConcurrency", "CPcap", "CPcapShim", "CNghttp2", "COpenSSL"]
         ),
         .target(
             name: "WirelensTarget",

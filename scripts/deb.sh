@@ -51,6 +51,14 @@ if readelf -V -W "$root/usr/bin/wirelens" | grep -q 'GLIBC_ABI_DT_RELR'; then
     depends=$(sed -E 's/libc6 \(>= [0-9.]+\)/libc6 (>= 2.36)/' <<<"$depends")
 fi
 
+# libpcap is loaded when a capture is first read or taken (dlopen of libpcap.so.0.8, Sources/CPcapShim), not
+# linked, so dpkg-shlibdeps cannot see it: its package is named here, at the version this build was made against.
+pcap_library=$(ldconfig -p | awk '$1 == "libpcap.so.0.8" { print $NF; exit }')
+pcap_package=$(dpkg -S "$(readlink -f "$pcap_library")" 2>/dev/null | awk -F: 'NR == 1 { print $1 }')
+[ -n "$pcap_package" ] || { echo "deb: no package ships libpcap.so.0.8 (install libpcap0.8)" >&2; exit 1; }
+pcap_version=$(dpkg-query -W -f='${Version}' "$pcap_package" | sed 's/-[^-]*$//')
+depends="$depends, $pcap_package (>= $pcap_version)"
+
 installed_size=$(find "$root" -path "$root/DEBIAN" -prune -o -type f -printf '%s\n' |
     awk '{ total += int(($1 + 1023) / 1024) } END { print total }')
 

@@ -10,6 +10,8 @@ package enum CaptureError: Error, Equatable, CustomStringConvertible {
     case cannotCapture(interface: String, reason: String)
     /// Reading stopped part way (a file cut in the middle of a packet, a corrupt record).
     case readFailed(path: String, packetsRead: Int, reason: String)
+    /// libpcap (loaded when a capture is first read or taken) is missing or lacks a function: the reason names it.
+    case libpcapUnavailable(reason: String)
 
     package var description: String {
         switch self {
@@ -24,6 +26,8 @@ package enum CaptureError: Error, Equatable, CustomStringConvertible {
             "cannot capture on '\(interface)': \(reason)"
         case .readFailed(let path, let packetsRead, let reason):
             "capture '\(path)' is damaged after \(packetsRead) packets: \(reason); the analysis covers those packets"
+        case .libpcapUnavailable(let reason):
+            reason
         }
     }
 }

@@ -14,7 +14,9 @@ struct Wirelens: AsyncParsableCommand {
         abstract: "Measure where the time of HTTP(S) uploads and downloads goes, transaction by transaction.",
         discussion: ExitStatus.allCases.map { "  \($0.rawValue)\t\($0.meaning)" }
             .joined(separator: "\n").prefixedWith("Exit codes:\n"),
-        version: versionText(),
+        // `--version` first is answered by main() with `versionText()`: evaluated here, for every command line,
+        // it loaded libpcap (see CPcapShim) into every process just to be ready for it.
+        version: "wirelens \(WirelensVersion.current)",
         subcommands: [
             ProbeCommand.self,
             DownloadCommand.self,
@@ -51,6 +53,10 @@ struct Wirelens: AsyncParsableCommand {
     /// `ErrorExit`, which writes its one line.
     static func main() async {
         let arguments = Array(CommandLine.arguments.dropFirst())
+        if arguments.first == "--version" {
+            print(versionText())
+            end(ExitStatus.success.rawValue)
+        }
         var command: any ParsableCommand
         do {
             command = try parseAsRoot(arguments)

@@ -5,7 +5,8 @@ import XCTest
 
 /// `wirelens --version` names the libraries the process runs with, checked against the libraries themselves.
 final class VersionLineTests: XCTestCase {
-    /// Python loads the very libcurl, libcrypto, libnghttp2 and libpcap files the executable resolves (ldd) and asks
+    /// Python loads the very libcurl, libcrypto and libnghttp2 files the executable resolves (ldd), and libpcap by
+    /// the soname the executable loads it by when it needs it (`libpcap.so.0.8`, through the same loader), and asks
     /// each for its version: the line must name those, in that order.
     func testVersionNamesTheLibrariesItRunsWith() throws {
         let oracle = try ProcessRunner.run("/usr/bin/env", ["python3", "-c", """
@@ -22,7 +23,7 @@ final class VersionLineTests: XCTestCase {
                 _fields_ = [("age", ctypes.c_int), ("num", ctypes.c_int), ("str", ctypes.c_char_p), ("proto", ctypes.c_char_p)]
             ng = ctypes.CDLL(paths["libnghttp2"]); ng.nghttp2_version.restype = ctypes.POINTER(Info)
             nghttp2 = ng.nghttp2_version(0).contents.str.decode()
-            pcap = ctypes.CDLL(paths["libpcap"]); pcap.pcap_lib_version.restype = ctypes.c_char_p
+            pcap = ctypes.CDLL(paths.get("libpcap", "libpcap.so.0.8")); pcap.pcap_lib_version.restype = ctypes.c_char_p
             pcap_version = re.search(r"version (\\S+)", pcap.pcap_lib_version().decode()).group(1)
             print(f"libcurl {curl_version}, OpenSSL {openssl}, nghttp2 {nghttp2}, libpcap {pcap_version}")
             """, WirelensCLI.path])

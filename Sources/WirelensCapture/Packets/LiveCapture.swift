@@ -1,4 +1,5 @@
 internal import CPcap
+internal import CPcapShim
 import Foundation
 import Synchronization
 import WirelensCaptureModel
@@ -17,16 +18,19 @@ package final class LiveCapture: Sendable {
         let handle: OpaquePointer
         let dumper: OpaquePointer?
         var analysis: CaptureAnalyzer.Analysis
+        /// libpcap's functions.
+        let pcap: wl_pcap_api
 
-        init(handle: OpaquePointer, linkType: LinkType, dumper: OpaquePointer?, keyLog: KeyLog?) {
+        init(handle: OpaquePointer, pcap: wl_pcap_api, linkType: LinkType, dumper: OpaquePointer?, keyLog: KeyLog?) {
             self.handle = handle
+            self.pcap = pcap
             analysis = CaptureAnalyzer.Analysis(linkType: linkType, keyLog: keyLog)
             self.dumper = dumper
         }
 
         deinit {
-            if let dumper { pcap_dump_close(dumper) }
-            pcap_close(handle)
+            if let dumper { pcap.dump_close(dumper) }
+            pcap.close(handle)
         }
 
         /// Reads packets until `stop` is requested. The handle is non-blocking and the loop waits for its
@@ -34,14 +38,14 @@ package final class LiveCapture: Sendable {
         /// handle, so nothing breaks the loop from outside).
         func run(until stop: StopRequest) {
             let context = Unmanaged.passUnretained(self).toOpaque().assumingMemoryBound(to: UInt8.self)
-            var poller = pollfd(fd: pcap_get_selectable_fd(handle), events: Int16(POLLIN), revents: 0)
+            var poller = pollfd(fd: pcap.get_selectable_fd(handle), events: Int16(POLLIN), revents: 0)
             while !stop.isRequested {
                 _ = poll(&poller, 1, 100)
-                let rc = pcap_dispatch(handle, -1, { user, header, bytes in
+                let rc = pcap.dispatch(handle, -1, { user, header, bytes in
                     guard let user, let header, let bytes else { return }
                     let session = Unmanaged<Session>.fromOpaque(UnsafeRawPointer(user)).takeUnretainedValue()
                     if let dumper = session.dumper {
-                        pcap_dump(UnsafeMutableRawPointer(dumper).assumingMemoryBound(to: UInt8.self), header, bytes)
+                        session.pcap.dump(UnsafeMutableRawPointer(dumper).assumingMemoryBound(to: UInt8.self), header, bytes)
                     }
                     session.analysis.add(CapturedPacket(header: header.pointee, data: bytes))
                 }, context)
@@ -69,50 +73,52 @@ package final class LiveCapture: Sendable {
     /// Opens `interface` for capture with `filter`; writes the packets to `filePath` when given; decrypts TLS with
     /// the key log at `keyLogPath` (which the run's client writes as it goes: it is read on as it grows).
     ///
-    /// - Throws: `CaptureError.cannotCapture` with libpcap's reason (permission denied included).
+    /// - Throws: `CaptureError.cannotCapture` with libpcap's reason (permission denied included), or
+    ///   `libpcapUnavailable` when libpcap cannot be loaded.
     package init(interface: String, filter: String, filePath: String? = nil, keyLogPath: String? = nil,
                 bufferBytes: Int = 256 << 20,
                 snapshotLength: Int = 262_144) throws(CaptureError) {
         self.interface = interface
         self.filter = filter
         self.snapshotLength = snapshotLength
+        let pcap = try PcapFunctions.load()
         var errorBuffer = [CChar](repeating: 0, count: Int(PCAP_ERRBUF_SIZE) + 1)
-        guard let handle = pcap_create(interface, &errorBuffer) else {
+        guard let handle = pcap.create(interface, &errorBuffer) else {
             throw .cannotCapture(interface: interface, reason: PacketFile.text(errorBuffer))
         }
-        pcap_set_snaplen(handle, Int32(snapshotLength))
-        pcap_set_immediate_mode(handle, 1)
-        pcap_set_buffer_size(handle, Int32(clamping: bufferBytes))
-        pcap_set_timeout(handle, 100)
-        pcap_set_tstamp_precision(handle, PCAP_TSTAMP_PRECISION_NANO)
-        let activated = pcap_activate(handle)
+        pcap.set_snaplen(handle, Int32(snapshotLength))
+        pcap.set_immediate_mode(handle, 1)
+        pcap.set_buffer_size(handle, Int32(clamping: bufferBytes))
+        pcap.set_timeout(handle, 100)
+        pcap.set_tstamp_precision(handle, PCAP_TSTAMP_PRECISION_NANO)
+        let activated = pcap.activate(handle)
         if activated < 0 {
             let reason = activated == PCAP_ERROR_PERM_DENIED
                 ? "permission denied (capturing needs root or CAP_NET_RAW and CAP_NET_ADMIN)"
-                : String(cString: pcap_geterr(handle))
-            pcap_close(handle)
+                : pcap.errorText(handle)
+            pcap.close(handle)
             throw .cannotCapture(interface: interface, reason: reason)
         }
-        let dlt = pcap_datalink(handle)
+        let dlt = pcap.datalink(handle)
         guard let linkType = LinkType(dlt: dlt) else {
-            pcap_close(handle)
+            pcap.close(handle)
             throw .unsupportedLinkType(path: interface, dlt: dlt, name: "DLT \(dlt)")
         }
-        guard pcap_setnonblock(handle, 1, &errorBuffer) == 0, pcap_get_selectable_fd(handle) >= 0 else {
-            pcap_close(handle)
+        guard pcap.setnonblock(handle, 1, &errorBuffer) == 0, pcap.get_selectable_fd(handle) >= 0 else {
+            pcap.close(handle)
             throw .cannotCapture(interface: interface, reason: "cannot wait for packets: \(PacketFile.text(errorBuffer))")
         }
         do {
-            try PcapFilter.apply(filter, to: handle)
+            try PcapFilter.apply(filter, to: handle, pcap)
         } catch {
-            pcap_close(handle)
+            pcap.close(handle)
             throw error
         }
         var dumper: OpaquePointer?
         if let filePath {
-            guard let opened = pcap_dump_open(handle, filePath) else {
-                let reason = String(cString: pcap_geterr(handle))
-                pcap_close(handle)
+            guard let opened = pcap.dump_open(handle, filePath) else {
+                let reason = pcap.errorText(handle)
+                pcap.close(handle)
                 throw .cannotCapture(interface: interface, reason: "cannot write '\(filePath)': \(reason)")
             }
             dumper = opened
@@ -120,7 +126,7 @@ package final class LiveCapture: Sendable {
         self.linkType = linkType
         let keyLog = keyLogPath.flatMap { try? KeyLog(path: $0) }
         keyLog?.grows = true
-        opened = Parcel(Session(handle: handle, linkType: linkType, dumper: dumper, keyLog: keyLog))
+        opened = Parcel(Session(handle: handle, pcap: pcap, linkType: linkType, dumper: dumper, keyLog: keyLog))
     }
 
     deinit {
@@ -156,14 +162,14 @@ package final class LiveCapture: Sendable {
         } else {
             return (report, KernelCounts(received: 0, dropped: 0, droppedByInterface: 0))  // stopped before
         }
-        let handle = session.handle
+        let handle = session.handle, pcap = session.pcap
         var stats = pcap_stat()
         var kernel = KernelCounts(received: 0, dropped: 0, droppedByInterface: 0)
-        if pcap_stats(handle, &stats) == 0 {
+        if pcap.stats(handle, &stats) == 0 {
             kernel = KernelCounts(received: Int(stats.ps_recv), dropped: Int(stats.ps_drop),
                                   droppedByInterface: Int(stats.ps_ifdrop))
         }
-        if let dumper = session.dumper { pcap_dump_flush(dumper) }
+        if let dumper = session.dumper { pcap.dump_flush(dumper) }
         session.analysis.complete(into: &report)
         if kernel.dropped > 0 {
             report.caveats.append(.init(id: "kernel-drops", text: "the kernel dropped \(kernel.dropped) of "

@@ -1,10 +1,11 @@
-internal import CPcap
 
 /// Facts about the libpcap this process runs with.
 package enum PcapLibrary {
-    /// The running libpcap's version number, from pcap_lib_version at run time (e.g. "1.10.3").
+    /// The running libpcap's version number, from pcap_lib_version at run time (e.g. "1.10.3"); "unknown" when
+    /// libpcap cannot be loaded.
     package static var version: String {
-        pcap_lib_version().map { number(inVersionLine: String(cString: $0)) } ?? "unknown"
+        guard let pcap = try? PcapFunctions.load() else { return "unknown" }
+        return pcap.lib_version().map { number(inVersionLine: String(cString: $0)) } ?? "unknown"
     }
 
     /// The version number in libpcap's version line ("libpcap version 1.10.3 (with TPACKET_V3)" gives "1.10.3"):

@@ -1,4 +1,5 @@
 internal import CPcap
+internal import CPcapShim
 import WirelensCaptureModel
 import WirelensConcurrency
 import WirelensCore
@@ -13,6 +14,8 @@ final class PcapSource {
     let linkType: LinkType
     let snapshotLength: Int
     private let handle: OpaquePointer
+    /// libpcap's functions (loaded on the first capture opened).
+    private let pcap: wl_pcap_api
     /// The stdio buffer of the file's stream (`readBuffer` bytes), freed after the stream is closed.
     private let streamBuffer: UnsafeMutablePointer<CChar>
     /// The stream libpcap reads, and whether it is a pipe, a FIFO or a device rather than a regular file: a read
@@ -25,6 +28,7 @@ final class PcapSource {
     /// Opens `path`, optionally with a BPF filter applied by libpcap.
     init(path: String, filter: String?) throws(CaptureError) {
         self.path = path
+        let pcap = try PcapFunctions.load()
         var errorBuffer = [CChar](repeating: 0, count: Int(PCAP_ERRBUF_SIZE) + 1)
         // The file is opened here so that its stream gets a large buffer: libpcap reads record by record, and
         // with stdio's default 4 KiB a gigabyte costs a quarter of a million read calls.
@@ -34,36 +38,37 @@ final class PcapSource {
         // glibc ignores the size when it is not given the buffer itself.
         let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: Self.readBuffer)
         setvbuf(stream, buffer, _IOFBF, Self.readBuffer)
-        guard let handle = pcap_fopen_offline_with_tstamp_precision(stream, UInt32(PCAP_TSTAMP_PRECISION_NANO),
+        guard let handle = pcap.fopen_offline_with_tstamp_precision(stream, UInt32(PCAP_TSTAMP_PRECISION_NANO),
                                                                     &errorBuffer) else {
             fclose(stream)  // libpcap closes the stream only once it has taken it
             buffer.deallocate()
             throw .cannotOpen(path: path, reason: Self.clean(PacketFile.text(errorBuffer), path: path))
         }
-        let dlt = pcap_datalink(handle)
+        let dlt = pcap.datalink(handle)
         guard let linkType = LinkType(dlt: dlt) else {
-            let name = pcap_datalink_val_to_name(dlt).map { String(cString: $0) } ?? "unknown"
-            pcap_close(handle)
+            let name = pcap.datalink_val_to_name(dlt).map { String(cString: $0) } ?? "unknown"
+            pcap.close(handle)
             buffer.deallocate()
             throw .unsupportedLinkType(path: path, dlt: dlt, name: name)
         }
         self.handle = handle
+        self.pcap = pcap
         streamBuffer = buffer
         self.stream = stream
         var status = stat()
         mayWait = fstat(fileno(stream), &status) != 0 || status.st_mode & S_IFMT != S_IFREG
         self.linkType = linkType
-        snapshotLength = Int(pcap_snapshot(handle))
+        snapshotLength = Int(pcap.snapshot(handle))
         classic = filter == nil ? ClassicPcapReader(descriptor: fileno(stream), snapshot: snapshotLength) : nil
         // Every property is set from here on: a throw runs deinit, which closes the handle.
-        if let filter { try PcapFilter.apply(filter, to: handle) }
+        if let filter { try PcapFilter.apply(filter, to: handle, pcap) }
     }
 
     /// The stdio buffer of the file's stream.
     static let readBuffer = 1 << 20
 
     deinit {
-        pcap_close(handle)  // closes the stream, which no longer uses its buffer then
+        pcap.close(handle)  // closes the stream, which no longer uses its buffer then
         streamBuffer.deallocate()
     }
 
@@ -101,7 +106,7 @@ final class PcapSource {
                     ended = true
                     break
                 }
-                let rc = pcap_next_ex(handle, &header, &data)
+                let rc = pcap.next_ex(handle, &header, &data)
                 if rc == 1, let header, let data {
                     let packet = CapturedPacket(header: header.pointee, data: data)
                     guard batch.fits(packet.bytes.count) else {
@@ -116,7 +121,7 @@ final class PcapSource {
                 } else {
                     if rc != PCAP_ERROR_BREAK {
                         ending.failure = .readFailed(path: path, packetsRead: count,
-                                                     reason: String(cString: pcap_geterr(handle)))
+                                                     reason: pcap.errorText(handle))
                     }
                     ended = true
                     break
