@@ -78,6 +78,16 @@ for needed in $(readelf -d "$bin" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
     owners[$owner]=1
     [ -n "${named[$owner]:-}" ] || fail "$needed comes from $owner, which Depends does not name"
 done
+# Loaded with dlopen when a capture is first read or taken (Sources/CPcapShim), so not NEEDED: its package must be
+# in Depends all the same.
+for loaded in libpcap.so.0.8; do
+    path=$(ldconfig -p | awk -v lib="$loaded" '$1 == lib { print $NF; exit }')
+    [ -n "$path" ] || { fail "the loader finds no $loaded"; continue; }
+    owner=$(dpkg -S "$(realpath "$path")" 2>/dev/null | head -1 | cut -d: -f1) || true
+    [ -n "$owner" ] || { fail "no package owns $loaded ($path)"; continue; }
+    owners[$owner]=1
+    [ -n "${named[$owner]:-}" ] || fail "$loaded (loaded on first capture) comes from $owner, which Depends does not name"
+done
 for pkg in "${!named[@]}"; do
     [ -n "${owners[$pkg]:-}" ] || fail "Depends names $pkg, which owns no library the binary needs"
 done
