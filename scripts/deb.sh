@@ -53,7 +53,7 @@ fi
 
 # libpcap is loaded when a capture is first read or taken (dlopen of libpcap.so.0.8, Sources/CPcapShim), not
 # linked, so dpkg-shlibdeps cannot see it: its package is named here, at the version this build was made against.
-pcap_library=$(ldconfig -p | awk '$1 == "libpcap.so.0.8" { print $NF; exit }')
+pcap_library=$(ldconfig -p | awk '$1 == "libpcap.so.0.8" && !found { print $NF; found = 1 }')
 pcap_package=$(dpkg -S "$(readlink -f "$pcap_library")" 2>/dev/null | awk -F: 'NR == 1 { print $1 }')
 [ -n "$pcap_package" ] || { echo "deb: no package ships libpcap.so.0.8 (install libpcap0.8)" >&2; exit 1; }
 pcap_version=$(dpkg-query -W -f='${Version}' "$pcap_package" | sed 's/-[^-]*$//')

@@ -81,7 +81,7 @@ done
 # Loaded with dlopen when a capture is first read or taken (Sources/CPcapShim), so not NEEDED: its package must be
 # in Depends all the same.
 for loaded in libpcap.so.0.8; do
-    path=$(ldconfig -p | awk -v lib="$loaded" '$1 == lib { print $NF; exit }')
+    path=$(ldconfig -p | awk -v lib="$loaded" '$1 == lib && !found { print $NF; found = 1 }')
     [ -n "$path" ] || { fail "the loader finds no $loaded"; continue; }
     owner=$(dpkg -S "$(realpath "$path")" 2>/dev/null | head -1 | cut -d: -f1) || true
     [ -n "$owner" ] || { fail "no package owns $loaded ($path)"; continue; }
