@@ -7,14 +7,11 @@ import WirelensTestSupport
 /// collide in their buckets, removals from the middle of probe runs, growth while full runs are held.
 final class FlowTableTests: XCTestCase {
     func testLookupsAndRemovalsAgreeWithADictionary() {
-        var table = FlowTable()
+        var table = FlowTable<ConnectionState>()
         var model: [FlowKey: Int] = [:]
         var random = SplitMix64(seed: 0xF10A_7AB1)
-        let server = Endpoint(address: IPAddress(v4: 10, 0, 0, 1), port: 80)
         // 3000 client ports on 4 addresses: the table grows several times and its probe runs get long.
-        let keys = (0..<3000).map { i in
-            FlowKey(Endpoint(address: IPAddress(v4: 10, 0, 1, UInt8(i % 4)), port: UInt16(20_000 + i / 4)), server)
-        }
+        let keys = Self.keys(3000, addresses: 4, firstPort: 20_000)
         var nextIndex = 0
         for step in 0..<40_000 {
             let key = keys[Int(random.next() % UInt64(keys.count))]
@@ -48,6 +45,33 @@ final class FlowTableTests: XCTestCase {
         XCTAssertNil(table.slot(of: keys[0]))
     }
 
+    /// `set`, `removeValue(at:)`, the subscript by key and `removeAll` (what the tombstones use) against a Dictionary
+    /// over a fixed-seed run: values replaced in place, removals of absent keys, growth.
+    func testSetAndRemoveByKeyAgreeWithADictionary() {
+        var table = FlowTable<Int>()
+        var model: [FlowKey: Int] = [:]
+        var random = SplitMix64(seed: 0x70B5_70E5)
+        let keys = Self.keys(2500, addresses: 3, firstPort: 30_000)
+        for step in 0..<30_000 {
+            let key = keys[Int(random.next() % UInt64(keys.count))]
+            if random.next() % 3 == 0 {
+                table.removeValue(at: key)
+                model[key] = nil
+            } else {
+                table.set(step, at: key)
+                model[key] = step
+            }
+            XCTAssertEqual(table[key], model[key], "step \(step)")
+            if step % 1000 == 0 {
+                for probe in keys { XCTAssertEqual(table[probe], model[probe], "step \(step)") }
+                XCTAssertEqual(table.count, model.count, "step \(step)")
+            }
+        }
+        table.removeAll()
+        XCTAssertEqual(table.count, 0)
+        XCTAssertTrue(keys.allSatisfy { table[$0] == nil })
+    }
+
     /// Both directions of a flow make the same key, its ends ordered IPv4 before IPv6, then by address (high word
     /// first), then by port: the orders worked out by hand below.
     func testAKeyOrdersItsEndsTheSameWayForBothDirections() {
@@ -73,6 +97,15 @@ final class FlowTableTests: XCTestCase {
             XCTAssertEqual(FlowKey(a, b).foldedWord, FlowKey(b, a).foldedWord)
         }
         XCTAssertNotEqual(FlowKey(v4a80, v4b80), FlowKey(v4a9000, v4b80))
+    }
+
+    /// `count` 4-tuples to one server: clients on `addresses` addresses, their ports counted up from `firstPort`.
+    private static func keys(_ count: Int, addresses: Int, firstPort: Int) -> [FlowKey] {
+        let server = Endpoint(address: IPAddress(v4: 10, 0, 0, 1), port: 80)
+        return (0..<count).map { i in
+            let client = IPAddress(v4: 10, 0, 1, UInt8(i % addresses))
+            return FlowKey(Endpoint(address: client, port: UInt16(firstPort + i / addresses)), server)
+        }
     }
 
     /// A connection numbered `index` on the 4-tuple `key`, begun by a SYN from its lower end.

@@ -212,8 +212,12 @@ struct ConnectionState {
 
     /// The connection as a finished record, with what is left in the sequence spaces accounted for (without its
     /// exchanges, notes and protocol name when it is not `handedOver`: what the summary counts is all there).
-    func finish() -> TCPConnection {
-        var result = record
+    ///
+    /// The record is moved out, not copied (a copy retains each of its references and the state's end releases
+    /// them again): the state is dropped after, and keeps only its endpoints and first packet's time.
+    mutating func finish() -> TCPConnection {
+        var result = TCPConnection(client: record.client, server: record.server, firstPacketAt: record.firstPacketAt)
+        swap(&result, &record)
         result.clientToServer = Self.finalStats(of: client)
         result.serverToClient = Self.finalStats(of: server)
         result.end = reset ? .reset : (client.finSent && server.finSent) ? .closed

@@ -18,11 +18,12 @@ struct ConnectionTracker {
     }
 
     /// The connections in progress, as values changed in place (one lookup per packet).
-    private var open = FlowTable()
+    private var open = FlowTable<ConnectionState>()
     /// Closed connections in the table (waiting out `closedQuiet`), by 4-tuple and connection index, in the order
     /// they closed; entries of those since finished are stale and skipped.
     private var closing = FIFOQueue<(key: FlowKey, index: Int)>()
-    private var tombstones: [FlowKey: Tombstone] = [:]
+    /// The tombstones by 4-tuple (looked up for each new 4-tuple, laid for each connection closing).
+    private var tombstones = FlowTable<Tombstone>()
     /// Tombstones in the order they were laid (with that time), for expiry; an entry whose tombstone was replaced
     /// (a new connection on its 4-tuple, or laid again) is stale and skipped.
     private var tombstoneOrder = FIFOQueue<(key: FlowKey, laidAt: Int64, serial: Int)>()
@@ -118,12 +119,14 @@ struct ConnectionTracker {
     @inline(never)
     private mutating func arrive(_ segment: TCPSegment, key: FlowKey, time: Int64) {
         if lastSweepAt == .min { lastSweepAt = time }
-        if let tombstone = tombstones[key], Self.isLate(segment, after: tombstone, time: time) {
-            tombstones[key]?.lastPacketAt = time
-        } else {
-            tombstones[key] = nil
-            start(segment, time: time, key: key)
+        if let slot = tombstones.slot(of: key) {
+            if Self.isLate(segment, after: tombstones[slot: slot], time: time) {
+                tombstones[slot: slot].lastPacketAt = time
+                return
+            }
+            tombstones.removeValue(at: key)
         }
+        start(segment, time: time, key: key)
     }
 
     /// A SYN opened a new connection on the 4-tuple `key`: the old one is finished, the new one takes its place.
@@ -137,7 +140,7 @@ struct ConnectionTracker {
     @inline(never)
     private mutating func note(_ step: ConnectionState.Step, at slot: Int, key: FlowKey, time: Int64) {
         if let old = step.movedFrom { summary.moved(open[slot: slot].record, from: old) }
-        if step.closed { noteClosed(key, index: open[slot: slot].record.index, now: time) }
+        if step.closed { noteClosed(key, index: open.index(at: slot), now: time) }
     }
 
     /// True when `segment` is a straggler of the finished connection `tombstone` stands for, not a new one.
@@ -160,12 +163,12 @@ struct ConnectionTracker {
     mutating func finishAll(_ body: (TCPConnection) -> Void) {
         takeFinished(body)
         closing.removeAll()
-        tombstones = [:]
+        tombstones.removeAll()
         tombstoneOrder.removeAll()
-        var table = FlowTable()
+        var table = FlowTable<ConnectionState>()
         swap(&table, &open)
         table.removeAll { state in
-            if let connection = count(Leaving(state)) { body(connection) }
+            if let connection = count(Leaving(&state)) { body(connection) }
         }
     }
 
@@ -175,9 +178,10 @@ struct ConnectionTracker {
         var connection: TCPConnection
         var tally: ExchangeTally?
 
-        init(_ state: ConnectionState) {
-            connection = state.finish()
+        /// Takes the record out of `state`, which is dropped after.
+        init(_ state: inout ConnectionState) {
             tally = state.handedOver ? nil : state.exchangeTally
+            connection = state.finish()
         }
     }
 
@@ -201,9 +205,9 @@ struct ConnectionTracker {
     }
 
     /// True when the connection `entry` names is still the one in the table `open` at its 4-tuple.
-    private static func holds(_ open: FlowTable, _ entry: (key: FlowKey, index: Int)) -> Bool {
+    private static func holds(_ open: FlowTable<ConnectionState>, _ entry: (key: FlowKey, index: Int)) -> Bool {
         guard let slot = open.slot(of: entry.key) else { return false }
-        return open[slot: slot].record.index == entry.index
+        return open.index(at: slot) == entry.index
     }
 
     /// Finishes the connection at the 4-tuple `key` where it lies (into the summary and the hand-over queue) and,
@@ -211,15 +215,16 @@ struct ConnectionTracker {
     @inline(never)
     private mutating func retire(_ key: FlowKey, tombstone: Bool = true, now: Int64) {
         guard let (leaving, standing) = open.remove(key, after: { state in
-            (Leaving(state), Tombstone(client: state.record.client, clientISN: state.record.clientISN,
-                                       lastPacketAt: state.record.lastPacketAt, serial: 0))
+            let standing = Tombstone(client: state.record.client, clientISN: state.record.clientISN,
+                                     lastPacketAt: state.record.lastPacketAt, serial: 0)
+            return (Leaving(&state), standing)
         }) else { return }
         if let connection = count(leaving) { finished.append(connection) }
         guard tombstone else { return }
         var left = standing
         nextSerial += 1
         left.serial = nextSerial
-        tombstones[key] = left
+        tombstones.set(left, at: key)
         tombstoneOrder.append((key, now, nextSerial))
         if tombstones.count > maxTombstones { expireTombstones(now: now) }
     }
@@ -261,10 +266,10 @@ struct ConnectionTracker {
             guard overLimit || now - laidAt > Self.closedLinger else { break }  // the rest were laid later
             tombstoneOrder.removeFirst()
             if overLimit || now - tombstone.lastPacketAt > Self.closedLinger {
-                tombstones[key] = nil
+                tombstones.removeValue(at: key)
             } else {
                 nextSerial += 1  // late packets came: look again later
-                tombstones[key]?.serial = nextSerial
+                if let slot = tombstones.slot(of: key) { tombstones[slot: slot].serial = nextSerial }
                 tombstoneOrder.append((key, tombstone.lastPacketAt, nextSerial))
             }
         }
