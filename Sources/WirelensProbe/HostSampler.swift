@@ -66,7 +66,7 @@ final class HostSampler {
         }
         let snapshot = HostSnapshot(at: now / 1000, cpuTime: cpu, runQueueWait: wait,
                                     throttling: Self.reread(statFD).flatMap(CgroupCPU.throttling),
-                                    machine: Self.reread(procStatFD).flatMap(CgroupCPU.machineTicks))
+                                    machine: Self.reread(procStatFD, upTo: 4096).flatMap(CgroupCPU.machineTicks))
         last = snapshot
         return snapshot
         #else
@@ -105,24 +105,28 @@ final class HostSampler {
         return readAll(fd)
     }
 
-    /// The text of an open /proc or cgroup file, read again from its start (such files are made anew on each read).
-    private static func reread(_ fd: Int32) -> String? {
+    /// The text of an open /proc or cgroup file, read again from its start (such files are made anew on each read);
+    /// its first `limit` bytes at most (/proc/stat's first line is all that is wanted of its several KiB).
+    private static func reread(_ fd: Int32, upTo limit: Int = .max) -> String? {
         guard fd >= 0, lseek(fd, 0, SEEK_SET) == 0 else { return nil }
-        return readAll(fd)
+        return readAll(fd, upTo: limit)
     }
 
-    private static func readAll(_ fd: Int32) -> String? {
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        // Bounded: /proc/self/mountinfo is the largest file read, a few KiB; 64 reads are 256 KiB.
-        for _ in 0..<64 {
-            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if n < 0, errno == EINTR { continue }
-            guard n >= 0 else { return nil }
-            if n == 0 { break }
-            bytes.append(contentsOf: chunk[0..<n])
+    /// What `fd` holds from where it stands, up to `limit` bytes, as text; nil on a read error.
+    private static func readAll(_ fd: Int32, upTo limit: Int = .max) -> String? {
+        // A stack buffer, not an array zeroed for each read: a snapshot reads three files every few milliseconds.
+        withUnsafeTemporaryAllocation(byteCount: 4096, alignment: 1) { chunk -> String? in
+            var bytes: [UInt8] = []
+            // Bounded: /proc/self/mountinfo is the largest file read, a few KiB; 64 reads are 256 KiB.
+            for _ in 0..<64 where bytes.count < limit {
+                let n = Glibc.read(fd, chunk.baseAddress, min(chunk.count, limit - bytes.count))
+                if n < 0, errno == EINTR { continue }
+                guard n >= 0 else { return nil }
+                if n == 0 { break }
+                bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: chunk[0..<n]))
+            }
+            return String(decoding: bytes, as: UTF8.self)
         }
-        return String(decoding: bytes, as: UTF8.self)
     }
     #endif
 }

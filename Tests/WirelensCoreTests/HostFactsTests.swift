@@ -63,6 +63,13 @@ final class HostFactsTests: XCTestCase {
         XCTAssertEqual(sched.cpuTime, 334_287)
         XCTAssertEqual(sched.runQueueWait, 289_071)
         XCTAssertNil(CgroupCPU.schedstat(""))
+        // Read by bytes: a counter that is not all digits, or beyond Int64 (9223372036854775807), is not a counter.
+        XCTAssertNil(CgroupCPU.throttling(cpuStat: "nr_periods 7\nnr_throttled 2x\nthrottled_usec 900\n"))
+        XCTAssertNil(CgroupCPU.throttling(cpuStat: "nr_periods 9223372036854775808\nnr_throttled 2\nthrottled_usec 9\n"))
+        XCTAssertEqual(CgroupCPU.throttling(cpuStat: "nr_periods 9223372036854775807\nnr_throttled 2\nthrottled_usec 9")?
+            .periods, Int64.max)
+        XCTAssertNil(CgroupCPU.schedstat("334287000\n"))
+        XCTAssertEqual(CgroupCPU.schedstat("\t5000 7000\n")?.runQueueWait, 7)
     }
 
     func testTheAffinityListCounts() {

@@ -85,15 +85,20 @@ public struct CgroupCPU: Sendable, Equatable {
         var periods: Int64?
         var throttled: Int64?
         var time: Int64?
-        for line in cpuStat.split(separator: "\n") {
-            let kv = line.split(separator: " ")
-            guard kv.count == 2, let value = Int64(kv[1]) else { continue }
-            switch kv[0] {
-            case "nr_periods": periods = value
-            case "nr_throttled": throttled = value
-            case "throttled_time": time = value / 1000
-            case "throttled_usec": time = value
-            default: break
+        bytes(of: cpuStat) { text in
+            for line in text.split(separator: UInt8(ascii: "\n")) {
+                let kv = words(line)
+                guard kv.count == 2, let value = decimal(kv[1]) else { continue }
+                let key = kv[0]
+                if key.elementsEqual("nr_periods".utf8) {
+                    periods = value
+                } else if key.elementsEqual("nr_throttled".utf8) {
+                    throttled = value
+                } else if key.elementsEqual("throttled_time".utf8) {
+                    time = value / 1000
+                } else if key.elementsEqual("throttled_usec".utf8) {
+                    time = value
+                }
             }
         }
         guard let periods, let throttled, let time else { return nil }
@@ -102,22 +107,53 @@ public struct CgroupCPU: Sendable, Equatable {
 
     /// A thread's CPU time and run-queue wait (µs) from `/proc/thread-self/schedstat` ("RUN_NS WAIT_NS SLICES").
     public static func schedstat(_ text: String) -> (cpuTime: Int64, runQueueWait: Int64)? {
-        let parts = trimmed(text).split(separator: " ")
-        guard parts.count >= 2, let run = Int64(parts[0]), let wait = Int64(parts[1]) else { return nil }
-        return (run / 1000, wait / 1000)
+        bytes(of: text) { text in
+            let parts = words(text[...])
+            guard parts.count >= 2, let run = decimal(parts[0]), let wait = decimal(parts[1]) else { return nil }
+            return (run / 1000, wait / 1000)
+        }
     }
 
     /// The machine's busy and total CPU ticks from `/proc/stat`'s first line ("cpu  user nice system idle iowait irq
     /// softirq steal ..."): busy is all but idle and iowait.
     public static func machineTicks(procStat: String) -> (busy: Int64, total: Int64)? {
-        // The first line only: the engine reads the file every few milliseconds, and the rest (a line per CPU, the
-        // interrupt counters) is most of its bytes.
-        let line = procStat[..<(procStat.utf8.firstIndex(of: UInt8(ascii: "\n")) ?? procStat.endIndex)]
-        guard line.hasPrefix("cpu ") else { return nil }
-        let values = line.split(separator: " ").dropFirst().prefix(8).compactMap { Int64($0) }
-        guard values.count >= 5 else { return nil }
-        let total = values.reduce(0, +)
-        return (total - values[3] - values[4], total)
+        bytes(of: procStat) { text in
+            // The first line only: the rest (a line per CPU, the interrupt counters) is most of the file's bytes.
+            let line = text.prefix { $0 != UInt8(ascii: "\n") }
+            guard line.starts(with: "cpu ".utf8) else { return nil }
+            let values = words(line).dropFirst().prefix(8).compactMap(decimal)
+            guard values.count >= 5 else { return nil }
+            let total = values.reduce(0, +)
+            return (total - values[3] - values[4], total)
+        }
+    }
+
+    // The readers above run every few milliseconds while transfers are in flight (`HostSampler`): they read the
+    // text's bytes in place, not its Characters.
+
+    /// Calls `body` with the UTF-8 bytes of `text`.
+    private static func bytes<Result>(of text: String, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        var text = text
+        return text.withUTF8(body)
+    }
+
+    /// The words of `line`: its runs of bytes between spaces, tabs and line ends.
+    private static func words(_ line: Slice<UnsafeBufferPointer<UInt8>>) -> [Slice<UnsafeBufferPointer<UInt8>>] {
+        line.split { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: "\n") }
+    }
+
+    /// The number `word` spells in decimal digits, nil when it holds anything else or does not fit an Int64.
+    private static func decimal(_ word: Slice<UnsafeBufferPointer<UInt8>>) -> Int64? {
+        guard !word.isEmpty else { return nil }
+        var value: Int64 = 0
+        for byte in word {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            let (tens, over) = value.multipliedReportingOverflow(by: 10)
+            let (sum, overAgain) = tens.addingReportingOverflow(Int64(byte - UInt8(ascii: "0")))
+            guard !over, !overAgain else { return nil }
+            value = sum
+        }
+        return value
     }
 
     /// The busy share of the machine's CPU time between two `machineTicks` readings, nil when no tick passed.
