@@ -23,7 +23,7 @@ final class TLSDecryptionTests: XCTestCase {
     static let recorded: Result<Recorded, TestServerError> = {
         do {
             let nginx = try TLSNginx.shared.get()
-            let keyLog = LoopbackCapture.temporaryPath("keys.log")
+            let keyLog = recordingPaths.keyLog
             let filter = nginx.servers.map { "tcp port \($0.port)" }.joined(separator: " or ")
             let capture = try LoopbackCapture.record(filter: filter) {
                 setenv("SSLKEYLOGFILE", keyLog, 1)
@@ -45,7 +45,11 @@ final class TLSDecryptionTests: XCTestCase {
                     try keyUpdate(port: s.port, keyLog: keyLog)
                 }
             }
-            return .success(Recorded(capture: capture, keyLog: keyLog, nginx: nginx))
+            guard rename(capture, recordingPaths.capture) == 0 else {
+                unlink(capture)
+                throw TestServerError(message: "cannot move the capture to \(recordingPaths.capture): errno \(errno)")
+            }
+            return .success(Recorded(capture: recordingPaths.capture, keyLog: keyLog, nginx: nginx))
         } catch let error as TestServerError {
             return .failure(error)
         } catch {
@@ -81,11 +85,22 @@ final class TLSDecryptionTests: XCTestCase {
         _ = try ProcessRunner.run("/bin/bash", ["-c", script], timeout: 20)
     }
 
+    /// Where the class's recording and its key log are kept, known before they are made: the class's teardown
+    /// removes them without making them (`recorded` is made on first use, by a test that needs it).
+    static let recordingPaths = (capture: LoopbackCapture.temporaryPath("tls-capture.pcap"),
+                                 keyLog: LoopbackCapture.temporaryPath("keys.log"))
+
     private var toRemove: [String] = []
 
     override func tearDown() {
         for path in toRemove { unlink(path) }
         toRemove = []
+    }
+
+    override class func tearDown() {
+        unlink(recordingPaths.capture)
+        unlink(recordingPaths.keyLog)
+        super.tearDown()
     }
 
     // MARK: the oracle
