@@ -114,7 +114,8 @@ final class HostSampler {
 
     /// What `fd` holds from where it stands, up to `limit` bytes, as text; nil on a read error.
     private static func readAll(_ fd: Int32, upTo limit: Int = .max) -> String? {
-        // A stack buffer, not an array zeroed for each read: a snapshot reads three files every few milliseconds.
+        // An uninitialised buffer (the heap's at this size), not an array zeroed for each read: a snapshot reads
+        // three files every few milliseconds.
         withUnsafeTemporaryAllocation(byteCount: 4096, alignment: 1) { chunk -> String? in
             var bytes: [UInt8] = []
             // Bounded: /proc/self/mountinfo is the largest file read, a few KiB; 64 reads are 256 KiB.
